@@ -1,0 +1,42 @@
+"""gamedyn: no-regret game dynamics.
+
+Finding a linear separator is the game max_w min_p g(w, p). Pick a payoff, a learner for each
+player (update rule + regularizer + hint), weights alpha_t and who moves first; :func:`play` runs
+Protocol 1 and reports the averaged iterates, the regrets and Theorem 2's certificate. The
+accelerated perceptrons and NAG are recipes in :mod:`gamedyn.recipes`.
+"""
+
+from gamedyn.hints import CurrentLoss, LastLoss, NoHint, OpponentSecondary
+from gamedyn.learners import (
+    FTL,
+    FTRL,
+    OFTL,
+    OFTRL,
+    OMD,
+    FollowTheRegularizedLeader,
+    FTRLPlus,
+    MirrorDescent,
+)
+from gamedyn.payoffs import Bilinear, ConcaveConvex, Loss, Payoff, RegularizedBilinear
+from gamedyn.protocol import GameResult, OnlineResult, RoundState, online, play, positive_margin
+from gamedyn.regularizers import (
+    Ball,
+    Entropy,
+    QNorm,
+    Reals,
+    Regularizer,
+    Simplex,
+    SquaredEuclidean,
+    Zero,
+    numerical_argmin,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Ball", "Bilinear", "ConcaveConvex", "CurrentLoss", "Entropy", "FTL", "FTRL", "FTRLPlus",
+    "FollowTheRegularizedLeader", "GameResult", "LastLoss", "Loss", "MirrorDescent", "NoHint", "OFTL",
+    "OFTRL", "OMD", "OpponentSecondary", "Payoff", "QNorm", "Reals", "Regularizer",
+    "RegularizedBilinear", "RoundState", "Simplex", "SquaredEuclidean", "Zero", "numerical_argmin",
+    "OnlineResult", "online", "play", "positive_margin",
+]

@@ -1,0 +1,51 @@
+"""Stable numerical primitives shared by learners, originals and the logistic module."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def log_sum_exp(x) -> float:
+    """``log(sum(exp(x)))``, shifted by ``max(x)`` so it never overflows."""
+    x = np.asarray(x, dtype=np.float64)
+    top = np.max(x)
+    if not np.isfinite(top):
+        return float(top)
+    return float(top + np.log(np.sum(np.exp(x - top))))
+
+
+def softmin(z, scale: float = 1.0):
+    """The paper's softmax convention sigma(scale * z)_i = exp(-scale z_i) / sum_j exp(-scale z_j).
+
+    Computed stably by subtracting ``min_j z_j`` (spec section 1). It is the entropy argmin
+    ``argmin_{p in simplex} scale <z, p> + KL(p || uniform)``.
+    """
+    z = np.asarray(z)
+    if z.dtype not in (np.float32, np.float64):
+        z = z.astype(np.float64)
+    logits = -scale * (z - np.min(z))
+    weights = np.exp(logits)
+    return weights / np.sum(weights)
+
+
+def softmax_logits(logits):
+    """``exp(logits) / sum(exp(logits))`` with the max subtracted; ``-inf`` entries give 0."""
+    logits = np.asarray(logits)
+    weights = np.exp(logits - np.max(logits))
+    return weights / np.sum(weights)
+
+
+def pnorm_link(theta, p: float):
+    """The p-norm link function f_p(theta) = grad (1/2)||theta||_p^2 (spec section 8).
+
+    ``f_p(theta) = sign(theta) |theta|^(p-1) ||theta||_p^(2-p)``; it is 1-homogeneous with
+    ``f_p(0) = 0``. The inverse of f_p is f_q with 1/p + 1/q = 1. Computed on theta / max|theta|
+    so that large exponents p - 1 neither overflow nor underflow.
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    scale = np.max(np.abs(theta)) if theta.size else 0.0
+    if scale == 0.0:
+        return np.zeros_like(theta)
+    unit = theta / scale
+    norm = np.linalg.norm(unit, ord=p)
+    return scale * np.sign(unit) * np.abs(unit) ** (p - 1.0) * norm ** (2.0 - p)

@@ -1,0 +1,116 @@
+"""Input checks shared by every public entry point.
+
+Each check raises ``ValueError`` or ``TypeError`` whose message names the argument, the bad value
+and the fix, in the manner of scikit-learn's ``check_array``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def _describe(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_matrix(A, name: str = "A", *, allow_sparse: bool = True, dtype=None):
+    """Return ``A`` as a finite 2-D float array (or a CSR matrix when sparse input is allowed).
+
+    Float32 input stays float32 unless ``dtype`` is given; everything else becomes float64.
+    """
+    if sp.issparse(A):
+        if not allow_sparse:
+            raise TypeError(f"{name} is a scipy.sparse matrix; pass a dense array with {name}.toarray().")
+        A = sp.csr_matrix(A)
+        if A.dtype not in (np.float32, np.float64):
+            A = A.astype(np.float64)
+        if dtype is not None:
+            A = A.astype(dtype)
+        if A.shape[0] == 0 or A.shape[1] == 0:
+            raise ValueError(f"{name} has shape {A.shape}; it needs at least one row and one column.")
+        if not np.all(np.isfinite(A.data)):
+            raise ValueError(f"{name} contains NaN or infinite entries; remove or impute them first.")
+        return A
+    try:
+        array = np.asarray(A)
+    except Exception as error:  # pragma: no cover - exotic inputs
+        raise TypeError(f"{name} must be a 2-D numeric array, got {type(A).__name__}.") from error
+    if array.dtype == object or not np.issubdtype(array.dtype, np.number) or np.iscomplexobj(array):
+        raise TypeError(f"{name} must be a real numeric 2-D array, got dtype {array.dtype}.")
+    if array.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-D (rows = examples y_i x_i), got shape {array.shape}; "
+            f"reshape it, e.g. {name}.reshape(1, -1) for a single row."
+        )
+    if array.shape[0] == 0 or array.shape[1] == 0:
+        raise ValueError(f"{name} has shape {array.shape}; it needs at least one row and one column.")
+    if dtype is None:
+        dtype = np.float32 if array.dtype == np.float32 else np.float64
+    array = array.astype(dtype, copy=False)
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} contains NaN or infinite entries; remove or impute them first.")
+    return array
+
+
+def check_vector(z, name: str, *, size: int | None = None, dtype=np.float64):
+    """Return ``z`` as a finite 1-D float array, optionally of a given length."""
+    try:
+        vector = np.asarray(z, dtype=dtype)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{name} must be a 1-D numeric array, got {_describe(z)}.") from error
+    if vector.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {vector.shape}; flatten it with np.ravel({name}).")
+    if size is not None and vector.shape[0] != size:
+        raise ValueError(f"{name} has length {vector.shape[0]} but {size} is needed here; pass a vector of length {size}.")
+    if not np.all(np.isfinite(vector)):
+        raise ValueError(f"{name} contains NaN or infinite entries; pass finite values.")
+    return vector
+
+
+def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
+    """Return ``value`` as a float after checking it is a finite positive real number."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a positive real number, got {_describe(value)}.")
+    value = float(value)
+    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be finite and {bound}, got {value!r}; pass e.g. {name}=1.0.")
+    return value
+
+
+def check_count(value, name: str, *, minimum: int = 1) -> int:
+    """Return ``value`` as an int after checking it is an integer >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= {minimum}, got {_describe(value)}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}; pass e.g. {name}={max(minimum, 100)}.")
+    return int(value)
+
+
+def check_q(q) -> float:
+    """Check the dual exponent q of the p-norm link function: q in (1, 2]."""
+    if isinstance(q, bool) or not isinstance(q, numbers.Real):
+        raise TypeError(f"q must be a real number in (1, 2], got {_describe(q)}.")
+    q = float(q)
+    if not (1.0 < q <= 2.0):
+        raise ValueError(f"q must lie in (1, 2] (q = p/(p-1) for p >= 2), got {q!r}; for p = 4 pass q = 4/3.")
+    return q
+
+
+def check_labels(y, n: int, name: str = "y"):
+    """Labels in {-1, +1} of length ``n``, as float64."""
+    labels = np.asarray(y)
+    if labels.ndim != 1 or labels.shape[0] != n:
+        raise ValueError(f"{name} must be a 1-D array of {n} labels, got shape {labels.shape}.")
+    bad = ~np.isin(labels, (-1, 1))
+    if np.any(bad):
+        found = np.unique(labels[bad])[:5]
+        raise ValueError(
+            f"{name} must contain only -1 and +1, found {found.tolist()}; "
+            f"for 0/1 labels pass 2 * {name} - 1."
+        )
+    return labels.astype(np.float64)

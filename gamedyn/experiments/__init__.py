@@ -1,0 +1,1 @@
+"""Experiments: data functions for tables and figures (plotting kept separate)."""

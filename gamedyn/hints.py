@@ -1,0 +1,112 @@
+r"""Hints: the optimistic guess psi_t of the coming loss (spec section 2).
+
+A hint is a small object with explicit state, consulted by its learner before each play:
+
+* ``init(dimension, initial_loss) -> state`` — ``initial_loss`` is f_0, which the runner builds
+  from the *opponent's initial point* (h_0 = -g(., p_0), l_0 = g(w_0, .)). This is the whole
+  "t = 1 convention": no learner or hint ever branches on t.
+* ``predict(state, current_loss) -> Loss | None`` — the guess for round t (``None`` = no hint).
+  ``current_loss`` is given only to hints that declare ``needs_current_loss = True``.
+* ``update(state, point, loss, weight) -> state`` — after the round: the learner's own play and
+  the loss it was charged.
+
+Write your own by implementing these three methods. Built in: :class:`NoHint` (FTRL, mirror
+descent), :class:`LastLoss` (psi_t = f_{t-1}: OFTL, OFTRL, optimistic OMD), :class:`CurrentLoss`
+(psi_t = f_t: FTRL+, legal only for the player who moves second) and :class:`OpponentSecondary`
+(the mirror-prox hint of spec section 7.2).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from gamedyn.payoffs import Loss, Payoff
+
+
+@attrs.frozen
+class NoHint:
+    """psi_t = 0: plain FTRL / plain mirror descent."""
+
+    needs_current_loss = False
+
+    def init(self, dimension: int, initial_loss: Loss):
+        return None
+
+    def predict(self, state, current_loss: Loss | None = None):
+        return None
+
+    def update(self, state, point, loss: Loss, weight: float):
+        return None
+
+
+@attrs.frozen
+class LastLoss:
+    """psi_t = f_{t-1}, with f_0 the loss built from the opponent's initial point."""
+
+    needs_current_loss = False
+
+    def init(self, dimension: int, initial_loss: Loss):
+        return initial_loss
+
+    def predict(self, state: Loss, current_loss: Loss | None = None):
+        return state
+
+    def update(self, state, point, loss: Loss, weight: float):
+        return loss
+
+
+@attrs.frozen
+class CurrentLoss:
+    """psi_t = f_t: the learner is shown its round loss before it plays (what FTRL+ is)."""
+
+    needs_current_loss = True
+
+    def init(self, dimension: int, initial_loss: Loss):
+        return None
+
+    def predict(self, state, current_loss: Loss | None = None):
+        if current_loss is None:
+            raise ValueError("CurrentLoss needs the round's loss before the play; only the second mover can see it.")
+        return current_loss
+
+    def update(self, state, point, loss: Loss, weight: float):
+        return None
+
+
+@attrs.frozen
+class OpponentSecondary:
+    r"""psi_t = the round loss evaluated at the opponent's secondary iterate y^{opp}_{t-1}.
+
+    This is the hint that turns two optimistic OMD players into Yu et al.'s mirror prox (spec
+    section 7.2): :math:`\psi^w_t=-g(\cdot, y^p_{t-1})`, :math:`\psi^p_t=g(y^w_{t-1},\cdot)`.
+    The player computes y^{opp} from its *own* past plays alone, by running a shadow copy of the
+    opponent's learner on the losses its plays induce, so the hint is a legal Protocol 1 strategy.
+
+    ``opponent`` is the opponent's learner (a mirror-descent learner, whose state has a
+    ``secondary``); ``player`` is ``"w"`` or ``"p"``, the seat of the player *using* this hint.
+    """
+
+    opponent: Any
+    payoff: Payoff
+    player: str = attrs.field(validator=attrs.validators.in_(("w", "p")))
+    needs_current_loss = False
+
+    def _opponent_dimension(self) -> int:
+        return self.payoff.p_dimension if self.player == "w" else self.payoff.w_dimension
+
+    def init(self, dimension: int, initial_loss: Loss):
+        return self.opponent.init(self._opponent_dimension(), Loss.zero(self._opponent_dimension()))
+
+    def predict(self, state, current_loss: Loss | None = None):
+        if self.player == "w":
+            return self.payoff.loss_for_w(state.secondary, None)
+        return self.payoff.loss_for_p(state.secondary, None)
+
+    def update(self, state, point, loss: Loss, weight: float):
+        if self.player == "w":
+            induced = self.payoff.loss_for_p(point, state.secondary)
+        else:
+            induced = self.payoff.loss_for_w(point, state.secondary)
+        return self.opponent.update(state, state.secondary, induced, weight)

@@ -1,0 +1,323 @@
+r"""Protocol 1: two online learners play max_w min_p g(w, p) (spec section 3).
+
+:func:`play` is the one runner. **w first** (Protocol 1), for t = 1..T:
+
+1. w_t <- OL_w;  2. OL_p receives alpha_t and l_t = g(w_t, .);  3. p_t <- OL_p;
+4. OL_w receives alpha_t and h_t = -g(., p_t).
+
+**p first** (Algorithm 3) swaps the seats. A learner that must see its current loss (FTRL+) is
+legal only in the second seat. The result carries the weighted averages
+:math:`\bar w_T=\sum_t\alpha_tw_t/S_T`, the weighted regrets and Theorem 2's certificate
+
+.. math::
+
+    m(w) - m(\bar w_T) \le (R_w + R_p)/S_T \quad\text{for every } w\in W,\qquad m(w)=\min_{p\in Q}g(w,p).
+
+Memory is O(n + d) in T: per-round traces are opt-in (``record=True`` or ``callback=``).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Callable
+
+import attrs
+import numpy as np
+
+from gamedyn._validation import check_count, check_vector
+from gamedyn.payoffs import Loss, Payoff
+
+# ----------------------------------------------------------------------------------------- weights
+
+
+def _weight_function(weights, name: str, T: int) -> Callable[[int], float]:
+    """Turn the ``weights`` argument into t -> alpha_t, checking every alpha_t is positive and finite."""
+    if isinstance(weights, str):
+        if weights == "constant":
+            return lambda t: 1.0
+        if weights == "linear":
+            return float
+        raise ValueError(f"{name}={weights!r} is not a known schedule; use 'constant', 'linear', a sequence or a callable t -> alpha_t.")
+    if isinstance(weights, numbers.Real) and not isinstance(weights, bool):
+        value = float(weights)
+        if not (np.isfinite(value) and value > 0):
+            raise ValueError(f"{name} must be positive and finite, got {value!r}.")
+        return lambda t: value
+    if callable(weights):
+        def checked(t, function=weights):
+            value = float(function(t))
+            if not (np.isfinite(value) and value > 0):
+                raise ValueError(f"{name}({t}) = {value!r}; every weight alpha_t must be positive and finite.")
+            return value
+        return checked
+    sequence = np.asarray(weights, dtype=np.float64)
+    if sequence.ndim != 1 or sequence.shape[0] < T:
+        raise ValueError(f"{name} must be a 1-D sequence of at least T = {T} weights, got shape {sequence.shape}.")
+    if not np.all(np.isfinite(sequence[:T])) or np.any(sequence[:T] <= 0):
+        raise ValueError(f"{name} must contain positive finite weights; got min {np.min(sequence[:T])!r}.")
+    return lambda t: float(sequence[t - 1])
+
+
+# ---------------------------------------------------------------------------------- seats & results
+
+
+@attrs.define
+class _Seat:
+    """The runner's bookkeeping for one player: O(dimension) running sums, nothing per round."""
+
+    name: str
+    learner: Any
+    state: Any
+    weight: Callable[[int], float]
+    opponent_loss: Callable  # (opponent's play, own play or None) -> this player's loss
+    play_sum: np.ndarray
+    loss_sum: Loss
+    played_loss_total: float = 0.0
+    weight_total: float = 0.0
+    last: np.ndarray | None = None
+
+
+@attrs.frozen
+class RoundState:
+    """What a stop rule or callback sees after round t (all already computed by the round)."""
+
+    t: int
+    w: np.ndarray
+    p: np.ndarray
+    w_weight_total: float
+    p_weight_total: float
+    w_sum: np.ndarray
+    p_sum: np.ndarray
+    w_loss_sum: Loss
+    p_loss_sum: Loss
+
+
+def positive_margin(round_state: RoundState) -> bool:
+    """Stop rule: the averaged iterate w_bar_t has a positive margin min_i (A w_bar_t)_i > 0.
+
+    For the bilinear payoffs the p-player's loss sum is exactly sum_s alpha_s A w_s, so this costs
+    no matrix-vector product.
+    """
+    return bool(np.min(round_state.p_loss_sum.linear) > 0)
+
+
+@attrs.frozen
+class GameResult:
+    """Outcome of :func:`play`. Regrets are weighted, against the best fixed point of each domain."""
+
+    w_average: np.ndarray
+    p_average: np.ndarray
+    w_sum: np.ndarray
+    p_sum: np.ndarray
+    w_last: np.ndarray
+    p_last: np.ndarray
+    weight_total: float
+    p_weight_total: float
+    rounds: int
+    w_regret: float
+    p_regret: float
+    theorem2_bound: float | None
+    duality_gap: float | None
+    w_loss_sum: Loss
+    p_loss_sum: Loss
+    w_played_loss: float
+    p_played_loss: float
+    stopped_early: bool
+    stop_reason: str
+    trace: dict | None = None
+
+    def w_regret_against(self, u) -> float:
+        """R_w(u) = sum_t alpha_t (h_t(w_t) - h_t(u)) for a fixed comparator u."""
+        return self.w_played_loss - self.w_loss_sum.value(np.asarray(u, dtype=np.float64))
+
+    def p_regret_against(self, u) -> float:
+        """R_p(u) = sum_t alpha_t (l_t(p_t) - l_t(u)) for a fixed comparator u."""
+        return self.p_played_loss - self.p_loss_sum.value(np.asarray(u, dtype=np.float64))
+
+
+def _best_regret(seat: _Seat) -> float:
+    best = seat.learner.domain.minimize_quadratic(seat.loss_sum.linear, seat.loss_sum.curvature)
+    if best is None:
+        return float("inf")
+    return seat.played_loss_total - seat.loss_sum.value(best)
+
+
+def _duality_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float | None:
+    """max_w g(w, p_bar) - min_p g(w_bar, p): zero exactly at a saddle point."""
+    if not payoff.structured:
+        return None
+    p_loss, w_loss = payoff.loss_for_p(w_bar), payoff.loss_for_w(p_bar)
+    p_best = p_domain.minimize_quadratic(p_loss.linear, p_loss.curvature)
+    w_best = w_domain.minimize_quadratic(w_loss.linear, w_loss.curvature)
+    if p_best is None or w_best is None:
+        return float("inf")
+    return payoff.value(w_best, p_bar) - payoff.value(w_bar, p_best)
+
+
+# ------------------------------------------------------------------------------------------- runner
+
+
+def _initial_point(value, learner, dimension: int, name: str):
+    if value is None:
+        return learner.domain.default_centre(dimension)
+    point = check_vector(value, name, size=dimension)
+    if not learner.domain.contains(point):
+        raise ValueError(f"{name} must lie in its player's domain {learner.domain!r}.")
+    return point
+
+
+def _check_learner(learner, name: str):
+    if not all(hasattr(learner, method) for method in ("init", "play", "update", "domain")):
+        raise TypeError(f"{name} must be a learner with init, play, update and domain (see gamedyn.learners), got {learner!r}.")
+
+
+def play(
+    payoff: Payoff,
+    w_learner,
+    p_learner,
+    T: int,
+    *,
+    weights="constant",
+    p_weights=None,
+    first: str = "w",
+    initial_w=None,
+    initial_p=None,
+    stop: Callable[[RoundState], bool] | None = None,
+    record: bool = False,
+    callback: Callable[[RoundState], Any] | None = None,
+) -> GameResult:
+    """Play T rounds of Protocol 1 (``first="w"``) or of its p-first variant (``first="p"``).
+
+    ``weights`` gives alpha_t: ``"constant"`` (1), ``"linear"`` (t), a positive number, a sequence
+    of at least T positive numbers, or a callable t -> alpha_t. ``p_weights`` (default: the same)
+    lets the p-player use its own sequence, as Ji et al.'s theta = 1 form needs; Theorem 2's bound
+    is then not reported. ``initial_w`` / ``initial_p`` (default: each domain's centre, 0 or the
+    uniform distribution) are w_0 and p_0, from which the runner builds each learner's f_0 (the t = 1
+    hint). ``stop(round_state)`` ends the run after the first round where it returns True.
+    ``record=True`` keeps every play in ``result.trace`` (O(T) memory, off by default).
+    """
+    if not isinstance(payoff, Payoff):
+        raise TypeError(f"payoff must be a gamedyn Payoff (Bilinear, RegularizedBilinear, ConcaveConvex), got {type(payoff).__name__}.")
+    _check_learner(w_learner, "w_learner")
+    _check_learner(p_learner, "p_learner")
+    T = check_count(T, "T")
+    if first not in ("w", "p"):
+        raise ValueError(f"first must be 'w' (Protocol 1) or 'p' (Algorithm 3), got {first!r}.")
+    if stop is not None and not callable(stop):
+        raise TypeError(f"stop must be a callable round_state -> bool, got {stop!r}.")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be a callable round_state -> None, got {callback!r}.")
+    first_learner = w_learner if first == "w" else p_learner
+    if first_learner.needs_current_loss:
+        raise ValueError(
+            f"The {first}-player moves first (first={first!r}) but its learner needs the current loss "
+            f"(FTRL+): a first mover cannot see its round's loss. Put it in the second seat "
+            f"(first={'p' if first == 'w' else 'w'!r}) or give it a different hint (e.g. OFTRL)."
+        )
+    w_weight = _weight_function(weights, "weights", T)
+    p_weight = w_weight if p_weights is None else _weight_function(p_weights, "p_weights", T)
+
+    d, n = payoff.w_dimension, payoff.p_dimension
+    w0 = _initial_point(initial_w, w_learner, d, "initial_w")
+    p0 = _initial_point(initial_p, p_learner, n, "initial_p")
+    # The t = 1 convention: each learner's f_0 is its round loss against the opponent's initial point.
+    w_seat = _Seat("w", w_learner, w_learner.init(d, payoff.loss_for_w(p0, w0)), w_weight,
+                   payoff.loss_for_w, np.zeros(d), Loss.zero(d))
+    p_seat = _Seat("p", p_learner, p_learner.init(n, payoff.loss_for_p(w0, p0)), p_weight,
+                   payoff.loss_for_p, np.zeros(n), Loss.zero(n))
+    leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
+    trace = {"w": [], "p": []} if record else None
+
+    rounds, stop_reason = T, f"completed T = {T} rounds"
+    for t in range(1, T + 1):
+        leader_weight, follower_weight = leader.weight(t), follower.weight(t)
+        leader_play = leader.learner.play(leader.state, leader_weight)
+        current = follower.opponent_loss(leader_play, None) if follower.learner.needs_current_loss else None
+        follower_play = follower.learner.play(follower.state, follower_weight, current)
+        follower_loss = current if current is not None else follower.opponent_loss(leader_play, follower_play)
+        leader_loss = leader.opponent_loss(follower_play, leader_play)
+        for seat, point, loss, weight in ((leader, leader_play, leader_loss, leader_weight),
+                                          (follower, follower_play, follower_loss, follower_weight)):
+            seat.state = seat.learner.update(seat.state, point, loss, weight)
+            seat.play_sum = seat.play_sum + weight * point
+            seat.loss_sum = seat.loss_sum + loss.scaled(weight)
+            seat.played_loss_total += weight * loss.value(point)
+            seat.weight_total += weight
+            seat.last = point
+        if record:
+            trace["w"].append(w_seat.last)
+            trace["p"].append(p_seat.last)
+        if stop is not None or callback is not None:
+            snapshot = RoundState(t, w_seat.last, p_seat.last, w_seat.weight_total, p_seat.weight_total,
+                                  w_seat.play_sum, p_seat.play_sum, w_seat.loss_sum, p_seat.loss_sum)
+            if callback is not None:
+                callback(snapshot)
+            if stop is not None and stop(snapshot):
+                rounds = t
+                stop_reason = f"stop rule {getattr(stop, '__name__', repr(stop))} fired at round {t}"
+                break
+
+    w_average = w_seat.play_sum / w_seat.weight_total
+    p_average = p_seat.play_sum / p_seat.weight_total
+    w_regret, p_regret = _best_regret(w_seat), _best_regret(p_seat)
+    same_weights = p_weights is None
+    return GameResult(
+        w_average=w_average,
+        p_average=p_average,
+        w_sum=w_seat.play_sum,
+        p_sum=p_seat.play_sum,
+        w_last=w_seat.last,
+        p_last=p_seat.last,
+        weight_total=w_seat.weight_total,
+        p_weight_total=p_seat.weight_total,
+        rounds=rounds,
+        w_regret=w_regret,
+        p_regret=p_regret,
+        theorem2_bound=(w_regret + p_regret) / w_seat.weight_total if same_weights else None,
+        duality_gap=_duality_gap(payoff, w_learner.domain, p_learner.domain, w_average, p_average),
+        w_loss_sum=w_seat.loss_sum,
+        p_loss_sum=p_seat.loss_sum,
+        w_played_loss=w_seat.played_loss_total,
+        p_played_loss=p_seat.played_loss_total,
+        stopped_early=rounds < T,
+        stop_reason=stop_reason,
+        trace={key: np.array(value) for key, value in trace.items()} if record else None,
+    )
+
+
+@attrs.frozen
+class OnlineResult:
+    """Outcome of :func:`online`: every play (O(T) by request) and the weighted regret."""
+
+    plays: np.ndarray
+    regret: float
+    loss_sum: Loss
+    played_loss: float
+
+
+def online(learner, losses, weights=None, *, initial_loss: Loss | None = None) -> OnlineResult:
+    """Weighted online convex optimisation against a fixed sequence of losses (no game).
+
+    Round t: the learner plays z_t (shown f_t first if it needs the current loss, like FTRL+), then
+    observes alpha_t f_t. Returns the plays and the weighted regret
+    R_T = sum_t alpha_t f_t(z_t) - min_{z in Z} sum_t alpha_t f_t(z).
+    """
+    _check_learner(learner, "learner")
+    losses = list(losses)
+    if not losses or not all(isinstance(loss, Loss) for loss in losses):
+        raise ValueError("losses must be a non-empty sequence of gamedyn.Loss objects.")
+    T = len(losses)
+    weight = _weight_function("constant" if weights is None else weights, "weights", T)
+    dimension = losses[0].linear.shape[0]
+    state = learner.init(dimension, initial_loss)
+    plays, loss_sum, played = [], Loss.zero(dimension), 0.0
+    for t, loss in enumerate(losses, start=1):
+        alpha = weight(t)
+        point = learner.play(state, alpha, loss if learner.needs_current_loss else None)
+        state = learner.update(state, point, loss, alpha)
+        plays.append(point)
+        loss_sum = loss_sum + loss.scaled(alpha)
+        played += alpha * loss.value(point)
+    best = learner.domain.minimize_quadratic(loss_sum.linear, loss_sum.curvature)
+    regret = float("inf") if best is None else played - loss_sum.value(best)
+    return OnlineResult(np.array(plays), regret, loss_sum, played)

@@ -1,0 +1,330 @@
+r"""Domains and regularizers: the geometry of an online learner.
+
+A learner in the FTRL or mirror-descent family needs, from its regularizer :math:`R` on a domain
+:math:`Z`, one operation above all (spec section 2):
+
+.. math::
+
+    \operatorname{argmin}(\theta, c, \eta, z_0)
+      = \arg\min_{z\in Z}\ \eta\Big(\langle\theta, z\rangle + \tfrac{c}{2}\|z\|_2^2\Big) + D_R(z, z_0),
+
+the minimiser of an accumulated "linear + quadratic" loss plus the Bregman divergence to a centre.
+FTRL-type learners call it with the running loss sum and the fixed centre; mirror descent calls it
+with one gradient and the previous secondary iterate as centre. ``eta`` multiplies the losses, the
+convention of the paper's Section 3, so ``D_R / eta`` on unscaled losses is the same problem.
+
+Each regularizer gives a closed form where one exists and falls back to
+:func:`numerical_argmin` (scipy.optimize) elsewhere. A user adds a regularizer by subclassing
+:class:`Regularizer` and implementing ``value``, ``mirror_map`` and ``inverse_mirror_map``; the
+Bregman divergence and the numerical argmin then come for free.
+"""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+import scipy.optimize
+
+from gamedyn._numerics import pnorm_link, softmax_logits
+from gamedyn._validation import check_positive, check_q
+
+# --------------------------------------------------------------------------------------- domains
+
+
+@attrs.frozen
+class Reals:
+    """The whole space R^d."""
+
+    def contains(self, z, tolerance: float = 1e-9) -> bool:
+        return bool(np.all(np.isfinite(z)))
+
+    def default_centre(self, dimension: int):
+        return np.zeros(dimension)
+
+    def project(self, z):
+        return z
+
+    def minimize_quadratic(self, linear, curvature: float):
+        """argmin_z <linear, z> + (curvature/2)||z||^2 over R^d, or None when unbounded below."""
+        if curvature > 0:
+            return -np.asarray(linear) / curvature
+        return None if np.any(linear != 0) else np.zeros_like(linear)
+
+
+@attrs.frozen
+class Ball:
+    """The Euclidean ball {z : ||z||_2 <= radius}."""
+
+    radius: float = attrs.field(default=1.0, converter=float)
+
+    def __attrs_post_init__(self):
+        check_positive(self.radius, "radius")
+
+    def contains(self, z, tolerance: float = 1e-9) -> bool:
+        return bool(np.linalg.norm(z) <= self.radius * (1 + tolerance))
+
+    def default_centre(self, dimension: int):
+        return np.zeros(dimension)
+
+    def project(self, z):
+        """Euclidean projection onto the ball."""
+        norm = np.linalg.norm(z)
+        return z if norm <= self.radius else z * (self.radius / norm)
+
+    def minimize_quadratic(self, linear, curvature: float):
+        """argmin over the ball of <linear, z> + (curvature/2)||z||^2 (closed form)."""
+        linear = np.asarray(linear)
+        if curvature > 0:
+            return self.project(-linear / curvature)
+        norm = np.linalg.norm(linear)
+        return np.zeros_like(linear) if norm == 0 else -self.radius * linear / norm
+
+
+@attrs.frozen
+class Simplex:
+    """The probability simplex {p >= 0, sum p = 1}."""
+
+    def contains(self, z, tolerance: float = 1e-9) -> bool:
+        z = np.asarray(z)
+        return bool(np.all(z >= -tolerance) and abs(np.sum(z) - 1.0) <= tolerance * max(1, z.size))
+
+    def default_centre(self, dimension: int):
+        return np.full(dimension, 1.0 / dimension)
+
+    @staticmethod
+    def project(z):
+        """Euclidean projection onto the simplex (sort-based, exact)."""
+        z = np.asarray(z, dtype=np.float64)
+        ordered = np.sort(z)[::-1]
+        cumulative = np.cumsum(ordered) - 1.0
+        index = np.arange(1, z.size + 1)
+        rho = np.nonzero(ordered - cumulative / index > 0)[0][-1]
+        return np.maximum(z - cumulative[rho] / (rho + 1), 0.0)
+
+    def minimize_quadratic(self, linear, curvature: float):
+        """argmin over the simplex of <linear, z> + (curvature/2)||z||^2.
+
+        With ``curvature == 0`` this is the best response: the vertex of the smallest entry of
+        ``linear`` (ties go to the smallest index).
+        """
+        linear = np.asarray(linear)
+        if curvature > 0:
+            return self.project(-linear / curvature)
+        vertex = np.zeros_like(linear, dtype=np.float64)
+        vertex[int(np.argmin(linear))] = 1.0
+        return vertex
+
+
+# ---------------------------------------------------------------------------------- regularizers
+
+
+class Regularizer:
+    """The interface every regularizer implements.
+
+    Subclasses set ``domain`` and implement ``value(z)`` (R(z)), ``mirror_map(z)`` (grad R) and
+    ``inverse_mirror_map(theta)`` (grad R*, landing in the domain). ``argmin`` defaults to the
+    numerical solver; override it with a closed form where one exists.
+    """
+
+    domain = Reals()
+    legendre = True  # grad R blows up at the domain's boundary, so grad R* lands inside it
+
+    def value(self, z) -> float:
+        raise NotImplementedError
+
+    def mirror_map(self, z):
+        raise NotImplementedError
+
+    def inverse_mirror_map(self, theta):
+        raise NotImplementedError
+
+    def bregman(self, z, centre) -> float:
+        """D_R(z, centre) = R(z) - R(centre) - <grad R(centre), z - centre>."""
+        return float(self.value(z) - self.value(centre) - np.dot(self.mirror_map(centre), z - centre))
+
+    def argmin(self, linear, curvature: float, eta: float, centre):
+        """argmin_z eta (<linear, z> + curvature/2 ||z||^2) + D_R(z, centre) over the domain."""
+        return numerical_argmin(self, linear, curvature, eta, centre)
+
+
+@attrs.frozen
+class Entropy(Regularizer):
+    r"""Negative entropy E(p) = sum_i p_i log p_i on the simplex; D_E(p, p0) = KL(p || p0).
+
+    Closed form for linear losses (spec section 1, "softmax convention"):
+    :math:`\arg\min_{p\in\Delta}\eta\langle\theta,p\rangle+\mathrm{KL}(p\|p_0)\propto p_0\odot e^{-\eta\theta}`,
+    computed from logits ``log p0 - eta theta`` shifted by their maximum.
+    """
+
+    domain = Simplex()
+
+    def value(self, z) -> float:
+        z = np.asarray(z, dtype=np.float64)
+        positive = z > 0
+        return float(np.sum(z[positive] * np.log(z[positive])))
+
+    def mirror_map(self, z):
+        with np.errstate(divide="ignore"):
+            return np.log(np.asarray(z, dtype=np.float64)) + 1.0
+
+    def inverse_mirror_map(self, theta):
+        """The simplex point whose mirror image is theta up to a constant: softmax(theta)."""
+        return softmax_logits(np.asarray(theta, dtype=np.float64))
+
+    def bregman(self, z, centre) -> float:
+        z, centre = np.asarray(z, dtype=np.float64), np.asarray(centre, dtype=np.float64)
+        positive = z > 0
+        return float(np.sum(z[positive] * (np.log(z[positive]) - np.log(centre[positive]))))
+
+    def argmin(self, linear, curvature: float, eta: float, centre):
+        if curvature != 0:
+            return numerical_argmin(self, linear, curvature, eta, centre)
+        with np.errstate(divide="ignore"):
+            logits = np.log(centre) - eta * np.asarray(linear)
+        return softmax_logits(logits)
+
+
+def _euclidean_domain(instance):
+    return Reals() if instance.radius is None else Ball(instance.radius)
+
+
+@attrs.frozen
+class SquaredEuclidean(Regularizer):
+    """R(z) = 1/2 ||z||^2 on R^d, on the l2 ball (``radius=r`` or ``domain=Ball(r)``) or on the simplex.
+
+    D_R(z, z0) = 1/2 ||z - z0||^2. Closed form for every domain: the unconstrained minimiser
+    ``(z0 - eta theta) / (1 + eta c)`` projected onto the domain (exact, since the objective is an
+    isotropic quadratic, whose minimiser over a convex set is that projection).
+    """
+
+    radius: float | None = attrs.field(default=None)
+    domain: Reals | Ball | Simplex = attrs.field(default=attrs.Factory(_euclidean_domain, takes_self=True))
+
+    @property
+    def legendre(self) -> bool:
+        return isinstance(self.domain, Reals)
+
+    def value(self, z) -> float:
+        return 0.5 * float(np.dot(z, z))
+
+    def mirror_map(self, z):
+        return np.asarray(z, dtype=np.float64)
+
+    def inverse_mirror_map(self, theta):
+        """grad of the conjugate of R + indicator(domain): the Euclidean projection."""
+        return self.domain.project(np.asarray(theta, dtype=np.float64))
+
+    def argmin(self, linear, curvature: float, eta: float, centre):
+        return self.domain.project((np.asarray(centre) - eta * np.asarray(linear)) / (1.0 + eta * curvature))
+
+
+@attrs.frozen
+class QNorm(Regularizer):
+    r"""The p-norm link regularizer R_q(z) = ||z||_q^2 / (2(q-1)), q in (1, 2], on R^d (spec section 8).
+
+    It is 1-strongly convex w.r.t. ||.||_q. Mirror map ``f_q(z)/(q-1)``; inverse
+    ``(q-1) f_p(theta)`` with 1/p + 1/q = 1 and f_p the p-norm link function. Closed-form argmin
+    for linear losses: :math:`\nabla R_q^*(\nabla R_q(z_0)-\eta\theta)`.
+    """
+
+    q: float = attrs.field(converter=check_q)
+
+    @property
+    def p(self) -> float:
+        return self.q / (self.q - 1.0)
+
+    def value(self, z) -> float:
+        return float(np.linalg.norm(z, ord=self.q) ** 2 / (2.0 * (self.q - 1.0)))
+
+    def mirror_map(self, z):
+        return pnorm_link(z, self.q) / (self.q - 1.0)
+
+    def inverse_mirror_map(self, theta):
+        return (self.q - 1.0) * pnorm_link(theta, self.p)
+
+    def argmin(self, linear, curvature: float, eta: float, centre):
+        if curvature != 0:
+            return numerical_argmin(self, linear, curvature, eta, centre)
+        return self.inverse_mirror_map(self.mirror_map(centre) - eta * np.asarray(linear))
+
+
+@attrs.frozen
+class Zero(Regularizer):
+    """No regularizer (FTL, OFTL, and FTRL+ without regularizer): argmin of the loss alone.
+
+    The minimiser must be unique or have a rule: on R^d the loss needs positive curvature; on the
+    simplex a linear loss picks the vertex of its smallest entry (smallest index on ties); on a
+    ball a linear loss picks ``-radius * theta/||theta||``.
+    """
+
+    domain: Reals | Ball | Simplex = Reals()
+    legendre = False
+
+    def value(self, z) -> float:
+        return 0.0
+
+    def mirror_map(self, z):
+        return np.zeros_like(np.asarray(z, dtype=np.float64))
+
+    def inverse_mirror_map(self, theta):
+        raise ValueError("The zero regularizer has no inverse mirror map; use argmin on a strongly convex loss.")
+
+    def argmin(self, linear, curvature: float, eta: float, centre):
+        point = self.domain.minimize_quadratic(np.asarray(linear), curvature)
+        if point is None:
+            raise ValueError(
+                "FTL on R^d with a linear loss has no minimiser (the loss is unbounded below); "
+                "give the loss a quadratic part (e.g. the payoff RegularizedBilinear) or use a "
+                "bounded domain, e.g. Zero(domain=Ball(1.0))."
+            )
+        return point
+
+
+# ------------------------------------------------------------------------------ numerical argmin
+
+
+def numerical_argmin(regularizer: Regularizer, linear, curvature: float, eta: float, centre, *, tolerance: float = 1e-13):
+    """Generic argmin of eta(<linear,z> + c/2||z||^2) + D_R(z, centre) over the domain (scipy.optimize).
+
+    Used where no closed form exists. Two routes:
+
+    * Legendre regularizers (the inverse mirror map lands in the domain: entropy on the simplex,
+      R_q and 1/2||.||^2 on R^d): the optimality condition, written for the mirror image
+      u = grad R(z) (up to the simplex's normalising constant), is
+      ``u - grad R(centre) + eta (linear + c grad R*(u)) = 0``; scipy's ``root`` solves it. It needs
+      only the mirror maps and stays accurate where R has unbounded curvature (R_q at a zero
+      coordinate, entropy at the simplex's boundary), where quasi-Newton methods on z stall.
+    * Otherwise (Euclidean on a ball or simplex, the zero regularizer): SLSQP on z with the
+      domain's constraints.
+    """
+    linear = np.asarray(linear, dtype=np.float64)
+    centre = np.asarray(centre, dtype=np.float64)
+    shift = regularizer.mirror_map(centre)
+    domain = regularizer.domain
+    if not regularizer.legendre:
+        def objective(z):
+            value = eta * (linear @ z + 0.5 * curvature * (z @ z)) + regularizer.value(z) - shift @ z
+            return value, eta * (linear + curvature * z) + regularizer.mirror_map(z) - shift
+
+        if isinstance(domain, Simplex):
+            bounds = [(0.0, 1.0)] * linear.size
+            constraints = [{"type": "eq", "fun": lambda z: np.sum(z) - 1.0, "jac": lambda z: np.ones_like(z)}]
+        elif isinstance(domain, Ball):
+            bounds = None
+            constraints = [{"type": "ineq", "fun": lambda z: domain.radius**2 - z @ z, "jac": lambda z: -2.0 * z}]
+        else:
+            bounds, constraints = None, []
+        solution = scipy.optimize.minimize(
+            objective, domain.project(centre), jac=True, method="SLSQP", bounds=bounds,
+            constraints=constraints, options={"ftol": 1e-15, "maxiter": 1000},
+        )
+        return domain.project(solution.x)
+    finite_shift = np.where(np.isfinite(shift), shift, -745.0)  # a zero entry of an entropy centre
+
+    def residual(mirror):
+        return mirror - finite_shift + eta * (linear + curvature * regularizer.inverse_mirror_map(mirror))
+
+    # Start from one fixed-point step (exact when c = 0), which is well scaled for the Jacobian estimate.
+    start = finite_shift - eta * (linear + curvature * centre)
+    solution = scipy.optimize.root(residual, start, method="hybr", options={"xtol": tolerance})
+    return regularizer.inverse_mirror_map(solution.x)

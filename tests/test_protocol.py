@@ -1,0 +1,234 @@
+"""The Protocol 1 runner: Theorem 2, move order, weights, stop rules, traces, inputs."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gamedyn
+from gamedyn import (
+    FTL, FTRL, OFTL, OFTRL, OMD, Ball, Bilinear, ConcaveConvex, Entropy, FTRLPlus, Loss, MirrorDescent,
+    RegularizedBilinear, Simplex, SquaredEuclidean, play, positive_margin,
+)
+
+
+def random_game(seed, n, d):
+    return np.random.default_rng(seed).normal(size=(n, d))
+
+
+def m_value(A, w):
+    """m(w) = min_p p^T A w over the simplex."""
+    return float(np.min(A @ w))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 12), d=st.integers(1, 12), T=st.integers(1, 60),
+       first=st.sampled_from(["w", "p"]), pair=st.integers(0, 3))
+def test_theorem2_on_random_bilinear_games(seed, n, d, T, first, pair):
+    A = random_game(seed, n, d)
+    second_plus = FTRLPlus(Entropy(), 0.7)
+    pairs = [
+        (OMD(SquaredEuclidean(radius=1.0), 0.3), OFTRL(Entropy(), 0.5)),
+        (FTRL(SquaredEuclidean(radius=1.0), 0.2), MirrorDescent(Entropy(), 0.4)),
+        (OFTRL(SquaredEuclidean(radius=2.0), 0.1), OMD(Entropy(), 1.0)),
+        (OMD(SquaredEuclidean(radius=1.0), 0.5), second_plus),
+    ]
+    w_learner, p_learner = pairs[pair]
+    if pair == 3:
+        first = "w"  # FTRL+ must be the second mover
+    result = play(Bilinear(A), w_learner, p_learner, T, weights="linear", first=first)
+    bound = result.theorem2_bound
+    assert np.isfinite(bound)
+    rng = np.random.default_rng(seed + 1)
+    radius = w_learner.domain.radius
+    candidates = [Ball(radius).project(rng.normal(size=d) * 3) for _ in range(20)]
+    # The maximiser of m over the ball is attainable through the duality gap (a certificate, not a sample).
+    for w in candidates:
+        assert m_value(A, w) - m_value(A, result.w_average) <= bound + 1e-12
+    assert 0.0 <= result.duality_gap + 1e-12
+    assert result.duality_gap <= bound + 1e-10
+
+
+def test_duality_gap_equals_theorem2_bound_for_bilinear_games():
+    # For bilinear payoffs, (R_w + R_p)/S_T is exactly the duality gap of the averages.
+    A = random_game(0, 7, 4)
+    result = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.3), OFTRL(Entropy(), 0.5), 200, weights="linear")
+    assert result.duality_gap == pytest.approx(result.theorem2_bound, rel=1e-9)
+
+
+def test_regularized_bilinear_theorem2_against_the_max_margin_value():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 6))
+    w_star = rng.normal(size=6)
+    A = X * np.sign(X @ w_star)[:, None] / np.max(np.linalg.norm(X, axis=1))
+    payoff = RegularizedBilinear(A)
+    result = play(payoff, OFTL(), FTRLPlus(Entropy(), 0.25), 100, weights="linear")
+    # m(w) = min_i (Aw)_i - ||w||^2/2; any w gives m(w) - m(w_bar) <= bound.
+    for w in [rng.normal(size=6) * 0.1 for _ in range(30)] + [w_star / np.linalg.norm(w_star) * 0.05]:
+        gap = (np.min(A @ w) - 0.5 * w @ w) - (np.min(A @ result.w_average) - 0.5 * result.w_average @ result.w_average)
+        assert gap <= result.theorem2_bound + 1e-12
+
+
+def test_ftrl_plus_as_first_mover_raises():
+    A = random_game(1, 5, 3)
+    with pytest.raises(ValueError, match="first mover cannot see"):
+        play(Bilinear(A), FTRLPlus(SquaredEuclidean(radius=1.0), 0.5), OFTRL(Entropy(), 0.5), 10)
+    with pytest.raises(ValueError, match="first mover cannot see"):
+        play(RegularizedBilinear(A), OFTL(), FTRLPlus(Entropy(), 0.25), 10, first="p")
+
+
+def test_the_runner_builds_f0_from_the_opponent_initial_point():
+    A = random_game(2, 6, 3)
+    p0 = np.random.default_rng(0).dirichlet(np.ones(6))
+    result = play(RegularizedBilinear(A), OFTL(), FTRLPlus(Entropy(), 0.25), 1, weights="linear", initial_p=p0, record=True)
+    # Round 1 of OFTL with psi_1 = h_0 = -g(., p0): w_1 = A^T p0.
+    np.testing.assert_allclose(result.trace["w"][0], A.T @ p0, rtol=1e-14)
+
+
+def test_p_first_order_algorithm3_closed_forms():
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(8, 4)) / 3
+    T = 6
+    result = play(RegularizedBilinear(A), FTRLPlus(), OFTRL(Entropy(), 0.25), T, weights="linear", first="p", record=True)
+    w, p = result.trace["w"], result.trace["p"]
+    alpha = np.arange(1, T + 1)
+    for t in range(1, T + 1):
+        past = sum(alpha[s - 1] * A @ w[s - 1] for s in range(1, t))
+        previous = A @ w[t - 2] if t > 1 else np.zeros(8)  # w_0 = 0
+        logits = -0.25 * (past + alpha[t - 1] * previous)
+        expected_p = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+        np.testing.assert_allclose(p[t - 1], expected_p, rtol=1e-13)
+        expected_w = sum(alpha[j - 1] * A.T @ p[j - 1] for j in range(1, t + 1)) / (t * (t + 1) / 2)
+        np.testing.assert_allclose(w[t - 1], expected_w, rtol=1e-13)
+
+
+@pytest.mark.parametrize("weights, expected", [
+    ("constant", [1, 1, 1, 1]), ("linear", [1, 2, 3, 4]), (2.5, [2.5] * 4),
+    ([3.0, 1.0, 2.0, 0.5, 9.0], [3, 1, 2, 0.5]), (lambda t: t**2, [1, 4, 9, 16]),
+])
+def test_weights_forms(weights, expected):
+    A = random_game(5, 3, 2)
+    result = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.1), OMD(Entropy(), 0.1), 4, weights=weights, record=True)
+    assert result.weight_total == pytest.approx(sum(expected))
+    np.testing.assert_allclose(result.w_sum, sum(a * w for a, w in zip(expected, result.trace["w"])), rtol=1e-14)
+
+
+def test_separate_p_weights_drop_the_theorem2_bound():
+    A = random_game(6, 5, 3)
+    result = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.1), OFTRL(Entropy(), 0.1), 5, weights="linear",
+                  p_weights=lambda t: t + 1)
+    assert result.theorem2_bound is None
+    assert result.p_weight_total == pytest.approx(sum(t + 1 for t in range(1, 6)))
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"T": 0}, ValueError, "T must be >= 1"),
+    ({"T": 2.5}, TypeError, "T must be an integer"),
+    ({"weights": "quadratic"}, ValueError, "not a known schedule"),
+    ({"weights": [1.0, -1.0, 1.0]}, ValueError, "positive finite"),
+    ({"weights": [1.0]}, ValueError, "at least T"),
+    ({"weights": lambda t: 0.0}, ValueError, "positive and finite"),
+    ({"first": "x"}, ValueError, "first must be"),
+    ({"initial_p": [0.5, 0.5]}, ValueError, "initial_p has length 2"),
+    ({"initial_p": [2.0, -1.0, 0.0]}, ValueError, "initial_p must lie"),
+    ({"stop": 3}, TypeError, "stop must be"),
+])
+def test_runner_validates_inputs(kwargs, error, message):
+    A = random_game(7, 3, 2)
+    arguments = {"T": 3, **kwargs}
+    with pytest.raises(error, match=message):
+        play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.1), OMD(Entropy(), 0.1), **arguments)
+
+
+def test_unknown_keyword_is_an_error():
+    A = random_game(7, 3, 2)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.1), OMD(Entropy(), 0.1), 3, wieghts="linear")
+
+
+def test_payoff_validates_matrix():
+    with pytest.raises(ValueError, match="NaN"):
+        Bilinear(np.array([[1.0, np.nan]]))
+    with pytest.raises(ValueError, match="2-D"):
+        Bilinear(np.ones(3))
+    with pytest.raises(ValueError, match="strength"):
+        RegularizedBilinear(np.ones((2, 2)), strength=0.0)
+
+
+def test_stop_rule_positive_margin_stops_at_the_first_separating_round():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(50, 5))
+    A = X * np.sign(X @ rng.normal(size=5))[:, None] / np.max(np.linalg.norm(X, axis=1))
+    full = play(RegularizedBilinear(A), OFTL(), FTRLPlus(Entropy(), 0.25), 300, weights="linear", record=True)
+    margins = [np.min(A @ (np.cumsum(np.arange(1, t + 1)[:, None] * full.trace["w"][:t], axis=0)[-1])) for t in range(1, 301)]
+    first_positive = next(t for t, value in enumerate(margins, start=1) if value > 0)
+    stopped = play(RegularizedBilinear(A), OFTL(), FTRLPlus(Entropy(), 0.25), 300, weights="linear", stop=positive_margin)
+    assert stopped.rounds == first_positive
+    assert stopped.stopped_early and "positive_margin" in stopped.stop_reason and str(first_positive) in stopped.stop_reason
+    assert np.min(A @ stopped.w_average) > 0
+    np.testing.assert_allclose(stopped.w_average, full.trace["w"][:first_positive].T @ np.arange(1, first_positive + 1)
+                               / (first_positive * (first_positive + 1) / 2), rtol=1e-13)
+
+
+def test_callback_sees_every_round_and_memory_is_not_kept_by_default():
+    A = random_game(9, 4, 3)
+    seen = []
+    result = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.1), OMD(Entropy(), 0.1), 7, callback=lambda s: seen.append(s.t))
+    assert seen == list(range(1, 8)) and result.trace is None and not result.stopped_early
+
+
+def test_sparse_and_float32_matrices_give_the_dense_float64_answer():
+    A = random_game(10, 12, 5)
+    A[np.abs(A) < 0.8] = 0.0
+    args = (OMD(SquaredEuclidean(radius=1.0), 0.2), OFTRL(Entropy(), 0.3), 50)
+    dense = play(Bilinear(A), *args)
+    sparse = play(Bilinear(sp.csr_matrix(A)), *args)
+    np.testing.assert_allclose(sparse.w_average, dense.w_average, rtol=1e-13)
+    np.testing.assert_allclose(sparse.p_average, dense.p_average, rtol=1e-13)
+    single = play(Bilinear(A.astype(np.float32)), *args)
+    np.testing.assert_allclose(single.w_average, dense.w_average, rtol=1e-5, atol=1e-6)
+    assert single.w_average.dtype == np.float64
+
+
+def test_concave_convex_payoff_uses_linearised_losses():
+    rng = np.random.default_rng(11)
+    A = rng.normal(size=(6, 4))
+    bilinear = ConcaveConvex(lambda w, p: p @ A @ w, lambda w, p: A.T @ p, lambda w, p: A @ w, w_dimension=4, p_dimension=6)
+    args = (OMD(SquaredEuclidean(radius=1.0), 0.2), OMD(Entropy(), 0.3), 40)
+    general, exact = play(bilinear, *args), play(Bilinear(A), *args)
+    np.testing.assert_allclose(general.w_average, exact.w_average, rtol=1e-13)
+    assert general.theorem2_bound == pytest.approx(exact.theorem2_bound, rel=1e-10)
+    assert general.duality_gap is None
+    with pytest.raises(ValueError, match="linearised"):
+        play(bilinear, OMD(SquaredEuclidean(radius=1.0), 0.2), FTRLPlus(Entropy(), 0.3), 5)
+
+
+def test_concave_convex_theorem2_on_a_strongly_concave_game():
+    # g(w, p) = p^T A w - ||w||^2/2 + 0.1 * sum p log p ... linearised regrets bound the true ones.
+    rng = np.random.default_rng(12)
+    A = rng.normal(size=(5, 3))
+
+    def value(w, p):
+        return p @ A @ w - 0.5 * w @ w + 0.1 * np.sum(p * np.log(np.maximum(p, 1e-300)))
+
+    payoff = ConcaveConvex(value, lambda w, p: A.T @ p - w, lambda w, p: A @ w + 0.1 * (np.log(np.maximum(p, 1e-300)) + 1),
+                           w_dimension=3, p_dimension=5)
+    result = play(payoff, OMD(SquaredEuclidean(radius=2.0), 0.1), OMD(Entropy(), 0.1), 400)
+    # m(w) = min_p g(w,p) in closed form: -0.1 log sum exp(-(Aw)/0.1) - ||w||^2/2.
+    def m(w):
+        z = -(A @ w) / 0.1
+        return -0.1 * (np.max(z) + np.log(np.sum(np.exp(z - np.max(z))))) - 0.5 * w @ w
+    for w in [Ball(2.0).project(rng.normal(size=3)) for _ in range(20)]:
+        assert m(w) - m(result.w_average) <= result.theorem2_bound + 1e-12
+
+
+def test_matrix_game_new_pair_reaches_small_gap():
+    A = np.random.default_rng(0).uniform(-1, 1, size=(30, 20))
+    result = play(Bilinear(A), OMD(SquaredEuclidean(domain=Simplex()), 0.1), OFTRL(Entropy(), 1.0), 2000)
+    assert result.duality_gap < 1e-2
+
+
+def test_public_names_are_documented():
+    for name in gamedyn.__all__:
+        assert getattr(gamedyn, name).__doc__, name
