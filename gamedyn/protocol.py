@@ -69,17 +69,23 @@ class _Seat:
     learner: Any
     state: Any
     weight: Callable[[int], float]
+    output_weight: Callable[[int], float]
     opponent_loss: Callable  # (opponent's play, own play or None) -> this player's loss
     play_sum: np.ndarray
     loss_sum: Loss
     played_loss_total: float = 0.0
     weight_total: float = 0.0
+    output_weight_total: float = 0.0
     last: np.ndarray | None = None
 
 
 @attrs.frozen
 class RoundState:
-    """What a stop rule or callback sees after round t (all already computed by the round)."""
+    """What a stop rule or callback sees after round t (all already computed by the round).
+
+    ``w_sum``/``p_sum`` are the output-weighted sums of the plays; ``w_loss_sum``/``p_loss_sum``
+    the weighted loss sums; the regrets so far are computed on demand (O(n + d)).
+    """
 
     t: int
     w: np.ndarray
@@ -90,6 +96,18 @@ class RoundState:
     p_sum: np.ndarray
     w_loss_sum: Loss
     p_loss_sum: Loss
+    w_played_loss: float
+    p_played_loss: float
+    w_domain: Any
+    p_domain: Any
+
+    @property
+    def w_regret(self) -> float:
+        return _regret(self.w_domain, self.w_loss_sum, self.w_played_loss)
+
+    @property
+    def p_regret(self) -> float:
+        return _regret(self.p_domain, self.p_loss_sum, self.p_played_loss)
 
 
 def positive_margin(round_state: RoundState) -> bool:
@@ -113,6 +131,7 @@ class GameResult:
     p_last: np.ndarray
     weight_total: float
     p_weight_total: float
+    output_weight_total: float
     rounds: int
     w_regret: float
     p_regret: float
@@ -135,11 +154,12 @@ class GameResult:
         return self.p_played_loss - self.p_loss_sum.value(np.asarray(u, dtype=np.float64))
 
 
-def _best_regret(seat: _Seat) -> float:
-    best = seat.learner.domain.minimize_quadratic(seat.loss_sum.linear, seat.loss_sum.curvature)
+def _regret(domain, loss_sum: Loss, played_loss: float) -> float:
+    """Weighted regret against the best fixed point of the domain (inf when none exists)."""
+    best = domain.minimize_quadratic(loss_sum.linear, loss_sum.curvature)
     if best is None:
         return float("inf")
-    return seat.played_loss_total - seat.loss_sum.value(best)
+    return played_loss - loss_sum.value(best)
 
 
 def _duality_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float | None:
@@ -185,13 +205,16 @@ def play(
     stop: Callable[[RoundState], bool] | None = None,
     record: bool = False,
     callback: Callable[[RoundState], Any] | None = None,
+    output_weights=None,
 ) -> GameResult:
     """Play T rounds of Protocol 1 (``first="w"``) or of its p-first variant (``first="p"``).
 
     ``weights`` gives alpha_t: ``"constant"`` (1), ``"linear"`` (t), a positive number, a sequence
     of at least T positive numbers, or a callable t -> alpha_t. ``p_weights`` (default: the same)
     lets the p-player use its own sequence, as Ji et al.'s theta = 1 form needs; Theorem 2's bound
-    is then not reported. ``initial_w`` / ``initial_p`` (default: each domain's centre, 0 or the
+    is then not reported. ``output_weights`` (default: the w-player's weights) are the weights of
+    the reported sums and averages of both players' plays, for outputs such as Ji et al.'s
+    sum_t alpha_{t+1} w_t. ``initial_w`` / ``initial_p`` (default: each domain's centre, 0 or the
     uniform distribution) are w_0 and p_0, from which the runner builds each learner's f_0 (the t = 1
     hint). ``stop(round_state)`` ends the run after the first round where it returns True.
     ``record=True`` keeps every play in ``result.trace`` (O(T) memory, off by default).
@@ -216,14 +239,15 @@ def play(
         )
     w_weight = _weight_function(weights, "weights", T)
     p_weight = w_weight if p_weights is None else _weight_function(p_weights, "p_weights", T)
+    output_weight = w_weight if output_weights is None else _weight_function(output_weights, "output_weights", T)
 
     d, n = payoff.w_dimension, payoff.p_dimension
     w0 = _initial_point(initial_w, w_learner, d, "initial_w")
     p0 = _initial_point(initial_p, p_learner, n, "initial_p")
     # The t = 1 convention: each learner's f_0 is its round loss against the opponent's initial point.
-    w_seat = _Seat("w", w_learner, w_learner.init(d, payoff.loss_for_w(p0, w0)), w_weight,
+    w_seat = _Seat("w", w_learner, w_learner.init(d, payoff.loss_for_w(p0, w0)), w_weight, output_weight,
                    payoff.loss_for_w, np.zeros(d), Loss.zero(d))
-    p_seat = _Seat("p", p_learner, p_learner.init(n, payoff.loss_for_p(w0, p0)), p_weight,
+    p_seat = _Seat("p", p_learner, p_learner.init(n, payoff.loss_for_p(w0, p0)), p_weight, output_weight,
                    payoff.loss_for_p, np.zeros(n), Loss.zero(n))
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
@@ -239,17 +263,20 @@ def play(
         for seat, point, loss, weight in ((leader, leader_play, leader_loss, leader_weight),
                                           (follower, follower_play, follower_loss, follower_weight)):
             seat.state = seat.learner.update(seat.state, point, loss, weight)
-            seat.play_sum = seat.play_sum + weight * point
             seat.loss_sum = seat.loss_sum + loss.scaled(weight)
             seat.played_loss_total += weight * loss.value(point)
             seat.weight_total += weight
+            seat.play_sum = seat.play_sum + seat.output_weight(t) * point
+            seat.output_weight_total += seat.output_weight(t)
             seat.last = point
         if record:
             trace["w"].append(w_seat.last)
             trace["p"].append(p_seat.last)
         if stop is not None or callback is not None:
             snapshot = RoundState(t, w_seat.last, p_seat.last, w_seat.weight_total, p_seat.weight_total,
-                                  w_seat.play_sum, p_seat.play_sum, w_seat.loss_sum, p_seat.loss_sum)
+                                  w_seat.play_sum, p_seat.play_sum, w_seat.loss_sum, p_seat.loss_sum,
+                                  w_seat.played_loss_total, p_seat.played_loss_total,
+                                  w_learner.domain, p_learner.domain)
             if callback is not None:
                 callback(snapshot)
             if stop is not None and stop(snapshot):
@@ -257,10 +284,11 @@ def play(
                 stop_reason = f"stop rule {getattr(stop, '__name__', repr(stop))} fired at round {t}"
                 break
 
-    w_average = w_seat.play_sum / w_seat.weight_total
-    p_average = p_seat.play_sum / p_seat.weight_total
-    w_regret, p_regret = _best_regret(w_seat), _best_regret(p_seat)
-    same_weights = p_weights is None
+    w_average = w_seat.play_sum / w_seat.output_weight_total
+    p_average = p_seat.play_sum / p_seat.output_weight_total
+    w_regret = _regret(w_learner.domain, w_seat.loss_sum, w_seat.played_loss_total)
+    p_regret = _regret(p_learner.domain, p_seat.loss_sum, p_seat.played_loss_total)
+    same_weights = p_weights is None and output_weights is None
     return GameResult(
         w_average=w_average,
         p_average=p_average,
@@ -270,11 +298,12 @@ def play(
         p_last=p_seat.last,
         weight_total=w_seat.weight_total,
         p_weight_total=p_seat.weight_total,
+        output_weight_total=w_seat.output_weight_total,
         rounds=rounds,
         w_regret=w_regret,
         p_regret=p_regret,
         theorem2_bound=(w_regret + p_regret) / w_seat.weight_total if same_weights else None,
-        duality_gap=_duality_gap(payoff, w_learner.domain, p_learner.domain, w_average, p_average),
+        duality_gap=_duality_gap(payoff, w_learner.domain, p_learner.domain, w_average, p_average) if same_weights else None,
         w_loss_sum=w_seat.loss_sum,
         p_loss_sum=p_seat.loss_sum,
         w_played_loss=w_seat.played_loss_total,
@@ -318,6 +347,4 @@ def online(learner, losses, weights=None, *, initial_loss: Loss | None = None) -
         plays.append(point)
         loss_sum = loss_sum + loss.scaled(alpha)
         played += alpha * loss.value(point)
-    best = learner.domain.minimize_quadratic(loss_sum.linear, loss_sum.curvature)
-    regret = float("inf") if best is None else played - loss_sum.value(best)
-    return OnlineResult(np.array(plays), regret, loss_sum, played)
+    return OnlineResult(np.array(plays), _regret(learner.domain, loss_sum, played), loss_sum, played)

@@ -232,3 +232,13 @@ def test_matrix_game_new_pair_reaches_small_gap():
 def test_public_names_are_documented():
     for name in gamedyn.__all__:
         assert getattr(gamedyn, name).__doc__, name
+
+
+def test_round_state_regrets_match_the_final_result():
+    A = random_game(13, 6, 4)
+    seen = {}
+    result = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.2), OFTRL(Entropy(), 0.3), 25,
+                  callback=lambda s: seen.update({s.t: (s.w_regret, s.p_regret)}))
+    assert seen[25] == (result.w_regret, result.p_regret)
+    shorter = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.2), OFTRL(Entropy(), 0.3), 10)
+    assert seen[10] == pytest.approx((shorter.w_regret, shorter.p_regret), rel=1e-13)

@@ -1,0 +1,153 @@
+r"""The paper's rate theorems as code: each returns (measured quantity, bound) pairs for a run.
+
+Every function runs its recipe on ``A`` for ``T`` rounds and returns a list of :class:`RateCheck`,
+so a test asserts ``check.holds`` and a user sees how close each bound is (``check.slack``). The
+reference margins come from the exact max-margin oracle (:func:`gamedyn.margins.max_margin`), or,
+for the q-norm margin, from the *upper* end of its certified bracket, which is conservative.
+
+=========  =============================================================================  ========
+theorem    statement checked (spec section)                                                recipe
+=========  =============================================================================  ========
+3          R_w <= 2 sum ||p_t - p_{t-1}||_1^2;  R_p <= 4 log n - 2 sum ||p_t - p_{t-1}||_1^2;
+           m(w_bar_T) >= gamma^2/2 - 8 log n / (T(T+1))   (4.4)                           smooth
+4          the regret bounds of 3 and min_i (A v_T)_i / ||v_T|| >= gamma - 8 log n / (gamma T(T+1))  (5.5)  accelerated
+5          R_w + R_p <= 1/(2 eta_w) + log n / eta_p;  min_i (A w_bar_T)_i >= gamma - sqrt(2 log n)/T  (7.3)  mirror prox
+6          R_w + R_p <= 4 log n + 1;  m(w_bar_T) >= gamma^2/2 - (8 log n + 2)/(T(T+1));
+           min_i (A s_T)_i / ||s_T|| >= gamma - (8 log n + 2)/(gamma T(T+1))   (6.3)      NAG
+7          R_w(u) + R_p <= R_q(u)/eta_w + eta_w log n <= sqrt(2(p-1) log n);
+           min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n)/T   (8)                    p-norm
+=========  =============================================================================  ========
+"""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+
+from gamedyn.margins import max_margin, max_margin_q, normalized_margin
+from gamedyn.regularizers import QNorm
+
+
+@attrs.frozen
+class RateCheck:
+    """One inequality of a theorem, measured: ``measured <= bound`` or ``measured >= bound``."""
+
+    theorem: str
+    quantity: str
+    measured: float
+    bound: float
+    relation: str = attrs.field(validator=attrs.validators.in_(("<=", ">=")))
+    tolerance: float = 1e-12
+
+    @property
+    def holds(self) -> bool:
+        scale = self.tolerance * max(1.0, abs(self.bound))
+        if self.relation == "<=":
+            return bool(self.measured <= self.bound + scale)
+        return bool(self.measured >= self.bound - scale)
+
+    @property
+    def slack(self) -> float:
+        """How far inside the bound the measurement is (negative when it fails)."""
+        return self.bound - self.measured if self.relation == "<=" else self.measured - self.bound
+
+
+def _path_length(p_plays, p0):
+    """sum_t ||p_t - p_{t-1}||_1^2 with p_0 given."""
+    previous = np.vstack([p0[None, :], p_plays[:-1]])
+    return float(np.sum(np.sum(np.abs(p_plays - previous), axis=1) ** 2))
+
+
+def _m_value(A, w):
+    """m(w) = min_i (Aw)_i - 1/2 ||w||^2 for the paper's regularised payoff."""
+    return float(np.min(A @ w) - 0.5 * w @ w)
+
+
+def _dense(A):
+    return A.toarray() if hasattr(A, "toarray") else np.asarray(A, dtype=np.float64)
+
+
+def theorem3(A, T, *, oracle=None):
+    """Theorem 3 (smooth perceptron): regret bounds and m(w_bar_T) >= gamma^2/2 - 8 log n/(T(T+1))."""
+    from gamedyn.recipes import smooth_perceptron
+
+    A = _dense(A)
+    oracle = max_margin(A) if oracle is None else oracle
+    n = A.shape[0]
+    run = smooth_perceptron(A, T, record=True)
+    path = _path_length(run.game.trace["p"], np.full(n, 1.0 / n))
+    return [
+        RateCheck("3", "R_w", run.game.w_regret, 2 * path, "<="),
+        RateCheck("3", "R_p", run.game.p_regret, 4 * np.log(n) - 2 * path, "<="),
+        RateCheck("3", "m(w_bar_T)", _m_value(A, run.w), oracle.upper**2 / 2 - 8 * np.log(n) / (T * (T + 1)), ">="),
+    ]
+
+
+def theorem4(A, T, *, oracle=None):
+    """Theorem 4 (accelerated perceptron): normalised margin of v_T >= gamma - 8 log n/(gamma T(T+1))."""
+    from gamedyn.recipes import accelerated_perceptron
+
+    A = _dense(A)
+    oracle = max_margin(A) if oracle is None else oracle
+    n, gamma = A.shape[0], oracle.upper
+    run = accelerated_perceptron(A, T, record=True)
+    path = _path_length(run.game.trace["p"], np.full(n, 1.0 / n))
+    return [
+        RateCheck("4", "R_w", run.game.w_regret, 2 * path, "<="),
+        RateCheck("4", "R_p", run.game.p_regret, 4 * np.log(n) - 2 * path, "<="),
+        RateCheck("4", "normalised margin of v_T", normalized_margin(A, run.w),
+                  gamma - 8 * np.log(n) / (gamma * T * (T + 1)), ">="),
+    ]
+
+
+def theorem5(A, T, *, eta_w=None, eta_p=None, oracle=None):
+    """Theorem 5 (mirror prox): R_w + R_p <= 1/(2 eta_w) + log n/eta_p and the margin of w_bar_T."""
+    from gamedyn.recipes import mirror_prox_perceptron
+
+    A = _dense(A)
+    oracle = max_margin(A) if oracle is None else oracle
+    n = A.shape[0]
+    eta_w = 1 / np.sqrt(2 * np.log(n)) if eta_w is None else eta_w
+    eta_p = np.sqrt(2 * np.log(n)) if eta_p is None else eta_p
+    run = mirror_prox_perceptron(A, T, eta_w, eta_p)
+    regret_bound = 1 / (2 * eta_w) + np.log(n) / eta_p
+    return [
+        RateCheck("5", "R_w + R_p", run.game.w_regret + run.game.p_regret, regret_bound, "<="),
+        RateCheck("5", "min_i (A w_bar_T)_i", float(np.min(A @ run.w)), oracle.upper - regret_bound / T, ">="),
+    ]
+
+
+def theorem6(A, T, *, oracle=None):
+    """Theorem 6 (NAG): R_w + R_p <= 4 log n + 1, m(w_bar_T) and the normalised margin of s_T."""
+    from gamedyn.recipes import nag_margin
+
+    A = _dense(A)
+    oracle = max_margin(A) if oracle is None else oracle
+    n, gamma = A.shape[0], oracle.upper
+    run = nag_margin(A, T)
+    excess = (8 * np.log(n) + 2) / (T * (T + 1))
+    return [
+        RateCheck("6", "R_w + R_p", run.game.w_regret + run.game.p_regret, 4 * np.log(n) + 1, "<="),
+        RateCheck("6", "m(w_bar_T)", _m_value(A, run.game.w_average), gamma**2 / 2 - excess, ">="),
+        RateCheck("6", "normalised margin of s_T", normalized_margin(A, run.w), gamma - excess / gamma, ">="),
+    ]
+
+
+def theorem7(A, T, p, *, oracle=None):
+    """Theorem 7 (p-norm): R_w(u) + R_p <= R_q(u)/eta_w + eta_w log n <= sqrt(2(p-1) log n), and the margin."""
+    from gamedyn.recipes import pnorm_perceptron
+
+    A = _dense(A)
+    q = p / (p - 1)
+    oracle = max_margin_q(A, q) if oracle is None else oracle
+    n = A.shape[0]
+    eta_w = 1 / np.sqrt(2 * (q - 1) * np.log(n))
+    run = pnorm_perceptron(A, T, p)
+    u = oracle.direction  # ||u||_q = 1
+    measured = run.game.w_regret_against(u) + run.game.p_regret
+    constant = np.sqrt(2 * (p - 1) * np.log(n))
+    return [
+        RateCheck("7", "R_w(u) + R_p", measured, QNorm(q).value(u) / eta_w + eta_w * np.log(n), "<="),
+        RateCheck("7", "R_q(u)/eta_w + eta_w log n", QNorm(q).value(u) / eta_w + eta_w * np.log(n), constant, "<="),
+        RateCheck("7", "min_i (A w_bar_T)_i", float(np.min(A @ run.w)), oracle.upper - constant / T, ">="),
+    ]

@@ -1,0 +1,159 @@
+"""One registry of the recipes, their original algorithms and the equivalence claims.
+
+It drives the conformance tests, the command line's ``list`` and ``reproduce`` and the docs, so
+nothing is listed twice. Each :class:`Equivalence` returns, for data ``A`` and horizon ``T``, the
+pairs (recipe quantity, original quantity) that the paper says are equal; the relative error
+``||a - b|| / ||b||`` of each pair is the measurement.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import attrs
+import numpy as np
+
+from gamedyn import original
+
+
+@attrs.frozen
+class Entry:
+    """A runnable algorithm: a recipe (game form) or an original (published form)."""
+
+    name: str
+    kind: str  # "recipe" or "original"
+    function: Callable
+    summary: str
+    reference: str
+
+
+@attrs.frozen
+class Equivalence:
+    """A claim that two computations agree, with the paper's statement."""
+
+    claim: str
+    statement: str
+    pairs: Callable  # (A, T) -> list of (label, value, reference value)
+
+    def errors(self, A, T) -> dict:
+        """Relative error ||a - b|| / ||b|| of every pair."""
+        return {label: relative_error(value, reference) for label, value, reference in self.pairs(A, T)}
+
+
+def relative_error(value, reference) -> float:
+    value, reference = np.asarray(value, dtype=np.float64), np.asarray(reference, dtype=np.float64)
+    scale = np.linalg.norm(reference)
+    difference = np.linalg.norm(value - reference)
+    return float(difference / scale) if scale > 0 else float(difference)
+
+
+def _recipes():
+    from gamedyn import recipes
+
+    return recipes
+
+
+def recipe_entries() -> list[Entry]:
+    recipes = _recipes()
+    return [
+        Entry("smooth_perceptron", "recipe", recipes.smooth_perceptron,
+              "OFTL (w) vs FTRL+ entropy eta=1/4 (p), alpha_t = t, g = p'Aw - |w|^2/2", "Prop. 1; Soheili & Pena 2012"),
+        Entry("accelerated_perceptron", "recipe", recipes.accelerated_perceptron,
+              "the same game; output v_T = 1/4 sum alpha_t w_t (theta='ji': p on weights t+1, eta=1/2)",
+              "Prop. 2; Ji, Srebro & Telgarsky 2021"),
+        Entry("mirror_prox_perceptron", "recipe", recipes.mirror_prox_perceptron,
+              "optimistic OMD (ball) vs optimistic OMD (entropy), hints at the opponent's secondary iterate",
+              "Thm. 5; Yu, Kilinc-Karzan & Carbonell 2014"),
+        Entry("nag_margin", "recipe", recipes.nag_margin,
+              "FTRL+ no regulariser (w) vs OFTRL entropy eta=1/4 (p), p first; s_T = 1/4 sum alpha_t w_t",
+              "Thm. 6; Nesterov's accelerated gradient"),
+        Entry("pnorm_perceptron", "recipe", recipes.pnorm_perceptron,
+              "OFTRL with ||w||_q^2/(2(q-1)) (w) vs FTRL+ entropy (p), alpha_t = 1", "Thm. 7; Algorithm 4"),
+    ]
+
+
+def original_entries() -> list[Entry]:
+    return [
+        Entry("original.smooth_perceptron", "original", original.smooth_perceptron,
+              "Soheili-Pena smoothed primal-dual iteration, returns (v_{T-1}, q_{T-1})", "Algorithm 1"),
+        Entry("original.accelerated_perceptron", "original", original.accelerated_perceptron,
+              "Ji et al.'s primal-dual iteration, returns (v_T, q_T)", "Algorithm 2"),
+        Entry("original.mirror_prox", "original", original.mirror_prox,
+              "extragradient on ball x simplex, returns (w_bar_T, p_bar_T)", "Yu et al. 2014"),
+        Entry("original.nag", "original", original.nag,
+              "Nesterov's accelerated gradient on the exponential loss, returns s_T", "Algorithm 3"),
+        Entry("original.perceptron", "original", original.perceptron,
+              "batch perceptron on the most violated row, returns (w, updates)", "Rosenblatt; Novikoff bound"),
+        Entry("original.pnorm_perceptron", "original", original.pnorm_perceptron,
+              "p-norm perceptron, returns (w, updates)", "Gentile 2001"),
+    ]
+
+
+def entries() -> list[Entry]:
+    return recipe_entries() + original_entries()
+
+
+# ------------------------------------------------------------------------------------ equivalences
+
+
+def _proposition1(A, T):
+    result = _recipes().smooth_perceptron(A, T)
+    v, q = original.smooth_perceptron(A, T)
+    return [("v_{T-1} = w_bar_T", result.w, v), ("q_{T-1} = sum a_t p_t / S_T", result.p, q)]
+
+
+def _proposition1_trajectory(A, T):
+    result = _recipes().smooth_perceptron(A, T, record=True)
+    path = original.smooth_perceptron(A, T, trajectory=True)
+    alpha = np.arange(1, T + 1)[:, None]
+    totals = np.cumsum(alpha, axis=0)
+    w_bars = np.cumsum(alpha * result.game.trace["w"], axis=0) / totals
+    p_bars = np.cumsum(alpha * result.game.trace["p"], axis=0) / totals
+    return [("v_t = w_bar_{t+1}, all t", w_bars, path.v), ("q_t = p_bar_{t+1}, all t", p_bars, path.q),
+            ("q_mu_t(v_t) = p_{t+1}, all t", result.game.trace["p"], path.q_mu)]
+
+
+def _proposition2(theta):
+    def pairs(A, T):
+        result = _recipes().accelerated_perceptron(A, T, theta=theta)
+        v, q = original.accelerated_perceptron(A, T, theta=theta)
+        return [("v_T", result.w, v), ("q_T = p_T", result.p, q)]
+
+    return pairs
+
+
+def _theorem1(A, T):
+    v_ji, _ = original.accelerated_perceptron(A, T)
+    v_sp, q_sp = original.smooth_perceptron(A, T)
+    q_ji = original.accelerated_perceptron(A, T, trajectory=True).q[1:]
+    alpha = np.arange(1, T + 1)
+    return [("v^Ji_T = T(T+1)/8 v^SP_{T-1}", v_ji, T * (T + 1) / 8 * v_sp),
+            ("q^SP_{T-1} = sum t q^Ji_t / S_T", q_sp, alpha @ q_ji / alpha.sum())]
+
+
+def _theorem6(A, T):
+    result = _recipes().nag_margin(A, T)
+    return [("s_T (recipe) = s_T (NAG)", result.w, original.nag(A, T)),
+            ("s_T = T(T+1)/8 w_bar_T", original.nag(A, T), T * (T + 1) / 8 * result.game.w_average)]
+
+
+def _yu(A, T):
+    result = _recipes().mirror_prox_perceptron(A, T, record=True)
+    path = original.mirror_prox(A, T, trajectory=True)
+    return [("w_bar_T", result.w, path.w_bar), ("p_bar_T", result.p, path.p_bar),
+            ("plays w_t = w_{t-1/2}", result.game.trace["w"], path.w_half),
+            ("plays p_t = p_{t-1/2}", result.game.trace["p"], path.p_half)]
+
+
+EQUIVALENCES = [
+    Equivalence("Proposition 1", "smooth perceptron: v_{T-1} = w_bar_T, q_{T-1} = sum_t alpha_t p_t / S_T", _proposition1),
+    Equivalence("Proposition 1 (trajectory)", "v_t = w_bar_{t+1}, q_t = p_bar_{t+1}, q_mu_t(v_t) = p_{t+1} for every t",
+                _proposition1_trajectory),
+    Equivalence("Proposition 2", "Ji et al., theta_{t-1} = t/(2(t+1)): v_T = 1/4 sum_t alpha_t w_t, q_T = p_T",
+                _proposition2("wang")),
+    Equivalence("Proposition 2 (theta = 1)", "Ji et al.'s theta = 1: v_T = 1/2 sum_t alpha_{t+1} w_t, q_T = p_T",
+                _proposition2("ji")),
+    Equivalence("Theorem 1", "Algorithms 1 and 2 play the same game: v^Ji_T = T(T+1)/8 v^SP_{T-1}", _theorem1),
+    Equivalence("Theorem 6", "NAG: s_T = 1/4 sum_t alpha_t w_t = T(T+1)/8 w_bar_T (not 2 w_bar_T)", _theorem6),
+    Equivalence("Theorem 5 (Yu et al.)", "mirror prox: the plays are the half iterates; w_bar_T, p_bar_T agree", _yu),
+]

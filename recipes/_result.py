@@ -1,0 +1,21 @@
+"""The result every recipe returns."""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+
+from gamedyn.protocol import GameResult
+
+
+@attrs.frozen
+class RecipeResult:
+    """A recipe's output in the original algorithm's terms, plus the game that produced it.
+
+    ``w`` and ``p`` mean what the recipe's docstring says (a public contract); ``game`` is the
+    runner's :class:`gamedyn.GameResult` with the regrets and Theorem 2's bound.
+    """
+
+    w: np.ndarray
+    p: np.ndarray
+    game: GameResult

@@ -1,0 +1,50 @@
+r"""Accelerated perceptron (Ji, Srebro & Telgarsky 2021) as a game: Proposition 2 (spec section 5).
+
+theta = "wang" (theta_{t-1} = t / (2(t+1))): the same game as the smooth perceptron.
+
+=========  ==========================================================================
+payoff     g(w, p) = p^T A w - 1/2 ||w||^2
+w-player   OFTL with psi_t = h_{t-1} on R^d, weights alpha_t = t
+p-player   FTRL+ with entropy, eta = 1/4, weights alpha_t = t
+output     v_T = 1/4 sum_t alpha_t w_t = T(T+1)/8 w_bar_T,   q_T = p_T
+=========  ==========================================================================
+
+theta = "ji" (Ji et al.'s original theta_{t-1} = 1): the p-player changes.
+
+=========  ==========================================================================
+p-player   FTRL+ with entropy, eta = 1/2, weights alpha_{t+1} = t + 1
+output     v_T = 1/2 sum_t alpha_{t+1} w_t,   q_T = p_T
+=========  ==========================================================================
+"""
+
+from gamedyn import OFTL, Entropy, FTRLPlus, RegularizedBilinear, play
+from gamedyn.recipes._result import RecipeResult
+
+_P_PLAYER = {  # theta -> (eta, p-player weights, output weights, output scale)
+    "wang": (1 / 4, None, None, 1 / 4),
+    "ji": (1 / 2, lambda t: t + 1, lambda t: t + 1, 1 / 2),
+}
+
+
+def accelerated_perceptron(A, T, theta="wang", *, stop=None, record=False):
+    r"""Proposition 2: :math:`v_T=\tfrac14\sum_t\alpha_tw_t`, :math:`q_T=p_T` (``theta="wang"``);
+    :math:`v_T=\tfrac12\sum_t\alpha_{t+1}w_t` with the p-player on weights t + 1 and eta = 1/2 (``"ji"``).
+
+    ``.w`` = v_T, ``.p`` = p_T.
+    """
+    if theta not in _P_PLAYER:
+        raise ValueError(f"theta must be 'wang' (theta_(t-1) = t/(2(t+1))) or 'ji' (theta = 1), got {theta!r}.")
+    eta, p_weights, output_weights, scale = _P_PLAYER[theta]
+    game = play(
+        RegularizedBilinear(A),
+        w_learner=OFTL(),
+        p_learner=FTRLPlus(Entropy(), eta=eta),
+        T=T,
+        weights="linear",
+        p_weights=p_weights,
+        output_weights=output_weights,
+        first="w",
+        stop=stop,
+        record=record,
+    )
+    return RecipeResult(w=scale * game.w_sum, p=game.p_last, game=game)

@@ -1,0 +1,44 @@
+r"""Yu, Kilinc-Karzan & Carbonell's mirror-prox perceptron as a game: Theorem 5 (spec section 7).
+
+=========  ==========================================================================
+payoff     g(w, p) = p^T A w,  w in the unit ball, p in the simplex
+w-player   optimistic OMD, Euclidean on the ball, step eta_w, hint -g(., y^p_{t-1})
+p-player   optimistic OMD, entropy on the simplex, step eta_p, hint g(y^w_{t-1}, .)
+weights    alpha_t = 1;  y^w_0 = 0, y^p_0 = u_n;  w-player first
+output     w_bar_T, p_bar_T  (the plays are mirror prox's half iterates)
+=========  ==========================================================================
+
+Each hint is the round loss at the *opponent's secondary iterate*, which each player rebuilds
+from its own plays by running a shadow of the opponent's mirror descent.
+"""
+
+import numpy as np
+
+from gamedyn import OMD, Bilinear, Entropy, MirrorDescent, OpponentSecondary, SquaredEuclidean, play
+from gamedyn._validation import check_positive
+from gamedyn.recipes._result import RecipeResult
+
+
+def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, stop=None, record=False):
+    r"""Theorem 5: the plays are mirror prox's half iterates; ``.w`` = w_bar_T, ``.p`` = p_bar_T.
+
+    Default steps eta_w = 1/sqrt(2 log n), eta_p = sqrt(2 log n) (Nemirovski's ball x simplex setup).
+    """
+    payoff = Bilinear(A)
+    n = payoff.p_dimension
+    if (eta_w is None or eta_p is None) and n < 2:
+        raise ValueError("The default steps need n >= 2 rows (they involve log n); pass eta_w and eta_p explicitly.")
+    eta_w = 1 / np.sqrt(2 * np.log(n)) if eta_w is None else check_positive(eta_w, "eta_w")
+    eta_p = np.sqrt(2 * np.log(n)) if eta_p is None else check_positive(eta_p, "eta_p")
+    ball, simplex = SquaredEuclidean(radius=1.0), Entropy()
+    game = play(
+        payoff,
+        w_learner=OMD(ball, eta_w, hint=OpponentSecondary(MirrorDescent(simplex, eta_p), payoff, player="w")),
+        p_learner=OMD(simplex, eta_p, hint=OpponentSecondary(MirrorDescent(ball, eta_w), payoff, player="p")),
+        T=T,
+        weights="constant",
+        first="w",
+        stop=stop,
+        record=record,
+    )
+    return RecipeResult(w=game.w_average, p=game.p_average, game=game)

@@ -1,0 +1,28 @@
+r"""Nesterov's accelerated gradient on the exponential loss as a game: Theorem 6 (spec section 6).
+
+=========  ==========================================================================
+payoff     g(w, p) = p^T A w - 1/2 ||w||^2
+p-player   OFTRL with entropy, eta = 1/4, psi_t = l_{t-1}  (l_0 = g(w_0, .), w_0 = 0)
+w-player   FTRL+ with no regularizer                  (w_t = sum_{j<=t} a_j A^T p_j / S_t)
+weights    alpha_t = t;  p-player first (Algorithm 3)
+output     s_T = 1/4 sum_t alpha_t w_t = T(T+1)/8 w_bar_T   (the seed's "s_T = 2 w_bar_T" is false)
+=========  ==========================================================================
+"""
+
+from gamedyn import OFTRL, Entropy, FTRLPlus, RegularizedBilinear, play
+from gamedyn.recipes._result import RecipeResult
+
+
+def nag_margin(A, T, *, stop=None, record=False):
+    r"""Theorem 6: :math:`s_T=\tfrac14\sum_t\alpha_tw_t`. ``.w`` = s_T, ``.p`` = p_T = sigma(A u_T)."""
+    game = play(
+        RegularizedBilinear(A),
+        w_learner=FTRLPlus(),
+        p_learner=OFTRL(Entropy(), eta=1 / 4),
+        T=T,
+        weights="linear",
+        first="p",
+        stop=stop,
+        record=record,
+    )
+    return RecipeResult(w=game.w_sum / 4, p=game.p_last, game=game)

@@ -1,0 +1,41 @@
+r"""Accelerated p-norm perceptron (the paper's Algorithm 4): Theorem 7 (spec section 8).
+
+=========  ==========================================================================
+payoff     g(w, pi) = pi^T A w   (rows with ||x_i||_p <= 1, p >= 2, q = p/(p-1))
+w-player   OFTRL with R_q(w) = ||w||_q^2 / (2(q-1)), centre 0, psi_t = h_{t-1}, eta_w
+p-player   FTRL+ with entropy, eta_p = 1 / eta_w
+weights    alpha_t = 1;  pi_0 = u_n;  w-player first
+steps      eta_w = 1 / sqrt(2 (q-1) log n)
+output     w_bar_T = 1/T sum_t w_t
+=========  ==========================================================================
+"""
+
+import numbers
+
+import numpy as np
+
+from gamedyn import OFTRL, Bilinear, Entropy, FTRLPlus, QNorm, play
+from gamedyn.recipes._result import RecipeResult
+
+
+def pnorm_perceptron(A, T, p, *, stop=None, record=False):
+    r"""Theorem 7: min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n)/T. ``.w`` = w_bar_T, ``.p`` = pi_bar_T."""
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (2 <= p < np.inf):
+        raise ValueError(f"p must be a real number >= 2 (the norm of the data, ||x_i||_p <= 1), got {p!r}.")
+    payoff = Bilinear(A)
+    n = payoff.p_dimension
+    if n < 2:
+        raise ValueError("Theorem 7's steps need n >= 2 rows (they involve log n).")
+    q = p / (p - 1)
+    eta_w = 1 / np.sqrt(2 * (q - 1) * np.log(n))
+    game = play(
+        payoff,
+        w_learner=OFTRL(QNorm(q), eta=eta_w),
+        p_learner=FTRLPlus(Entropy(), eta=1 / eta_w),
+        T=T,
+        weights="constant",
+        first="w",
+        stop=stop,
+        record=record,
+    )
+    return RecipeResult(w=game.w_average, p=game.p_average, game=game)

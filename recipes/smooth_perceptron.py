@@ -1,0 +1,37 @@
+r"""Smooth perceptron (Soheili & Pena 2012) as a game: Proposition 1 (spec section 4).
+
+=========  ==========================================================================
+payoff     g(w, p) = p^T A w - 1/2 ||w||^2
+w-player   OFTL with psi_t = h_{t-1} on R^d      (w_t = [sum_{j<t} a_j A^T p_j + a_t A^T p_{t-1}] / S_t)
+p-player   FTRL+ with entropy, eta = 1/4          (p_t = sigma(1/4 sum_{s<=t} a_s A w_s))
+weights    alpha_t = t;  p_0 = u_n;  w-player first
+output     w_bar_T = v_{T-1}  and  sum_t alpha_t p_t / S_T = q_{T-1}
+=========  ==========================================================================
+"""
+
+from gamedyn import OFTL, Entropy, FTRLPlus, RegularizedBilinear, play
+from gamedyn.recipes._result import RecipeResult
+
+
+def smooth_perceptron(A, T, *, stop=None, record=False):
+    r"""Proposition 1: :math:`v_{T-1}=\bar w_T` and :math:`q_{T-1}=\sum_t\alpha_tp_t/S_T`.
+
+    ``.w`` = w_bar_T, ``.p`` = sum_t alpha_t p_t / S_T.
+
+    >>> import numpy as np
+    >>> A = np.array([[0.6, 0.2], [0.3, -0.5], [0.5, 0.1]])
+    >>> result = smooth_perceptron(A, T=30)
+    >>> bool(np.min(A @ result.w) > 0)
+    True
+    """
+    game = play(
+        RegularizedBilinear(A),
+        w_learner=OFTL(),
+        p_learner=FTRLPlus(Entropy(), eta=1 / 4),
+        T=T,
+        weights="linear",
+        first="w",
+        stop=stop,
+        record=record,
+    )
+    return RecipeResult(w=game.w_average, p=game.p_average, game=game)
