@@ -6,6 +6,8 @@ Protocol 1 and reports the averaged iterates, the regrets and Theorem 2's certif
 accelerated perceptrons and NAG are recipes in :mod:`gamedyn.recipes`.
 """
 
+from gamedyn.datasets import signed_rows
+from gamedyn.margins import margin, max_margin, max_margin_q, normalized_margin
 from gamedyn.hints import CurrentLoss, LastLoss, NoHint, OpponentSecondary
 from gamedyn.learners import (
     FTL,
