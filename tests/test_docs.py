@@ -51,3 +51,25 @@ def test_docstring_examples(name):
     for test in finder.find(module, name):
         runner.run(test)
     assert runner.failures == 0, f"{runner.failures} docstring example(s) failed in {name}"
+
+
+def _public_names(module):
+    import inspect
+
+    if hasattr(module, "__all__"):
+        return list(module.__all__)
+    return [name for name, value in vars(module).items() if not name.startswith("_")
+            and (inspect.isfunction(value) or inspect.isclass(value)) and value.__module__ == module.__name__]
+
+
+REFERENCED_MODULES = ["gamedyn", "gamedyn.recipes", "gamedyn.original", "gamedyn.margins", "gamedyn.datasets",
+                      "gamedyn.rates", "gamedyn.registry", "gamedyn.logistic", "gamedyn.experiments.iterations",
+                      "gamedyn.experiments.logistic_figures"]
+
+
+@pytest.mark.parametrize("name", REFERENCED_MODULES)
+def test_reference_page_names_every_public_name(name):
+    page = (ROOT / "docs" / "reference" / "api.md").read_text()
+    missing = [public for public in _public_names(importlib.import_module(name)) if f"`{public}" not in page
+               and f"{public}`" not in page and f" {public}(" not in page and f"`{public}(" not in page]
+    assert not missing, f"docs/reference/api.md does not mention {missing} from {name}"
