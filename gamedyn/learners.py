@@ -67,6 +67,18 @@ def _resolve_centre(learner, dimension: int):
     return centre
 
 
+class _RegularizedLearner:
+    """What both families share: the domain is the regularizer's; the hint decides what is seen."""
+
+    @property
+    def domain(self):
+        return self.regularizer.domain
+
+    @property
+    def needs_current_loss(self) -> bool:
+        return self.hint.needs_current_loss
+
+
 @attrs.frozen
 class FTRLState:
     """Running weighted loss sum, the fixed centre z_0 and the hint's state."""
@@ -77,21 +89,13 @@ class FTRLState:
 
 
 @attrs.frozen
-class FollowTheRegularizedLeader:
+class FollowTheRegularizedLeader(_RegularizedLearner):
     """The FTRL-family rule with a pluggable regularizer, step eta and hint (see module docstring)."""
 
     regularizer: Regularizer = attrs.field(validator=_check_regularizer)
     eta: float = attrs.field(default=1.0, validator=_check_eta)
     hint: Any = attrs.field(factory=NoHint, validator=_check_hint)
     centre: Any = attrs.field(default=None, kw_only=True, eq=False)
-
-    @property
-    def domain(self):
-        return self.regularizer.domain
-
-    @property
-    def needs_current_loss(self) -> bool:
-        return self.hint.needs_current_loss
 
     def init(self, dimension: int, initial_loss: Loss | None = None) -> FTRLState:
         initial_loss = Loss.zero(dimension) if initial_loss is None else initial_loss
@@ -149,7 +153,7 @@ class OMDState:
 
 
 @attrs.frozen
-class OMD:
+class OMD(_RegularizedLearner):
     """Optimistic online mirror descent (Rakhlin & Sridharan 2013), see the module docstring.
 
     The hint's loss is linearised at the secondary iterate to give M_t; the default hint is the
@@ -160,14 +164,6 @@ class OMD:
     eta: float = attrs.field(default=1.0, validator=_check_eta)
     hint: Any = attrs.field(factory=LastLoss, validator=_check_hint)
     centre: Any = attrs.field(default=None, kw_only=True, eq=False)
-
-    @property
-    def domain(self):
-        return self.regularizer.domain
-
-    @property
-    def needs_current_loss(self) -> bool:
-        return self.hint.needs_current_loss
 
     def init(self, dimension: int, initial_loss: Loss | None = None) -> OMDState:
         initial_loss = Loss.zero(dimension) if initial_loss is None else initial_loss
