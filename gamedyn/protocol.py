@@ -338,6 +338,9 @@ def online(learner, losses, weights=None, *, initial_loss: Loss | None = None) -
     T = len(losses)
     weight = _weight_function("constant" if weights is None else weights, "weights", T)
     dimension = losses[0].linear.shape[0]
+    sizes = {np.shape(loss.linear) for loss in losses}
+    if sizes != {(dimension,)}:
+        raise ValueError(f"every loss must have a 1-D linear part of the same length; got shapes {sorted(sizes)}.")
     state = learner.init(dimension, initial_loss)
     plays, loss_sum, played = [], Loss.zero(dimension), 0.0
     for t, loss in enumerate(losses, start=1):

@@ -223,3 +223,10 @@ def test_learner_rejects_bad_configuration():
     with pytest.raises(ValueError, match="unbounded below"):
         online(FTL(), [Loss(np.ones(2), 0.0), Loss(np.ones(2), 0.0)])
     assert isinstance(FTL().regularizer, Zero)
+
+
+def test_online_rejects_inconsistent_losses():
+    with pytest.raises(ValueError, match="same length"):
+        online(FTRL(Entropy(), 1.0), [Loss(np.ones(2), 0.0), Loss(np.ones(3), 0.0)])
+    with pytest.raises(ValueError, match="non-empty sequence of gamedyn.Loss"):
+        online(FTRL(Entropy(), 1.0), [np.ones(2)])
