@@ -33,6 +33,10 @@ from gamedyn.regularizers import (
     numerical_argmin,
 )
 
+from gamedyn import _source_layout
+
+_source_layout.install()
+
 __version__ = "0.1.0"
 
 __all__ = [

@@ -36,10 +36,13 @@ def test_page_code_blocks_run(page, tmp_path, monkeypatch):
 
 
 def _modules():
-    names = [gamedyn.__name__]
-    for info in pkgutil.walk_packages(gamedyn.__path__, prefix="gamedyn."):
-        if not info.name.endswith("__main__"):
-            names.append(info.name)
+    import gamedyn.recipes
+
+    names = [gamedyn.__name__, gamedyn.recipes.__name__]
+    for package in (gamedyn, gamedyn.recipes):
+        for info in pkgutil.walk_packages(package.__path__, prefix=package.__name__ + "."):
+            if not info.name.endswith("__main__"):
+                names.append(info.name)
     return sorted(set(names))
 
 
