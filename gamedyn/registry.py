@@ -34,6 +34,7 @@ class Equivalence:
     claim: str
     statement: str
     pairs: Callable  # (A, T) -> list of (label, value, reference value)
+    recipes: tuple = ()  # the recipes the claim is about
 
     def errors(self, A, T) -> dict:
         """Relative error ||a - b|| / ||b|| of every pair."""
@@ -146,14 +147,18 @@ def _yu(A, T):
 
 
 EQUIVALENCES = [
-    Equivalence("Proposition 1", "smooth perceptron: v_{T-1} = w_bar_T, q_{T-1} = sum_t alpha_t p_t / S_T", _proposition1),
+    Equivalence("Proposition 1", "smooth perceptron: v_{T-1} = w_bar_T, q_{T-1} = sum_t alpha_t p_t / S_T",
+                _proposition1, ("smooth_perceptron",)),
     Equivalence("Proposition 1 (trajectory)", "v_t = w_bar_{t+1}, q_t = p_bar_{t+1}, q_mu_t(v_t) = p_{t+1} for every t",
-                _proposition1_trajectory),
+                _proposition1_trajectory, ("smooth_perceptron",)),
     Equivalence("Proposition 2", "Ji et al., theta_{t-1} = t/(2(t+1)): v_T = 1/4 sum_t alpha_t w_t, q_T = p_T",
-                _proposition2("wang")),
+                _proposition2("wang"), ("accelerated_perceptron",)),
     Equivalence("Proposition 2 (theta = 1)", "Ji et al.'s theta = 1: v_T = 1/2 sum_t alpha_{t+1} w_t, q_T = p_T",
-                _proposition2("ji")),
-    Equivalence("Theorem 1", "Algorithms 1 and 2 play the same game: v^Ji_T = T(T+1)/8 v^SP_{T-1}", _theorem1),
-    Equivalence("Theorem 6", "NAG: s_T = 1/4 sum_t alpha_t w_t = T(T+1)/8 w_bar_T (not 2 w_bar_T)", _theorem6),
-    Equivalence("Theorem 5 (Yu et al.)", "mirror prox: the plays are the half iterates; w_bar_T, p_bar_T agree", _yu),
+                _proposition2("ji"), ("accelerated_perceptron",)),
+    Equivalence("Theorem 1", "Algorithms 1 and 2 play the same game: v^Ji_T = T(T+1)/8 v^SP_{T-1}",
+                _theorem1, ("smooth_perceptron", "accelerated_perceptron")),
+    Equivalence("Theorem 6", "NAG: s_T = 1/4 sum_t alpha_t w_t = T(T+1)/8 w_bar_T (not 2 w_bar_T)",
+                _theorem6, ("nag_margin",)),
+    Equivalence("Theorem 5 (Yu et al.)", "mirror prox: the plays are the half iterates; w_bar_T, p_bar_T agree",
+                _yu, ("mirror_prox_perceptron",)),
 ]

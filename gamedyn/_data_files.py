@@ -1,0 +1,219 @@
+"""Data sets for ``gamedyn run``: a user's file (``--data FILE``) or synthetic data (``--synthetic``).
+
+File formats, chosen by the extension:
+
+=================================  ==================================================================
+``.npz``                           arrays ``X`` (n x d) and ``y`` (n labels), or one array ``A`` whose
+                                   rows are already the signed rows ``y_i x_i``
+``.npy``                           one 2-D array: the signed rows ``A`` (``layout="A"``, the default),
+                                   or features with the label in the LAST column (``layout="Xy"``,
+                                   ``gamedyn run --npy-layout Xy``)
+``.csv``                           comma-separated numbers, one example a line, label in the last
+                                   column; a first line that is not numeric is a header and skipped
+``.svm .svmlight .libsvm .txt``    svmlight / libsvm text, read by scikit-learn's
+                                   ``load_svmlight_file`` (``pip install gamedyn[data]``)
+=================================  ==================================================================
+
+Labels must lie in {-1, +1} or in {0, 1} (0 is read as -1); anything else is an error. The signed
+rows are scaled so that the largest ``||a_i||_2`` is 1, the papers' assumption ``||x_i|| <= 1``;
+the factor is kept in :attr:`DataSet.scaled_by` so the command line can say so. Synthetic data come
+from :func:`gamedyn.datasets.make_separable` (already in the unit ball) and are not rescaled.
+"""
+
+from __future__ import annotations
+
+import os
+
+import attrs
+import numpy as np
+
+from gamedyn._validation import check_matrix
+
+SVMLIGHT_EXTENSIONS = (".svm", ".svmlight", ".libsvm", ".txt")
+NPY_LAYOUTS = ("A", "Xy")
+
+
+@attrs.frozen(eq=False)
+class DataSet:
+    """Signed rows ``A`` (dense float64, max row norm 1) and where they came from."""
+
+    A: np.ndarray
+    source: str  # e.g. "data.csv" or "make_separable(n=200, d=20, gamma=0.05, seed=0)"
+    scaled_by: float | None = None  # rows were divided by this (their largest norm); None: not rescaled
+
+    @property
+    def n(self) -> int:
+        return self.A.shape[0]
+
+    @property
+    def d(self) -> int:
+        return self.A.shape[1]
+
+    def describe(self) -> str:
+        """One line: source, shape and the scaling applied."""
+        scaling = ("rows scaled by 1/max||x_i|| = 1/" + f"{self.scaled_by:.6g} so that max ||x_i|| = 1"
+                   if self.scaled_by is not None else "rows not rescaled (already max ||x_i|| <= 1)")
+        return f"{self.source}: n = {self.n} examples, d = {self.d} features; {scaling}"
+
+
+# ------------------------------------------------------------------------------------ synthetic
+
+
+def parse_synthetic_spec(text: str) -> tuple[int, int, float]:
+    """``"n,d,gamma"`` -> ``(n, d, gamma)``, e.g. ``"200,20,0.05"``."""
+    fix = "--synthetic expects n,d,gamma such as 200,20,0.05 (integers n, d >= 1 and 0 < gamma < 1)"
+    parts = [part.strip() for part in str(text).split(",")]
+    if len(parts) != 3:
+        raise ValueError(f"{fix}; got {text!r}.")
+    try:
+        n, d, gamma = int(parts[0]), int(parts[1]), float(parts[2])
+    except ValueError:
+        raise ValueError(f"{fix}; got {text!r}.") from None
+    if n < 1 or d < 1 or not 0.0 < gamma < 1.0:
+        raise ValueError(f"{fix}; got {text!r}.")
+    return n, d, gamma
+
+
+def synthetic_data(spec: str, seed: int = 0) -> DataSet:
+    """:func:`gamedyn.datasets.make_separable` from an ``"n,d,gamma"`` spec."""
+    from gamedyn.datasets import make_separable, signed_rows
+
+    n, d, gamma = parse_synthetic_spec(spec)
+    A = signed_rows(*make_separable(n, d, gamma, seed))
+    return DataSet(np.asarray(A, dtype=np.float64), f"make_separable(n={n}, d={d}, gamma={gamma:g}, seed={seed})")
+
+
+# ----------------------------------------------------------------------------------------- files
+
+
+def load_data_file(path, layout: str = "A") -> DataSet:
+    """Read ``path`` (format from its extension, see the module docstring) into scaled signed rows.
+
+    ``layout`` applies to ``.npy`` files only: ``"A"`` (signed rows) or ``"Xy"`` (label in the last
+    column). Raises ``FileNotFoundError`` / ``ValueError`` / ``ImportError`` with a one-line message
+    naming the file and the fix.
+    """
+    path = os.fspath(path)
+    if layout not in NPY_LAYOUTS:
+        raise ValueError(f"the .npy layout must be 'A' (signed rows) or 'Xy' (label in the last column), got {layout!r}.")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such file; check the path given to --data.")
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path} is a directory; pass a data file (.npz, .npy, .csv or svmlight).")
+    extension = os.path.splitext(path)[1].lower()
+    if extension == ".npz":
+        A = _signed_rows_from_npz(path)
+    elif extension == ".npy":
+        A = _signed_rows_from_npy(path, layout)
+    elif extension == ".csv":
+        A = _signed_rows_from_columns(_read_csv(path), path)
+    elif extension in SVMLIGHT_EXTENSIONS:
+        A = _signed_rows_from_svmlight(path)
+    else:
+        raise ValueError(
+            f"{path}: unknown data format {extension or '(no extension)'!r}; use .npz, .npy, .csv or "
+            f"svmlight/libsvm ({', '.join(SVMLIGHT_EXTENSIONS)})."
+        )
+    return _scaled(A, path)
+
+
+def signs_from_labels(labels, source: str) -> np.ndarray:
+    """Labels in {-1, +1} unchanged, labels in {0, 1} with 0 -> -1; anything else is an error."""
+    labels = np.asarray(labels, dtype=np.float64).ravel()
+    values = np.unique(labels)
+    if np.all(np.isin(values, (-1.0, 1.0))):
+        return labels
+    if np.all(np.isin(values, (0.0, 1.0))):
+        return np.where(labels == 0.0, -1.0, 1.0)
+    shown = ", ".join(f"{value:g}" for value in values[:6]) + (", ..." if values.size > 6 else "")
+    raise ValueError(
+        f"{source}: labels must be in {{-1, +1}} or {{0, 1}}, found {{{shown}}}; "
+        "relabel the two classes as -1/+1 (or 0/1) in the label column."
+    )
+
+
+def _signed_rows(X, y, source: str) -> np.ndarray:
+    X = _finite_matrix(X, source)
+    signs = signs_from_labels(y, source)
+    if signs.shape[0] != X.shape[0]:
+        raise ValueError(f"{source}: X has {X.shape[0]} rows but y has {signs.shape[0]} labels; they must match.")
+    return X * signs[:, None]
+
+
+def _finite_matrix(X, source: str) -> np.ndarray:
+    try:
+        return np.array(check_matrix(X, "the data", allow_sparse=False, dtype=np.float64))
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{source}: {error}") from None
+
+
+def _signed_rows_from_columns(table, source: str) -> np.ndarray:
+    """Features in all columns but the last, labels in the last."""
+    table = _finite_matrix(table, source)
+    if table.shape[1] < 2:
+        raise ValueError(f"{source}: needs at least 2 columns (features, then the label last), got {table.shape[1]}.")
+    return _signed_rows(table[:, :-1], table[:, -1], source)
+
+
+def _load_numpy(path: str, kind: str):
+    try:
+        return np.load(path, allow_pickle=False)
+    except Exception as error:  # numpy raises ValueError, OSError or UnpicklingError on a bad file
+        raise ValueError(f"{path}: cannot be read as a {kind} file ({error}).") from None
+
+
+def _signed_rows_from_npz(path: str) -> np.ndarray:
+    with _load_numpy(path, ".npz") as archive:
+        names = set(archive.files)
+        if "A" in names:
+            return _finite_matrix(archive["A"], path)
+        if {"X", "y"} <= names:
+            return _signed_rows(archive["X"], archive["y"], path)
+    raise ValueError(
+        f"{path}: a .npz file needs arrays 'X' and 'y', or one array 'A' of signed rows; "
+        f"found {sorted(names) or 'no arrays'}."
+    )
+
+
+def _signed_rows_from_npy(path: str, layout: str) -> np.ndarray:
+    array = _load_numpy(path, ".npy")
+    if not isinstance(array, np.ndarray) or array.ndim != 2:
+        raise ValueError(f"{path}: a .npy file must hold one 2-D array, got shape {getattr(array, 'shape', None)}.")
+    return _finite_matrix(array, path) if layout == "A" else _signed_rows_from_columns(array, path)
+
+
+def _read_csv(path: str) -> np.ndarray:
+    with open(path, encoding="utf-8") as handle:
+        first = next((line for line in handle if line.strip() and not line.lstrip().startswith("#")), None)
+    if first is None:
+        raise ValueError(f"{path}: the file is empty; it needs one example a line, label last.")
+    try:
+        [float(field) for field in first.split(",")]
+        header = 0
+    except ValueError:
+        header = 1
+    try:
+        return np.loadtxt(path, delimiter=",", ndmin=2, skiprows=header)
+    except ValueError as error:
+        raise ValueError(f"{path}: not a numeric CSV file ({error}); use numbers separated by commas, label last.") from None
+
+
+def _signed_rows_from_svmlight(path: str) -> np.ndarray:
+    try:
+        from sklearn.datasets import load_svmlight_file
+    except ImportError:
+        raise ImportError(
+            f"{path}: reading svmlight/libsvm files needs scikit-learn: pip install gamedyn[data]"
+        ) from None
+    try:
+        X, y = load_svmlight_file(path)
+    except (ValueError, RuntimeError) as error:
+        raise ValueError(f"{path}: not a valid svmlight/libsvm file ({error}).") from None
+    return _signed_rows(X.toarray(), y, path)
+
+
+def _scaled(A: np.ndarray, source: str) -> DataSet:
+    largest = float(np.max(np.linalg.norm(A, axis=1)))
+    if largest == 0.0:
+        raise ValueError(f"{source}: every row is zero; there is nothing to separate.")
+    return DataSet(A / largest, os.path.basename(source), scaled_by=largest)

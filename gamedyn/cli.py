@@ -1,0 +1,469 @@
+"""The ``gamedyn`` command line (also ``python -m gamedyn``).
+
+Commands::
+
+    gamedyn list                                   recipes and original algorithms, with references
+    gamedyn run RECIPE [--data FILE | --synthetic n,d,gamma] [--T N] [--seed S] [--every K] [--json]
+    gamedyn reproduce [NAMES...] [--quick | --full] [--out DIR] [--no-figures]
+    gamedyn figures [--out DIR] [--quick]
+
+``run`` prints, at each reporting step t, the margin and normalised margin of the algorithm's
+output, the two players' weighted regrets and Theorem 2's bound (R_w + R_p)/S_t. Steps are
+1, 2, 5, 10, 20, 50, ... and T, or every K rounds with ``--every K``. On a terminal a progress bar
+is drawn on stderr; in a pipe or a log nothing but the report is written. ``--json`` prints one
+JSON document instead (non-finite numbers, e.g. an infinite regret, become null).
+
+Data files (``--data``): ``.npz`` with arrays ``X`` and ``y`` (or ``A``, the signed rows); ``.npy``
+holding ``A`` (or, with ``--npy-layout Xy``, features with the label in the last column); ``.csv``
+with the label in the last column; svmlight/libsvm text (``.svm``, ``.svmlight``, ``.libsvm``,
+``.txt``; needs ``pip install gamedyn[data]``). Labels in {-1, +1} or {0, 1}. Rows are scaled so
+that max ||x_i|| = 1, and the output says so. Without ``--data`` the data are
+``--synthetic 200,20,0.05`` (:func:`gamedyn.datasets.make_separable` with ``--seed``).
+
+``reproduce`` runs every claim (see :mod:`gamedyn.reproduce`), prints one table and exits 1 when a
+claim fails. It writes ``report.md`` and the figures of both papers to ``--out`` (default
+``./gamedyn-report``). ``--quick`` is a smoke run that writes nothing unless ``--out`` is given
+(then with the short-horizon figures); ``--full`` runs larger T, more data sets and smaller margins.
+Figures need matplotlib (``pip install gamedyn[plot]``); without it the run says so in one line
+and skips them.
+
+Errors (unknown recipe, unreadable file, bad labels, T <= 0, a bad ``--synthetic`` spec,
+non-separable data) print ONE line on stderr naming the problem and the fix, and exit with
+status 2. Set ``GAMEDYN_TRACEBACK=1`` to see the Python traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import attrs
+import numpy as np
+
+from gamedyn._progress import ProgressBar
+
+DEFAULT_SYNTHETIC = "200,20,0.05"
+DEFAULT_OUT = "gamedyn-report"
+_TRAJECTORY_LIMIT = 10_000_000  # T (n + d): above it an original reports only its final output (memory)
+
+
+# ------------------------------------------------------------------------------------- parser
+
+_RUN_EPILOG = """data files (--data FILE):
+  .npz                            arrays X (n x d) and y (n labels), or one array A of signed rows y_i x_i
+  .npy                            one 2-D array: A (default), or with --npy-layout Xy the label in the last column
+  .csv                            label in the last column; a non-numeric first line is a header
+  .svm .svmlight .libsvm .txt     svmlight/libsvm text (needs: pip install gamedyn[data])
+labels in {-1,+1} or {0,1} (0 is read as -1); rows are scaled so that max ||x_i|| = 1.
+
+output per reporting step: the margin min_i (A w)_i and the normalised margin of the algorithm's
+output w, the weighted regrets R_w and R_p, and Theorem 2's bound (R_w + R_p)/S_t."""
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (with a pointer to --help) and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _OneLineParser(prog="gamedyn", description="No-regret game dynamics: the accelerated perceptrons "
+                            "as games, and separable logistic regression.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    listing = commands.add_parser("list", help="list the recipes and original algorithms")
+    listing.set_defaults(handler=command_list)
+
+    run = commands.add_parser("run", help="run a recipe or an original algorithm and report its margin and regrets",
+                              description="Run a recipe (game form) or an original algorithm on a data set.",
+                              epilog=_RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("recipe", help="a name from `gamedyn list` (originals also without 'original.', e.g. perceptron)")
+    source = run.add_mutually_exclusive_group()
+    source.add_argument("--data", metavar="FILE", help=".npz (X, y or A), .npy, .csv (label last) or svmlight")
+    source.add_argument("--synthetic", metavar="n,d,gamma",
+                        help=f"make_separable data (default {DEFAULT_SYNTHETIC})")
+    run.add_argument("--npy-layout", choices=("A", "Xy"), default="A",
+                     help="a .npy file holds signed rows A (default) or Xy: features, label in the last column")
+    run.add_argument("--T", type=int, default=1000, metavar="N", help="rounds (updates for the perceptrons); default 1000")
+    run.add_argument("--seed", type=int, default=0, help="seed of the synthetic data (default 0)")
+    run.add_argument("--every", type=int, metavar="K", help="report every K rounds (default: 1, 2, 5, 10, 20, ...)")
+    run.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
+    run.add_argument("--p", type=float, default=2.0, help="p of the p-norm algorithms (default 2)")
+    run.add_argument("--theta", choices=("wang", "ji"), default="wang",
+                     help="accelerated perceptron: theta_(t-1) = t/(2(t+1)) (wang, default) or 1 (ji)")
+    run.set_defaults(handler=command_run)
+
+    reproduce = commands.add_parser("reproduce", help="check every claim of both papers; PASS/FAIL table",
+                                    description="Run every claim (or those NAMES select) and print one table; "
+                                    "exit 1 if any claim fails.")
+    reproduce.add_argument("names", nargs="*", metavar="NAME",
+                           help="select claims by group (equivalences, rates, iterations, logistic), recipe "
+                                "name or reference (e.g. nag_margin, 'Theorem 4')")
+    size = reproduce.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true",
+                      help="smoke run (seconds); writes nothing unless --out is given")
+    size.add_argument("--full", action="store_true", help="larger T, more data sets, smaller margins")
+    reproduce.add_argument("--out", metavar="DIR", help=f"report.md and figures (default ./{DEFAULT_OUT})")
+    reproduce.add_argument("--no-figures", action="store_true", help="write report.md only")
+    reproduce.set_defaults(handler=command_reproduce)
+
+    figures = commands.add_parser("figures", help="write every figure of both papers (PNG)")
+    figures.add_argument("--out", metavar="DIR", default=DEFAULT_OUT, help=f"output folder (default ./{DEFAULT_OUT})")
+    figures.add_argument("--quick", action="store_true", help="short horizons (seconds instead of minutes)")
+    figures.set_defaults(handler=command_figures)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run the command line; returns the exit status (0 ok, 1 a claim failed, 2 an error)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit:  # --help (0) or a usage error (2), already printed by argparse
+        return exit.code if isinstance(exit.code, int) else 2
+    try:
+        return args.handler(args)
+    except BrokenPipeError:  # e.g. `gamedyn list | head -1`
+        sys.stderr.close()
+        return 1
+    except (ValueError, TypeError, OSError, ImportError) as error:
+        if os.environ.get("GAMEDYN_TRACEBACK"):
+            raise
+        message = " ".join(str(error).split()) or type(error).__name__
+        print(f"gamedyn {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"gamedyn {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+# --------------------------------------------------------------------------------------- list
+
+
+def _entries():
+    from gamedyn.registry import original_entries, recipe_entries
+
+    return recipe_entries() + original_entries()
+
+
+def command_list(args) -> int:
+    from gamedyn.registry import original_entries, recipe_entries
+
+    for title, entries in (("Recipes (game form, gamedyn.recipes)", recipe_entries()),
+                           ("Originals (published form, gamedyn.original)", original_entries())):
+        print(f"{title}:")
+        width = max(len(entry.name) for entry in entries)
+        for entry in entries:
+            print(f"  {entry.name:<{width}}  {entry.summary}  [{entry.reference}]")
+        print()
+    print("Run one with: gamedyn run NAME [--data FILE | --synthetic n,d,gamma] [--T N]"
+          " (originals also without 'original.', e.g. gamedyn run perceptron)")
+    return 0
+
+
+def resolve_entry(name: str):
+    """The registry entry called ``name``, or ``original.<name>`` when no recipe has that name."""
+    entries = {entry.name: entry for entry in _entries()}
+    for candidate in (name, f"original.{name}"):
+        if candidate in entries:
+            return entries[candidate]
+    raise ValueError(f"unknown recipe {name!r}; valid names: {', '.join(entries)} (see `gamedyn list`).")
+
+
+# ---------------------------------------------------------------------------------------- run
+
+
+@attrs.frozen
+class StepReport:
+    """One reporting step of ``gamedyn run``: the output's margins, the regrets and Theorem 2's bound."""
+
+    t: int
+    margin: float
+    normalized_margin: float
+    w_regret: float | None = None
+    p_regret: float | None = None
+    theorem2_bound: float | None = None
+
+
+def reporting_steps(T: int, every: int | None = None) -> list:
+    """1, 2, 5, 10, 20, 50, ... up to T (and T), or K, 2K, ... (and T) with ``every=K``."""
+    if every is not None:
+        steps = list(range(every, T + 1, every))
+    else:
+        steps, decade = [], 1
+        while decade <= T:
+            steps += [step for step in (decade, 2 * decade, 5 * decade) if step <= T]
+            decade *= 10
+    return sorted(set(steps) | {T})
+
+
+def _margins(A, w):
+    margin = float(np.min(A @ w))
+    norm = float(np.linalg.norm(w))
+    return margin, (margin / norm if norm > 0 else math.nan)
+
+
+# How each recipe's output (its docstring's ``.w``) reads off the running sums after round t.
+_RECIPE_OUTPUT = {
+    "smooth_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
+    "accelerated_perceptron": lambda state, theta: state.w_sum * (0.25 if theta == "wang" else 0.5),  # v_t
+    "mirror_prox_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
+    "nag_margin": lambda state, theta: state.w_sum / 4,  # s_t
+    "pnorm_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
+}
+
+
+def recipe_output(name: str, state, theta: str = "wang") -> np.ndarray:
+    """The recipe's output ``.w`` after the round that ``state`` (a RoundState) describes."""
+    return _RECIPE_OUTPUT[name](state, theta)
+
+
+def _theorem2(w_regret, p_regret, state_weights):
+    w_total, p_total = state_weights
+    if w_total != p_total:  # the players use different weights (Ji et al.'s theta = 1): no Theorem 2
+        return None
+    return (w_regret + p_regret) / w_total
+
+
+def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on_step=None, progress=None) -> tuple:
+    """Play a recipe for T rounds, reporting at ``steps``; returns (reports, stop reason).
+
+    ``w_comparator`` (a fixed u) makes R_w the regret against u instead of against the best point
+    of the w-domain (Theorem 7's R_w(u): the p-norm game's w-domain is all of R^d).
+    """
+    wanted, reports = set(steps), []
+
+    def report(state):
+        if progress is not None:
+            progress.update(state.t)
+        if state.t in wanted and state.t < T:
+            w_regret, p_regret = state.w_regret, state.p_regret
+            if w_comparator is not None:
+                w_regret = state.w_played_loss - state.w_loss_sum.value(w_comparator)
+            reports.append(StepReport(state.t, *_margins(A, recipe_output(entry.name, state, theta)), w_regret, p_regret,
+                                      _theorem2(w_regret, p_regret, (state.w_weight_total, state.p_weight_total))))
+            if on_step is not None:
+                on_step(reports[-1])
+        return False  # never stop: this rule only reads the round
+
+    if entry.name == "pnorm_perceptron":
+        result = entry.function(A, T, p, stop=report)
+    elif entry.name == "accelerated_perceptron":
+        result = entry.function(A, T, theta=theta, stop=report)
+    else:
+        result = entry.function(A, T, stop=report)
+    game = result.game
+    w_regret = game.w_regret if w_comparator is None else game.w_regret_against(w_comparator)
+    reports.append(StepReport(T, *_margins(A, result.w), w_regret, game.p_regret,
+                              _theorem2(w_regret, game.p_regret, (game.weight_total, game.p_weight_total))))
+    if on_step is not None:
+        on_step(reports[-1])
+    return reports, game.stop_reason
+
+
+def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None) -> tuple:
+    """Run an original algorithm; report its output at ``steps`` (from its trajectory when it fits)."""
+    name = entry.name.removeprefix("original.")
+    function = entry.function
+    if name in ("perceptron", "pnorm_perceptron"):
+        w, updates = function(A, T) if name == "perceptron" else function(A, p, T)
+        reports = [StepReport(updates, *_margins(A, w))]
+        reason = (f"separated after {updates} updates" if reports[0].margin > 0
+                  else f"not separated within T = {T} updates")
+    else:
+        n, d = A.shape
+        if T * (n + d) > _TRAJECTORY_LIMIT:
+            steps = [T]  # the whole trajectory would not fit comfortably in memory
+        options = {"theta": theta} if name == "accelerated_perceptron" else {}
+        if steps == [T]:
+            output = function(A, T, **options)
+            outputs = {T: output if name == "nag" else output[0]}
+        else:
+            path = function(A, T, trajectory=True, **options)
+            if name == "smooth_perceptron":
+                outputs = {t: path.v[t - 1] for t in steps}  # T rounds = v_{T-1} (Proposition 1)
+            elif name == "accelerated_perceptron":
+                outputs = {t: path.v[t] for t in steps}
+            elif name == "mirror_prox":
+                running = np.cumsum(path.w_half, axis=0)
+                outputs = {t: running[t - 1] / t for t in steps}  # w_bar_t, the mean of the half iterates
+            else:  # nag
+                outputs = {t: path.s[t] for t in steps}
+        reports = [StepReport(t, *_margins(A, outputs[t])) for t in sorted(outputs)]
+        reason = f"completed T = {T} iterations"
+    if on_step is not None:
+        for step in reports:
+            on_step(step)
+    return reports, reason
+
+
+_COLUMNS = ("t", "margin", "normalised", "R_w", "R_p", "(R_w+R_p)/S_t")
+_WIDTH = 15
+
+
+def _cell(value) -> str:
+    return ("-" if value is None else f"{value:.6g}").rjust(_WIDTH)
+
+
+def _row(step: StepReport) -> str:
+    values = (step.margin, step.normalized_margin, step.w_regret, step.p_regret, step.theorem2_bound)
+    return f"{step.t:>8}" + "".join(_cell(value) for value in values)
+
+
+_HEADER = f"{_COLUMNS[0]:>8}" + "".join(name.rjust(_WIDTH) for name in _COLUMNS[1:])
+
+
+def _load(args):
+    from gamedyn._data_files import load_data_file, synthetic_data
+
+    if args.data is not None:
+        return load_data_file(args.data, layout=args.npy_layout)
+    return synthetic_data(args.synthetic or DEFAULT_SYNTHETIC, seed=args.seed)
+
+
+def _finite_or_none(value):
+    return value if value is not None and math.isfinite(value) else None
+
+
+def command_run(args) -> int:
+    from gamedyn.margins import max_margin
+
+    entry = resolve_entry(args.recipe)
+    if args.T < 1:
+        raise ValueError(f"--T must be a positive integer (the number of rounds), got {args.T}.")
+    if args.every is not None and args.every < 1:
+        raise ValueError(f"--every must be a positive integer, got {args.every}.")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}.")
+    if entry.name.endswith("pnorm_perceptron") and not (2.0 <= args.p < math.inf):
+        raise ValueError(f"--p must be a number >= 2 for the p-norm algorithms, got {args.p:g}.")
+    data = _load(args)
+    try:
+        gamma = max_margin(data.A).gamma
+    except ValueError:
+        raise ValueError(
+            f"{data.source}: the data are not linearly separable through the origin (max margin <= 0); "
+            "these algorithms need separable data: check the labels, or add a constant feature for a bias."
+        ) from None
+    steps = reporting_steps(args.T, args.every)
+    is_recipe = entry.kind == "recipe"
+    comparator, notes = None, []
+    if entry.name == "pnorm_perceptron":
+        from gamedyn.margins import max_margin_q
+
+        comparator = max_margin_q(data.A, args.p / (args.p - 1)).direction
+        notes.append("R_w is R_w(u) against the unit q-norm max-margin direction u (Theorem 7): "
+                     "the w-player's domain is all of R^d, where the regret against the best point is infinite")
+    if not is_recipe:
+        notes.append("an original algorithm: regrets and Theorem 2's bound belong to the game form ('-')")
+    if not args.json:
+        print(f"gamedyn run {entry.name}  [{entry.reference}]")
+        print(f"data: {data.describe()}")
+        print(f"max margin gamma = {gamma:.6g} (exact l2 oracle)")
+        for note in notes:
+            print(note)
+        print(_HEADER, flush=True)
+
+    start = time.perf_counter()
+    with ProgressBar(args.T, f"{entry.name}, round", stream=sys.stderr) as progress:
+        def show(step):
+            if not args.json:
+                progress.clear()
+                print(_row(step), flush=True)
+
+        if is_recipe:
+            reports, reason = run_recipe(entry, data.A, args.T, steps, p=args.p, theta=args.theta,
+                                         w_comparator=comparator, on_step=show, progress=progress)
+        else:
+            reports, reason = run_original(entry, data.A, args.T, steps, p=args.p, theta=args.theta, on_step=show)
+    seconds = time.perf_counter() - start
+
+    if args.json:
+        document = {
+            "algorithm": entry.name, "kind": entry.kind, "reference": entry.reference,
+            "data": {"source": data.source, "n": data.n, "d": data.d, "scaled_by": data.scaled_by},
+            "max_margin": gamma, "T": args.T, "stop_reason": reason, "seconds": round(seconds, 3), "notes": notes,
+            "steps": [{key: (_finite_or_none(value) if isinstance(value, float) else value)
+                       for key, value in attrs.asdict(step).items()} for step in reports],
+        }
+        print(json.dumps(document, allow_nan=False))
+    else:
+        print(f"{reason}; {seconds:.2f} s")
+    return 0
+
+
+# -------------------------------------------------------------------------------- reproduce
+
+
+def command_reproduce(args) -> int:
+    from gamedyn import reproduce
+
+    profile = reproduce.PROFILES["quick" if args.quick else "full" if args.full else "default"]
+    claims = reproduce.select_claims(reproduce.CLAIMS, args.names)
+    out_dir = args.out if args.out is not None else (None if args.quick else DEFAULT_OUT)
+    notes = []
+    missing_logistic = reproduce.logistic_available()
+    if missing_logistic is not None:
+        notes.append(f"logistic claims skipped: gamedyn.logistic is not importable ({missing_logistic})")
+    want_figures = out_dir is not None and not args.no_figures
+    if want_figures and reproduce.matplotlib_missing():
+        notes.append("figures skipped: matplotlib is not installed (pip install gamedyn[plot])")
+        want_figures = False
+
+    print(f"gamedyn reproduce: {len(claims)} claims, profile '{profile.name}'", flush=True)
+    context = reproduce.Context(profile)
+    start = time.perf_counter()
+    with ProgressBar(len(claims), "claim", stream=sys.stderr) as progress:
+        outcomes = reproduce.run_claims(claims, context, progress=lambda done, claim: progress.update(done))
+    seconds = time.perf_counter() - start
+
+    print()
+    print(reproduce.format_table(outcomes))
+    failures = [outcome for outcome in outcomes if not outcome.passed]
+    for outcome in failures:
+        print(f"FAIL {outcome.claim.name}: {outcome.measurement.detail}")
+    for outcome in outcomes:
+        if outcome.passed and "vacuous" in outcome.measurement.detail:
+            print(f"note: {outcome.claim.name}: {outcome.measurement.detail}")
+    if context.has("iterations"):
+        print()
+        print(context.iteration_table().format())
+    for note in notes:
+        print(note)
+
+    if out_dir is not None:
+        os.makedirs(out_dir, exist_ok=True)
+        figures = []
+        if want_figures:
+            figure_start = time.perf_counter()
+            print(f"writing figures to {out_dir} ...", flush=True)
+            figures = reproduce.write_figures(out_dir, quick=profile.quick_figures,
+                                              iteration_table=context.iteration_table())
+            print(f"{len(figures)} figures in {time.perf_counter() - figure_start:.1f} s")
+        report = reproduce.write_report(os.path.join(out_dir, "report.md"), outcomes, profile, context, figures,
+                                        seconds, notes)
+        print(f"wrote {report}")
+    print(f"{len(outcomes) - len(failures)} of {len(outcomes)} claims PASS, {len(failures)} FAIL "
+          f"({seconds:.1f} s for the claims)")
+    return 1 if failures else 0
+
+
+# ---------------------------------------------------------------------------------- figures
+
+
+def command_figures(args) -> int:
+    from gamedyn import reproduce
+
+    if reproduce.matplotlib_missing():
+        raise ImportError("figures need matplotlib: pip install gamedyn[plot]")
+    start = time.perf_counter()
+    paths = reproduce.write_figures(args.out, quick=args.quick)
+    for path in paths:
+        print(path)
+    print(f"{len(paths)} figures in {time.perf_counter() - start:.1f} s")
+    return 0

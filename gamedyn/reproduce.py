@@ -1,0 +1,657 @@
+r"""``gamedyn reproduce``: every claim of both papers, measured, in one PASS/FAIL table.
+
+Claims are data. :data:`CLAIMS` is a list of :class:`Claim` objects; each one's ``check`` takes a
+:class:`Context` (the chosen :class:`Profile` plus a cache of data sets, oracles and runs that the
+claims share) and returns a :class:`Measurement` ``(measured, bound, passed, detail)``. The command
+line runs the selected claims, prints the table, writes ``report.md`` and the figures, and exits 1
+when any claim fails. A test injects a broken claim by extending :data:`CLAIMS`.
+
+Groups of claims (a name on the command line selects a group, a recipe or a paper reference):
+
+* ``equivalences`` -- every :data:`gamedyn.registry.EQUIVALENCES` entry: the largest relative error
+  over several data sets and horizons T, against a 1e-10 tolerance;
+* ``rates`` -- every inequality of Theorems 3-7 (:mod:`gamedyn.rates`) over several T: the
+  smallest slack (bound minus measurement, oriented so that >= 0 means the bound holds);
+* ``iterations`` -- the iterations-vs-margin table (:mod:`gamedyn.experiments.iterations`):
+  fitted slopes, and every run within its theorem's iteration bound;
+* ``logistic`` -- seed paper 2 (:mod:`gamedyn.logistic`), when importable: Theorem 3.3 (i) and (ii)
+  for GD with schedule (7), strict monotonicity, Theorem 3.4 for Adaptive SGD and Theorem 3.5 (i)
+  for Block Adaptive SGD.
+
+Profiles: ``quick`` (a smoke run, well under 20 s), ``default`` and ``full`` (larger T, more data
+sets, smaller margins). See :data:`PROFILES`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import textwrap
+import time
+from typing import Callable
+
+import attrs
+import numpy as np
+
+EQUIVALENCE_TOLERANCE = 1e-10
+ACCELERATED_SLOPE_AT_MOST = 1.35
+PERCEPTRON_SLOPE_AT_LEAST = 1.8
+LOGISTIC_TOLERANCE = 1e-12
+
+
+# ------------------------------------------------------------------------------------- the data
+
+
+@attrs.frozen
+class Measurement:
+    """What a claim's check found: the measured number, the bound it is held to, and the verdict.
+
+    ``detail`` names the worst case (data set, T, quantity) or what went wrong.
+    """
+
+    measured: float
+    bound: float
+    passed: bool
+    detail: str = ""
+
+
+@attrs.frozen
+class Claim:
+    """One claim of a paper and how to measure it.
+
+    ``measures`` names the measured number in the table (``"max rel err"``, ``"min slack"``,
+    ``"slope"``, ...); ``relation`` (``"<="``, ``">="``, ``"<"``) is how it must compare with the
+    bound. ``tags`` (group, recipe names, paper reference) are what command-line names select.
+    """
+
+    name: str
+    statement: str
+    group: str
+    tags: tuple
+    measures: str
+    relation: str
+    check: Callable  # Context -> Measurement
+
+    def matches(self, name: str) -> bool:
+        return _normalise(name) in {_normalise(tag) for tag in (self.group, self.name, *self.tags)}
+
+
+@attrs.frozen
+class Outcome:
+    """A claim with its measurement and the seconds its check took."""
+
+    claim: Claim
+    measurement: Measurement
+    seconds: float
+
+    @property
+    def passed(self) -> bool:
+        return self.measurement.passed
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[^a-z0-9.]", "", str(name).lower())
+
+
+@attrs.frozen
+class Profile:
+    """How much work each group of claims does.
+
+    ``datasets``: ``(label, n, d, planted gamma, seed)`` for :func:`gamedyn.datasets.make_separable`;
+    ``lp_datasets``: ``(label, n, d, p, planted gamma, seed)`` for ``make_separable_lp``.
+    """
+
+    name: str
+    datasets: tuple
+    lp_datasets: tuple
+    equivalence_horizons: tuple
+    rate_horizons: tuple
+    iteration_margins: str  # name of a margin grid in gamedyn.experiments.iterations
+    gd_sets: tuple  # names of logistic data sets (see _logistic_data) and the GD horizon each
+    sgd_eps: tuple
+    sgd_seeds: int
+    sgd_horizon: int
+    block_targets: tuple
+    block_deltas: tuple
+    block_seeds: int
+    block_horizon: int
+    quick_figures: bool
+
+
+_SMALL = (("n=20 d=5", 20, 5, 0.05, 0), ("n=50 d=10", 50, 10, 0.1, 1))
+_MEDIUM = _SMALL + (("n=200 d=50", 200, 50, 0.02, 2),)
+_LARGE = _MEDIUM + (("n=500 d=100", 500, 100, 0.01, 3), ("n=300 d=3", 300, 3, 0.005, 4))
+_LP = (("lp n=100 d=30 p=4", 100, 30, 4.0, 0.05, 0),)
+
+PROFILES = {
+    "quick": Profile(
+        name="quick", datasets=_SMALL, lp_datasets=_LP, equivalence_horizons=(1, 2, 3, 10),
+        rate_horizons=(10, 100), iteration_margins="QUICK_MARGINS",
+        gd_sets=(("pair gamma=0.2", 2000), ("n=200 d=2", 2000)), sgd_eps=(1e-2, 1e-4), sgd_seeds=3,
+        sgd_horizon=5000, block_targets=(1e-2,), block_deltas=(0.5,), block_seeds=3, block_horizon=5000,
+        quick_figures=True,
+    ),
+    "default": Profile(
+        name="default", datasets=_MEDIUM, lp_datasets=_LP, equivalence_horizons=(1, 2, 3, 10, 100),
+        rate_horizons=(1, 10, 100, 1000), iteration_margins="DEFAULT_MARGINS",
+        gd_sets=(("pair gamma=0.2", 20000), ("n=200 d=2", 20000)), sgd_eps=(1e-2, 1e-4, 1e-8),
+        sgd_seeds=5, sgd_horizon=20000, block_targets=(1e-2, 1e-3), block_deltas=(0.5, 0.1), block_seeds=5,
+        block_horizon=20000, quick_figures=False,
+    ),
+    "full": Profile(
+        name="full", datasets=_LARGE, lp_datasets=_LP + (("lp n=300 d=60 p=4", 300, 60, 4.0, 0.02, 1),),
+        equivalence_horizons=(1, 2, 3, 10, 100, 1000), rate_horizons=(1, 2, 3, 10, 100, 1000, 3000),
+        iteration_margins="FULL_MARGINS",
+        gd_sets=(("pair gamma=0.2", 100000), ("n=200 d=2", 100000), ("fig1 n=1000 d=10", 50000)),
+        sgd_eps=(1e-2, 1e-4, 1e-8, 1e-16), sgd_seeds=10, sgd_horizon=40000, block_targets=(1e-2, 1e-3),
+        block_deltas=(0.5, 0.1), block_seeds=10, block_horizon=40000, quick_figures=False,
+    ),
+}
+
+
+class Context:
+    """The profile and a cache shared by the claims of one run (data sets, oracles, runs, tables)."""
+
+    def __init__(self, profile: Profile):
+        self.profile = profile
+        self._cache: dict = {}
+
+    def cached(self, key, compute):
+        """``compute()`` once per ``key`` and run."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    def has(self, key) -> bool:
+        return key in self._cache
+
+    def datasets(self) -> dict:
+        """label -> signed rows, for the l2 data sets of the profile."""
+        from gamedyn.datasets import make_separable, signed_rows
+
+        return self.cached("datasets", lambda: {
+            label: signed_rows(*make_separable(n, d, gamma, seed)) for label, n, d, gamma, seed in self.profile.datasets})
+
+    def lp_datasets(self) -> dict:
+        """label -> (signed rows, p), for the l_p data sets of the profile."""
+        from gamedyn.datasets import make_separable_lp, signed_rows
+
+        return self.cached("lp_datasets", lambda: {
+            label: (signed_rows(*make_separable_lp(n, d, p, gamma, seed)), p)
+            for label, n, d, p, gamma, seed in self.profile.lp_datasets})
+
+    def oracle(self, label: str, q: float = 2.0):
+        """The certified max margin (``q = 2``) or q-norm bracket of a profile data set."""
+        from gamedyn.margins import max_margin, max_margin_q
+
+        def compute():
+            if q == 2.0 and label in self.datasets():
+                return max_margin(self.datasets()[label])
+            A = self.datasets()[label] if label in self.datasets() else self.lp_datasets()[label][0]
+            return max_margin_q(A, q)
+
+        return self.cached(("oracle", label, q), compute)
+
+    def iteration_table(self):
+        from gamedyn.experiments import iterations
+
+        margins = getattr(iterations, self.profile.iteration_margins, iterations.DEFAULT_MARGINS)
+        return self.cached("iterations", lambda: iterations.iterations_to_separation(margins))
+
+
+# ------------------------------------------------------------------------------- equivalences
+
+
+def _equivalence_check(equivalence):
+    def check(context: Context) -> Measurement:
+        worst, where = -1.0, ""
+        for label, A in context.datasets().items():
+            for T in context.profile.equivalence_horizons:
+                for pair, error in equivalence.errors(A, T).items():
+                    if not error <= worst:  # NaN counts as the worst
+                        worst, where = error, f"{pair}; data {label}, T = {T}"
+        return Measurement(worst, EQUIVALENCE_TOLERANCE, bool(worst <= EQUIVALENCE_TOLERANCE), f"worst: {where}")
+
+    return check
+
+
+def equivalence_claims() -> list:
+    from gamedyn.registry import EQUIVALENCES
+
+    return [Claim(equivalence.claim, equivalence.statement, "equivalences",
+                  (*equivalence.recipes, equivalence.claim.split(" (")[0]),
+                  "max rel err", "<=", _equivalence_check(equivalence))
+            for equivalence in EQUIVALENCES]
+
+
+# ------------------------------------------------------------------------------------ rates
+
+# (theorem, quantity as gamedyn.rates names it, the paper's statement, recipe)
+_RATE_INEQUALITIES = (
+    ("3", "R_w", "R_w <= 2 sum_t ||p_t - p_{t-1}||_1^2", "smooth_perceptron"),
+    ("3", "R_p", "R_p <= 4 log n - 2 sum_t ||p_t - p_{t-1}||_1^2", "smooth_perceptron"),
+    ("3", "m(w_bar_T)", "m(w_bar_T) >= gamma^2/2 - 8 log n / (T(T+1))", "smooth_perceptron"),
+    ("4", "R_w", "R_w <= 2 sum_t ||p_t - p_{t-1}||_1^2", "accelerated_perceptron"),
+    ("4", "R_p", "R_p <= 4 log n - 2 sum_t ||p_t - p_{t-1}||_1^2", "accelerated_perceptron"),
+    ("4", "normalised margin of v_T", "min_i (A v_T)_i / ||v_T|| >= gamma - 8 log n / (gamma T(T+1))",
+     "accelerated_perceptron"),
+    ("5", "R_w + R_p", "R_w + R_p <= 1/(2 eta_w) + log n / eta_p (= sqrt(2 log n))", "mirror_prox_perceptron"),
+    ("5", "min_i (A w_bar_T)_i", "min_i (A w_bar_T)_i >= gamma - sqrt(2 log n) / T", "mirror_prox_perceptron"),
+    ("6", "R_w + R_p", "R_w + R_p <= 4 log n + 1", "nag_margin"),
+    ("6", "m(w_bar_T)", "m(w_bar_T) >= gamma^2/2 - (8 log n + 2) / (T(T+1))", "nag_margin"),
+    ("6", "normalised margin of s_T", "min_i (A s_T)_i / ||s_T|| >= gamma - (8 log n + 2) / (gamma T(T+1))",
+     "nag_margin"),
+    ("7", "R_w(u) + R_p", "R_w(u) + R_p <= R_q(u)/eta_w + eta_w log n  (||u||_q <= 1)", "pnorm_perceptron"),
+    ("7", "R_q(u)/eta_w + eta_w log n", "R_q(u)/eta_w + eta_w log n <= sqrt(2(p-1) log n)", "pnorm_perceptron"),
+    ("7", "min_i (A w_bar_T)_i", "min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n) / T", "pnorm_perceptron"),
+)
+
+
+def _rate_runs(context: Context, theorem: str) -> list:
+    """Every RateCheck of one theorem over the profile's data sets and horizons, with (data, T)."""
+    from gamedyn import rates
+
+    def compute():
+        checks = []
+        for T in context.profile.rate_horizons:
+            if theorem == "7":  # the l_p data with their p, and the l2 data with p = 2
+                cases = [(label, A, p) for label, (A, p) in context.lp_datasets().items()]
+                cases += [(label, A, 2.0) for label, A in context.datasets().items()]
+                for label, A, p in cases:
+                    oracle = context.oracle(label, q=p / (p - 1))
+                    checks += [(check, f"data {label}, p = {p:g}, T = {T}") for check in rates.theorem7(A, T, p, oracle=oracle)]
+            else:
+                function = getattr(rates, f"theorem{theorem}")
+                for label, A in context.datasets().items():
+                    checks += [(check, f"data {label}, T = {T}") for check in function(A, T, oracle=context.oracle(label))]
+        return checks
+
+    return context.cached(("rates", theorem), compute)
+
+
+def _rate_check(theorem: str, quantity: str):
+    def check(context: Context) -> Measurement:
+        found = [(rate, where) for rate, where in _rate_runs(context, theorem) if rate.quantity == quantity]
+        if not found:
+            return Measurement(math.nan, 0.0, False, f"gamedyn.rates.theorem{theorem} reported no quantity {quantity!r}")
+        rate, where = min(found, key=lambda item: item[0].slack)
+        passed = all(item.holds for item, _ in found)
+        return Measurement(rate.slack, 0.0, passed,
+                           f"tightest: {where}: measured {rate.measured:.6g} {rate.relation} bound {rate.bound:.6g}")
+
+    return check
+
+
+def rate_claims() -> list:
+    return [Claim(f"Theorem {theorem}: {quantity}", statement, "rates", (recipe, f"Theorem {theorem}"),
+                  "min slack", ">=", _rate_check(theorem, quantity))
+            for theorem, quantity, statement, recipe in _RATE_INEQUALITIES]
+
+
+# ------------------------------------------------------------------------------- iterations
+
+_ACCELERATED_ON_HARD = ("smooth_perceptron", "accelerated", "mirror_prox_perceptron", "nag_margin")
+
+
+def _slope_check(family: str, algorithms, at_most: float | None = None, at_least: float | None = None):
+    def check(context: Context) -> Measurement:
+        table = context.iteration_table()
+        slopes = {name: slope for (fam, name), slope in table.slopes.items()
+                  if fam == family and any(name.startswith(prefix) for prefix in algorithms)}
+        if not slopes:
+            return Measurement(math.nan, at_most if at_most is not None else at_least, False,
+                               f"no {algorithms} rows in the {family!r} family of the iterations table")
+        counts = [row.iterations for row in table.rows
+                  if row.family == family and any(row.algorithm.startswith(prefix) for prefix in algorithms)]
+        note = ("; vacuous here: 1 round at every margin (the first play, from the uniform p_0, already separates)"
+                if counts and all(count == 1 for count in counts) else "")
+        listing = ", ".join(f"{name} {slope:.2f}" for name, slope in slopes.items())
+        if at_most is not None:
+            name, slope = max(slopes.items(), key=lambda item: item[1])
+            return Measurement(slope, at_most, bool(slope <= at_most), f"slopes: {listing}{note}")
+        name, slope = min(slopes.items(), key=lambda item: item[1])
+        return Measurement(slope, at_least, bool(slope >= at_least), f"slopes: {listing}")
+
+    return check
+
+
+def _sufficient_rounds(row) -> float | None:
+    """The number of iterations after which the theorem guarantees a positive margin."""
+    n, gamma = row.n, row.gamma
+    log_n = math.log(n)
+    named_p = re.search(r"p=([0-9.]+)", row.algorithm)  # the l_p rows are named "... p=4"
+    p = float(named_p.group(1)) if named_p else 2.0
+
+    def quadratic(constant):  # smallest T with T(T+1) > constant / gamma^2
+        return math.floor((-1 + math.sqrt(1 + 4 * constant / gamma**2)) / 2) + 1
+
+    name = row.algorithm
+    if name == "perceptron":
+        return 1 / gamma**2  # Novikoff
+    if name.startswith("p-norm perceptron"):
+        return (p - 1) / gamma**2
+    if name in ("smooth_perceptron", "accelerated_perceptron"):
+        return quadratic(8 * log_n)  # Theorem 4 (the smooth perceptron's w_bar_T has v_T's direction)
+    if name == "nag_margin":
+        return quadratic(8 * log_n + 2)  # Theorem 6
+    if name == "mirror_prox_perceptron":
+        return math.floor(math.sqrt(2 * log_n) / gamma) + 1  # Theorem 5
+    if name.startswith("pnorm_perceptron"):
+        return math.floor(math.sqrt(2 * (p - 1) * log_n) / gamma) + 1  # Theorem 7
+    return None  # Ji et al.'s theta = 1: not one of the paper's theorems
+
+
+def _iteration_bound_check(context: Context) -> Measurement:
+    table = context.iteration_table()
+    worst, where, missing = 0.0, "", []
+    for row in table.rows:
+        bound = _sufficient_rounds(row)
+        if bound is None:
+            continue
+        if row.iterations is None:
+            missing.append(f"{row.algorithm} at gamma = {row.gamma:.3g}")
+            continue
+        if row.iterations / bound > worst:
+            worst, where = row.iterations / bound, f"{row.algorithm} at gamma = {row.gamma:.3g}: {row.iterations} <= {bound:.4g}"
+    if missing:
+        return Measurement(math.inf, 1.0, False, "never separated within the cap: " + ", ".join(missing))
+    return Measurement(worst, 1.0, bool(worst <= 1.0), f"closest to its bound: {where}")
+
+
+def iteration_claims() -> list:
+    return [
+        Claim("Novikoff is tight", "perceptron: iterations ~ 1/gamma^2 on the perceptron-hard data (slope ~ 2)",
+              "iterations", ("perceptron", "Novikoff"), "slope", ">=",
+              _slope_check("hard", ("perceptron",), at_least=PERCEPTRON_SLOPE_AT_LEAST)),
+        Claim("Acceleration (Thms 4-6)", "accelerated recipes: iterations ~ sqrt(log n)/gamma (slope ~ 1), hard data",
+              "iterations", ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin"),
+              "max slope", "<=", _slope_check("hard", _ACCELERATED_ON_HARD, at_most=ACCELERATED_SLOPE_AT_MOST)),
+        Claim("Acceleration (Thm 7)", "accelerated p-norm: iterations ~ sqrt((p-1) log n)/gamma_q (slope ~ 1), l_p data",
+              "iterations", ("pnorm_perceptron", "Theorem 7"), "slope", "<=",
+              _slope_check("lp", ("pnorm_perceptron",), at_most=ACCELERATED_SLOPE_AT_MOST)),
+        Claim("Iteration bounds", "every run separates within its theorem's bound: Novikoff 1/gamma^2, "
+              "(p-1)/gamma_q^2, Thms 4-7", "iterations", ("perceptron",), "max iters/bound", "<=", _iteration_bound_check),
+    ]
+
+
+# --------------------------------------------------------------------------------- logistic
+
+
+def _logistic_data(name: str):
+    from gamedyn.datasets import make_separable, signed_rows, symmetric_pair
+
+    if name == "pair gamma=0.2":
+        return signed_rows(*symmetric_pair(0.2))
+    if name == "n=200 d=2":
+        return signed_rows(*make_separable(200, 2, 0.1, 0))
+    if name == "fig1 n=1000 d=10":
+        return signed_rows(*make_separable(1000, 10, 0.3, 4))
+    if name == "block n=20 d=5":
+        return signed_rows(*make_separable(20, 5, 0.3, 7))
+    raise ValueError(f"unknown logistic data set {name!r}")
+
+
+def _gd_runs(context: Context) -> list:
+    """(label, gamma, schedule, GD result) for each GD data set of the profile."""
+    from gamedyn import logistic
+    from gamedyn.margins import max_margin
+
+    def compute():
+        runs = []
+        for name, T in context.profile.gd_sets:
+            A = _logistic_data(name)
+            gamma = max_margin(A).gamma
+            schedule = logistic.IncreasingSchedule(gamma)
+            runs.append((f"{name}, T = {T}", gamma, schedule, logistic.gd(A, T, schedule)))
+        return runs
+
+    return context.cached("gd", compute)
+
+
+def _theorem_3_3_i(context: Context) -> Measurement:
+    from gamedyn.logistic import theorem_3_3_i_log
+
+    worst, where = -math.inf, ""
+    for label, _, schedule, result in _gd_runs(context):
+        T = len(result.log_loss) - 1
+        excess = result.log_loss - theorem_3_3_i_log(schedule, T)  # ln(L(w_t) eta_t), t = 0..T
+        t = int(np.argmax(excess))
+        if excess[t] > worst:
+            worst, where = float(excess[t]), f"{label}, at t = {t}"
+    return Measurement(worst, LOGISTIC_TOLERANCE, bool(worst <= LOGISTIC_TOLERANCE), f"largest: {where}")
+
+
+def _theorem_3_3_ii(context: Context) -> Measurement:
+    from gamedyn.logistic import theorem_3_3_ii_log
+
+    worst, where = -math.inf, ""
+    for label, gamma, _, result in _gd_runs(context):
+        t = np.arange(1, len(result.log_loss))
+        excess = result.log_loss[1:] - theorem_3_3_ii_log(gamma, t)
+        index = int(np.argmax(excess))
+        if excess[index] > worst:
+            worst, where = float(excess[index]), f"{label}, at t = {t[index]}"
+    return Measurement(worst, LOGISTIC_TOLERANCE, bool(worst <= LOGISTIC_TOLERANCE), f"largest: {where}")
+
+
+def _strictly_decreasing(context: Context) -> Measurement:
+    worst, where = -math.inf, ""
+    for label, _, _, result in _gd_runs(context):
+        steps = np.diff(result.log_loss)
+        t = int(np.argmax(steps))
+        if steps[t] > worst:
+            worst, where = float(steps[t]), f"{label}, from t = {t} to {t + 1}"
+    return Measurement(worst, 0.0, bool(worst < 0), f"largest: {where}")
+
+
+def _adaptive_sgd(context: Context) -> Measurement:
+    from gamedyn.logistic import adaptive_sgd, theorem_3_4
+    from gamedyn.margins import max_margin
+
+    profile = context.profile
+    A = _logistic_data("n=200 d=2")
+    n, gamma = A.shape[0], max_margin(A).gamma
+    worst, where = 0.0, ""
+    for eps in profile.sgd_eps:
+        hits = [adaptive_sgd(A, profile.sgd_horizon, eps, seed=seed, record=np.array([0])).hitting_time
+                for seed in range(profile.sgd_seeds)]
+        bound = theorem_3_4(n, gamma, eps)
+        if None in hits:
+            return Measurement(math.inf, 1.0, False, f"eps = {eps:g}: a seed did not reach eps within T = "
+                               f"{profile.sgd_horizon} (bound {bound:.3g}); inconclusive")
+        ratio = float(np.mean(hits)) / bound
+        if ratio > worst:
+            worst, where = ratio, f"eps = {eps:g}: mean tau {np.mean(hits):.0f} vs bound {bound:.3g}"
+    return Measurement(worst, 1.0, bool(worst <= 1.0),
+                       f"{profile.sgd_seeds} seeds, data n=200 d=2; largest: {where}")
+
+
+def _block_sgd(context: Context) -> Measurement:
+    from gamedyn.logistic import block_adaptive_sgd, theorem_3_5_horizon
+    from gamedyn.margins import max_margin
+
+    profile = context.profile
+    A = _logistic_data("block n=20 d=5")
+    n, gamma = A.shape[0], max_margin(A).gamma
+    worst, where = 0.0, ""
+    for delta in profile.block_deltas:
+        for target in profile.block_targets:
+            _, horizon = theorem_3_5_horizon(n, gamma, 0.5, delta, target)
+            T = min(horizon, profile.block_horizon)
+            for seed in range(profile.block_seeds):
+                hit = block_adaptive_sgd(A, T, 0.5, delta, gamma, seed=seed, target=target,
+                                         record=np.array([0])).hitting_time
+                if hit is None:
+                    return Measurement(math.inf, 1.0, False, f"delta = {delta}, eps = {target:g}, seed {seed}: not "
+                                       f"reached within T = {T} (s_(k+1) = {horizon}); inconclusive")
+                if hit / horizon > worst:
+                    worst, where = hit / horizon, f"delta = {delta}, eps = {target:g}: tau {hit} vs s_(k+1) = {horizon}"
+    return Measurement(worst, 1.0, bool(worst <= 1.0), f"{profile.block_seeds} seeds, eps_0 = 0.5; largest: {where}")
+
+
+def logistic_claims() -> list:
+    return [
+        Claim("Theorem 3.3 (i)", "GD with schedule (7): L(w_t) <= 1/eta_t for every t", "logistic",
+              ("gd", "Theorem 3.3"), "max ln(L eta)", "<=", _theorem_3_3_i),
+        Claim("Theorem 3.3 (i): monotone", "GD with schedule (7): L(w_{t+1}) <= L(w_t); measured: strictly, every t",
+              "logistic",
+              ("gd", "Theorem 3.3"), "max ln-L step", "<", _strictly_decreasing),
+        Claim("Theorem 3.3 (ii)", "L(w_t) <= C t^(2/3) exp(-c t^(1/3)), c = (3 gamma^2/4)^(1/3)", "logistic",
+              ("gd", "Theorem 3.3"), "max ln(L/bound)", "<=", _theorem_3_3_ii),
+        Claim("Theorem 3.4", "Adaptive SGD: E[tau] <= (2n/gamma^2) ln^2(4n/eps)", "logistic",
+              ("adaptive_sgd", "Theorem 3.4"), "mean tau/bound", "<=", _adaptive_sgd),
+        Claim("Theorem 3.5 (i)", "Block Adaptive SGD: min_{t <= s_(k_eps+1)} L(w_t) <= eps", "logistic",
+              ("block_adaptive_sgd", "Theorem 3.5"), "max tau/s_(k+1)", "<=", _block_sgd),
+    ]
+
+
+def logistic_available() -> str | None:
+    """None when :mod:`gamedyn.logistic` imports, else the reason it does not."""
+    try:
+        import gamedyn.logistic  # noqa: F401
+    except Exception as error:  # any failure to import means: skip its claims
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def build_claims() -> list:
+    """Every claim: equivalences, rates, iterations, and the logistic ones when importable."""
+    claims = equivalence_claims() + rate_claims() + iteration_claims()
+    if logistic_available() is None:
+        claims += logistic_claims()
+    return claims
+
+
+CLAIMS: list = build_claims()
+
+
+# ------------------------------------------------------------------------------------- running
+
+
+def select_claims(claims, names) -> list:
+    """The claims matching any of ``names`` (all claims when ``names`` is empty)."""
+    if not names:
+        return list(claims)
+    unknown = [name for name in names if not any(claim.matches(name) for claim in claims)]
+    if unknown:
+        valid = sorted({tag for claim in claims for tag in (claim.group, *claim.tags)}, key=str.lower)
+        raise ValueError(f"no claim matches {', '.join(map(repr, unknown))}; valid names: {', '.join(valid)}.")
+    return [claim for claim in claims if any(claim.matches(name) for name in names)]
+
+
+def run_claim(claim: Claim, context: Context) -> Outcome:
+    """Run one check; an exception is a FAIL whose detail is the error (the table still prints)."""
+    start = time.perf_counter()
+    try:
+        measurement = claim.check(context)
+    except Exception as error:  # a crashing check must not hide the other claims
+        measurement = Measurement(math.nan, math.nan, False, f"error: {type(error).__name__}: {error}")
+    return Outcome(claim, measurement, time.perf_counter() - start)
+
+
+def run_claims(claims, context: Context, progress=None) -> list:
+    """Run ``claims`` in order; ``progress(done, claim)`` is called before each one."""
+    outcomes = []
+    for done, claim in enumerate(claims):
+        if progress is not None:
+            progress(done, claim)
+        outcomes.append(run_claim(claim, context))
+    return outcomes
+
+
+# ---------------------------------------------------------------------------------- the table
+
+HEADERS = ("claim", "paper's statement", "measured", "bound / tolerance", "result")
+
+
+def _number(value: float) -> str:
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return str(value)
+    return f"{value:.3g}"
+
+
+def table_rows(outcomes) -> list:
+    """One tuple of cell strings per outcome, in :data:`HEADERS` order."""
+    rows = []
+    for outcome in outcomes:
+        claim, measurement = outcome.claim, outcome.measurement
+        measured = "error" if measurement.detail.startswith("error:") else f"{claim.measures} {_number(measurement.measured)}"
+        bound = f"{claim.relation} {_number(measurement.bound)}"
+        if claim.group == "rates":
+            bound += " (tol 1e-12)"
+        rows.append((claim.name, claim.statement, measured, bound, "PASS" if outcome.passed else "FAIL"))
+    return rows
+
+
+def format_table(outcomes, statement_width: int = 50, claim_width: int = 31) -> str:
+    """The plain-text table: statements wrapped to ``statement_width`` characters."""
+    rows = table_rows(outcomes)
+    widths = [max([len(HEADERS[i])] + [len(row[i]) for row in rows]) for i in range(len(HEADERS))]
+    widths[1] = min(widths[1], statement_width)
+    widths[0] = min(widths[0], claim_width)
+
+    def line(cells):
+        return "  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip()
+
+    lines = [line(HEADERS), line(["-" * width for width in widths])]
+    for row in rows:
+        names = textwrap.wrap(row[0], widths[0]) or [""]
+        statements = textwrap.wrap(row[1], widths[1]) or [""]
+        for index in range(max(len(names), len(statements))):
+            cells = [names[index] if index < len(names) else "", statements[index] if index < len(statements) else ""]
+            cells += list(row[2:]) if index == 0 else ["", "", ""]
+            lines.append(line(cells))
+    return "\n".join(lines)
+
+
+def format_markdown(outcomes) -> str:
+    """The same table in Markdown, with a details column (worst case, or the error)."""
+
+    def cell(text):
+        return str(text).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(HEADERS + ("details",)) + " |", "|" + "---|" * (len(HEADERS) + 1)]
+    for outcome, row in zip(outcomes, table_rows(outcomes)):
+        lines.append("| " + " | ".join(cell(text) for text in row + (outcome.measurement.detail,)) + " |")
+    return "\n".join(lines)
+
+
+def write_report(path, outcomes, profile: Profile, context: Context, figures, seconds: float, notes=()) -> str:
+    """``report.md``: the claims table, the iterations table (when computed), notes and figures."""
+    passed = sum(outcome.passed for outcome in outcomes)
+    parts = [
+        "# gamedyn reproduce report", "",
+        f"Profile `{profile.name}`: {len(outcomes)} claims, {passed} PASS, {len(outcomes) - passed} FAIL "
+        f"({seconds:.1f} s for the claims).", "",
+        "## Claims", "", format_markdown(outcomes), "",
+    ]
+    if context.has("iterations"):
+        parts += ["## Iterations to a positive margin", "", "```", context.iteration_table().format(), "```", ""]
+    if notes:
+        parts += ["## Notes", ""] + [f"* {note}" for note in notes] + [""]
+    if figures:
+        parts += ["## Figures", ""] + [f"![{os.path.basename(path)}]({os.path.basename(path)})" for path in figures] + [""]
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(parts))
+    return str(path)
+
+
+def write_figures(out_dir, quick: bool, iteration_table=None) -> list:
+    """All figures of both papers (seed 1: game_figures; seed 2: logistic_figures when importable)."""
+    from gamedyn.experiments.game_figures import write_game_figures
+
+    paths = write_game_figures(out_dir, quick=quick, iteration_table=iteration_table)
+    if logistic_available() is None:
+        from gamedyn.experiments.logistic_figures import write_logistic_figures
+
+        paths += write_logistic_figures(out_dir, quick=quick)
+    return paths
+
+
+def matplotlib_missing() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return True
+    return False

@@ -1,0 +1,308 @@
+"""The ``gamedyn`` command line: list, run (every data format, JSON, progress bar) and its errors."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gamedyn import cli, recipes
+from gamedyn._data_files import load_data_file, parse_synthetic_spec, signs_from_labels
+from gamedyn._progress import ProgressBar
+from gamedyn.datasets import make_separable, signed_rows
+from gamedyn.margins import max_margin, normalized_margin
+from gamedyn.registry import original_entries, recipe_entries
+
+
+def run_cli(capsys, *argv):
+    code = cli.main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def run_json(capsys, *argv):
+    code, out, err = run_cli(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+# ------------------------------------------------------------------------------------------ list
+
+
+def test_list_shows_every_recipe_and_original_exactly_once(capsys):
+    code, out, _ = run_cli(capsys, "list")
+    assert code == 0
+    first_words = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    names = [entry.name for entry in recipe_entries() + original_entries()]
+    assert sorted(first_words) == sorted(names)
+    for entry in recipe_entries() + original_entries():
+        assert entry.reference in out
+
+
+# ------------------------------------------------------------------------------------------- run
+
+
+def test_run_synthetic_prints_one_row_per_reporting_step(capsys):
+    code, out, err = run_cli(capsys, "run", "nag_margin", "--synthetic", "60,5,0.1", "--T", "50")
+    assert code == 0 and err == ""
+    rows = [line.split() for line in out.splitlines() if line.strip() and line.split()[0].isdigit()]
+    assert [int(row[0]) for row in rows] == [1, 2, 5, 10, 20, 50]
+    assert "max margin gamma" in out and "make_separable(n=60, d=5, gamma=0.1, seed=0)" in out
+
+
+def test_run_json_matches_the_recipe_and_theorem2(capsys):
+    document = run_json(capsys, "run", "smooth_perceptron", "--synthetic", "80,6,0.1", "--T", "40", "--every", "10")
+    A = signed_rows(*make_separable(80, 6, 0.1, 0))
+    result = recipes.smooth_perceptron(A, 40)
+    assert [step["t"] for step in document["steps"]] == [10, 20, 30, 40]
+    final = document["steps"][-1]
+    assert final["normalized_margin"] == pytest.approx(normalized_margin(A, result.w), rel=1e-12)
+    assert final["theorem2_bound"] == pytest.approx(result.game.theorem2_bound, rel=1e-12)
+    assert document["max_margin"] == pytest.approx(max_margin(A).gamma, rel=1e-12)
+    for step in document["steps"]:  # Theorem 2's bound is (R_w + R_p) / S_t with S_t = t(t+1)/2
+        t = step["t"]
+        assert step["theorem2_bound"] == pytest.approx((step["w_regret"] + step["p_regret"]) / (t * (t + 1) / 2))
+
+
+@pytest.mark.parametrize("name, options", [
+    ("smooth_perceptron", {}), ("accelerated_perceptron", {"theta": "wang"}), ("accelerated_perceptron", {"theta": "ji"}),
+    ("mirror_prox_perceptron", {}), ("nag_margin", {}), ("pnorm_perceptron", {"p": 3.0}),
+])
+def test_recipe_output_read_from_the_running_sums_is_the_recipes_output(name, options):
+    A = signed_rows(*make_separable(40, 5, 0.1, 1))
+    T, seen = 25, {}
+
+    def stop(state):
+        if state.t == T:
+            seen["w"] = cli.recipe_output(name, state, options.get("theta", "wang"))
+        return False
+
+    function = getattr(recipes, name)
+    result = function(A, T, options["p"], stop=stop) if "p" in options else function(A, T, **options, stop=stop)
+    np.testing.assert_allclose(seen["w"], result.w, rtol=1e-13, atol=1e-15)
+
+
+def test_run_accelerated_theta_ji_reports_no_theorem2_bound(capsys):
+    document = run_json(capsys, "run", "accelerated_perceptron", "--theta", "ji", "--synthetic", "50,5,0.1", "--T", "20")
+    assert all(step["theorem2_bound"] is None for step in document["steps"])
+    assert all(step["w_regret"] is not None for step in document["steps"])
+
+
+def test_run_pnorm_reports_the_regret_against_the_max_margin_direction(capsys):
+    document = run_json(capsys, "run", "pnorm_perceptron", "--synthetic", "50,5,0.1", "--T", "30")
+    assert all(np.isfinite(step["w_regret"]) for step in document["steps"])
+    assert any("R_w(u)" in note for note in document["notes"])
+
+
+@pytest.mark.parametrize("name", ["original.smooth_perceptron", "accelerated_perceptron", "mirror_prox", "nag"])
+def test_originals_give_the_same_normalised_margin_as_their_recipe(capsys, name):
+    recipe = {"original.smooth_perceptron": "smooth_perceptron", "accelerated_perceptron": "accelerated_perceptron",
+              "mirror_prox": "mirror_prox_perceptron", "nag": "nag_margin"}[name]
+    original_name = name if name.startswith("original.") else f"original.{name}"
+    arguments = ["--synthetic", "60,5,0.1", "--T", "30"]
+    original_steps = run_json(capsys, "run", original_name, *arguments)["steps"]
+    recipe_steps = run_json(capsys, "run", recipe, *arguments)["steps"]
+    assert [step["t"] for step in original_steps] == [step["t"] for step in recipe_steps]
+    for ours, theirs in zip(original_steps, recipe_steps):  # Propositions 1, 2, Theorems 5, 6
+        assert ours["normalized_margin"] == pytest.approx(theirs["normalized_margin"], rel=1e-10, abs=1e-12)
+
+
+def test_run_perceptron_alias_reports_its_updates(capsys):
+    document = run_json(capsys, "run", "perceptron", "--synthetic", "60,5,0.1", "--T", "10000")
+    assert document["algorithm"] == "original.perceptron"
+    (step,) = document["steps"]
+    assert step["margin"] > 0 and 1 <= step["t"] <= 1 / document["max_margin"] ** 2  # Novikoff
+
+
+# ------------------------------------------------------------------------------------ data files
+
+
+@pytest.fixture()
+def separable():
+    X, y = make_separable(40, 4, 0.1, 3)
+    return 3.0 * X, y  # rows up to norm 3: the loader must scale them back to max norm 1
+
+
+def _write_formats(folder, X, y):
+    labels01 = (y > 0).astype(int)
+    paths = {}
+    paths["npz_xy"] = folder / "xy.npz"
+    np.savez(paths["npz_xy"], X=X, y=y)
+    paths["npz_a"] = folder / "a.npz"
+    np.savez(paths["npz_a"], A=X * y[:, None])
+    paths["npy_a"] = folder / "a.npy"
+    np.save(paths["npy_a"], X * y[:, None])
+    paths["npy_xy"] = folder / "xy.npy"
+    np.save(paths["npy_xy"], np.column_stack([X, y]))
+    paths["csv"] = folder / "points.csv"
+    with open(paths["csv"], "w") as handle:
+        handle.write(",".join([f"x{j}" for j in range(X.shape[1])] + ["label"]) + "\n")  # a header line
+        for row, label in zip(X, labels01):  # 0/1 labels
+            handle.write(",".join(repr(float(value)) for value in row) + f",{label}\n")
+    return paths
+
+
+def test_every_file_format_gives_the_same_scaled_signed_rows(tmp_path, separable):
+    X, y = separable
+    expected = X * y[:, None]
+    expected = expected / np.max(np.linalg.norm(expected, axis=1))
+    for kind, path in _write_formats(tmp_path, X, y).items():
+        data = load_data_file(path, layout="Xy" if kind == "npy_xy" else "A")
+        np.testing.assert_allclose(data.A, expected, rtol=1e-12, atol=1e-15, err_msg=kind)
+        assert data.scaled_by == pytest.approx(np.max(np.linalg.norm(X, axis=1)), rel=1e-12)
+        assert np.max(np.linalg.norm(data.A, axis=1)) == pytest.approx(1.0)
+
+
+def test_run_on_each_file_format(tmp_path, capsys, separable):
+    X, y = separable
+    margins = set()
+    for kind, path in _write_formats(tmp_path, X, y).items():
+        extra = ["--npy-layout", "Xy"] if kind == "npy_xy" else []
+        document = run_json(capsys, "run", "mirror_prox_perceptron", "--data", str(path), "--T", "20", *extra)
+        assert (document["data"]["n"], document["data"]["d"]) == X.shape
+        margins.add(round(document["max_margin"], 10))
+    assert len(margins) == 1  # the same data, whatever the format
+    code, out, _ = run_cli(capsys, "run", "nag_margin", "--data", str(tmp_path / "points.csv"), "--T", "5")
+    assert code == 0 and "scaled by 1/max||x_i||" in out
+
+
+def test_run_on_svmlight_written_by_scikit_learn(tmp_path, capsys, separable):
+    datasets = pytest.importorskip("sklearn.datasets")
+    X, y = separable
+    path = tmp_path / "train.svmlight"
+    datasets.dump_svmlight_file(X, y, str(path))
+    document = run_json(capsys, "run", "nag_margin", "--data", str(path), "--T", "20")
+    A = X * y[:, None]
+    assert document["max_margin"] == pytest.approx(max_margin(A / np.max(np.linalg.norm(A, axis=1))).gamma, rel=1e-6)
+    assert document["steps"][-1]["margin"] > 0
+
+
+def test_labels_in_zero_one_become_minus_one_plus_one_and_others_are_rejected():
+    np.testing.assert_array_equal(signs_from_labels([0, 1, 1, 0], "f"), [-1, 1, 1, -1])
+    np.testing.assert_array_equal(signs_from_labels([-1, 1], "f"), [-1, 1])
+    with pytest.raises(ValueError, match=r"\{-1, 0, 1\}"):
+        signs_from_labels([-1, 0, 1], "f")
+
+
+@pytest.mark.parametrize("text, expected", [("200,20,0.05", (200, 20, 0.05)), (" 5, 2 ,0.3", (5, 2, 0.3))])
+def test_synthetic_spec_parses(text, expected):
+    assert parse_synthetic_spec(text) == expected
+
+
+# ---------------------------------------------------------------------------------------- errors
+
+
+def _error_files(folder):
+    bad_labels = folder / "bad_labels.csv"
+    bad_labels.write_text("0.1,0.2,1\n0.3,0.1,2\n")
+    xor = folder / "xor.csv"  # not separable through the origin
+    xor.write_text("1,0,1\n-1,0,1\n0,1,-1\n0,-1,-1\n")
+    unknown = folder / "data.parquet"
+    unknown.write_text("x")
+    broken = folder / "broken.npy"
+    broken.write_text("not numpy")
+    return {"bad_labels": bad_labels, "xor": xor, "unknown": unknown, "broken": broken}
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["run", "no_such_recipe"], "valid names: smooth_perceptron"),
+    (["run", "nag_margin", "--data", "{missing}"], "no such file"),
+    (["run", "nag_margin", "--data", "{bad_labels}"], "labels must be in {-1, +1} or {0, 1}"),
+    (["run", "nag_margin", "--data", "{xor}"], "not linearly separable"),
+    (["run", "nag_margin", "--data", "{unknown}"], "unknown data format"),
+    (["run", "nag_margin", "--data", "{broken}"], "cannot be read"),
+    (["run", "nag_margin", "--T", "0"], "--T must be a positive integer"),
+    (["run", "nag_margin", "--T", "-5"], "--T must be a positive integer"),
+    (["run", "nag_margin", "--synthetic", "1,2"], "--synthetic expects n,d,gamma"),
+    (["run", "nag_margin", "--synthetic", "a,b,c"], "--synthetic expects n,d,gamma"),
+    (["run", "nag_margin", "--synthetic", "20,2,1.5"], "--synthetic expects n,d,gamma"),
+    (["run", "nag_margin", "--every", "0"], "--every must be a positive integer"),
+    (["run", "nag_margin", "--T", "ten"], "invalid int value"),
+    (["run", "nag_margin", "--no-such-option"], "unrecognized arguments"),
+    (["reproduce", "--quick", "no_such_claim"], "valid names:"),
+    ([], "required"),
+])
+def test_errors_are_one_line_on_stderr_with_exit_status_2(tmp_path, capsys, argv, expected):
+    files = _error_files(tmp_path)
+    argv = [part.format(missing=tmp_path / "missing.csv", **files) for part in argv]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2
+    assert expected in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_svmlight_without_scikit_learn_says_how_to_install(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "data.svm"
+    path.write_text("1 1:0.5\n-1 1:-0.5\n")
+    monkeypatch.setitem(sys.modules, "sklearn.datasets", None)  # makes the import fail
+    code, _, err = run_cli(capsys, "run", "nag_margin", "--data", str(path))
+    assert code == 2 and "pip install gamedyn[data]" in err and len(err.strip().splitlines()) == 1
+
+
+def test_console_entry_point_prints_no_traceback():
+    completed = subprocess.run([sys.executable, "-m", "gamedyn", "run", "no_such_recipe"],
+                               capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 2
+    assert completed.stderr.count("\n") == 1 and "Traceback" not in completed.stderr
+    assert "gamedyn list" in completed.stderr
+
+
+# -------------------------------------------------------------------------------------- progress
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_draws_on_a_terminal_and_erases_itself():
+    stream = FakeTerminal()
+    with ProgressBar(total=4, label="work", stream=stream, min_interval=0.0) as bar:
+        for done in range(1, 5):
+            bar.update(done)
+    text = stream.getvalue()
+    assert "work [" in text and "4/4" in text and "100%" in text
+    assert text.endswith("\r")  # erased: the next line starts clean
+
+
+def test_progress_bar_writes_nothing_when_not_a_terminal():
+    stream = io.StringIO()
+    with ProgressBar(total=4, label="work", stream=stream, min_interval=0.0) as bar:
+        bar.update(2)
+    assert stream.getvalue() == ""
+
+
+def test_run_shows_progress_on_a_terminal_only(capsys, monkeypatch):
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code = cli.main(["run", "nag_margin", "--synthetic", "40,4,0.1", "--T", "30"])
+    assert code == 0 and "nag_margin, round [" in terminal.getvalue()
+    monkeypatch.undo()
+    code, out, err = run_cli(capsys, "run", "nag_margin", "--synthetic", "40,4,0.1", "--T", "30")
+    assert code == 0 and err == "" and "\r" not in out  # piped: plain lines, no bar anywhere
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_progress_bar_on_a_real_pseudo_terminal_and_not_in_a_pipe():
+    master, slave = os.openpty()
+    command = [sys.executable, "-m", "gamedyn", "run", "nag_margin", "--synthetic", "40,4,0.1", "--T", "300"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=slave) as process:
+        os.close(slave)
+        out, _ = process.communicate(timeout=60)
+    drawn = b""
+    while True:  # the bar is far smaller than the terminal's buffer; EIO once it is drained
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(master)
+    assert process.returncode == 0
+    assert b"nag_margin, round [" in drawn and b"300/300" in drawn  # on the terminal (stderr)
+    assert b"round [" not in out and b"\r" not in out  # stdout is a pipe: plain lines only
