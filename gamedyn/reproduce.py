@@ -409,40 +409,45 @@ def _gd_runs(context: Context) -> list:
     return context.cached("gd", compute)
 
 
+def _largest_over_gd_runs(context: Context, excess_of) -> tuple:
+    """Largest entry of ``excess_of(gamma, schedule, result) -> (values, times)`` over every GD run."""
+    worst, where = -math.inf, ""
+    for label, gamma, schedule, result in _gd_runs(context):
+        values, times = excess_of(gamma, schedule, result)
+        index = int(np.argmax(values))
+        if values[index] > worst:
+            worst, where = float(values[index]), f"{label}, at t = {times[index]}"
+    return worst, f"largest: {where}"
+
+
 def _theorem_3_3_i(context: Context) -> Measurement:
     from gamedyn.logistic import theorem_3_3_i_log
 
-    worst, where = -math.inf, ""
-    for label, _, schedule, result in _gd_runs(context):
+    def excess(gamma, schedule, result):  # ln(L(w_t) eta_t), t = 0..T
         T = len(result.log_loss) - 1
-        excess = result.log_loss - theorem_3_3_i_log(schedule, T)  # ln(L(w_t) eta_t), t = 0..T
-        t = int(np.argmax(excess))
-        if excess[t] > worst:
-            worst, where = float(excess[t]), f"{label}, at t = {t}"
-    return Measurement(worst, LOGISTIC_TOLERANCE, bool(worst <= LOGISTIC_TOLERANCE), f"largest: {where}")
+        return result.log_loss - theorem_3_3_i_log(schedule, T), np.arange(T + 1)
+
+    worst, where = _largest_over_gd_runs(context, excess)
+    return Measurement(worst, LOGISTIC_TOLERANCE, bool(worst <= LOGISTIC_TOLERANCE), where)
 
 
 def _theorem_3_3_ii(context: Context) -> Measurement:
     from gamedyn.logistic import theorem_3_3_ii_log
 
-    worst, where = -math.inf, ""
-    for label, gamma, _, result in _gd_runs(context):
+    def excess(gamma, schedule, result):  # ln(L(w_t) / bound_t), t = 1..T
         t = np.arange(1, len(result.log_loss))
-        excess = result.log_loss[1:] - theorem_3_3_ii_log(gamma, t)
-        index = int(np.argmax(excess))
-        if excess[index] > worst:
-            worst, where = float(excess[index]), f"{label}, at t = {t[index]}"
-    return Measurement(worst, LOGISTIC_TOLERANCE, bool(worst <= LOGISTIC_TOLERANCE), f"largest: {where}")
+        return result.log_loss[1:] - theorem_3_3_ii_log(gamma, t), t
+
+    worst, where = _largest_over_gd_runs(context, excess)
+    return Measurement(worst, LOGISTIC_TOLERANCE, bool(worst <= LOGISTIC_TOLERANCE), where)
 
 
 def _strictly_decreasing(context: Context) -> Measurement:
-    worst, where = -math.inf, ""
-    for label, _, _, result in _gd_runs(context):
-        steps = np.diff(result.log_loss)
-        t = int(np.argmax(steps))
-        if steps[t] > worst:
-            worst, where = float(steps[t]), f"{label}, from t = {t} to {t + 1}"
-    return Measurement(worst, 0.0, bool(worst < 0), f"largest: {where}")
+    def excess(gamma, schedule, result):  # ln L(w_{t+1}) - ln L(w_t)
+        return np.diff(result.log_loss), np.arange(1, len(result.log_loss))
+
+    worst, where = _largest_over_gd_runs(context, excess)
+    return Measurement(worst, 0.0, bool(worst < 0), where)
 
 
 def _adaptive_sgd(context: Context) -> Measurement:
