@@ -291,7 +291,8 @@ def numerical_argmin(regularizer: Regularizer, linear, curvature: float, eta: fl
     * Legendre regularizers (the inverse mirror map lands in the domain: entropy on the simplex,
       R_q and 1/2||.||^2 on R^d): the optimality condition, written for the mirror image
       u = grad R(z) (up to the simplex's normalising constant), is
-      ``u - grad R(centre) + eta (linear + c grad R*(u)) = 0``; scipy's ``root`` solves it. It needs
+      ``u - grad R(centre) + eta (linear + c grad R*(u)) = 0``; scipy's ``root`` solves it from
+      u = grad R(centre) (df-sane, then Powell's hybrid method to polish). It needs
       only the mirror maps and stays accurate where R has unbounded curvature (R_q at a zero
       coordinate, entropy at the simplex's boundary), where quasi-Newton methods on z stall.
     * Otherwise (Euclidean on a ball or simplex, the zero regularizer): SLSQP on z with the
@@ -324,7 +325,10 @@ def numerical_argmin(regularizer: Regularizer, linear, curvature: float, eta: fl
     def residual(mirror):
         return mirror - finite_shift + eta * (linear + curvature * regularizer.inverse_mirror_map(mirror))
 
-    # Start from one fixed-point step (exact when c = 0), which is well scaled for the Jacobian estimate.
-    start = finite_shift - eta * (linear + curvature * centre)
-    solution = scipy.optimize.root(residual, start, method="hybr", options={"xtol": tolerance})
+    # From the centre's own mirror image: the derivative-free spectral method (df-sane) gets close
+    # whatever the scale, then Powell's hybrid method polishes to full precision.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rough = scipy.optimize.root(residual, finite_shift, method="df-sane",
+                                    options={"fatol": 1e-6, "ftol": 0.0, "maxfev": 20000})
+    solution = scipy.optimize.root(residual, rough.x, method="hybr", options={"xtol": tolerance})
     return regularizer.inverse_mirror_map(solution.x)
