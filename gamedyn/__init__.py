@@ -44,5 +44,6 @@ __all__ = [
     "FollowTheRegularizedLeader", "GameResult", "LastLoss", "Loss", "MirrorDescent", "NoHint", "OFTL",
     "OFTRL", "OMD", "OpponentSecondary", "Payoff", "QNorm", "Reals", "Regularizer",
     "RegularizedBilinear", "RoundState", "Simplex", "SquaredEuclidean", "Zero", "numerical_argmin",
-    "OnlineResult", "online", "play", "positive_margin",
+    "OnlineResult", "online", "play", "positive_margin", "signed_rows", "margin", "max_margin", "max_margin_q",
+    "normalized_margin",
 ]
