@@ -429,7 +429,7 @@ def test_hitting_time_skip_rule_is_exact(scale):
     """The cheap hitting time (records only at 0 and T) equals the one read off every-t records."""
     A = scale * synthetic(200, 2, 0.1, 0)
     for seed in range(3):
-        full = adaptive_sgd(A, 3000, 1e-6, seed=seed)
+        full = adaptive_sgd(A, 3000, 1e-6, seed=seed, record=np.arange(3001))  # every t, asked for
         hit = int(np.argmax(full.log_loss <= math.log(1e-6)))
         assert full.log_loss[hit] <= math.log(1e-6) and full.hitting_time == hit
         cheap = adaptive_sgd(A, 3000, 1e-6, seed=seed, record=[0, 3000])
@@ -470,7 +470,7 @@ def test_adaptive_sgd_fig3_set_hits_every_seed():
 @pytest.mark.parametrize("eps", [1e-300, 5e-324])
 def test_tiny_eps_stays_finite(eps):
     A = np.array([[0.6, 0.8]])
-    res = adaptive_sgd(A, 2000, eps, seed=0)
+    res = adaptive_sgd(A, 2000, eps, seed=0, record=np.arange(2001))
     assert np.all(np.isfinite(res.log_loss)) and np.all(np.isfinite(res.w))
     # the loss falls below eps (then the 1/eps cap slows it): far below 1e-300, still finite in log form
     assert res.log_loss[-1] <= math.log(eps) < math.log(1e-300) + 1e-9
