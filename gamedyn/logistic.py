@@ -399,16 +399,41 @@ class IncreasingSchedule:
 @attrs.frozen(eq=False)
 class GDResult:
     """Output of :func:`gd`: ``w`` = w_T, ``log_loss[t] = ln L(w_t)`` (t = 0..T),
-    ``log_eta[t] = ln eta_t`` (t = 0..T-1) and, when asked for, ``snapshots[k] = w_{snapshot_times[k]}``."""
+    ``log_eta[t] = ln eta_t`` (t = 0..T-1) and, when asked for, ``snapshots[k] = w_{snapshot_times[k]}``.
+
+    With ``gd(..., record=times)`` only those times are kept: ``times`` holds them (sorted),
+    ``log_loss[k] = ln L(w_{times[k]})`` and ``log_eta[k] = ln eta_{times[k]}`` (the step the
+    schedule gives at that time, also at t = T). ``times`` is None when every t is kept."""
 
     w: np.ndarray
     log_loss: np.ndarray
     log_eta: np.ndarray
     snapshot_times: np.ndarray = attrs.field(factory=lambda: np.zeros(0, dtype=np.int64))
     snapshots: np.ndarray = attrs.field(factory=lambda: np.zeros((0, 0)))
+    times: np.ndarray | None = None
 
 
-def gd(A, T: int, step, w0=None, *, snapshots=None) -> GDResult:
+def _physical_memory() -> float:
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return math.inf
+
+
+def _history_arrays(T: int):
+    """``ln L`` (T + 1) and ``ln eta`` (T) for every t, or a MemoryError that says how to avoid them."""
+    needed = 16.0 * (T + 1)
+    advice = (f"gd keeps ln L(w_t) and ln eta_t for every t by default, {needed:.3g} bytes for T = {T}; "
+              "pass record=[0, T] (or any few times) to keep only those, in O(1) memory.")
+    if needed > _physical_memory():
+        raise MemoryError(advice)
+    try:
+        return np.empty(T + 1), np.empty(T)
+    except MemoryError:
+        raise MemoryError(advice) from None
+
+
+def gd(A, T: int, step, w0=None, *, snapshots=None, record=None) -> GDResult:
     """Full-batch GD ``w_{t+1} = w_t - eta_t grad L(w_t)`` (eq. 6) for ``T`` iterations.
 
     ``step`` is a positive float (constant step, section 1.2 of the spec) or an
@@ -416,10 +441,15 @@ def gd(A, T: int, step, w0=None, *, snapshots=None) -> GDResult:
     ``IncreasingSchedule.from_data(A, gamma, w0)``. The update is
     ``w += A^T exp(ln eta_t + ln sigma(-m) - ln n)``, so a huge step times a vanishing sigmoid
     never forms ``inf * 0``. ``snapshots`` (optional iterations in [0, T]) keeps those ``w_t``.
+    ``record`` (optional iterations in [0, T]) keeps ``ln L`` and ``ln eta`` only there (O(1)
+    memory in T); by default every t is kept, O(T) memory, and a ``T`` whose history cannot fit
+    raises a ``MemoryError`` saying to pass ``record`` before anything runs. The schedule is
+    evaluated lazily, step by step, in both cases (the same floating-point operations).
     """
     A = _check_data(A)
     T = check_count(T, "T")
     keep = _check_record(snapshots, T, "snapshots") if snapshots is not None else np.zeros(0, dtype=np.int64)
+    times = _check_record(record, T) if record is not None else None
     n, d = A.shape
     w = np.zeros(d) if w0 is None else check_vector(w0, "w0", size=d).copy()
     if isinstance(step, IncreasingSchedule):
@@ -431,28 +461,40 @@ def gd(A, T: int, step, w0=None, *, snapshots=None) -> GDResult:
                 f"step was built for ||w0|| = {step.w0_norm!r}, F(w0) = {step.f0!r} but w0 has "
                 f"||w0|| = {norm!r}, F(w0) = {f0!r}; build it with IncreasingSchedule.from_data(A, gamma, w0)."
             )
-        log_eta = step.log_eta(T)
+        log_etas = (pair[0] for pair in step._steps())
     elif isinstance(step, (numbers.Real, np.floating)) and not isinstance(step, bool):
-        log_eta = np.full(T, math.log(check_positive(step, "step")))
+        constant = math.log(check_positive(step, "step"))
+        log_etas = iter(lambda: constant, None)
     else:
         raise TypeError(
             f"step must be a positive float (constant step) or an IncreasingSchedule, got {step!r}; "
             "pass e.g. step=4.0 or step=IncreasingSchedule.from_data(A)."
         )
+    if times is None:
+        log_loss, log_eta = _history_arrays(T)
+    else:
+        log_loss, log_eta = np.empty(times.size), np.empty(times.size)
     AT = A.T
-    log_loss = np.empty(T + 1)
     kept = np.empty((keep.size, d))
-    shift = log_eta - math.log(n)
-    k = 0
+    log_n = math.log(n)
+    k = r = 0
     for t in range(T + 1):
         if k < keep.size and keep[k] == t:
             kept[k] = w
             k += 1
         m = np.asarray(A @ w)
-        log_loss[t], log_sig = _loss_and_log_sigmoid(m)
+        value, log_sig = _loss_and_log_sigmoid(m)
+        log_eta_t = next(log_etas)
+        if times is None:
+            log_loss[t] = value
+            if t < T:
+                log_eta[t] = log_eta_t
+        elif r < times.size and times[r] == t:
+            log_loss[r], log_eta[r] = value, log_eta_t
+            r += 1
         if t < T:
-            w = w + AT @ np.exp(shift[t] + log_sig)
-    return GDResult(w=w, log_loss=log_loss, log_eta=log_eta, snapshot_times=keep, snapshots=kept)
+            w = w + AT @ np.exp((log_eta_t - log_n) + log_sig)
+    return GDResult(w=w, log_loss=log_loss, log_eta=log_eta, snapshot_times=keep, snapshots=kept, times=times)
 
 
 # --------------------------------------------------------------------------------------------
