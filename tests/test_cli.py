@@ -411,3 +411,15 @@ def test_corrupt_numpy_and_binary_csv_files_are_one_line_naming_the_file(tmp_pat
         assert code == 2, (path, err)
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
         assert str(path) in err and "allow_pickle" not in err, err
+
+
+def test_run_accepts_a_tiny_margin_data_file(tmp_path, capsys):
+    """Regression (issue 11 item 1, knock-on): `gamedyn run` called margin-1e-8 data not separable."""
+    from gamedyn.datasets import symmetric_pair
+
+    X, y = symmetric_pair(1e-8)
+    path = tmp_path / "tiny.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",")
+    document = run_json(capsys, "run", "perceptron", "--data", str(path), "--T", "10")
+    assert document["max_margin"] == pytest.approx(1e-8, rel=1e-12)
+    assert document["steps"][-1]["margin"] > 0

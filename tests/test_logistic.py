@@ -738,3 +738,13 @@ def test_gd_record_keeps_the_same_values_at_the_chosen_times(step):
     np.testing.assert_array_equal(few.log_eta[:2], full.log_eta[[0, 17]])
     expected_last = step.compute(300)[0][300] if isinstance(step, IncreasingSchedule) else math.log(step)
     assert few.log_eta[2] == expected_last
+
+
+def test_auto_margin_is_scale_invariant_for_the_schedule_and_block_sgd():
+    """Regression (issue 11 item 1, knock-on): gamma='auto' refused 1e-8 A and tiny-margin pairs."""
+    A = synthetic(50, 3, 0.2, 1)
+    base = IncreasingSchedule.from_data(A).gamma
+    assert IncreasingSchedule.from_data(1e-8 * A).gamma == pytest.approx(1e-8 * base, rel=1e-12)
+    assert resolve_margin("auto", pair(1e-8)) == pytest.approx(1e-8, rel=1e-15)
+    result = block_adaptive_sgd(pair(1e-8), 100, 0.5, 0.1, "auto", seed=0)
+    assert result.block_starts.tolist() == [0, int(theorem_3_5_blocks(2, resolve_margin("auto", pair(1e-8)), 0.5, 0.1, 1)[0])]

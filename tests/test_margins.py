@@ -288,3 +288,12 @@ def test_undecided_verdict_reports_the_bracket(monkeypatch):
     with pytest.raises(margins.MarginUndecidedError, match="could not decide") as caught:
         margins.max_margin(A)
     assert caught.value.lower <= 0.0 < caught.value.upper == pytest.approx(1.0)
+
+
+def test_rate_checks_accept_a_tiny_margin():
+    """Regression (issue 11 item 1, knock-on): the rate checks called the oracle, which refused."""
+    from gamedyn import rates
+
+    A = signed_rows(*symmetric_pair(1e-8))
+    for check in rates.theorem5(A, 3) + rates.theorem7(A, 3, 2.0):
+        assert np.isfinite(check.measured) and np.isfinite(check.bound)
