@@ -27,9 +27,12 @@ claim fails. It writes ``report.md`` and the figures of both papers to ``--out``
 Figures need matplotlib (``pip install gamedyn[plot]``); without it the run says so in one line
 and skips them.
 
-Errors (unknown recipe, unreadable file, bad labels, T <= 0, a bad ``--synthetic`` spec,
-non-separable data) print ONE line on stderr naming the problem and the fix, and exit with
-status 2. Set ``GAMEDYN_TRACEBACK=1`` to see the Python traceback instead.
+Errors (unknown recipe, unreadable or corrupt file, bad labels, T <= 0, a bad ``--synthetic`` spec
+or one too large for the memory, non-separable data, an unwritable ``--out``, out of memory) print
+ONE line on stderr naming the problem and the fix, and exit with status 2; ``--out`` is checked
+before any claim runs. Ctrl-C prints one line and exits with status 130, also while the command
+line is still importing numpy and scipy. Set ``GAMEDYN_TRACEBACK=1`` to see the Python traceback
+instead.
 """
 
 from __future__ import annotations

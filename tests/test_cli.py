@@ -311,8 +311,12 @@ def test_progress_bar_on_a_real_pseudo_terminal_and_not_in_a_pipe():
 # ------------------------------------------------------------------ leaks (issue 11, item 7)
 
 
-def test_synthetic_data_too_large_for_memory_is_one_line_before_allocating(capsys):
+def test_synthetic_data_too_large_for_memory_is_one_line_before_allocating(capsys, monkeypatch):
     """Regression: --synthetic 100000000,20,0.05 printed a MemoryError traceback."""
+    from gamedyn import _data_files
+
+    available = min(_data_files.available_memory(), 100 * 2.0**30)  # also on a machine with 149 GiB free
+    monkeypatch.setattr(_data_files, "available_memory", lambda: available)
     code, out, err = run_cli(capsys, "run", "nag_margin", "--synthetic", "100000000,20,0.05")
     assert code == 2 and out == ""
     assert "--synthetic 100000000,20,0.05 needs about 149 GiB" in err and "smaller n or d" in err
