@@ -83,6 +83,9 @@ def original_entries() -> list[Entry]:
               "extragradient on ball x simplex, returns (w_bar_T, p_bar_T)", "Yu et al. 2014"),
         Entry("original.nag", "original", original.nag,
               "Nesterov's accelerated gradient on the exponential loss, returns s_T", "Algorithm 3"),
+        Entry("original.accelerated_pnorm_perceptron", "original", original.accelerated_pnorm_perceptron,
+              "Algorithm 4's closed form, w_t = eta_w (q-1) f_p(theta_t), returns (w_bar_T, pi_bar_T)",
+              "Algorithm 4; Theorem 7"),
         Entry("original.perceptron", "original", original.perceptron,
               "batch perceptron on the most violated row, returns (w, updates)", "Rosenblatt; Novikoff bound"),
         Entry("original.pnorm_perceptron", "original", original.pnorm_perceptron,
@@ -146,6 +149,20 @@ def _yu(A, T):
             ("plays p_t = p_{t-1/2}", result.game.trace["p"], path.p_half)]
 
 
+ALGORITHM4_P = (2.0, 4.0)  # the p of Algorithm 4's equivalence (rows with ||a_i||_2 <= 1 have ||a_i||_p <= 1)
+
+
+def _algorithm4(A, T):
+    pairs = []
+    for p in ALGORITHM4_P:
+        result = _recipes().pnorm_perceptron(A, T, p, record=True)
+        path = original.accelerated_pnorm_perceptron(A, T, p, trajectory=True)
+        pairs += [(f"w_bar_T, p = {p:g}", result.w, path.w_bar), (f"pi_bar_T, p = {p:g}", result.p, path.pi_bar),
+                  (f"plays w_t, p = {p:g}", result.game.trace["w"], path.w),
+                  (f"plays pi_t, p = {p:g}", result.game.trace["p"], path.pi)]
+    return pairs
+
+
 EQUIVALENCES = [
     Equivalence("Proposition 1", "smooth perceptron: v_{T-1} = w_bar_T, q_{T-1} = sum_t alpha_t p_t / S_T",
                 _proposition1, ("smooth_perceptron",)),
@@ -161,4 +178,6 @@ EQUIVALENCES = [
                 _theorem6, ("nag_margin",)),
     Equivalence("Theorem 5 (Yu et al.)", "mirror prox: the plays are the half iterates; w_bar_T, p_bar_T agree",
                 _yu, ("mirror_prox_perceptron",)),
+    Equivalence("Theorem 7 (Algorithm 4)", "accelerated p-norm perceptron: the plays w_t, pi_t and w_bar_T, "
+                "pi_bar_T equal Algorithm 4's closed-form loop (p = 2, 4)", _algorithm4, ("pnorm_perceptron",)),
 ]

@@ -88,6 +88,33 @@ def test_wrong_proposition2_constants_fail():
         assert relative_error(wrong_eta.p_last, q) > 5e-2
 
 
+def _algorithm4_game(A, T, p, eta_w, eta_p):
+    from gamedyn import Bilinear, QNorm
+
+    return play(Bilinear(A), OFTRL(QNorm(p / (p - 1)), eta_w), FTRLPlus(Entropy(), eta_p), T, record=True)
+
+
+@pytest.mark.parametrize("p", [2.0, 4.0])
+def test_wrong_algorithm4_constants_fail(A, p):
+    """Issue 11 item 8: Algorithm 4 with eta_p = 2/eta_w (breaks Theorem 7's eta_p <= 1/eta_w) or without
+    the square root of eta_w is caught by the independent loop, by at least 7 orders of magnitude."""
+    n = A.shape[0]
+    q = p / (p - 1)
+    eta_w = 1 / np.sqrt(2 * (q - 1) * np.log(n))
+    no_root = 1 / (2 * (q - 1) * np.log(n))
+    for T in (1, 2, 3, 10, 100):
+        path = original.accelerated_pnorm_perceptron(A, T, p, trajectory=True)
+
+        def error(game):
+            return max(relative_error(game.trace["w"], path.w), relative_error(game.trace["p"], path.pi))
+
+        assert error(_algorithm4_game(A, T, p, eta_w, 1 / eta_w)) <= 1e-12  # the right constants
+        assert error(_algorithm4_game(A, T, p, eta_w, 2 / eta_w)) > 1e-3  # eta_p = 2/eta_w
+        # Without the root, w_t is rescaled by sqrt(2(q-1) log n)^-1 and pi_t is unchanged (f_p is 1-homogeneous):
+        # the direction survives, the iterates do not.
+        assert error(_algorithm4_game(A, T, p, no_root, 1 / no_root)) > 0.1
+
+
 def test_non_optimistic_nag_player_fails():
     A = data("n>d")
     v = original.nag(A, 20)
