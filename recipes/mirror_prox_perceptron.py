@@ -41,4 +41,4 @@ def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, stop=None, record=Fa
         stop=stop,
         record=record,
     )
-    return RecipeResult(w=game.w_average, p=game.p_average, game=game)
+    return RecipeResult(w=game.w_average, p=game.p_average, game=game, steps={"eta_w": eta_w, "eta_p": eta_p})

@@ -28,14 +28,15 @@ def pnorm_perceptron(A, T, p, *, stop=None, record=False):
         raise ValueError("Theorem 7's steps need n >= 2 rows (they involve log n).")
     q = p / (p - 1)
     eta_w = 1 / np.sqrt(2 * (q - 1) * np.log(n))
+    eta_p = 1 / eta_w
     game = play(
         payoff,
         w_learner=OFTRL(QNorm(q), eta=eta_w),
-        p_learner=FTRLPlus(Entropy(), eta=1 / eta_w),
+        p_learner=FTRLPlus(Entropy(), eta=eta_p),
         T=T,
         weights="constant",
         first="w",
         stop=stop,
         record=record,
     )
-    return RecipeResult(w=game.w_average, p=game.p_average, game=game)
+    return RecipeResult(w=game.w_average, p=game.p_average, game=game, steps={"eta_w": eta_w, "eta_p": eta_p})

@@ -211,3 +211,25 @@ def test_recipes_import_as_gamedyn_recipes_modules():
     for name in ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin", "pnorm_perceptron"):
         module = importlib.import_module(f"gamedyn.recipes.{name}")
         assert callable(getattr(module, name))
+
+
+@pytest.mark.parametrize("p", [2.0, 4.0])
+def test_theorem7_worst_case_regret_is_the_sup_over_the_q_ball(p):
+    """rates.theorem7's 'max_u R_w(u) + R_p' is the supremum over ||u||_q <= 1: no sampled u exceeds it, and
+    u = f_p(A^T sum_t pi_t) / ||.||_q attains it (Hoelder's equality case)."""
+    from gamedyn._numerics import pnorm_link
+
+    A = signed_rows(*make_separable_lp(60, 8, p, 0.05, 5))
+    q = p / (p - 1)
+    checks = {check.quantity: check for check in rates.theorem7(A, 50, p)}
+    run = gamedyn.recipes.pnorm_perceptron(A, 50, p)
+    sup = checks["max_u R_w(u) + R_p"].measured
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        u = rng.standard_normal(A.shape[1])
+        u /= np.linalg.norm(u, ord=q)
+        assert run.game.w_regret_against(u) + run.game.p_regret <= sup + 1e-12 * abs(sup)
+    u = pnorm_link(A.T @ run.game.p_sum, p)  # grad ||theta||_p^2 / 2 has q-norm ||theta||_p
+    u /= np.linalg.norm(u, ord=q)
+    assert run.game.w_regret_against(u) + run.game.p_regret == pytest.approx(sup, rel=1e-12)
+    assert checks["eta_w eta_p"].measured == pytest.approx(1.0, rel=1e-15)
