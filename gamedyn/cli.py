@@ -208,19 +208,12 @@ def _margins(A, w):
     return margin, (margin / norm if norm > 0 else math.nan)
 
 
-# How each recipe's output (its docstring's ``.w``) reads off the running sums after round t.
-_RECIPE_OUTPUT = {
-    "smooth_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
-    "accelerated_perceptron": lambda state, theta: state.w_sum * (0.25 if theta == "wang" else 0.5),  # v_t
-    "mirror_prox_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
-    "nag_margin": lambda state, theta: state.w_sum / 4,  # s_t
-    "pnorm_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
-}
+def recipe_output(name: str, state, theta: str = "wang", p: float = 2.0) -> np.ndarray:
+    """The recipe's output ``.w`` after the round that ``state`` (a RoundState) describes: the output
+    rule the recipe declares in its own file (:class:`gamedyn.recipes.Recipe`)."""
+    from gamedyn.recipes import RECIPES
 
-
-def recipe_output(name: str, state, theta: str = "wang") -> np.ndarray:
-    """The recipe's output ``.w`` after the round that ``state`` (a RoundState) describes."""
-    return _RECIPE_OUTPUT[name](state, theta)
+    return RECIPES[name].read_output(state, theta=theta, p=p)
 
 
 def _theorem2(w_regret, p_regret, state_weights):
@@ -237,6 +230,7 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
     of the w-domain (Theorem 7's R_w(u): the p-norm game's w-domain is all of R^d).
     """
     wanted, reports = set(steps), []
+    recipe, options = entry.recipe, {"p": p, "theta": theta}
 
     def report(state):
         if progress is not None:
@@ -245,18 +239,13 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
             w_regret, p_regret = state.w_regret, state.p_regret
             if w_comparator is not None:
                 w_regret = state.w_played_loss - state.w_loss_sum.value(w_comparator)
-            reports.append(StepReport(state.t, *_margins(A, recipe_output(entry.name, state, theta)), w_regret, p_regret,
+            reports.append(StepReport(state.t, *_margins(A, recipe.read_output(state, **options)), w_regret, p_regret,
                                       _theorem2(w_regret, p_regret, (state.w_weight_total, state.p_weight_total))))
             if on_step is not None:
                 on_step(reports[-1])
         return False  # never stop: this rule only reads the round
 
-    if entry.name == "pnorm_perceptron":
-        result = entry.function(A, T, p, stop=report)
-    elif entry.name == "accelerated_perceptron":
-        result = entry.function(A, T, theta=theta, stop=report)
-    else:
-        result = entry.function(A, T, stop=report)
+    result = recipe.run(A, T, stop=report, **options)
     game = result.game
     w_regret = game.w_regret if w_comparator is None else game.w_regret_against(w_comparator)
     reports.append(StepReport(T, *_margins(A, result.w), w_regret, game.p_regret,
@@ -353,12 +342,9 @@ def command_run(args) -> int:
     steps = reporting_steps(args.T, args.every)
     is_recipe = entry.kind == "recipe"
     comparator, notes = None, []
-    if entry.name == "pnorm_perceptron":
-        from gamedyn.margins import max_margin_q
-
-        comparator = max_margin_q(data.A, args.p / (args.p - 1)).direction
-        notes.append("R_w is R_w(u) against the unit q-norm max-margin direction u (Theorem 7): "
-                     "the w-player's domain is all of R^d, where the regret against the best point is infinite")
+    if is_recipe and entry.recipe.comparator is not None:  # declared by the recipe (e.g. Theorem 7's R_w(u))
+        comparator = entry.recipe.w_comparator(data.A, p=args.p, theta=args.theta)
+        notes.append(entry.recipe.comparator_note)
     if not is_recipe:
         notes.append("an original algorithm: regrets and Theorem 2's bound belong to the game form ('-')")
     if not args.json:

@@ -25,6 +25,7 @@ class Entry:
     function: Callable
     summary: str
     reference: str
+    recipe: object = None  # a recipe's declaration (gamedyn.recipes.Recipe): its options, output rule, comparator
 
 
 @attrs.frozen
@@ -55,22 +56,9 @@ def _recipes():
 
 
 def recipe_entries() -> list[Entry]:
-    recipes = _recipes()
-    return [
-        Entry("smooth_perceptron", "recipe", recipes.smooth_perceptron,
-              "OFTL (w) vs FTRL+ entropy eta=1/4 (p), alpha_t = t, g = p'Aw - |w|^2/2", "Prop. 1; Soheili & Pena 2012"),
-        Entry("accelerated_perceptron", "recipe", recipes.accelerated_perceptron,
-              "the same game; output v_T = 1/4 sum alpha_t w_t (theta='ji': p on weights t+1, eta=1/2)",
-              "Prop. 2; Ji, Srebro & Telgarsky 2021"),
-        Entry("mirror_prox_perceptron", "recipe", recipes.mirror_prox_perceptron,
-              "optimistic OMD (ball) vs optimistic OMD (entropy), hints at the opponent's secondary iterate",
-              "Thm. 5; Yu, Kilinc-Karzan & Carbonell 2014"),
-        Entry("nag_margin", "recipe", recipes.nag_margin,
-              "FTRL+ no regulariser (w) vs OFTRL entropy eta=1/4 (p), p first; s_T = 1/4 sum alpha_t w_t",
-              "Thm. 6; Nesterov's accelerated gradient"),
-        Entry("pnorm_perceptron", "recipe", recipes.pnorm_perceptron,
-              "OFTRL with ||w||_q^2/(2(q-1)) (w) vs FTRL+ entropy (p), alpha_t = 1", "Thm. 7; Algorithm 4"),
-    ]
+    """One entry per recipe, read from each recipe's own declaration (``gamedyn.recipes.RECIPES``)."""
+    return [Entry(recipe.name, "recipe", recipe.function, recipe.summary, recipe.reference, recipe)
+            for recipe in _recipes().RECIPES.values()]
 
 
 def original_entries() -> list[Entry]:

@@ -233,3 +233,41 @@ def test_theorem7_worst_case_regret_is_the_sup_over_the_q_ball(p):
     u /= np.linalg.norm(u, ord=q)
     assert run.game.w_regret_against(u) + run.game.p_regret == pytest.approx(sup, rel=1e-12)
     assert checks["eta_w eta_p"].measured == pytest.approx(1.0, rel=1e-15)
+
+
+# ------------------------------------------------------------------ declarations (issue 8 item 6)
+
+
+def test_every_recipe_module_declares_itself_once():
+    import importlib
+    import pkgutil
+
+    from gamedyn.registry import recipe_entries
+
+    modules = [info.name for info in pkgutil.iter_modules(gamedyn.recipes.__path__) if not info.name.startswith("_")]
+    assert sorted(gamedyn.recipes.RECIPES) == sorted(modules)
+    for name in modules:
+        declaration = importlib.import_module(f"gamedyn.recipes.{name}").RECIPE
+        assert declaration.name == name and declaration.function is getattr(gamedyn.recipes, name)
+        assert len(declaration.game) == 5  # payoff, w-player, p-player, weights, first mover
+    assert [entry.name for entry in recipe_entries()] == list(gamedyn.recipes.RECIPES)
+    assert all(entry.recipe is gamedyn.recipes.RECIPES[entry.name] for entry in recipe_entries())
+
+
+@pytest.mark.parametrize("name, options", [
+    ("smooth_perceptron", {}), ("accelerated_perceptron", {"theta": "wang"}), ("accelerated_perceptron", {"theta": "ji"}),
+    ("mirror_prox_perceptron", {}), ("nag_margin", {}), ("pnorm_perceptron", {"p": 3.0}),
+])
+def test_a_declared_output_rule_reads_the_final_result_and_every_round(name, options):
+    recipe = gamedyn.recipes.RECIPES[name]
+    A = data("n>d")
+    rounds = {}
+
+    def stop(state):
+        rounds[state.t] = recipe.read_output(state, **options)
+        return False
+
+    result = recipe.run(A, 12, stop=stop, **options)
+    np.testing.assert_allclose(recipe.read_output(result.game, **options), result.w, rtol=1e-13, atol=0)
+    for t in (1, 5, 12):  # round t's output is the T = t run's output
+        np.testing.assert_allclose(rounds[t], recipe.run(A, t, **options).w, rtol=1e-12, atol=0)
