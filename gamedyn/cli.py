@@ -256,33 +256,25 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
 
 
 def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None) -> tuple:
-    """Run an original algorithm; report its output at ``steps`` (from its trajectory when it fits)."""
-    name = entry.name.removeprefix("original.")
-    function = entry.function
-    if name in ("perceptron", "pnorm_perceptron"):
-        w, updates = function(A, T) if name == "perceptron" else function(A, p, T)
+    """Run an original algorithm; report its output at ``steps`` (from its trajectory when it fits).
+
+    How to call it and read its output is the entry's :class:`gamedyn.registry.OriginalForm`.
+    """
+    form, options = entry.form, {"p": p, "theta": theta}
+    if form.updates:
+        w, updates = form.call(A, T, options, False)
         reports = [StepReport(updates, *_margins(A, w))]
         reason = (f"separated after {updates} updates" if reports[0].margin > 0
                   else f"not separated within T = {T} updates")
     else:
         n, d = A.shape
-        if T * (n + d) > _TRAJECTORY_LIMIT:
+        if T * (n + d) > _TRAJECTORY_LIMIT or form.at is None:
             steps = [T]  # the whole trajectory would not fit comfortably in memory
-        options = {"theta": theta} if name == "accelerated_perceptron" else {}
         if steps == [T]:
-            output = function(A, T, **options)
-            outputs = {T: output if name == "nag" else output[0]}
+            outputs = {T: form.final(form.call(A, T, options, False))}
         else:
-            path = function(A, T, trajectory=True, **options)
-            if name == "smooth_perceptron":
-                outputs = {t: path.v[t - 1] for t in steps}  # T rounds = v_{T-1} (Proposition 1)
-            elif name == "accelerated_perceptron":
-                outputs = {t: path.v[t] for t in steps}
-            elif name == "mirror_prox":
-                running = np.cumsum(path.w_half, axis=0)
-                outputs = {t: running[t - 1] / t for t in steps}  # w_bar_t, the mean of the half iterates
-            else:  # nag
-                outputs = {t: path.s[t] for t in steps}
+            path = form.call(A, T, options, True)
+            outputs = {t: form.at(path, t) for t in steps}
         reports = [StepReport(t, *_margins(A, outputs[t])) for t in sorted(outputs)]
         reason = f"completed T = {T} iterations"
     if on_step is not None:

@@ -26,6 +26,23 @@ class Entry:
     summary: str
     reference: str
     recipe: object = None  # a recipe's declaration (gamedyn.recipes.Recipe): its options, output rule, comparator
+    form: "OriginalForm | None" = None  # an original's: how to call it and read its output
+
+
+@attrs.frozen
+class OriginalForm:
+    """How an original algorithm is called and how its output ``w`` reads off what it returns.
+
+    ``call(A, T, options, trajectory)`` runs it (``options``: ``p``, ``theta``); ``final(result)``
+    is ``w`` after the T rounds; ``at(trajectory, t)`` is ``w`` after round ``t`` (None when the
+    original keeps no trajectory). ``updates=True``: ``T`` caps perceptron updates and the result
+    is ``(w, updates)``.
+    """
+
+    call: Callable
+    final: Callable = None
+    at: Callable | None = None
+    updates: bool = False
 
 
 @attrs.frozen
@@ -61,23 +78,41 @@ def recipe_entries() -> list[Entry]:
             for recipe in _recipes().RECIPES.values()]
 
 
+def _first(result):
+    return result[0]
+
+
 def original_entries() -> list[Entry]:
+    """One entry per original algorithm, each with its :class:`OriginalForm`."""
     return [
         Entry("original.smooth_perceptron", "original", original.smooth_perceptron,
-              "Soheili-Pena smoothed primal-dual iteration, returns (v_{T-1}, q_{T-1})", "Algorithm 1"),
+              "Soheili-Pena smoothed primal-dual iteration, returns (v_{T-1}, q_{T-1})", "Algorithm 1",
+              form=OriginalForm(lambda A, T, options, trajectory: original.smooth_perceptron(A, T, trajectory=trajectory),
+                                _first, lambda path, t: path.v[t - 1])),  # T rounds = v_{T-1} (Proposition 1)
         Entry("original.accelerated_perceptron", "original", original.accelerated_perceptron,
-              "Ji et al.'s primal-dual iteration, returns (v_T, q_T)", "Algorithm 2"),
+              "Ji et al.'s primal-dual iteration, returns (v_T, q_T)", "Algorithm 2",
+              form=OriginalForm(lambda A, T, options, trajectory: original.accelerated_perceptron(
+                  A, T, options.get("theta", "wang"), trajectory=trajectory), _first, lambda path, t: path.v[t])),
         Entry("original.mirror_prox", "original", original.mirror_prox,
-              "extragradient on ball x simplex, returns (w_bar_T, p_bar_T)", "Yu et al. 2014"),
+              "extragradient on ball x simplex, returns (w_bar_T, p_bar_T)", "Yu et al. 2014",
+              form=OriginalForm(lambda A, T, options, trajectory: original.mirror_prox(A, T, trajectory=trajectory),
+                                _first, lambda path, t: path.w_half[:t].mean(axis=0))),  # mean of the half iterates
         Entry("original.nag", "original", original.nag,
-              "Nesterov's accelerated gradient on the exponential loss, returns s_T", "Algorithm 3"),
+              "Nesterov's accelerated gradient on the exponential loss, returns s_T", "Algorithm 3",
+              form=OriginalForm(lambda A, T, options, trajectory: original.nag(A, T, trajectory=trajectory),
+                                lambda s: s, lambda path, t: path.s[t])),
         Entry("original.accelerated_pnorm_perceptron", "original", original.accelerated_pnorm_perceptron,
               "Algorithm 4's closed form, w_t = eta_w (q-1) f_p(theta_t), returns (w_bar_T, pi_bar_T)",
-              "Algorithm 4; Theorem 7"),
+              "Algorithm 4; Theorem 7",
+              form=OriginalForm(lambda A, T, options, trajectory: original.accelerated_pnorm_perceptron(
+                  A, T, options.get("p", 2.0), trajectory=trajectory), _first, lambda path, t: path.w[:t].mean(axis=0))),
         Entry("original.perceptron", "original", original.perceptron,
-              "batch perceptron on the most violated row, returns (w, updates)", "Rosenblatt; Novikoff bound"),
+              "batch perceptron on the most violated row, returns (w, updates)", "Rosenblatt; Novikoff bound",
+              form=OriginalForm(lambda A, T, options, trajectory: original.perceptron(A, T), updates=True)),
         Entry("original.pnorm_perceptron", "original", original.pnorm_perceptron,
-              "p-norm perceptron, returns (w, updates)", "Gentile 2001"),
+              "p-norm perceptron, returns (w, updates)", "Gentile 2001",
+              form=OriginalForm(lambda A, T, options, trajectory: original.pnorm_perceptron(A, options.get("p", 2.0), T),
+                                updates=True)),
     ]
 
 
