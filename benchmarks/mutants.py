@@ -76,10 +76,13 @@ def _copy_tree(destination: pathlib.Path) -> None:
 
 
 def _run(command, cwd) -> tuple[int, float, str]:
+    """Exit status, seconds, and the last line (with the first failing test, for pytest)."""
     start = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-    return done.returncode, time.perf_counter() - start, lines[-1] if lines else ""
+    failed = [line.split(" - ")[0].removeprefix("FAILED ") for line in lines if line.startswith("FAILED ")]
+    last = lines[-1] if lines else ""
+    return done.returncode, time.perf_counter() - start, (f"{last}; first: {failed[0]}" if failed else last)
 
 
 def check(mutant: Mutant) -> dict:
