@@ -571,8 +571,8 @@ def _gd_formula(context: Context) -> Measurement:
     from gamedyn.logistic import gd
 
     worst, where = -math.inf, ""
-    for label, gamma, schedule, result in _gd_runs(context):
-        A = _logistic_data(label.split(",")[0])
+    for (name, _), (label, gamma, schedule, result) in zip(context.profile.gd_sets, _gd_runs(context)):
+        A = _logistic_data(name)
         n, d = A.shape
         T = min(len(result.log_eta), GD_REPLAY_STEPS)
         eta, _ = schedule_by_the_formula(gamma, T)
@@ -583,10 +583,10 @@ def _gd_formula(context: Context) -> Measurement:
             if t < T:
                 w = w + (eta[t] / n) * (A.T @ expit(-m))
         run = gd(A, T, schedule)
-        for name, error in (("w_T", float(np.linalg.norm(run.w - w) / np.linalg.norm(w))),
-                            ("ln L(w_t)", float(np.max(np.abs(run.log_loss - np.array(log_losses)))))):
+        for quantity, error in (("w_T", float(np.linalg.norm(run.w - w) / np.linalg.norm(w))),
+                                ("ln L(w_t)", float(np.max(np.abs(run.log_loss - np.array(log_losses)))))):
             if not error <= worst:
-                worst, where = error, f"{name}; {label.split(',')[0]}, T = {T}"
+                worst, where = error, f"{quantity}; {name}, T = {T}"
     return Measurement(worst, EXACT_FORMULA_TOLERANCE, bool(worst <= EXACT_FORMULA_TOLERANCE),
                        f"largest (relative for w_T, absolute for ln L): {where}")
 
