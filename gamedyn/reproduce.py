@@ -138,14 +138,14 @@ PROFILES = {
         rate_horizons=(10, 100), iteration_margins="QUICK_MARGINS",
         gd_sets=(("pair gamma=0.2", 2000), ("n=200 d=2", 2000)), sgd_eps=(1e-2, 1e-4), sgd_seeds=3,
         sgd_horizon=5000, block_targets=(1e-2,), block_deltas=(0.5,), block_seeds=3, block_horizon=5000,
-        quick_figures=True, claim_seconds=20.0, total_seconds=60.0,
+        quick_figures=True, claim_seconds=30.0, total_seconds=120.0,
     ),
     "default": Profile(
         name="default", datasets=_MEDIUM, lp_datasets=_LP, equivalence_horizons=(1, 2, 3, 10, 100),
         rate_horizons=(1, 10, 100, 1000), iteration_margins="DEFAULT_MARGINS",
         gd_sets=(("pair gamma=0.2", 20000), ("n=200 d=2", 20000)), sgd_eps=(1e-2, 1e-4, 1e-8),
         sgd_seeds=5, sgd_horizon=20000, block_targets=(1e-2, 1e-3), block_deltas=(0.5, 0.1), block_seeds=5,
-        block_horizon=20000, quick_figures=False, claim_seconds=120.0, total_seconds=600.0,
+        block_horizon=20000, quick_figures=False, claim_seconds=300.0, total_seconds=900.0,
     ),
     "full": Profile(
         name="full", datasets=_LARGE, lp_datasets=_LP + (("lp n=300 d=60 p=4", 300, 60, 4.0, 0.02, 1),),
