@@ -19,7 +19,10 @@ Groups of claims (a name on the command line selects a group, a recipe or a pape
   for Block Adaptive SGD.
 
 Profiles: ``quick`` (a smoke run, well under 20 s), ``default`` and ``full`` (larger T, more data
-sets, smaller margins). See :data:`PROFILES`.
+sets, smaller margins). See :data:`PROFILES`. Each profile has wall-clock limits: a claim that runs
+past ``claim_seconds`` is stopped and FAILs, and once the run has used ``total_seconds`` the
+remaining claims FAIL unrun, so a broken (e.g. looping) recipe makes ``--quick`` fail within
+about two minutes instead of running for ten.
 """
 
 from __future__ import annotations

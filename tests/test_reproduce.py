@@ -253,3 +253,22 @@ def test_the_seed2_exact_rows_fail_when_the_library_drifts(monkeypatch, row, tar
     monkeypatch.setattr(owner, name, lambda *args, **kwargs: perturb(real(*args, **kwargs)))
     measurement = _claim(row).check(Context(reproduce.PROFILES["quick"]))
     assert not measurement.passed, measurement
+
+
+def test_a_broken_recipe_makes_quick_fail_fast(capsys, monkeypatch):
+    import time
+
+    import attrs
+
+    import gamedyn.recipes
+
+    def stuck(*args, **kwargs):  # a recipe that never returns in reasonable time
+        time.sleep(120)
+
+    monkeypatch.setattr(gamedyn.recipes, "pnorm_perceptron", stuck)
+    monkeypatch.setitem(reproduce.PROFILES, "quick",
+                        attrs.evolve(reproduce.PROFILES["quick"], claim_seconds=1.0, total_seconds=3.0))
+    start = time.perf_counter()
+    code, out, _ = run_cli(capsys, "reproduce", "--quick", "pnorm_perceptron")
+    assert code == 1 and time.perf_counter() - start < 30
+    assert "ClaimTimeout" in out and "not run" in out
