@@ -30,7 +30,7 @@ def _declared_recipes() -> dict:
     return {name: found[name] for name in ordered}
 
 
-RECIPES = _declared_recipes()  # read by the command line, the registry and reproduce
+RECIPES = _declared_recipes()  # read by the registry and the command line
 globals().update({name: recipe.function for name, recipe in RECIPES.items()})  # a new module's recipe, too
 
 __all__ = ["Recipe", "RecipeResult", "RECIPES", *RECIPES]

@@ -1,8 +1,10 @@
 """The declaration every recipe makes once, in its own file: :class:`Recipe`.
 
-The command line (``gamedyn list`` / ``gamedyn run``), the registry and ``gamedyn reproduce`` read
-these declarations (collected in :data:`gamedyn.recipes.RECIPES`), so a new recipe is one new
-module in ``recipes/`` that defines its function and a module-level ``RECIPE``.
+The registry (:func:`gamedyn.registry.recipe_entries`) and through it the command line
+(``gamedyn list`` / ``gamedyn run``: options, output rule, comparator) read these declarations,
+collected in :data:`gamedyn.recipes.RECIPES`, so a new recipe is one new module in ``recipes/``
+that defines its function and a module-level ``RECIPE`` (its paper claims, if any, are added to
+:data:`gamedyn.registry.EQUIVALENCES` or :mod:`gamedyn.rates`).
 """
 
 from __future__ import annotations
