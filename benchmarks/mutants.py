@@ -10,7 +10,7 @@ Each mutant is one textual edit of one source line. It is applied to a *copy* of
 temporary folder (the checkout is never touched, so nothing can be left mutated), and two commands
 run in that copy:
 
-* the relevant test files: ``python -m pytest -q -p no:cacheprovider FILES`` (every failure counted);
+* the relevant test files: ``python -m pytest -x -q -p no:cacheprovider FILES`` (stops at the first failure, which the table names);
 * ``python -m gamedyn reproduce --no-figures --out DIR`` (the default profile).
 
 A mutant is *killed* when both exit non-zero. The script prints one table row per mutant and exits
@@ -96,7 +96,7 @@ def check(mutant: Mutant) -> dict:
             return {"mutant": mutant, "error": f"pattern found {text.count(mutant.original)} times in {mutant.path}"}
         target.write_text(text.replace(mutant.original, mutant.mutated))
         python = sys.executable
-        tests = _run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *mutant.tests], tree)
+        tests = _run([python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *mutant.tests], tree)
         report = _run([python, "-m", "gamedyn", "reproduce", "--no-figures", "--out", str(pathlib.Path(folder) / "out")],
                       tree)
         failing = []
