@@ -233,3 +233,29 @@ def test_bad_steps_and_rvu_condition():
         optimistic_hedge(ROCK_PAPER_SCISSORS, 10, eta=0.0)
     with pytest.raises(ValueError, match="eta <= 1/r"):
         optimistic_hedge_gap_bound(ROCK_PAPER_SCISSORS, 10, eta=1.0)
+
+
+# ---------------------------------------------------------------------------------- reproduce rows
+
+
+def test_reproduce_has_the_matrix_game_rows_and_they_pass_quick():
+    from gamedyn import reproduce
+
+    claims = [claim for claim in reproduce.CLAIMS if claim.group == "matrix games"]
+    assert {claim.name for claim in claims} == {"Hedge: Nash gap O(1/sqrt T)", "Optimistic Hedge: Nash gap O(1/T)"}
+    context = reproduce.Context(reproduce.PROFILES["quick"])
+    for claim in claims:
+        measurement = claim.check(context)
+        assert measurement.passed, measurement
+        assert "linprog v* between the best replies: yes" in measurement.detail
+
+
+def test_reproduce_matrix_rows_fail_when_the_rate_is_too_slow(monkeypatch):
+    """Negative control: held to a slope of -1.5 (faster than its 1/T), optimistic Hedge fails."""
+    from gamedyn import reproduce
+    from gamedyn.experiments import matrix_games
+
+    monkeypatch.setattr(matrix_games, "OPTIMISTIC_SLOPE_AT_MOST", -1.5)
+    claim = next(claim for claim in matrix_games.matrix_game_claims() if claim.name.startswith("Optimistic"))
+    measurement = claim.check(reproduce.Context(reproduce.PROFILES["quick"]))
+    assert not measurement.passed and -1.2 < measurement.measured < -0.9
