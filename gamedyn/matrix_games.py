@@ -29,6 +29,10 @@ import scipy.optimize
 from gamedyn._validation import check_count
 from gamedyn.payoffs import Loss
 
+__all__ = [
+    "InitialBelief", "MatrixGameSolution", "best_response_values", "check_payoff_matrix", "check_strategy", "default_hedge_steps", "default_optimistic_hedge_step", "hedge_gap_bound", "nash_gap", "optimistic_hedge_gap_bound", "payoff_range", "solve_matrix_game",
+]
+
 
 def check_payoff_matrix(M, name: str = "M") -> np.ndarray:
     """A finite 2-D float64 payoff matrix with at least one row and one column, or a clear error."""

@@ -20,6 +20,10 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
+__all__ = [
+    "MatrixGamePath", "fictitious_play", "hedge", "optimistic_hedge",
+]
+
 
 @attrs.frozen
 class MatrixGamePath:

@@ -25,6 +25,10 @@ from gamedyn.matrix_games import (
     solve_matrix_game,
 )
 
+__all__ = [
+    "GapRow", "HORIZONS", "benchmark_matrix", "fitted_slope", "gap_table", "matrix_game_claims",
+]
+
 HORIZONS = {"quick": (100, 300, 1000), "default": (100, 1000, 10000), "full": (100, 1000, 10000, 30000)}
 HEDGE_SLOPE_AT_MOST = -0.4
 OPTIMISTIC_SLOPE_AT_MOST = -0.9

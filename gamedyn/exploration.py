@@ -1,6 +1,6 @@
 r"""The pair explorer: every legal seating of given learners on one payoff, with measured rates.
 
-:func:`explore` runs :func:`gamedyn.play` for every combination (w-learner, p-learner, weights,
+:func:`explore` (``gamedyn.explore``, ``gamedyn explore`` on the command line) runs :func:`gamedyn.play` for every combination (w-learner, p-learner, weights,
 first mover) from the lists it is given, and tabulates, for each, Theorem 2's certificate
 
 .. math::
@@ -38,6 +38,9 @@ import numpy as np
 
 from gamedyn._validation import check_count
 from gamedyn.payoffs import Payoff
+
+__all__ = ["Exploration", "ExplorationRow", "PAPER_PAIRS", "explore", "fitted_exponent", "geometric_checkpoints",
+           "separator_learners"]
 
 
 @attrs.frozen
