@@ -11,7 +11,7 @@ first mover) from the lists it is given, and tabulates, for each, Theorem 2's ce
 at T and at a geometric grid of checkpoints t, read from the runner's per-round state (one run
 per combination, no O(T) record). The **rate exponent** is the least-squares slope of
 :math:`\log B_t` (and :math:`\log G_t`) against :math:`\log t` over the checkpoints
-:math:`t\ge` ``fit_from`` (default T/100): about -2 for the accelerated pairs of
+:math:`t\ge` ``fit_from`` (default T/10, the last decade): about -2 for the accelerated pairs of
 Propositions 1-2 and Theorem 6 on the separator game, about -1 for O(1/T) pairs.
 
 A seating the protocol forbids (a learner that must see its round's loss, FTRL+, in the first
@@ -186,7 +186,7 @@ def explore(payoff: Payoff, learners, T: int, *, weights=("constant", "linear"),
     by their repr). ``weights`` are schedules :func:`gamedyn.play` accepts, given as strings
     (``"constant"``, ``"linear"``); ``first`` the seats that may move first. Returns an
     :class:`Exploration`: per seating the final :math:`B_T` and :math:`G_T`, their fitted log-log
-    exponents over the checkpoints :math:`t\ge` ``fit_from`` (default ``max(1, T // 100)``), or
+    exponents over the checkpoints :math:`t\ge` ``fit_from`` (default ``max(1, T // 10)``), or
     ``illegal`` / ``error`` with the reason. ``progress(done, total, label)`` is called before each run.
     """
     if not isinstance(payoff, Payoff):
@@ -203,7 +203,7 @@ def explore(payoff: Payoff, learners, T: int, *, weights=("constant", "linear"),
     if not first or not set(first) <= {"w", "p"}:
         raise ValueError(f"first must be a subset of ('w', 'p'), got {first!r}.")
     grid = geometric_checkpoints(T, check_count(checkpoints, "checkpoints", minimum=2))
-    fit_from = max(1, T // 100) if fit_from is None else check_count(fit_from, "fit_from")
+    fit_from = max(1, T // 10) if fit_from is None else check_count(fit_from, "fit_from")
 
     combinations = [(w, p, schedule, mover) for w in w_items for p in p_items for schedule in weights for mover in first]
     rows = []
