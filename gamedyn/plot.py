@@ -234,7 +234,7 @@ def animate_simplex(paths: dict, filename, *, frames: int = 60, fps: int = 12):
         return [artist for line, head, _ in lines for artist in (line, head)]
 
     animation = FuncAnimation(figure, draw, frames=len(stops), blit=False)
-    animation.save(os.fspath(filename), writer=PillowWriter(fps=fps))
+    animation.save(os.fspath(filename), writer=PillowWriter(fps=fps), dpi=80)
     return filename
 
 
