@@ -89,9 +89,10 @@ class Exploration:
         raise KeyError(f"no row for w={w_name!r}, p={p_name!r}, weights={weights!r}, first={first!r}")
 
     def ranked(self) -> list:
-        """Rows that ran, fastest bound exponent first; then the illegal and failed seatings."""
+        """Rows that ran, by bound exponent to one decimal (fastest first), then by B_T; then the rest."""
         ran = sorted((row for row in self.rows if row.status == "ok"),
-                     key=lambda row: (row.bound_exponent if math.isfinite(row.bound_exponent) else math.inf, row.bound))
+                     key=lambda row: (round(row.bound_exponent, 1) if math.isfinite(row.bound_exponent) else math.inf,
+                                      row.bound))
         return ran + [row for row in self.rows if row.status != "ok"]
 
     def _cells(self):
