@@ -10,8 +10,12 @@ import pkgutil
 from gamedyn.recipes._recipe import Recipe
 from gamedyn.recipes._result import RecipeResult
 from gamedyn.recipes.accelerated_perceptron import accelerated_perceptron
+from gamedyn.recipes._matrix_result import MatrixGameResult
+from gamedyn.recipes.fictitious_play import fictitious_play
+from gamedyn.recipes.hedge import hedge
 from gamedyn.recipes.mirror_prox_perceptron import mirror_prox_perceptron
 from gamedyn.recipes.nag_margin import nag_margin
+from gamedyn.recipes.optimistic_hedge import optimistic_hedge
 from gamedyn.recipes.pnorm_perceptron import pnorm_perceptron
 from gamedyn.recipes.smooth_perceptron import smooth_perceptron
 
@@ -19,7 +23,10 @@ _ORDER = ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron
 
 
 def _declared_recipes() -> dict:
-    """name -> :class:`Recipe`, from the ``RECIPE`` of every public module of this package."""
+    """name -> :class:`Recipe`, from the ``RECIPE`` of every public module of this package.
+
+    Modules without one (the matrix-game dynamics, whose results are not margins) are not listed.
+    """
     found = {}
     for info in pkgutil.iter_modules(__path__):
         if not info.name.startswith("_"):
@@ -33,4 +40,5 @@ def _declared_recipes() -> dict:
 RECIPES = _declared_recipes()  # read by the registry and the command line
 globals().update({name: recipe.function for name, recipe in RECIPES.items()})  # a new module's recipe, too
 
-__all__ = ["Recipe", "RecipeResult", "RECIPES", *RECIPES]
+__all__ = ["Recipe", "RecipeResult", "RECIPES", *RECIPES, "MatrixGameResult", "fictitious_play", "hedge",
+           "optimistic_hedge"]

