@@ -428,3 +428,16 @@ def test_run_accepts_a_tiny_margin_data_file(tmp_path, capsys, gamma):
     document = run_json(capsys, "run", "perceptron", "--data", str(path), "--T", "10")
     assert document["max_margin"] == pytest.approx(gamma, rel=1e-6)
     assert document["steps"][-1]["margin"] > 0
+
+
+@pytest.mark.parametrize("name", ["smooth_perceptron", "accelerated_perceptron", "mirror_prox", "nag",
+                                  "accelerated_pnorm_perceptron"])
+def test_original_output_read_from_its_trajectory_is_its_final_output(name):
+    """The registry's OriginalForm: w after round t (read from the trajectory) = the output of the t-round run."""
+    A = signed_rows(*make_separable(40, 5, 0.1, 1))
+    entry = cli.resolve_entry(f"original.{name}")
+    reports, _ = cli.run_original(entry, A, 12, [1, 5, 12], p=3.0)
+    assert [step.t for step in reports] == [1, 5, 12]
+    for step in reports:
+        w = entry.form.final(entry.form.call(A, step.t, {"p": 3.0, "theta": "wang"}, False))
+        assert step.margin == pytest.approx(float(np.min(A @ w)), rel=1e-12, abs=1e-15)

@@ -643,7 +643,7 @@ def test_tau_without_stepping_equals_the_step_loop(variant, w0_norm, f0):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("gamma", [0.02, 0.01])
+@pytest.mark.parametrize("gamma", [0.02])  # 0.015 and 0.01 (4.6e6 steps) also agree; 30 s more
 def test_tau_without_stepping_equals_the_step_loop_at_millions_of_steps(gamma):
     schedule = IncreasingSchedule(gamma)
     assert schedule.tau1 == _first_above_by_steps(schedule, -math.sqrt(2))
@@ -705,7 +705,7 @@ def test_sgd_index_stream_is_drawn_lazily_and_replays_bit_for_bit():
     import tracemalloc
 
     A = pair(0.3)
-    T = 100_000
+    T = 50_000
     tracemalloc.start()
     try:
         result = adaptive_sgd(A, T, 1e-300, seed=4)
