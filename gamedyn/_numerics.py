@@ -29,10 +29,15 @@ def softmin(z, scale: float = 1.0):
 
 
 def softmax_logits(logits):
-    """``exp(logits) / sum(exp(logits))`` with the max subtracted; ``-inf`` entries give 0."""
+    """``exp(logits) / sum(exp(logits))`` along axis 0 with the max subtracted; ``-inf`` entries give 0.
+
+    A trailing axis holds independent batched games (one softmax per column).
+    """
     logits = np.asarray(logits)
-    weights = np.exp(logits - np.max(logits))
-    return weights / np.sum(weights)
+    weights = logits - logits.max(axis=0)
+    np.exp(weights, out=weights)
+    weights /= weights.sum(axis=0)
+    return weights
 
 
 def pnorm_link(theta, p: float):

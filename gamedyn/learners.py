@@ -7,7 +7,15 @@ Every learner is an immutable configuration with three pure functions (the optax
   alpha_t is already known;
 * ``update(state, point, loss, weight) -> state`` — after observing the weighted loss alpha_t f_t.
 
-A learner knows nothing of games, perceptrons or the round number.
+A learner knows nothing of games, perceptrons or the round number. Two optional parts let the
+runner skip work (a user-written learner may ignore both):
+
+* ``loss_sum(state) -> Loss`` — a learner that keeps the weighted loss sum sum_{s<=t} alpha_s f_s
+  (the FTRL family) exposes it, and :func:`gamedyn.play` uses it for the regrets instead of keeping
+  a second copy: every loss is accumulated once;
+* ``sees_induced_loss`` — when True, ``update`` also accepts ``induced_loss=``: the loss the
+  player's own play induced on the opponent (g(w_t, .) for the w-player), which the runner has
+  already computed. A hint that needs it (:class:`gamedyn.OpponentSecondary`) then costs no product.
 
 **FTRL family** (spec section 2), one rule with a pluggable regularizer and hint:
 
@@ -78,19 +86,43 @@ class _RegularizedLearner:
     def needs_current_loss(self) -> bool:
         return self.hint.needs_current_loss
 
+    @property
+    def sees_induced_loss(self) -> bool:
+        return bool(getattr(self.hint, "sees_induced_loss", False))
+
+    def _hint_update(self, hint_state, point, loss, weight, induced_loss):
+        if induced_loss is not None and getattr(self.hint, "sees_induced_loss", False):
+            return self.hint.update(hint_state, point, loss, weight, induced_loss=induced_loss)
+        return self.hint.update(hint_state, point, loss, weight)
+
+
+def _batched_centre(centre, initial_loss: Loss):
+    """The centre with trailing unit axes, so that it broadcasts against batched losses (dim, K)."""
+    extra = initial_loss.linear.ndim - centre.ndim
+    return centre.reshape(centre.shape + (1,) * extra) if extra > 0 else centre
+
 
 @attrs.frozen
 class FTRLState:
-    """Running weighted loss sum, the fixed centre z_0 and the hint's state."""
+    """Running weighted loss sum, the fixed centre z_0, the hint's state and the centre's cache.
+
+    ``centre_cache`` is ``regularizer.centre_cache(centre)`` (e.g. log z_0 for entropy), computed
+    once at ``init``.
+    """
 
     loss_sum: Loss
     centre: np.ndarray
     hint_state: Any
+    centre_cache: Any = None
 
 
 @attrs.frozen
 class FollowTheRegularizedLeader(_RegularizedLearner):
-    """The FTRL-family rule with a pluggable regularizer, step eta and hint (see module docstring)."""
+    """The FTRL-family rule with a pluggable regularizer, step eta and hint (see module docstring).
+
+    Its state's ``loss_sum`` is the weighted loss sum; :meth:`loss_sum` hands it to the runner, so
+    the runner keeps no copy of its own.
+    """
 
     regularizer: Regularizer = attrs.field(validator=_check_regularizer)
     eta: float = attrs.field(default=1.0, validator=_check_eta)
@@ -99,21 +131,26 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
 
     def init(self, dimension: int, initial_loss: Loss | None = None) -> FTRLState:
         initial_loss = Loss.zero(dimension) if initial_loss is None else initial_loss
-        return FTRLState(Loss.zero(dimension), _resolve_centre(self, dimension), self.hint.init(dimension, initial_loss))
+        centre = _batched_centre(_resolve_centre(self, dimension), initial_loss)
+        return FTRLState(Loss(np.zeros(initial_loss.linear.shape), 0.0), centre,
+                         self.hint.init(dimension, initial_loss), self.regularizer.centre_cache(centre))
 
     def play(self, state: FTRLState, weight: float, current_loss: Loss | None = None):
-        total = state.loss_sum
         guess = self.hint.predict(state.hint_state, current_loss)
-        if guess is not None:
-            total = total + guess.scaled(weight)
-        return self.regularizer.argmin(total.linear, total.curvature, self.eta, state.centre)
+        total = state.loss_sum if guess is None else state.loss_sum.plus_scaled(guess, weight)
+        return self.regularizer.argmin_with_cache(total.linear, total.curvature, self.eta, state.centre, state.centre_cache)
 
-    def update(self, state: FTRLState, point, loss: Loss, weight: float) -> FTRLState:
+    def update(self, state: FTRLState, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None) -> FTRLState:
         return FTRLState(
-            state.loss_sum + loss.scaled(weight),
+            state.loss_sum.plus_scaled(loss, weight),
             state.centre,
-            self.hint.update(state.hint_state, point, loss, weight),
+            self._hint_update(state.hint_state, point, loss, weight, induced_loss),
+            state.centre_cache,
         )
+
+    def loss_sum(self, state: FTRLState) -> Loss:
+        """sum_{s<=t} alpha_s f_s, the sum this learner minimises (shared with the runner)."""
+        return state.loss_sum
 
 
 def FTL(domain=None) -> FollowTheRegularizedLeader:
@@ -175,11 +212,11 @@ class OMD(_RegularizedLearner):
             return state.secondary
         return self._step(state.secondary, guess.gradient(state.secondary), weight)
 
-    def update(self, state: OMDState, point, loss: Loss, weight: float) -> OMDState:
+    def update(self, state: OMDState, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None) -> OMDState:
         gradient = loss.gradient(point)
         return OMDState(
             self._step(state.secondary, gradient, weight),
-            self.hint.update(state.hint_state, point, Loss(gradient, 0.0), weight),
+            self._hint_update(state.hint_state, point, Loss(gradient, 0.0), weight, induced_loss),
         )
 
     def _step(self, centre, gradient, weight):

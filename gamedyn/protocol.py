@@ -61,22 +61,50 @@ def _weight_function(weights, name: str, T: int) -> Callable[[int], float]:
 # ---------------------------------------------------------------------------------- seats & results
 
 
-@attrs.define
 class _Seat:
-    """The runner's bookkeeping for one player: O(dimension) running sums, nothing per round."""
+    """The runner's bookkeeping for one player: O(dimension) running sums, nothing per round.
 
-    name: str
-    learner: Any
-    state: Any
-    weight: Callable[[int], float]
-    output_weight: Callable[[int], float]
-    opponent_loss: Callable  # (opponent's play, own play or None) -> this player's loss
-    play_sum: np.ndarray
-    loss_sum: Loss
-    played_loss_total: float = 0.0
-    weight_total: float = 0.0
-    output_weight_total: float = 0.0
-    last: np.ndarray | None = None
+    ``play_sum`` (and, for a learner without ``loss_sum(state)``, the loss sum) are buffers the
+    runner updates in place; a learner with ``loss_sum`` keeps the only copy of its loss sum.
+    """
+
+    __slots__ = ("name", "learner", "state", "weight", "output_weight", "opponent_loss", "play_sum",
+                 "loss_linear", "loss_curvature", "played_loss_total", "weight_total", "output_weight_total",
+                 "last", "learner_keeps_sum", "sees_induced_loss")
+
+    def __init__(self, name, learner, state, weight, output_weight, opponent_loss, shape):
+        self.name, self.learner, self.state = name, learner, state
+        self.weight, self.output_weight, self.opponent_loss = weight, output_weight, opponent_loss
+        self.learner_keeps_sum = callable(getattr(learner, "loss_sum", None))
+        self.sees_induced_loss = bool(getattr(learner, "sees_induced_loss", False))
+        self.play_sum = np.zeros(shape)
+        self.loss_linear = None if self.learner_keeps_sum else np.zeros(shape)
+        self.loss_curvature = 0.0
+        self.played_loss_total = np.zeros(shape[1:]) if len(shape) > 1 else 0.0
+        self.weight_total = 0.0
+        self.output_weight_total = 0.0
+        self.last = None
+
+    @property
+    def loss_sum(self) -> Loss:
+        if self.learner_keeps_sum:
+            return self.learner.loss_sum(self.state)
+        return Loss(self.loss_linear, self.loss_curvature)
+
+    def settle(self, point, loss: Loss, weight: float, output_weight: float, induced_loss: Loss) -> None:
+        """The end of a round for this seat: the learner's update and the runner's running sums."""
+        if self.sees_induced_loss:
+            self.state = self.learner.update(self.state, point, loss, weight, induced_loss=induced_loss)
+        else:
+            self.state = self.learner.update(self.state, point, loss, weight)
+        if not self.learner_keeps_sum:
+            self.loss_linear += weight * loss.linear
+            self.loss_curvature += weight * loss.curvature
+        self.played_loss_total += weight * loss.value(point)
+        self.weight_total += weight
+        self.play_sum += output_weight * point
+        self.output_weight_total += output_weight
+        self.last = point
 
 
 @attrs.frozen
@@ -84,7 +112,8 @@ class RoundState:
     """What a stop rule or callback sees after round t (all already computed by the round).
 
     ``w_sum``/``p_sum`` are the output-weighted sums of the plays; ``w_loss_sum``/``p_loss_sum``
-    the weighted loss sums; the regrets so far are computed on demand (O(n + d)).
+    the weighted loss sums; the regrets so far are computed on demand (O(n + d)). The sums are the
+    runner's running buffers, valid during the call: copy them (``np.array(state.w_sum)``) to keep them.
     """
 
     t: int
@@ -245,30 +274,35 @@ def play(
     w0 = _initial_point(initial_w, w_learner, d, "initial_w")
     p0 = _initial_point(initial_p, p_learner, n, "initial_p")
     # The t = 1 convention: each learner's f_0 is its round loss against the opponent's initial point.
-    w_seat = _Seat("w", w_learner, w_learner.init(d, payoff.loss_for_w(p0, w0)), w_weight, output_weight,
-                   payoff.loss_for_w, np.zeros(d), Loss.zero(d))
-    p_seat = _Seat("p", p_learner, p_learner.init(n, payoff.loss_for_p(w0, p0)), p_weight, output_weight,
-                   payoff.loss_for_p, np.zeros(n), Loss.zero(n))
+    w_initial_loss, p_initial_loss = payoff.loss_for_w(p0, w0), payoff.loss_for_p(w0, p0)
+    w_seat = _Seat("w", w_learner, w_learner.init(d, w_initial_loss), w_weight, output_weight,
+                   payoff.loss_for_w, w_initial_loss.linear.shape)
+    p_seat = _Seat("p", p_learner, p_learner.init(n, p_initial_loss), p_weight, output_weight,
+                   payoff.loss_for_p, p_initial_loss.linear.shape)
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
+    follower_sees_current = follower.learner.needs_current_loss
+    leader_output_is_weight = output_weights is None and leader.weight is w_weight
+    follower_output_is_weight = output_weights is None and follower.weight is w_weight
 
+    # The round: one product per play (the follower's loss from the leader's play, the leader's
+    # loss from the follower's play), shared by the learners, their hints and the running sums.
     rounds, stop_reason = T, f"completed T = {T} rounds"
     for t in range(1, T + 1):
         leader_weight, follower_weight = leader.weight(t), follower.weight(t)
         leader_play = leader.learner.play(leader.state, leader_weight)
-        current = follower.opponent_loss(leader_play, None) if follower.learner.needs_current_loss else None
-        follower_play = follower.learner.play(follower.state, follower_weight, current)
-        follower_loss = current if current is not None else follower.opponent_loss(leader_play, follower_play)
+        if follower_sees_current:
+            follower_loss = follower.opponent_loss(leader_play, None)
+            follower_play = follower.learner.play(follower.state, follower_weight, follower_loss)
+        else:
+            follower_play = follower.learner.play(follower.state, follower_weight)
+            follower_loss = follower.opponent_loss(leader_play, follower_play)
         leader_loss = leader.opponent_loss(follower_play, leader_play)
-        for seat, point, loss, weight in ((leader, leader_play, leader_loss, leader_weight),
-                                          (follower, follower_play, follower_loss, follower_weight)):
-            seat.state = seat.learner.update(seat.state, point, loss, weight)
-            seat.loss_sum = seat.loss_sum + loss.scaled(weight)
-            seat.played_loss_total += weight * loss.value(point)
-            seat.weight_total += weight
-            seat.play_sum = seat.play_sum + seat.output_weight(t) * point
-            seat.output_weight_total += seat.output_weight(t)
-            seat.last = point
+        output = None if leader_output_is_weight and follower_output_is_weight else output_weight(t)
+        leader.settle(leader_play, leader_loss, leader_weight,
+                      leader_weight if leader_output_is_weight else output, follower_loss)
+        follower.settle(follower_play, follower_loss, follower_weight,
+                        follower_weight if follower_output_is_weight else output, leader_loss)
         if record:
             trace["w"].append(w_seat.last)
             trace["p"].append(p_seat.last)
@@ -286,8 +320,9 @@ def play(
 
     w_average = w_seat.play_sum / w_seat.output_weight_total
     p_average = p_seat.play_sum / p_seat.output_weight_total
-    w_regret = _regret(w_learner.domain, w_seat.loss_sum, w_seat.played_loss_total)
-    p_regret = _regret(p_learner.domain, p_seat.loss_sum, p_seat.played_loss_total)
+    w_loss_sum, p_loss_sum = w_seat.loss_sum, p_seat.loss_sum
+    w_regret = _regret(w_learner.domain, w_loss_sum, w_seat.played_loss_total)
+    p_regret = _regret(p_learner.domain, p_loss_sum, p_seat.played_loss_total)
     same_weights = p_weights is None and output_weights is None
     return GameResult(
         w_average=w_average,
@@ -304,8 +339,8 @@ def play(
         p_regret=p_regret,
         theorem2_bound=(w_regret + p_regret) / w_seat.weight_total if same_weights else None,
         duality_gap=_duality_gap(payoff, w_learner.domain, p_learner.domain, w_average, p_average) if same_weights else None,
-        w_loss_sum=w_seat.loss_sum,
-        p_loss_sum=p_seat.loss_sum,
+        w_loss_sum=w_loss_sum,
+        p_loss_sum=p_loss_sum,
         w_played_loss=w_seat.played_loss_total,
         p_played_loss=p_seat.played_loss_total,
         stopped_early=rounds < T,

@@ -146,6 +146,17 @@ class Regularizer:
         """argmin_z eta (<linear, z> + curvature/2 ||z||^2) + D_R(z, centre) over the domain."""
         return numerical_argmin(self, linear, curvature, eta, centre)
 
+    def centre_cache(self, centre):
+        """What :meth:`argmin_with_cache` may reuse about a centre that never changes (default: nothing).
+
+        FTRL learners compute it once, at ``init``; e.g. ``Entropy`` caches log z_0.
+        """
+        return None
+
+    def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
+        """:meth:`argmin` given ``cache = centre_cache(centre)``; the same point, computed faster."""
+        return self.argmin(linear, curvature, eta, centre)
+
 
 @attrs.frozen
 class Entropy(Regularizer):
@@ -177,11 +188,18 @@ class Entropy(Regularizer):
         return float(np.sum(z[positive] * (np.log(z[positive]) - np.log(centre[positive]))))
 
     def argmin(self, linear, curvature: float, eta: float, centre):
+        return self.argmin_with_cache(np.asarray(linear), curvature, eta, centre, self.centre_cache(centre))
+
+    def centre_cache(self, centre):
+        """log z_0 (``-inf`` at a zero entry), computed once per centre."""
+        with np.errstate(divide="ignore"):
+            return np.log(np.asarray(centre, dtype=np.float64))
+
+    def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
+        """softmax(log z_0 - eta theta) along axis 0 (one per column for batched games)."""
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
-        with np.errstate(divide="ignore"):
-            logits = np.log(centre) - eta * np.asarray(linear)
-        return softmax_logits(logits)
+        return softmax_logits(cache - eta * linear)
 
 
 def _euclidean_domain(instance):
@@ -243,9 +261,16 @@ class QNorm(Regularizer):
         return (self.q - 1.0) * pnorm_link(theta, self.p)
 
     def argmin(self, linear, curvature: float, eta: float, centre):
+        return self.argmin_with_cache(linear, curvature, eta, centre, self.centre_cache(centre))
+
+    def centre_cache(self, centre):
+        """The centre's mirror image grad R_q(z_0), computed once per centre."""
+        return self.mirror_map(centre)
+
+    def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
-        return self.inverse_mirror_map(self.mirror_map(centre) - eta * np.asarray(linear))
+        return self.inverse_mirror_map(cache - eta * np.asarray(linear))
 
 
 @attrs.frozen
