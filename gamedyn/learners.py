@@ -183,10 +183,12 @@ def OFTRL(regularizer: Regularizer, eta: float, hint=None, *, centre=None) -> Fo
 
 @attrs.frozen
 class OMDState:
-    """The secondary iterate y_{t-1} and the hint's state."""
+    """The secondary iterate y_{t-1}, the hint's state and ``regularizer.centre_cache(y_{t-1})``
+    (log y_{t-1} for entropy, carried in the log domain like the original mirror prox)."""
 
     secondary: np.ndarray
     hint_state: Any
+    secondary_cache: Any = None
 
 
 @attrs.frozen
@@ -204,23 +206,22 @@ class OMD(_RegularizedLearner):
 
     def init(self, dimension: int, initial_loss: Loss | None = None) -> OMDState:
         initial_loss = Loss.zero(dimension) if initial_loss is None else initial_loss
-        return OMDState(_resolve_centre(self, dimension), self.hint.init(dimension, initial_loss))
+        centre = _resolve_centre(self, dimension)
+        return OMDState(centre, self.hint.init(dimension, initial_loss), self.regularizer.centre_cache(centre))
 
     def play(self, state: OMDState, weight: float, current_loss: Loss | None = None):
         guess = self.hint.predict(state.hint_state, current_loss)
         if guess is None:
             return state.secondary
-        return self._step(state.secondary, guess.gradient(state.secondary), weight)
+        return self.regularizer.argmin_with_cache(weight * guess.gradient(state.secondary), 0.0, self.eta,
+                                                  state.secondary, state.secondary_cache)
 
     def update(self, state: OMDState, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None) -> OMDState:
         gradient = loss.gradient(point)
-        return OMDState(
-            self._step(state.secondary, gradient, weight),
-            self._hint_update(state.hint_state, point, Loss(gradient, 0.0), weight, induced_loss),
-        )
-
-    def _step(self, centre, gradient, weight):
-        return self.regularizer.argmin(weight * gradient, 0.0, self.eta, centre)
+        secondary, cache = self.regularizer.argmin_and_cache(weight * gradient, 0.0, self.eta,
+                                                             state.secondary, state.secondary_cache)
+        return OMDState(secondary, self._hint_update(state.hint_state, point, Loss(gradient, 0.0), weight, induced_loss),
+                        cache)
 
 
 def MirrorDescent(regularizer: Regularizer, eta: float, *, centre=None) -> OMD:

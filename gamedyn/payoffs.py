@@ -22,17 +22,30 @@ import numpy as np
 from gamedyn._validation import check_matrix, check_positive
 
 
-@attrs.frozen
 class Loss:
     """f(z) = <linear, z> + (curvature / 2) ||z||^2, defined up to an additive constant.
 
     ``linear`` has the player's dimension as its first axis; a trailing axis (shape ``(dim, K)``)
     holds K batched games that share one round (see :func:`gamedyn.one_vs_rest`), and then
-    :meth:`value` returns one value per game. A ``Loss`` is never modified in place.
+    :meth:`value` returns one value per game. A cheap value type (two slots, created several times
+    per round): it is never modified in place, and neither is its ``linear`` array.
     """
 
-    linear: np.ndarray
-    curvature: float = 0.0
+    __slots__ = ("linear", "curvature")
+
+    def __init__(self, linear, curvature: float = 0.0):
+        self.linear = linear
+        self.curvature = curvature
+
+    def __repr__(self) -> str:
+        return f"Loss(linear={self.linear!r}, curvature={self.curvature!r})"
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Loss):
+            return NotImplemented
+        return bool(np.array_equal(self.linear, other.linear) and self.curvature == other.curvature)
+
+    __hash__ = None
 
     def value(self, z):
         """f(z); a float, or one float per game (shape ``(K,)``) for batched losses."""
@@ -43,13 +56,13 @@ class Loss:
                 total = total + 0.5 * self.curvature * (z @ z)
             return float(total)
         total = np.einsum("i...,i...->...", linear, z)
-        if np.any(self.curvature):
+        if self.curvature:
             total = total + 0.5 * self.curvature * np.einsum("i...,i...->...", z, z)
         return total
 
     def gradient(self, z):
         """grad f(z) = linear + curvature z (the linear part itself when the curvature is 0)."""
-        if not np.any(self.curvature):
+        if not self.curvature:
             return self.linear
         return self.linear + self.curvature * z
 
@@ -123,7 +136,9 @@ class Bilinear(Payoff):
         A, A_transpose = _matrix_and_transpose(self.A)
         object.__setattr__(self, "A", A)
         object.__setattr__(self, "_A_transpose", A_transpose)
-        object.__setattr__(self, "_product_dtype", np.dtype(A.dtype))
+        # None: a float64 numpy array, whose products need no cast and no conversion.
+        dtype = None if isinstance(A, np.ndarray) and A.dtype == np.float64 else np.dtype(A.dtype)
+        object.__setattr__(self, "_product_dtype", dtype)
 
     @property
     def w_dimension(self) -> int:
@@ -140,11 +155,15 @@ class Bilinear(Payoff):
 
     def times(self, w):
         """A @ w in A's dtype, returned as float64 (w of shape (d,) or (d, K))."""
+        if self._product_dtype is None:
+            return self.A @ w
         product = self.A @ np.asarray(w).astype(self._product_dtype, copy=False)
         return np.asarray(product).astype(np.float64, copy=False)
 
     def transpose_times(self, p):
         """A^T @ p in A's dtype, returned as float64 (p of shape (n,) or (n, K))."""
+        if self._product_dtype is None:
+            return self._A_transpose @ p
         product = self._A_transpose @ np.asarray(p).astype(self._product_dtype, copy=False)
         return np.asarray(product).astype(np.float64, copy=False)
 

@@ -157,6 +157,12 @@ class Regularizer:
         """:meth:`argmin` given ``cache = centre_cache(centre)``; the same point, computed faster."""
         return self.argmin(linear, curvature, eta, centre)
 
+    def argmin_and_cache(self, linear, curvature: float, eta: float, centre, cache):
+        """``(z, centre_cache(z))`` for z = :meth:`argmin_with_cache`: a mirror-descent step whose
+        point is the next step's centre (default: the two calls; entropy gets both in one pass)."""
+        point = self.argmin_with_cache(linear, curvature, eta, centre, cache)
+        return point, self.centre_cache(point)
+
 
 @attrs.frozen
 class Entropy(Regularizer):
@@ -200,6 +206,15 @@ class Entropy(Regularizer):
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
         return softmax_logits(cache - eta * linear)
+
+    def argmin_and_cache(self, linear, curvature: float, eta: float, centre, cache):
+        """The step in the log domain: log z = log z_0 - eta theta - logsumexp(...), z = exp(log z)."""
+        if curvature != 0:
+            return super().argmin_and_cache(linear, curvature, eta, centre, cache)
+        log_point = cache - eta * linear
+        log_point -= log_point.max(axis=0)
+        log_point -= np.log(np.exp(log_point).sum(axis=0))
+        return np.exp(log_point), log_point
 
 
 def _euclidean_domain(instance):
