@@ -34,10 +34,16 @@ def softmax_logits(logits):
     A trailing axis holds independent batched games (one softmax per column).
     """
     logits = np.asarray(logits)
-    weights = logits - logits.max(axis=0)
-    np.exp(weights, out=weights)
-    weights /= weights.sum(axis=0)
-    return weights
+    return softmax_in_place(logits - logits.max(axis=0), shifted=True)
+
+
+def softmax_in_place(logits, *, shifted: bool = False):
+    """:func:`softmax_logits` computed in the caller's own float array ``logits`` (overwritten)."""
+    if not shifted:
+        logits -= logits.max(axis=0)
+    np.exp(logits, out=logits)
+    logits /= logits.sum(axis=0)
+    return logits
 
 
 def pnorm_link(theta, p: float):

@@ -71,7 +71,9 @@ class Loss:
 
     def plus_scaled(self, other: "Loss", weight: float) -> "Loss":
         """self + weight * other in one step (what an FTRL learner adds each round)."""
-        return Loss(self.linear + weight * other.linear, self.curvature + weight * other.curvature)
+        linear = weight * other.linear
+        linear += self.linear  # one new array (the same sum as self.linear + weight * other.linear)
+        return Loss(linear, self.curvature + weight * other.curvature)
 
     def __add__(self, other: "Loss") -> "Loss":
         return Loss(self.linear + other.linear, self.curvature + other.curvature)

@@ -279,6 +279,7 @@ def play(
                    payoff.loss_for_w, w_initial_loss.linear.shape)
     p_seat = _Seat("p", p_learner, p_learner.init(n, p_initial_loss), p_weight, output_weight,
                    payoff.loss_for_p, p_initial_loss.linear.shape)
+    del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
     follower_sees_current = follower.learner.needs_current_loss

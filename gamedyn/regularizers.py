@@ -25,7 +25,7 @@ import attrs
 import numpy as np
 import scipy.optimize
 
-from gamedyn._numerics import pnorm_link, softmax_logits
+from gamedyn._numerics import pnorm_link, softmax_in_place, softmax_logits
 from gamedyn._validation import check_positive, check_q
 
 # --------------------------------------------------------------------------------------- domains
@@ -205,13 +205,16 @@ class Entropy(Regularizer):
         """softmax(log z_0 - eta theta) along axis 0 (one per column for batched games)."""
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
-        return softmax_logits(cache - eta * linear)
+        logits = linear * -eta
+        logits += cache  # log z_0 - eta theta, in one new array
+        return softmax_in_place(logits)
 
     def argmin_and_cache(self, linear, curvature: float, eta: float, centre, cache):
         """The step in the log domain: log z = log z_0 - eta theta - logsumexp(...), z = exp(log z)."""
         if curvature != 0:
             return super().argmin_and_cache(linear, curvature, eta, centre, cache)
-        log_point = cache - eta * linear
+        log_point = linear * -eta
+        log_point += cache
         log_point -= log_point.max(axis=0)
         log_point -= np.log(np.exp(log_point).sum(axis=0))
         return np.exp(log_point), log_point
