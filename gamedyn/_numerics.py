@@ -54,6 +54,8 @@ def pnorm_link(theta, p: float):
     so that large exponents p - 1 neither overflow nor underflow.
     """
     theta = np.asarray(theta, dtype=np.float64)
+    if theta.ndim > 1:  # batched games: one link per column
+        return np.stack([pnorm_link(column, p) for column in np.moveaxis(theta, -1, 0)], axis=-1)
     scale = np.max(np.abs(theta)) if theta.size else 0.0
     if scale == 0.0:
         return np.zeros_like(theta)

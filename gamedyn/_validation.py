@@ -18,7 +18,7 @@ def _describe(value) -> str:
 
 
 _OPERATOR_NEEDS_ROWS = (
-    "{name} is a matrix-free scipy.sparse.linalg.LinearOperator, but this function reads A's rows "
+    "{name} is matrix-free (a scipy.sparse.linalg.LinearOperator or a batch of games), but this function reads A's rows "
     "or entries; pass a numpy array or a scipy.sparse matrix (the recipes and gamedyn.play, which "
     "need only the products A @ w and A.T @ p, accept the operator)."
 )

@@ -62,7 +62,20 @@ def _check_hint(instance, attribute, value):
 
 
 def _check_eta(instance, attribute, value):
+    if isinstance(value, np.ndarray):  # a sweep: one step per batched game
+        if value.ndim != 1 or value.size == 0 or not np.all(np.isfinite(value)) or np.any(value <= 0):
+            raise ValueError(f"eta as an array must be 1-D, one positive finite step per batched game; got {value!r}.")
+        return
     check_positive(value, "eta")
+
+
+def _check_batch_of_steps(learner, initial_loss: Loss):
+    """An array of K steps needs K batched games (else it would broadcast against the wrong axis)."""
+    if isinstance(learner.eta, np.ndarray) and initial_loss.linear.shape[1:] != learner.eta.shape:
+        raise ValueError(
+            f"eta holds {learner.eta.size} steps (a sweep) but the losses have shape {initial_loss.linear.shape}; "
+            f"play K = {learner.eta.size} batched games, e.g. Bilinear(gamedyn.shared_matrix(A, {learner.eta.size}))."
+        )
 
 
 def _resolve_centre(learner, dimension: int):
@@ -96,10 +109,18 @@ class _RegularizedLearner:
         return self.hint.update(hint_state, point, loss, weight)
 
 
-def _batched_centre(centre, initial_loss: Loss):
+def _batched_centre(learner, centre, initial_loss: Loss):
     """The centre with trailing unit axes, so that it broadcasts against batched losses (dim, K)."""
     extra = initial_loss.linear.ndim - centre.ndim
-    return centre.reshape(centre.shape + (1,) * extra) if extra > 0 else centre
+    if extra <= 0:
+        return centre
+    if not learner.regularizer.supports_batches:
+        raise ValueError(
+            f"{type(learner.regularizer).__name__} on {learner.regularizer.domain!r} cannot play batched games "
+            f"(its argmin projects whole vectors); run these games one at a time, or use a regularizer "
+            f"with supports_batches = True (Entropy, QNorm, or one on Reals)."
+        )
+    return centre.reshape(centre.shape + (1,) * extra)
 
 
 @attrs.frozen
@@ -131,7 +152,8 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
 
     def init(self, dimension: int, initial_loss: Loss | None = None) -> FTRLState:
         initial_loss = Loss.zero(dimension) if initial_loss is None else initial_loss
-        centre = _batched_centre(_resolve_centre(self, dimension), initial_loss)
+        centre = _batched_centre(self, _resolve_centre(self, dimension), initial_loss)
+        _check_batch_of_steps(self, initial_loss)
         return FTRLState(Loss(np.zeros(initial_loss.linear.shape), 0.0), centre,
                          self.hint.init(dimension, initial_loss), self.regularizer.centre_cache(centre))
 
@@ -206,7 +228,8 @@ class OMD(_RegularizedLearner):
 
     def init(self, dimension: int, initial_loss: Loss | None = None) -> OMDState:
         initial_loss = Loss.zero(dimension) if initial_loss is None else initial_loss
-        centre = _resolve_centre(self, dimension)
+        centre = _batched_centre(self, _resolve_centre(self, dimension), initial_loss)
+        _check_batch_of_steps(self, initial_loss)
         return OMDState(centre, self.hint.init(dimension, initial_loss), self.regularizer.centre_cache(centre))
 
     def play(self, state: OMDState, weight: float, current_loss: Loss | None = None):

@@ -184,20 +184,40 @@ class GameResult:
 
 
 def _regret(domain, loss_sum: Loss, played_loss: float) -> float:
-    """Weighted regret against the best fixed point of the domain (inf when none exists)."""
+    """Weighted regret against the best fixed point of the domain (inf when none exists).
+
+    Batched games (a trailing axis): one regret per game, each against its own best point.
+    """
+    if loss_sum.linear.ndim > 1:
+        return np.array([_regret(domain, Loss(loss_sum.linear[:, k], loss_sum.curvature), played_loss[k])
+                         for k in range(loss_sum.linear.shape[1])])
     best = domain.minimize_quadratic(loss_sum.linear, loss_sum.curvature)
     if best is None:
         return float("inf")
     return played_loss - loss_sum.value(best)
 
 
+def _best_response(domain, loss: Loss):
+    """argmin over the domain of the loss (None if unbounded), column by column for batched games:
+    then ``(points, bounded)`` with a zero column where a game's loss is unbounded below."""
+    if loss.linear.ndim == 1:
+        return domain.minimize_quadratic(loss.linear, loss.curvature)
+    columns = [domain.minimize_quadratic(loss.linear[:, k], loss.curvature) for k in range(loss.linear.shape[1])]
+    bounded = np.array([column is not None for column in columns])
+    points = np.stack([np.zeros(loss.linear.shape[0]) if column is None else column for column in columns], axis=1)
+    return points, bounded
+
+
 def _duality_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float | None:
-    """max_w g(w, p_bar) - min_p g(w_bar, p): zero exactly at a saddle point."""
+    """max_w g(w, p_bar) - min_p g(w_bar, p): zero exactly at a saddle point (one per batched game)."""
     if not payoff.structured:
         return None
-    p_loss, w_loss = payoff.loss_for_p(w_bar), payoff.loss_for_w(p_bar)
-    p_best = p_domain.minimize_quadratic(p_loss.linear, p_loss.curvature)
-    w_best = w_domain.minimize_quadratic(w_loss.linear, w_loss.curvature)
+    p_best = _best_response(p_domain, payoff.loss_for_p(w_bar))
+    w_best = _best_response(w_domain, payoff.loss_for_w(p_bar))
+    if w_bar.ndim > 1:
+        (p_points, p_bounded), (w_points, w_bounded) = p_best, w_best
+        gap = np.asarray(payoff.value(w_points, p_bar) - payoff.value(w_bar, p_points), dtype=np.float64)
+        return np.where(p_bounded & w_bounded, gap, np.inf)
     if p_best is None or w_best is None:
         return float("inf")
     return payoff.value(w_best, p_bar) - payoff.value(w_bar, p_best)

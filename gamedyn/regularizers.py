@@ -128,6 +128,8 @@ class Regularizer:
 
     domain = Reals()
     legendre = True  # grad R blows up at the domain's boundary, so grad R* lands inside it
+    # argmin acts column by column on (dim, K) arrays (batched games); unknown for user regularizers
+    supports_batches = False
 
     def value(self, z) -> float:
         raise NotImplementedError
@@ -174,6 +176,7 @@ class Entropy(Regularizer):
     """
 
     domain = Simplex()
+    supports_batches = True
 
     def value(self, z) -> float:
         z = np.asarray(z, dtype=np.float64)
@@ -240,6 +243,10 @@ class SquaredEuclidean(Regularizer):
     def legendre(self) -> bool:
         return isinstance(self.domain, Reals)
 
+    @property
+    def supports_batches(self) -> bool:
+        return isinstance(self.domain, Reals)  # projections onto a ball or simplex act on one vector
+
     def value(self, z) -> float:
         return 0.5 * float(np.dot(z, z))
 
@@ -264,6 +271,7 @@ class QNorm(Regularizer):
     """
 
     q: float = attrs.field(converter=check_q)
+    supports_batches = True
 
     @property
     def p(self) -> float:
@@ -302,6 +310,10 @@ class Zero(Regularizer):
 
     domain: Reals | Ball | Simplex = Reals()
     legendre = False
+
+    @property
+    def supports_batches(self) -> bool:
+        return isinstance(self.domain, Reals)
 
     def value(self, z) -> float:
         return 0.0

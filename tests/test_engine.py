@@ -263,3 +263,78 @@ def test_loss_is_a_value_type():
     assert loss.value(np.array([1.0, 1.0])) == pytest.approx(-1.0 + 0.5)
     np.testing.assert_array_equal(loss.plus_scaled(loss, 2.0).linear, 3 * loss.linear)
     assert loss.plus_scaled(loss, 2.0).curvature == 1.5
+
+
+# ----------------------------------------------------------------------------- item 5: batched
+
+
+def _multiclass(n=200, d=6, K=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    return X, np.where(rng.normal(size=(n, K)) + 2 * X[:, :K] > 0, 1.0, -1.0)
+
+
+BATCHED = ["smooth_perceptron", "accelerated_perceptron", "accelerated_perceptron_ji", "nag_margin", "pnorm_perceptron"]
+
+
+@pytest.mark.parametrize("name", BATCHED)
+def test_one_vs_rest_batch_equals_each_game_alone(name):
+    from gamedyn import one_vs_rest
+
+    X, Y = _multiclass()
+    batch = RECIPES[name](one_vs_rest(X, Y), 150)
+    assert batch.w.shape == (X.shape[1], Y.shape[1]) and batch.p.shape == Y.shape
+    for k in range(Y.shape[1]):
+        alone = RECIPES[name](signed_rows(X, Y[:, k]), 150)
+        np.testing.assert_allclose(batch.w[:, k], alone.w, rtol=1e-12, atol=1e-14 * np.max(np.abs(alone.w)))
+        np.testing.assert_allclose(batch.p[:, k], alone.p, rtol=1e-12, atol=1e-300)
+        assert batch.game.w_regret[k] == pytest.approx(alone.game.w_regret, rel=1e-12, abs=1e-12)
+        assert batch.game.p_regret[k] == pytest.approx(alone.game.p_regret, rel=1e-12, abs=1e-12)
+
+
+def test_one_vs_rest_of_a_float32_sparse_or_operator_X():
+    from gamedyn import one_vs_rest
+
+    X, Y = _multiclass(80, 5, 3, seed=1)
+    dense = recipes.nag_margin(one_vs_rest(X, Y), 60).w
+    for variant in (sp.csr_matrix(X), aslinearoperator(X)):
+        np.testing.assert_allclose(recipes.nag_margin(one_vs_rest(variant, Y), 60).w, dense, rtol=1e-12, atol=1e-15)
+    single = recipes.nag_margin(one_vs_rest(X.astype(np.float32), Y), 60).w
+    assert np.linalg.norm(single - dense) <= FLOAT32_OUTPUT_RELATIVE * np.linalg.norm(dense)
+
+
+def test_step_size_sweep_equals_each_step_alone():
+    from gamedyn import shared_matrix
+
+    A = _data(40, 5, seed=4)
+    steps = np.array([0.05, 0.1, 0.3])  # larger steps make this game chaotic: rounding grows like e^t
+    sweep = play(Bilinear(shared_matrix(A, 3)), OFTRL(QNorm(1.5), steps), OFTRL(Entropy(), steps), 200)
+    for k, eta in enumerate(steps):
+        alone = play(Bilinear(A), OFTRL(QNorm(1.5), eta), OFTRL(Entropy(), eta), 200)
+        np.testing.assert_allclose(sweep.w_average[:, k], alone.w_average, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(sweep.p_average[:, k], alone.p_average, rtol=1e-12, atol=1e-15)
+        assert sweep.p_regret[k] == pytest.approx(alone.p_regret, rel=1e-10, abs=1e-13)
+        assert sweep.duality_gap[k] == alone.duality_gap == np.inf  # linear loss on R^d: no best response
+    M = np.random.default_rng(5).uniform(-1, 1, size=(6, 4))  # a matrix game: both players on simplices
+    sweep = play(Bilinear(shared_matrix(M, 3)), OFTRL(Entropy(), steps), OFTRL(Entropy(), steps), 300)
+    for k, eta in enumerate(steps):
+        alone = play(Bilinear(M), OFTRL(Entropy(), eta), OFTRL(Entropy(), eta), 300)
+        assert sweep.duality_gap[k] == pytest.approx(alone.duality_gap, rel=1e-10, abs=1e-13)
+        assert sweep.theorem2_bound[k] == pytest.approx(alone.theorem2_bound, rel=1e-10, abs=1e-13)
+        assert abs(sweep.duality_gap[k] - sweep.theorem2_bound[k]) < 1e-10  # bilinear: gap == (R_w + R_p)/S_T
+
+
+def test_batched_games_refuse_what_cannot_run_column_by_column():
+    from gamedyn import one_vs_rest, shared_matrix
+
+    X, Y = _multiclass(30, 4, 2)
+    with pytest.raises(ValueError, match="cannot play batched games"):
+        recipes.mirror_prox_perceptron(one_vs_rest(X, Y), 10)
+    with pytest.raises(ValueError, match="sweep"):
+        play(Bilinear(X), OFTRL(Entropy(), np.array([0.1, 0.2])), OFTRL(Entropy(), 0.1), 5)
+    with pytest.raises(ValueError, match="only -1 and \\+1"):
+        one_vs_rest(X, Y * 2)
+    with pytest.raises(ValueError, match="shape"):
+        one_vs_rest(X, Y[:, 0])
+    with pytest.raises(TypeError, match="rows"):
+        original.nag(shared_matrix(X, 2), 5)
