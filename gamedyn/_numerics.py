@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -71,15 +73,15 @@ def scaled_norm(z) -> tuple[float, float]:
     ``dnrm2``. ``scale`` is NaN or inf when ``z`` holds one; ``(0, 0)`` for the zero vector.
     """
     z = np.asarray(z, dtype=np.float64)
-    if z.size == 0:
+    if not z.size:
         return 0.0, 0.0
-    scale = float(np.max(np.abs(z)))
+    scale = float(np.abs(z).max())
     if _SAFE_LOW < scale < _SAFE_HIGH:
-        return 1.0, float(np.sqrt(z @ z))
-    if scale == 0.0 or not np.isfinite(scale):
+        return 1.0, math.sqrt(z.dot(z))
+    if scale == 0.0 or not math.isfinite(scale):
         return scale, (0.0 if scale == 0.0 else scale)
     unit = z / scale
-    return scale, float(np.sqrt(unit @ unit))
+    return scale, math.sqrt(unit.dot(unit))
 
 
 def euclidean_norm(z) -> float:

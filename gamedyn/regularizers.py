@@ -21,6 +21,8 @@ Bregman divergence and the numerical argmin then come for free.
 
 from __future__ import annotations
 
+import math
+
 import attrs
 import numpy as np
 import scipy.optimize
@@ -121,17 +123,17 @@ class Ball:
 def _project_shifted(shifted):
     """Euclidean projection onto the simplex of a vector whose largest entry is 0 (sort-based, exact).
 
-    Entries at or below -1 are never in the support (the threshold tau lies in [-1, 0)), so they
-    are clipped to -2 first: no inf or NaN can arise, the sort's first entry always qualifies
-    (no empty support), and the result is renormalised so that it sums to 1 within a few ulp.
+    The threshold tau lies in [-1, 0), so the sort's first entry (0) always qualifies (no empty
+    support) and entries at or below -1, even -inf, only ever meet comparisons and max(., 0): no
+    inf - inf can arise. The result is renormalised so that it sums to 1 within a few ulp.
     """
-    shifted = np.maximum(shifted, -2.0)
     ordered = np.sort(shifted)[::-1]
     cumulative = np.cumsum(ordered) - 1.0
     index = np.arange(1, shifted.size + 1)
     rho = np.flatnonzero(ordered * index > cumulative)[-1]
     projected = np.maximum(shifted - cumulative[rho] / (rho + 1), 0.0)
-    return projected / np.sum(projected)
+    total = projected.sum()
+    return projected if total == 1.0 else projected / total
 
 
 @attrs.frozen
@@ -155,12 +157,12 @@ class Simplex:
         :class:`NumericalRangeError`.
         """
         z = np.asarray(z, dtype=np.float64)
-        top = float(np.max(z))
-        if not np.isfinite(top):
+        top = float(z.max())
+        if not math.isfinite(top):
             raise _out_of_range("Simplex.project", "the largest entry", top)
-        if top - float(np.min(z)) <= _SPAN_LIMIT:
+        if top - float(z.min()) <= _SPAN_LIMIT:
             return _project_shifted(z - top)
-        with np.errstate(over="ignore"):  # entries below top - 1.8e308 become -inf, then are clipped
+        with np.errstate(over="ignore"):  # entries below top - 1.8e308 become -inf: never in the support
             return _project_shifted(z - top)
 
     def minimize_quadratic(self, linear, curvature: float):
@@ -172,14 +174,14 @@ class Simplex:
         ``linear`` (ties go to the smallest index).
         """
         linear = np.asarray(linear, dtype=np.float64)
-        bottom = float(np.min(linear))
+        bottom = float(linear.min())
         if not bottom > -np.inf or bottom == np.inf:  # NaN, every entry +inf, or an entry -inf
             # One entry overflowed to -inf with a linear loss: its vertex is still the exact minimiser.
             exact = bottom == -np.inf and not curvature > 0 and np.count_nonzero(linear == -np.inf) == 1
             if not exact:
                 raise _out_of_range("Simplex.minimize_quadratic", "the loss's smallest entry", bottom)
         if curvature > 0:
-            with np.errstate(over="ignore"):  # overflow means "far beyond 1": clipped to -2 anyway
+            with np.errstate(over="ignore"):  # an overflow to -inf means "far below -1": not in the support
                 return _project_shifted(-((linear - bottom) / float(curvature)))
         vertex = np.zeros_like(linear, dtype=np.float64)
         vertex[int(np.argmin(linear))] = 1.0
@@ -254,20 +256,23 @@ class Entropy(Regularizer):
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
         linear = np.asarray(linear, dtype=np.float64)
-        bottom = float(np.min(linear))
-        if not np.isfinite(bottom):
+        bottom = float(linear.min())
+        if not math.isfinite(bottom):
             raise _out_of_range("Entropy.argmin", "the loss's smallest entry", bottom)
         # Logits shifted by eta * min(linear) (softmax is shift-invariant): eta * (linear - min) >= 0
         # cannot overflow except to +inf where the true value is beyond float64, i.e. weight 0.
         with np.errstate(divide="ignore", over="ignore"):
             excess = eta * linear - eta * bottom if eta <= 1.0 else eta * (linear - bottom)
             logits = np.log(centre) - excess
-            if not np.max(logits) > -np.inf:  # every weight vanished: min(linear) is off the centre's support
+            top = logits.max()
+            if not top > -np.inf:  # every weight vanished: min(linear) is off the centre's support
                 support = np.asarray(centre) > 0
-                excess = eta * (linear[support] - float(np.min(linear[support])))
+                excess = eta * (linear[support] - float(linear[support].min()))
                 logits = np.full_like(linear, -np.inf)
                 logits[support] = np.log(np.asarray(centre)[support]) - excess
-        return softmax_logits(logits)
+                top = logits.max()
+        weights = np.exp(logits - top)
+        return weights / weights.sum()
 
 
 def _euclidean_domain(instance):
