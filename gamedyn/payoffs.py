@@ -15,11 +15,12 @@ sum in O(dimension) per round and closed-form argmins apply.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import attrs
 import numpy as np
 from gamedyn._validation import check_matrix, check_positive
+from gamedyn.regularizers import Simplex
 
 
 class Loss:
@@ -90,11 +91,17 @@ class Payoff:
     ``loss_for_p(w, p_played)`` is l(p) = g(w, p); ``loss_for_w(p, w_played)`` is h(w) = -g(w, p).
     The second argument is the point where the loss is linearised (used only by payoffs without
     structure, see :class:`ConcaveConvex`); ``None`` asks for the loss before the player has played.
+
+    ``w_domain`` / ``p_domain`` state the set each player must play on (a domain such as
+    ``Simplex()``), or ``None`` when any domain makes a valid game; :func:`gamedyn.play` refuses a
+    learner whose ``domain`` differs.
     """
 
     w_dimension: int
     p_dimension: int
     structured = True
+    w_domain = None
+    p_domain = None
 
     def value(self, w, p) -> float:
         raise NotImplementedError
@@ -104,6 +111,14 @@ class Payoff:
 
     def loss_for_w(self, p, w_played=None) -> Loss:
         raise NotImplementedError
+
+
+def _check_domain(instance, attribute, value):
+    if value is not None and not all(hasattr(value, name) for name in ("contains", "project", "minimize_quadratic")):
+        raise TypeError(
+            f"{attribute.name} must be a domain (Reals(), Ball(radius), Simplex()) or None for any "
+            f"domain, got {value!r}."
+        )
 
 
 def _matrix_and_transpose(A):
@@ -123,6 +138,8 @@ class Bilinear(Payoff):
 
     l(p) = <A w, p>, h(w) = <-A^T p, w>. ``A`` may be a numpy array, a scipy.sparse matrix, a
     ``scipy.sparse.linalg.LinearOperator`` or a batch of games (:func:`gamedyn.one_vs_rest`).
+    The p-player must play on the simplex (``p_domain = Simplex()``: the rows are mixed); the
+    w-player on any domain (``w_domain = None``).
 
     **Products and dtype.** Each round costs one ``A @ w`` (the p-player's loss) and one
     ``A.T @ p`` (the w-player's). They run in A's dtype: a float32 A is never copied to float64;
@@ -133,6 +150,7 @@ class Bilinear(Payoff):
     A: np.ndarray = attrs.field()
     _A_transpose: np.ndarray = attrs.field(init=False, repr=False)
     _product_dtype: np.dtype = attrs.field(init=False, repr=False)
+    p_domain = Simplex()
 
     def __attrs_post_init__(self):
         A, A_transpose = _matrix_and_transpose(self.A)
@@ -208,6 +226,9 @@ class ConcaveConvex(Payoff):
     as in online mirror descent). By convexity the regret on these linear losses upper-bounds the
     regret on the true losses, so Theorem 2 still holds for the reported regrets. A player that must
     see the current loss before playing (FTRL+) cannot be used: there is no point to linearise at.
+    ``w_domain`` / ``p_domain`` (optional, default ``None``: any) declare the sets W and Q the
+    payoff is defined on, e.g. ``p_domain=Simplex()``; :func:`gamedyn.play` then refuses learners
+    on other domains.
     """
 
     value_function: Callable = attrs.field()
@@ -215,6 +236,8 @@ class ConcaveConvex(Payoff):
     gradient_p: Callable = attrs.field()
     w_dimension: int = attrs.field(kw_only=True)
     p_dimension: int = attrs.field(kw_only=True)
+    w_domain: Any = attrs.field(default=None, kw_only=True, validator=_check_domain)
+    p_domain: Any = attrs.field(default=None, kw_only=True, validator=_check_domain)
     structured = False
 
     def value(self, w, p) -> float:

@@ -24,8 +24,10 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
+from gamedyn._numerics import NumericalRangeError
 from gamedyn._validation import check_count, check_vector
 from gamedyn.payoffs import Loss, Payoff
+from gamedyn.regularizers import Ball, Reals, Simplex
 
 # ----------------------------------------------------------------------------------------- weights
 
@@ -132,11 +134,11 @@ class RoundState:
 
     @property
     def w_regret(self) -> float:
-        return _regret(self.w_domain, self.w_loss_sum, self.w_played_loss)
+        return float(_regret(self.w_domain, self.w_loss_sum, self.w_played_loss))
 
     @property
     def p_regret(self) -> float:
-        return _regret(self.p_domain, self.p_loss_sum, self.p_played_loss)
+        return float(_regret(self.p_domain, self.p_loss_sum, self.p_played_loss))
 
 
 def positive_margin(round_state: RoundState) -> bool:
@@ -150,7 +152,13 @@ def positive_margin(round_state: RoundState) -> bool:
 
 @attrs.frozen
 class GameResult:
-    """Outcome of :func:`play`. Regrets are weighted, against the best fixed point of each domain."""
+    """Outcome of :func:`play`. Regrets are weighted, against the best fixed point of each domain.
+
+    Never NaN. Every field is finite, except that ``w_regret`` / ``p_regret`` (and then
+    ``theorem2_bound``) and ``duality_gap`` are ``+inf`` when a player's domain has no best point
+    (R^d against a linear loss). Any other overflow raises :class:`NumericalRangeError` in
+    :func:`play` instead of being returned.
+    """
 
     w_average: np.ndarray
     p_average: np.ndarray
@@ -189,11 +197,13 @@ def _regret(domain, loss_sum: Loss, played_loss: float) -> float:
     Batched games (a trailing axis): one regret per game, each against its own best point.
     """
     if loss_sum.linear.ndim > 1:
-        return np.array([_regret(domain, Loss(loss_sum.linear[:, k], loss_sum.curvature), played_loss[k])
-                         for k in range(loss_sum.linear.shape[1])])
+        regrets = [_regret(domain, Loss(loss_sum.linear[:, k], loss_sum.curvature), played_loss[k])
+                   for k in range(loss_sum.linear.shape[1])]
+        values = np.array(regrets, dtype=np.float64)
+        return values.view(_UnboundedGames) if any(isinstance(r, _Unbounded) for r in regrets) else values
     best = domain.minimize_quadratic(loss_sum.linear, loss_sum.curvature)
     if best is None:
-        return float("inf")
+        return _UNBOUNDED
     return played_loss - loss_sum.value(best)
 
 
@@ -209,7 +219,9 @@ def _best_response(domain, loss: Loss):
 
 
 def _duality_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float | None:
-    """max_w g(w, p_bar) - min_p g(w_bar, p): zero exactly at a saddle point (one per batched game)."""
+    """max_w g(w, p_bar) - min_p g(w_bar, p): zero exactly at a saddle point (inf when unbounded).
+
+    Batched games: one gap per game."""
     if not payoff.structured:
         return None
     p_best = _best_response(p_domain, payoff.loss_for_p(w_bar))
@@ -217,10 +229,27 @@ def _duality_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float | No
     if w_bar.ndim > 1:
         (p_points, p_bounded), (w_points, w_bounded) = p_best, w_best
         gap = np.asarray(payoff.value(w_points, p_bar) - payoff.value(w_bar, p_points), dtype=np.float64)
-        return np.where(p_bounded & w_bounded, gap, np.inf)
+        bounded = p_bounded & w_bounded
+        return gap if bounded.all() else np.where(bounded, gap, np.inf).view(_UnboundedGames)
     if p_best is None or w_best is None:
-        return float("inf")
+        return _UNBOUNDED
     return payoff.value(w_best, p_bar) - payoff.value(w_bar, p_best)
+
+
+class _Unbounded(float):
+    """+inf that means "no best point exists" (R^d with a linear loss), not an overflow."""
+
+
+_UNBOUNDED = _Unbounded("inf")
+
+
+class _UnboundedGames(np.ndarray):
+    """Per-game values (batched games) where +inf means "no best point", as :class:`_Unbounded`."""
+
+
+def _per_game(value):
+    """A float, or a plain float64 array of one value per batched game."""
+    return float(value) if np.ndim(value) == 0 else np.asarray(value, dtype=np.float64)
 
 
 # ------------------------------------------------------------------------------------------- runner
@@ -238,6 +267,51 @@ def _initial_point(value, learner, dimension: int, name: str):
 def _check_learner(learner, name: str):
     if not all(hasattr(learner, method) for method in ("init", "play", "update", "domain")):
         raise TypeError(f"{name} must be a learner with init, play, update and domain (see gamedyn.learners), got {learner!r}.")
+
+
+def _learner_example(domain) -> str:
+    if isinstance(domain, Simplex):
+        return "FTRL(Entropy(), eta) or OMD(SquaredEuclidean(domain=Simplex()), eta)"
+    if isinstance(domain, Ball):
+        return f"FTL(Ball({domain.radius!r})) or FTRL(SquaredEuclidean(radius={domain.radius!r}), eta)"
+    if isinstance(domain, Reals):
+        return "FTRL(SquaredEuclidean(), eta) or FTRL(QNorm(q), eta)"
+    return f"a learner whose regularizer has domain = {domain!r}"
+
+
+def _check_domain(payoff: Payoff, learner, player: str):
+    """The payoff states the set each player plays on (None: any); refuse a learner on another set."""
+    required = getattr(payoff, f"{player}_domain", None)
+    if required is not None and learner.domain != required:
+        raise ValueError(
+            f"{player}_learner plays on {learner.domain!r}, but {type(payoff).__name__} needs its "
+            f"{player}-player on {required!r} ({type(payoff).__name__}.{player}_domain); pass a "
+            f"{player}_learner on that domain, e.g. {_learner_example(required)}."
+        )
+
+
+def _check_result(fields: dict, unbounded: set, where: str):
+    """No NaN, and inf only where a player's domain has no best point (``unbounded``): else raise.
+
+    Overflow is not rescaled silently: the dynamics are scale-equivariant (payoff / s with
+    eta * s gives the same plays, with regrets / s), so the fix is the caller's to choose.
+    """
+    for name, value in fields.items():
+        array = np.asarray(value.linear if isinstance(value, Loss) else value, dtype=np.float64)
+        finite = bool(np.all(np.isfinite(array)))
+        if isinstance(value, Loss):
+            finite = finite and bool(np.isfinite(value.curvature))
+        if finite or (name in unbounded and bool(np.all(array == np.inf))):
+            continue
+        finite_part = np.abs(array[np.isfinite(array)])
+        largest = float(np.max(finite_part)) if finite_part.size else float("nan")
+        raise NumericalRangeError(
+            f"{where}: the result's {name} is {'NaN' if np.any(np.isnan(array)) else 'infinite'} "
+            f"(its largest finite entry: {largest:.3g}): the run overflowed float64. Rescale the game: divide "
+            f"the payoff by s > 0 (e.g. Bilinear(A / s); RegularizedBilinear(A / s, strength / s)) and "
+            f"multiply each learner's eta by s (the plays are unchanged, the regrets, bound and gap "
+            f"are divided by s), or use smaller weights alpha_t."
+        )
 
 
 def play(
@@ -267,6 +341,13 @@ def play(
     uniform distribution) are w_0 and p_0, from which the runner builds each learner's f_0 (the t = 1
     hint). ``stop(round_state)`` ends the run after the first round where it returns True.
     ``record=True`` keeps every play in ``result.trace`` (O(T) memory, off by default).
+
+    Domains: the payoff states the set each player plays on (``payoff.w_domain``,
+    ``payoff.p_domain``; ``Bilinear`` puts p on the simplex), and a learner on another domain is
+    refused with a ``ValueError``. Range: a result never holds NaN. If float64 overflows (huge
+    payoff entries, weights or steps), ``play`` raises :class:`NumericalRangeError` (a
+    ``FloatingPointError``) naming the quantity; the fix is to rescale, since the game is
+    scale-equivariant: payoff / s with each eta * s gives the same plays, regrets / s.
     """
     if not isinstance(payoff, Payoff):
         raise TypeError(f"payoff must be a gamedyn Payoff (Bilinear, RegularizedBilinear, ConcaveConvex), got {type(payoff).__name__}.")
@@ -279,6 +360,8 @@ def play(
         raise TypeError(f"stop must be a callable round_state -> bool, got {stop!r}.")
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be a callable round_state -> None, got {callback!r}.")
+    _check_domain(payoff, w_learner, "w")
+    _check_domain(payoff, p_learner, "p")
     first_learner = w_learner if first == "w" else p_learner
     if first_learner.needs_current_loss:
         raise ValueError(
@@ -339,12 +422,27 @@ def play(
                 stop_reason = f"stop rule {getattr(stop, '__name__', repr(stop))} fired at round {t}"
                 break
 
+    sums = {"weight_total": w_seat.weight_total, "p_weight_total": p_seat.weight_total,
+            "output_weight_total": w_seat.output_weight_total, "w_last": w_seat.last, "p_last": p_seat.last,
+            "w_sum": w_seat.play_sum, "p_sum": p_seat.play_sum, "w_loss_sum": w_seat.loss_sum,
+            "p_loss_sum": p_seat.loss_sum, "w_played_loss": w_seat.played_loss_total,
+            "p_played_loss": p_seat.played_loss_total}
+    _check_result(sums, set(), f"play (after {rounds} rounds)")  # before the regrets, which would turn an inf into a NaN
     w_average = w_seat.play_sum / w_seat.output_weight_total
     p_average = p_seat.play_sum / p_seat.output_weight_total
     w_loss_sum, p_loss_sum = w_seat.loss_sum, p_seat.loss_sum
     w_regret = _regret(w_learner.domain, w_loss_sum, w_seat.played_loss_total)
     p_regret = _regret(p_learner.domain, p_loss_sum, p_seat.played_loss_total)
     same_weights = p_weights is None and output_weights is None
+    theorem2_bound = (w_regret + p_regret) / w_seat.weight_total if same_weights else None
+    duality_gap = _duality_gap(payoff, w_learner.domain, p_learner.domain, w_average, p_average) if same_weights else None
+    unbounded = {name for name, value in (("w_regret", w_regret), ("p_regret", p_regret), ("duality_gap", duality_gap))
+                 if isinstance(value, (_Unbounded, _UnboundedGames))}
+    if unbounded & {"w_regret", "p_regret"}:
+        unbounded.add("theorem2_bound")
+    _check_result({"w_average": w_average, "p_average": p_average, "w_regret": w_regret, "p_regret": p_regret,
+                   "theorem2_bound": 0.0 if theorem2_bound is None else theorem2_bound,
+                   "duality_gap": 0.0 if duality_gap is None else duality_gap}, unbounded, f"play (after {rounds} rounds)")
     return GameResult(
         w_average=w_average,
         p_average=p_average,
@@ -356,10 +454,10 @@ def play(
         p_weight_total=p_seat.weight_total,
         output_weight_total=w_seat.output_weight_total,
         rounds=rounds,
-        w_regret=w_regret,
-        p_regret=p_regret,
-        theorem2_bound=(w_regret + p_regret) / w_seat.weight_total if same_weights else None,
-        duality_gap=_duality_gap(payoff, w_learner.domain, p_learner.domain, w_average, p_average) if same_weights else None,
+        w_regret=_per_game(w_regret),
+        p_regret=_per_game(p_regret),
+        theorem2_bound=None if theorem2_bound is None else _per_game(theorem2_bound),
+        duality_gap=None if duality_gap is None else _per_game(duality_gap),
         w_loss_sum=w_loss_sum,
         p_loss_sum=p_loss_sum,
         w_played_loss=w_seat.played_loss_total,
@@ -406,4 +504,7 @@ def online(learner, losses, weights=None, *, initial_loss: Loss | None = None) -
         plays.append(point)
         loss_sum = loss_sum + loss.scaled(alpha)
         played += alpha * loss.value(point)
-    return OnlineResult(np.array(plays), _regret(learner.domain, loss_sum, played), loss_sum, played)
+    _check_result({"plays": plays, "loss_sum": loss_sum, "played_loss": played}, set(), "online")
+    regret = _regret(learner.domain, loss_sum, played)
+    _check_result({"regret": regret}, {"regret"} if isinstance(regret, _Unbounded) else set(), "online")
+    return OnlineResult(np.array(plays), float(regret), loss_sum, played)
