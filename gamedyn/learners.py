@@ -37,7 +37,7 @@ parts. **Mirror-descent family** (Rakhlin & Sridharan's optimistic OMD), with se
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 import numpy as np
@@ -123,12 +123,11 @@ def _batched_centre(learner, centre, initial_loss: Loss):
     return centre.reshape(centre.shape + (1,) * extra)
 
 
-@attrs.frozen
-class FTRLState:
+class FTRLState(NamedTuple):
     """Running weighted loss sum, the fixed centre z_0, the hint's state and the centre's cache.
 
     ``centre_cache`` is ``regularizer.centre_cache(centre)`` (e.g. log z_0 for entropy), computed
-    once at ``init``.
+    once at ``init``. An immutable named tuple: a new one each round costs a fraction of a microsecond.
     """
 
     loss_sum: Loss
@@ -203,10 +202,9 @@ def OFTRL(regularizer: Regularizer, eta: float, hint=None, *, centre=None) -> Fo
     return FollowTheRegularizedLeader(regularizer, eta, LastLoss() if hint is None else hint, centre=centre)
 
 
-@attrs.frozen
-class OMDState:
+class OMDState(NamedTuple):
     """The secondary iterate y_{t-1}, the hint's state and ``regularizer.centre_cache(y_{t-1})``
-    (log y_{t-1} for entropy, carried in the log domain like the original mirror prox)."""
+    (log y_{t-1} for entropy, carried in the log domain like the original mirror prox); immutable."""
 
     secondary: np.ndarray
     hint_state: Any

@@ -289,7 +289,7 @@ class Entropy(Regularizer):
         logits = linear * -eta
         logits += cache  # log z_0 - eta theta, in one new array
         top = logits.max(axis=0)
-        if not np.all(np.isfinite(top)):  # overflow, NaN, or every weight vanished: the careful path
+        if not _all_finite(top):  # overflow, NaN, or every weight vanished: the careful path
             return self._careful_argmin(linear, eta, centre)
         logits -= top
         np.exp(logits, out=logits)
@@ -303,7 +303,7 @@ class Entropy(Regularizer):
         log_point = linear * -eta
         log_point += cache
         top = log_point.max(axis=0)
-        if not np.all(np.isfinite(top)):
+        if not _all_finite(top):
             point = self._careful_argmin(linear, eta, centre)
             return point, self.centre_cache(point)
         log_point -= top
@@ -338,6 +338,11 @@ class Entropy(Regularizer):
                 top = logits.max()
         weights = np.exp(logits - top)
         return weights / weights.sum()
+
+
+def _all_finite(top) -> bool:
+    """Is the logits' maximum (a scalar, or one per batched game) finite? Cheap for a scalar."""
+    return math.isfinite(top) if top.ndim == 0 else bool(np.isfinite(top).all())
 
 
 def _euclidean_domain(instance):
