@@ -16,8 +16,8 @@ Sections (targets of the issue in brackets):
 5. batched K = 10 one-vs-rest NAG per game / one separate run [<= 0.5];
 6. memory in T: peak of ``play`` at T = 4000 / at T = 500 [~1: O(n + d) in T].
 
-Extra benchmarks: every ``benchmarks/*_bench.py`` module with a function ``report(quick: bool)``
-(e.g. the dask benchmark) is run after these sections, unless ``--no-extra``.
+7. with ``--dask``: the out-of-core benchmark, ``benchmarks/dask_bench.py``'s ``run(quick=...)``
+   (dask operator / numpy per round at n = 2e6, d = 100, driver peak RSS from ``.npy`` chunks).
 """
 
 from __future__ import annotations
@@ -194,21 +194,24 @@ def section_memory_in_T():
     print(f"  T = 500: {peaks[0] / 1024:.0f} KiB, T = 4000: {peaks[1] / 1024:.0f} KiB, ratio {peaks[1] / peaks[0]:.2f}   [~1]")
 
 
-def extra_benchmarks(quick: bool):
-    for path in sorted(HERE.glob("*_bench.py")):
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        if hasattr(module, "report"):
-            print(f"extra: {path.name}")
-            module.report(quick=quick)
+def dask_benchmark(quick: bool):
+    """The hook for the out-of-core benchmark (branch h8-dask): ``benchmarks/dask_bench.py::run``."""
+    path = HERE / "dask_bench.py"
+    if not path.exists():
+        print("7. dask: benchmarks/dask_bench.py is not on this branch")
+        return
+    spec = importlib.util.spec_from_file_location("dask_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    print("7. dask (benchmarks/dask_bench.py)")
+    module.run(quick=quick)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes and 2 repeats: a smoke test")
     parser.add_argument("--repeats", type=int, default=None, help="interleaved repetitions (default 5; 2 with --quick)")
-    parser.add_argument("--no-extra", action="store_true", help="skip benchmarks/*_bench.py")
+    parser.add_argument("--dask", action="store_true", help="also run benchmarks/dask_bench.py (needs gamedyn[dask])")
     args = parser.parse_args(argv)
     repeats = args.repeats or (2 if args.quick else 5)
     print(f"BLAS: {blas_threads()}; numpy {np.__version__}; {os.cpu_count()} CPUs; "
@@ -226,8 +229,8 @@ def main(argv=None):
         section_float32(200000, 50, 20)
         section_batched(20000, 500, 10, 20, repeats)
     section_memory_in_T()
-    if not args.no_extra:
-        extra_benchmarks(args.quick)
+    if args.dask:
+        dask_benchmark(args.quick)
 
 
 if __name__ == "__main__":

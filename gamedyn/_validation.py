@@ -41,8 +41,22 @@ def all_finite(array) -> bool:
     return bool(np.isfinite(array.min()) and np.isfinite(array.max()))
 
 
+def _has_rmatvec(A) -> bool:
+    """Whether a LinearOperator can compute A^T p, decided without a product (an extra pass)."""
+    from scipy.sparse.linalg import LinearOperator
+
+    if not isinstance(A, LinearOperator):
+        return hasattr(A, "T")
+    custom = getattr(A, "_CustomLinearOperator__rmatvec_impl", False)
+    if custom is None:  # LinearOperator(shape, matvec=...) without rmatvec=
+        return False
+    kind = type(A)
+    return not (kind._rmatvec is LinearOperator._rmatvec and kind._adjoint is LinearOperator._adjoint
+                and kind._rmatmat is LinearOperator._rmatmat)
+
+
 def _check_operator(A, name: str):
-    """Shape, dtype and one probe product each way, instead of reading every entry."""
+    """Shape, dtype, that both products exist, and one probe product, instead of reading every entry."""
     shape = getattr(A, "shape", None)
     if shape is None or len(shape) != 2 or shape[0] == 0 or shape[1] == 0:
         raise ValueError(f"{name} must have a 2-D shape (n, d) with n, d >= 1, got {shape}.")
@@ -52,17 +66,15 @@ def _check_operator(A, name: str):
             f"{name} is a linear operator of dtype {dtype}; gamedyn needs float32 or float64 "
             f"products: build it with dtype=np.float64 (or np.float32)."
         )
+    if not _has_rmatvec(A):
+        raise TypeError(f"{name} must implement both products, A @ w (matvec) and A.T @ p (rmatvec); "
+                        f"give the LinearOperator an rmatvec=.")
     n, d = shape
-    for label, product, size in (("A @ ones(d)", lambda: A @ np.ones(d, dtype=dtype), n),
-                                 ("A.T @ ones(n)", lambda: A.T @ np.ones(n, dtype=dtype), d)):
-        try:
-            value = np.asarray(product())
-        except NotImplementedError as error:
-            raise TypeError(f"{name} must implement both products (matvec and rmatvec); {label} failed: {error}") from error
-        if value.shape[0] != size:
-            raise ValueError(f"{name}: the probe {label} has shape {value.shape}, expected ({size},...); check matvec/rmatvec.")
-        if not all_finite(value):
-            raise ValueError(f"{name}: the probe product {label} is not finite; {name} contains NaN or infinite entries.")
+    probe = np.asarray(A @ np.ones(d, dtype=dtype))
+    if probe.shape[0] != n:
+        raise ValueError(f"{name}: the probe A @ ones(d) has shape {probe.shape}, expected ({n}, ...); check its matvec.")
+    if not all_finite(probe):
+        raise ValueError(f"{name}: the probe product A @ ones(d) is not finite; {name} contains NaN or infinite entries.")
     return A
 
 

@@ -207,6 +207,12 @@ def test_linear_operator_runs_every_recipe_like_the_array(name):
     assert operator.products > 0
 
 
+def test_validation_probes_one_product_and_reads_no_entry():
+    operator = CountingOperator(_data(20, 3))
+    Bilinear(operator)  # CountingOperator raises if densified
+    assert operator.products == 1
+
+
 def test_aslinearoperator_and_float32_operator():
     A = _data(30, 4, seed=6)
     np.testing.assert_allclose(recipes.nag_margin(aslinearoperator(A), 30).w, recipes.nag_margin(A, 30).w, rtol=1e-12)
