@@ -195,7 +195,14 @@ class Bilinear(Payoff):
         return Loss(self.times(w), 0.0)
 
     def loss_for_w(self, p, w_played=None) -> Loss:
-        return Loss(-self.transpose_times(p), 0.0)
+        return Loss(self._minus_transpose_times(p), 0.0)
+
+    def _minus_transpose_times(self, p):
+        """-A^T p; negated in place when the product is known to be a fresh array (dense float64 A)."""
+        if self._product_dtype is None:
+            product = self._A_transpose @ p  # a new array: numpy's matmul never returns its input
+            return np.negative(product, out=product)
+        return -self.transpose_times(p)
 
 
 @attrs.frozen
@@ -213,7 +220,7 @@ class RegularizedBilinear(Bilinear):
         return Bilinear.value(self, w, p) - Loss(np.zeros_like(w), self.strength).value(w)
 
     def loss_for_w(self, p, w_played=None) -> Loss:
-        return Loss(-self.transpose_times(p), self.strength)
+        return Loss(self._minus_transpose_times(p), self.strength)
 
 
 @attrs.frozen

@@ -104,7 +104,10 @@ class _Seat:
             self.loss_curvature += weight * loss.curvature
         self.played_loss_total += weight * loss.value(point)
         self.weight_total += weight
-        self.play_sum += output_weight * point
+        if output_weight == 1.0:
+            self.play_sum += point
+        else:
+            self.play_sum += output_weight * point
         self.output_weight_total += output_weight
         self.last = point
 

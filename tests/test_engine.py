@@ -344,3 +344,13 @@ def test_batched_games_refuse_what_cannot_run_column_by_column():
         one_vs_rest(X, Y[:, 0])
     with pytest.raises(TypeError, match="rows"):
         original.nag(shared_matrix(X, 2), 5)
+
+
+def test_ftrl_plus_reuses_the_played_sum_only_for_the_same_loss():
+    learner = FTRLPlus(Entropy(), 0.5)
+    first, other = Loss(np.array([1.0, 0.0, -1.0])), Loss(np.array([0.5, 2.0, 0.0]))
+    state = learner.init(3, None)
+    learner.play(state, 2.0, first)
+    np.testing.assert_array_equal(learner.update(state, None, first, 2.0).loss_sum.linear, 2.0 * first.linear)
+    np.testing.assert_array_equal(learner.update(state, None, other, 2.0).loss_sum.linear, 2.0 * other.linear)
+    np.testing.assert_array_equal(learner.update(state, None, first, 3.0).loss_sum.linear, 3.0 * first.linear)
