@@ -278,16 +278,24 @@ class Entropy(Regularizer):
         return self.argmin_with_cache(np.asarray(linear), curvature, eta, centre, self.centre_cache(centre))
 
     def centre_cache(self, centre):
-        """log z_0 (``-inf`` at a zero entry), computed once per centre."""
+        """log z_0 up to an additive constant (``-inf`` at a zero entry), computed once per centre.
+
+        A uniform centre (the default u_n) gives ``None``: a constant shift of the logits does not
+        move the softmax, so the argmin adds nothing.
+        """
+        centre = np.asarray(centre, dtype=np.float64)
+        if centre.size and centre.min() == centre.max() > 0:
+            return None
         with np.errstate(divide="ignore"):
-            return np.log(np.asarray(centre, dtype=np.float64))
+            return np.log(centre)
 
     def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
         """softmax(log z_0 - eta theta) along axis 0 (one per column for batched games)."""
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
         logits = linear * -eta
-        logits += cache  # log z_0 - eta theta, in one new array
+        if cache is not None:
+            logits += cache  # log z_0 - eta theta, in one new array
         top = logits.max(axis=0)
         if not _all_finite(top):  # overflow, NaN, or every weight vanished: the careful path
             return self._careful_argmin(linear, eta, centre)
@@ -301,7 +309,8 @@ class Entropy(Regularizer):
         if curvature != 0:
             return super().argmin_and_cache(linear, curvature, eta, centre, cache)
         log_point = linear * -eta
-        log_point += cache
+        if cache is not None:
+            log_point += cache
         top = log_point.max(axis=0)
         if not _all_finite(top):
             point = self._careful_argmin(linear, eta, centre)

@@ -145,6 +145,14 @@ def test_entropy_cached_and_log_domain_steps_equal_the_plain_argmin(dimension, e
     np.testing.assert_allclose(np.exp(log_point), stepped, rtol=0, atol=0)
 
 
+def test_entropy_uniform_centre_needs_no_log():
+    entropy, linear = Entropy(), np.array([3.0, -1.0, 0.5, 2.0])
+    assert entropy.centre_cache(np.full(4, 0.25)) is None
+    expected = np.exp(-0.7 * linear) / np.sum(np.exp(-0.7 * linear))
+    np.testing.assert_allclose(entropy.argmin(linear, 0.0, 0.7, np.full(4, 0.25)), expected, rtol=1e-15)
+    np.testing.assert_allclose(entropy.argmin_and_cache(linear, 0.0, 0.7, np.full(4, 0.25), None)[0], expected, rtol=1e-15)
+
+
 def test_qnorm_cached_argmin_equals_the_closed_form():
     rng = np.random.default_rng(4)
     regularizer, centre, linear = QNorm(1.5), rng.normal(size=6), rng.normal(size=6)
