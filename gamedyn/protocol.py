@@ -499,14 +499,18 @@ def online(learner, losses, weights=None, *, initial_loss: Loss | None = None) -
     if sizes != {(dimension,)}:
         raise ValueError(f"every loss must have a 1-D linear part of the same length; got shapes {sorted(sizes)}.")
     state = learner.init(dimension, initial_loss)
+    learner_keeps_sum = callable(getattr(learner, "loss_sum", None))  # then its sum is the only one
     plays, loss_sum, played = [], Loss.zero(dimension), 0.0
     for t, loss in enumerate(losses, start=1):
         alpha = weight(t)
         point = learner.play(state, alpha, loss if learner.needs_current_loss else None)
         state = learner.update(state, point, loss, alpha)
         plays.append(point)
-        loss_sum = loss_sum + loss.scaled(alpha)
+        if not learner_keeps_sum:
+            loss_sum = loss_sum.plus_scaled(loss, alpha)
         played += alpha * loss.value(point)
+    if learner_keeps_sum:
+        loss_sum = learner.loss_sum(state)
     _check_result({"plays": plays, "loss_sum": loss_sum, "played_loss": played}, set(), "online")
     regret = _regret(learner.domain, loss_sum, played)
     _check_result({"regret": regret}, {"regret"} if isinstance(regret, _Unbounded) else set(), "online")
