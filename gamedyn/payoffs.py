@@ -52,10 +52,10 @@ class Loss:
         """f(z); a float, or one float per game (shape ``(K,)``) for batched losses."""
         linear = self.linear
         if linear.ndim == 1:
-            total = linear @ z
+            total = float(linear @ z)
             if self.curvature:
-                total = total + 0.5 * self.curvature * (z @ z)
-            return float(total)
+                total += 0.5 * self.curvature * float(z @ z)
+            return total
         total = np.einsum("i...,i...->...", linear, z)
         if self.curvature:
             total = total + 0.5 * self.curvature * np.einsum("i...,i...->...", z, z)
