@@ -100,7 +100,7 @@ class _Seat:
         else:
             self.state = self.learner.update(self.state, point, loss, weight)
         if not self.learner_keeps_sum:
-            self.loss_linear += weight * loss.linear
+            self.loss_linear += loss.linear if weight == 1.0 else weight * loss.linear
             self.loss_curvature += weight * loss.curvature
         self.played_loss_total += weight * loss.value(point)
         self.weight_total += weight
