@@ -72,6 +72,8 @@ class Loss:
 
     def plus_scaled(self, other: "Loss", weight: float) -> "Loss":
         """self + weight * other in one step (what an FTRL learner adds each round)."""
+        if weight.__class__ is float and weight == 1.0:  # alpha_t = 1: one pass (1.0 * x == x exactly)
+            return Loss(self.linear + other.linear, self.curvature + other.curvature)
         linear = weight * other.linear
         linear += self.linear  # one new array (the same sum as self.linear + weight * other.linear)
         return Loss(linear, self.curvature + weight * other.curvature)
@@ -111,6 +113,15 @@ class Payoff:
 
     def loss_for_w(self, p, w_played=None) -> Loss:
         raise NotImplementedError
+
+    def played_values(self, w, p, w_loss: Loss, p_loss: Loss):
+        """``(h_t(w_t), l_t(p_t))``: each player's round loss at its own play, for the regrets.
+
+        ``w_loss`` / ``p_loss`` are this round's losses from :meth:`loss_for_w` / :meth:`loss_for_p`.
+        The default evaluates each (two inner products); a payoff whose two values share a term
+        overrides it (:class:`Bilinear`: both are g(w_t, p_t), one inner product).
+        """
+        return w_loss.value(w), p_loss.value(p)
 
 
 def _check_domain(instance, attribute, value):
@@ -196,6 +207,24 @@ class Bilinear(Payoff):
 
     def loss_for_w(self, p, w_played=None) -> Loss:
         return Loss(self._minus_transpose_times(p), 0.0)
+
+    def played_values(self, w, p, w_loss: Loss, p_loss: Loss):
+        r"""One inner product for both played losses: :math:`l_t(p_t)=\langle Aw_t,p_t\rangle=g(w_t,p_t)`
+        and :math:`h_t(w_t)=-\langle Aw_t,p_t\rangle+\tfrac c2\|w_t\|^2` (c = ``w_loss.curvature``).
+
+        Taken for a dense float64 A and one game, where ``p_loss.linear`` is A w_t exactly as
+        the products compute it; otherwise (float32, operators, batches) each loss is evaluated on
+        its own product, as :meth:`Payoff.played_values` does. With the shared scalar the played
+        terms of R_w + R_p cancel exactly, as they do in exact arithmetic.
+        """
+        linear = p_loss.linear
+        if self._product_dtype is not None or linear.ndim != 1:
+            return w_loss.value(w), p_loss.value(p)
+        value = float(linear @ p)
+        curvature = w_loss.curvature
+        if curvature:
+            return 0.5 * curvature * float(w @ w) - value, value
+        return -value, value
 
     def _minus_transpose_times(self, p):
         """-A^T p; negated in place when the product is known to be a fresh array (dense float64 A)."""

@@ -88,13 +88,14 @@ class _Seat:
 
     __slots__ = ("name", "learner", "state", "weight", "output_weight", "opponent_loss", "play_sum",
                  "loss_linear", "loss_curvature", "played_loss_total", "weight_total", "output_weight_total",
-                 "last", "learner_keeps_sum", "sees_induced_loss")
+                 "last", "learner_keeps_sum", "sees_induced_loss", "update")
 
     def __init__(self, name, learner, state, weight, output_weight, opponent_loss, shape):
         self.name, self.learner, self.state = name, learner, state
         self.weight, self.output_weight, self.opponent_loss = weight, output_weight, opponent_loss
         self.learner_keeps_sum = callable(getattr(learner, "loss_sum", None))
         self.sees_induced_loss = bool(getattr(learner, "sees_induced_loss", False))
+        self.update = learner.update  # bound once: no attribute lookup per round
         self.play_sum = np.zeros(shape)
         self.loss_linear = None if self.learner_keeps_sum else np.zeros(shape)
         self.loss_curvature = 0.0
@@ -109,16 +110,20 @@ class _Seat:
             return self.learner.loss_sum(self.state)
         return Loss(self.loss_linear, self.loss_curvature)
 
-    def settle(self, point, loss: Loss, weight: float, output_weight: float, induced_loss: Loss) -> None:
-        """The end of a round for this seat: the learner's update and the runner's running sums."""
+    def settle(self, point, loss: Loss, weight: float, output_weight: float, induced_loss: Loss,
+               played_value) -> None:
+        """The end of a round for this seat: the learner's update and the runner's running sums.
+
+        ``played_value`` is f_t(z_t), this seat's round loss at its own play
+        (:meth:`gamedyn.Payoff.played_values` computes both seats' at once)."""
         if self.sees_induced_loss:
-            self.state = self.learner.update(self.state, point, loss, weight, induced_loss=induced_loss)
+            self.state = self.update(self.state, point, loss, weight, induced_loss=induced_loss)
         else:
-            self.state = self.learner.update(self.state, point, loss, weight)
+            self.state = self.update(self.state, point, loss, weight)
         if not self.learner_keeps_sum:
             self.loss_linear += loss.linear if weight == 1.0 else weight * loss.linear
             self.loss_curvature += weight * loss.curvature
-        self.played_loss_total += weight * loss.value(point)
+        self.played_loss_total += weight * played_value
         self.weight_total += weight
         if output_weight == 1.0:
             self.play_sum += point
@@ -417,22 +422,33 @@ def play(
 
     # The round: one product per play (the follower's loss from the leader's play, the leader's
     # loss from the follower's play), shared by the learners, their hints and the running sums.
+    # Everything a round calls is bound to a local once, before the loop (no attribute lookups per round).
     rounds, stop_reason = T, f"completed T = {T} rounds"
+    leader_weight_of, follower_weight_of = leader.weight, follower.weight
+    leader_plays, follower_plays = leader.learner.play, follower.learner.play
+    leader_loss_of, follower_loss_of = leader.opponent_loss, follower.opponent_loss
+    leader_settle, follower_settle = leader.settle, follower.settle
+    played_values, w_leads = payoff.played_values, first == "w"
+    both_outputs_are_weights = leader_output_is_weight and follower_output_is_weight
     for t in range(1, T + 1):
-        leader_weight, follower_weight = leader.weight(t), follower.weight(t)
-        leader_play = leader.learner.play(leader.state, leader_weight)
+        leader_weight, follower_weight = leader_weight_of(t), follower_weight_of(t)
+        leader_play = leader_plays(leader.state, leader_weight)
         if follower_sees_current:
-            follower_loss = follower.opponent_loss(leader_play, None)
-            follower_play = follower.learner.play(follower.state, follower_weight, follower_loss)
+            follower_loss = follower_loss_of(leader_play, None)
+            follower_play = follower_plays(follower.state, follower_weight, follower_loss)
         else:
-            follower_play = follower.learner.play(follower.state, follower_weight)
-            follower_loss = follower.opponent_loss(leader_play, follower_play)
-        leader_loss = leader.opponent_loss(follower_play, leader_play)
-        output = None if leader_output_is_weight and follower_output_is_weight else output_weight(t)
-        leader.settle(leader_play, leader_loss, leader_weight,
-                      leader_weight if leader_output_is_weight else output, follower_loss)
-        follower.settle(follower_play, follower_loss, follower_weight,
-                        follower_weight if follower_output_is_weight else output, leader_loss)
+            follower_play = follower_plays(follower.state, follower_weight)
+            follower_loss = follower_loss_of(leader_play, follower_play)
+        leader_loss = leader_loss_of(follower_play, leader_play)
+        if w_leads:
+            leader_value, follower_value = played_values(leader_play, follower_play, leader_loss, follower_loss)
+        else:
+            follower_value, leader_value = played_values(follower_play, leader_play, follower_loss, leader_loss)
+        output = None if both_outputs_are_weights else output_weight(t)
+        leader_settle(leader_play, leader_loss, leader_weight,
+                      leader_weight if leader_output_is_weight else output, follower_loss, leader_value)
+        follower_settle(follower_play, follower_loss, follower_weight,
+                        follower_weight if follower_output_is_weight else output, leader_loss, follower_value)
         if record:
             trace["w"].append(w_seat.last)
             trace["p"].append(p_seat.last)

@@ -64,6 +64,12 @@ class Reals:
         """
         linear = np.asarray(linear, dtype=np.float64)
         if curvature > 0:
+            if linear.ndim == 1:
+                # Fast path, one BLAS call: max_i |x_i| <= ||x||, so a finite ||x|| / c means no entry of
+                # -x / c overflows. (||x||^2 overflows spuriously above 1e154: then the exact check below.)
+                square = float(linear @ linear)
+                if math.sqrt(square) / curvature < np.inf:
+                    return np.divide(linear, -curvature)  # == -linear / curvature, bit for bit, one pass
             top = float(np.max(np.abs(linear))) if linear.size else 0.0
             if not top / float(curvature) < np.inf:  # NaN, or beyond float64
                 raise _out_of_range("Reals.minimize_quadratic", "-linear / curvature", top / float(curvature))
@@ -296,12 +302,12 @@ class Entropy(Regularizer):
         logits = linear * -eta
         if cache is not None:
             logits += cache  # log z_0 - eta theta, in one new array
-        top = logits.max(axis=0)
+        top = _maximum(logits, axis=0)  # the ufunc's reduce itself: no Python wrapper per round
         if not _all_finite(top):  # overflow, NaN, or every weight vanished: the careful path
             return self._careful_argmin(linear, eta, centre)
         logits -= top
         np.exp(logits, out=logits)
-        logits /= logits.sum(axis=0)
+        logits /= _add(logits, axis=0)
         return logits
 
     def argmin_and_cache(self, linear, curvature: float, eta: float, centre, cache):
@@ -311,12 +317,12 @@ class Entropy(Regularizer):
         log_point = linear * -eta
         if cache is not None:
             log_point += cache
-        top = log_point.max(axis=0)
+        top = _maximum(log_point, axis=0)
         if not _all_finite(top):
             point = self._careful_argmin(linear, eta, centre)
             return point, self.centre_cache(point)
         log_point -= top
-        log_point -= np.log(np.exp(log_point).sum(axis=0))
+        log_point -= np.log(_add(np.exp(log_point), axis=0))
         return np.exp(log_point), log_point
 
     def _careful_argmin(self, linear, eta, centre):
@@ -347,6 +353,9 @@ class Entropy(Regularizer):
                 top = logits.max()
         weights = np.exp(logits - top)
         return weights / weights.sum()
+
+
+_maximum, _add = np.maximum.reduce, np.add.reduce  # x.max(axis) / x.sum(axis) without the method wrappers
 
 
 def _all_finite(top) -> bool:
