@@ -254,10 +254,43 @@ class OMD(_RegularizedLearner):
 
     def update(self, state: OMDState, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None) -> OMDState:
         gradient = loss.gradient(point)
-        secondary, cache = self.regularizer.argmin_and_cache(_times(weight, gradient), 0.0, self.eta,
-                                                             state.secondary, state.secondary_cache)
+        secondary, cache = _mirror_step(self.regularizer, _times(weight, gradient), self.eta,
+                                        state.secondary, state.secondary_cache)
         return OMDState(secondary, self._hint_update(state.hint_state, point, Loss(gradient, 0.0), weight, induced_loss),
                         cache)
+
+
+def _same_array(a, b) -> bool:
+    """The same array object, or equal values (None only matches None)."""
+    if a is b:
+        return True
+    if a is None or b is None or a.shape != b.shape:
+        return False
+    return bool((a == b).all())
+
+
+def _mirror_step(regularizer, linear, eta, centre, cache):
+    """``regularizer.argmin_and_cache(linear, 0, eta, centre, cache)``, remembering the last step.
+
+    The secondary step y_t = argmin eta <g, x> + D_R(x, y_{t-1}) is often taken twice per round
+    on the same inputs: a player's own update and an opponent's shadow of it
+    (:class:`gamedyn.OpponentSecondary`, mirror prox) both step from equal y_{t-1} with the very
+    same gradient array (the one the runner computed). A one-slot memo on the regularizer returns
+    the first result to the second caller, so both states then share the same arrays and mirror
+    prox costs its own four mirror steps per round, not six. The memo is checked in full (the
+    gradient by identity, the step by value, centre and its cache by identity or value), so a hit
+    returns exactly what the step would compute; it holds one step's arrays (O(dimension)).
+    """
+    memo = getattr(regularizer, "_last_mirror_step", None)
+    if (memo is not None and memo[0] is linear and (memo[1] is eta or (eta.__class__ is float and memo[1] == eta))
+            and _same_array(memo[2], centre) and _same_array(memo[3], cache)):
+        return memo[4]
+    result = regularizer.argmin_and_cache(linear, 0.0, eta, centre, cache)
+    try:
+        object.__setattr__(regularizer, "_last_mirror_step", (linear, eta, centre, cache, result))
+    except AttributeError:  # a regularizer with __slots__ only: no memo, every step computed
+        pass
+    return result
 
 
 def _times(weight, vector):
