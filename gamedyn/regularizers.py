@@ -32,6 +32,9 @@ from gamedyn._numerics import (
 )
 from gamedyn._validation import check_positive, check_q
 
+# x.max(axis) / x.min(axis) / x.sum(axis) as the ufuncs' own reductions, without the Python method wrappers
+_maximum, _minimum, _add = np.maximum.reduce, np.minimum.reduce, np.add.reduce
+
 # --------------------------------------------------------------------------------------- domains
 
 
@@ -64,16 +67,15 @@ class Reals:
         """
         linear = np.asarray(linear, dtype=np.float64)
         if curvature > 0:
-            if linear.ndim == 1:
-                # Fast path, one BLAS call: max_i |x_i| <= ||x||, so a finite ||x|| / c means no entry of
-                # -x / c overflows. (||x||^2 overflows spuriously above 1e154: then the exact check below.)
-                square = float(linear @ linear)
-                if math.sqrt(square) / curvature < np.inf:
-                    return np.divide(linear, -curvature)  # == -linear / curvature, bit for bit, one pass
-            top = float(np.max(np.abs(linear))) if linear.size else 0.0
+            # max |x_i| from two reductions (no |x| array, no method wrappers); NaN propagates through both.
+            if linear.size:
+                high, low = float(_maximum(linear, axis=None)), float(_minimum(linear, axis=None))
+                top = high if high >= -low else -low
+            else:
+                top = 0.0
             if not top / float(curvature) < np.inf:  # NaN, or beyond float64
                 raise _out_of_range("Reals.minimize_quadratic", "-linear / curvature", top / float(curvature))
-            return -linear / curvature
+            return np.divide(linear, -curvature)  # == -linear / curvature bit for bit, in one pass
         return None if np.any(linear != 0) else np.zeros_like(linear)
 
 
@@ -355,7 +357,6 @@ class Entropy(Regularizer):
         return weights / weights.sum()
 
 
-_maximum, _add = np.maximum.reduce, np.add.reduce  # x.max(axis) / x.sum(axis) without the method wrappers
 
 
 def _all_finite(top) -> bool:
