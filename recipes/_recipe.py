@@ -33,7 +33,8 @@ class Recipe:
     recipe's theorem guarantees a positive margin ``min_i (A w)_i > 0`` on ``n`` rows of margin
     ``gamma`` (the q-norm margin ``gamma_q`` for a recipe with a ``p`` option), None where no theorem
     gives one; ``variants`` lists further ``(label, options)`` plays the experiments make besides the
-    default one (e.g. another step rule).
+    default one (e.g. another step rule). ``regret_bound(n, options) -> (label, bound) | None`` is the
+    theorem's bound on ``R_w + R_p`` (the figures draw it), None where no theorem gives one.
     """
 
     name: str
@@ -47,6 +48,7 @@ class Recipe:
     comparator_note: str = ""
     rounds_to_separate: Callable | None = None
     variants: tuple = ()
+    regret_bound: Callable | None = None
 
     def chosen(self, options: dict) -> dict:
         """The entries of ``options`` this recipe takes."""
@@ -64,6 +66,10 @@ class Recipe:
     def w_comparator(self, A, **options):
         """The fixed comparator of ``R_w(u)``, or None when the regret is against the best point."""
         return None if self.comparator is None else self.comparator(A, self.chosen(options))
+
+    def regret_sum_bound(self, n, **options):
+        """``(label, bound)`` of the theorem's bound on ``R_w + R_p`` after any T rounds, or None."""
+        return None if self.regret_bound is None else self.regret_bound(n, self.chosen(options))
 
     def sufficient_rounds(self, n, gamma, **options):
         """Rounds after which the recipe's theorem guarantees a positive margin (None: no theorem)."""

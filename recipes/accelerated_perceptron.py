@@ -19,6 +19,8 @@ output     v_T = 1/2 sum_t alpha_{t+1} w_t,   q_T = p_T
 
 import math
 
+import numpy as np
+
 from gamedyn import OFTL, Entropy, FTRLPlus, RegularizedBilinear, play
 from gamedyn.recipes._recipe import Recipe, rounds_with_quadratic_rate
 from gamedyn.recipes._result import RecipeResult
@@ -61,6 +63,11 @@ def _rounds_to_separate(n, gamma, options):
     return rounds_with_quadratic_rate(8 * math.log(n), gamma)
 
 
+def _regret_bound(n, options):
+    """Theorem 4 (theta = "wang"): R_w + R_p <= 4 log n. None for theta = 1: the players' weights differ."""
+    return ("Thm 4: 4 log n", 4 * np.log(n)) if options.get("theta", "wang") == "wang" else None
+
+
 RECIPE = Recipe(
     name="accelerated_perceptron", reference="Prop. 2; Ji, Srebro & Telgarsky 2021",
     summary="the same game; output v_T = 1/4 sum alpha_t w_t (theta='ji': p on weights t+1, eta=1/2)",
@@ -68,5 +75,5 @@ RECIPE = Recipe(
           "weights: alpha_t = t", "first: w"),
     function=accelerated_perceptron, options=("theta",),
     output=lambda w_sum, total, options: _P_PLAYER[options.get("theta", "wang")][3] * w_sum,  # v_T
-    rounds_to_separate=_rounds_to_separate, variants=(("accelerated (theta=1)", {"theta": "ji"}),),
+    rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound, variants=(("accelerated (theta=1)", {"theta": "ji"}),),
 )

@@ -53,11 +53,16 @@ def _rounds_to_separate(n, gamma, options):
     return rounds_with_linear_rate(math.sqrt(2 * math.log(n)), gamma)
 
 
+def _regret_bound(n, options):
+    """Theorem 5 (default steps): R_w + R_p <= 1/(2 eta_w) + log n / eta_p = sqrt(2 log n)."""
+    return "Thm 5: sqrt(2 log n)", np.sqrt(2 * np.log(n))
+
+
 RECIPE = Recipe(
     name="mirror_prox_perceptron", reference="Thm. 5; Yu, Kilinc-Karzan & Carbonell 2014",
     summary="optimistic OMD (ball) vs optimistic OMD (entropy), hints at the opponent's secondary iterate",
     game=("payoff: p^T A w, ||w|| <= 1", "w: optimistic OMD, ball, hint at y^p_{t-1}",
           "p: optimistic OMD, entropy, hint at y^w_{t-1}", "weights: alpha_t = 1", "first: w"),
     function=mirror_prox_perceptron, output=average,  # w_bar_T
-    rounds_to_separate=_rounds_to_separate,
+    rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
 )

@@ -11,6 +11,8 @@ output     s_T = 1/4 sum_t alpha_t w_t = T(T+1)/8 w_bar_T   (the seed's "s_T = 2
 
 import math
 
+import numpy as np
+
 from gamedyn import OFTRL, Entropy, FTRLPlus, RegularizedBilinear, play
 from gamedyn.recipes._recipe import Recipe, rounds_with_quadratic_rate
 from gamedyn.recipes._result import RecipeResult
@@ -37,11 +39,16 @@ def _rounds_to_separate(n, gamma, options):
     return rounds_with_quadratic_rate(8 * math.log(n) + 2, gamma)
 
 
+def _regret_bound(n, options):
+    """Theorem 6: R_w + R_p <= 4 log n + 1."""
+    return "Thm 6: 4 log n + 1", 4 * np.log(n) + 1
+
+
 RECIPE = Recipe(
     name="nag_margin", reference="Thm. 6; Nesterov's accelerated gradient",
     summary="FTRL+ no regulariser (w) vs OFTRL entropy eta=1/4 (p), p first; s_T = 1/4 sum alpha_t w_t",
     game=("payoff: p^T A w - 1/2 ||w||^2", "w: FTRL+, no regulariser", "p: OFTRL, entropy, eta = 1/4, psi_t = l_{t-1}",
           "weights: alpha_t = t", "first: p"),
     function=nag_margin, output=lambda w_sum, total, options: w_sum / 4,  # s_T
-    rounds_to_separate=_rounds_to_separate,
+    rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
 )
