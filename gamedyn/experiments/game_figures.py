@@ -65,14 +65,16 @@ def _game_matrix():
 
 
 def recipe_traces(quick: bool = False, T: int | None = None) -> dict:
-    """Play every game (five recipes and Ji et al.'s theta = 1 variant) for ``T`` rounds on the ``GAME_DATA`` set.
+    """Play every game (each declared recipe and its ``variants``: five recipes and Ji et al.'s theta = 1) for
+    ``T`` rounds on the ``GAME_DATA`` set.
 
     Returns ``t`` (1..T), ``gamma`` (certified max margin), ``n``, and ``traces[label]`` with arrays
     of length T: ``normalised_margin`` of the output direction (every recipe outputs a positive
     multiple of the output-weighted sum of its plays), ``average_margin`` = ``min_i (A w_bar_t)_i``
     for the averaged play ``w_bar_t``, ``w_regret`` and ``p_regret`` (the p-norm game's ``R_w`` is
     taken against the unit max-margin direction u, as in Theorem 7, since its w-domain is all of
-    R^d), plus ``bound`` / ``bound_label`` for ``R_w + R_p`` (None where no theorem applies).
+    R^d), plus ``bound`` / ``bound_label`` for ``R_w + R_p`` (None where no theorem applies, both read off the
+    recipe's declaration) and ``w_regret_against_u`` (True where the recipe declares a comparator).
     """
     from gamedyn.margins import max_margin
 
@@ -102,6 +104,7 @@ def recipe_traces(quick: bool = False, T: int | None = None) -> dict:
         bound = recipe.regret_sum_bound(n, **options)  # the recipe's theorem, as declared
         traces[label]["bound_label"] = None if bound is None else bound[0]
         traces[label]["bound"] = None if bound is None else float(bound[1])
+        traces[label]["w_regret_against_u"] = comparator is not None
     return dict(t=np.arange(1, T + 1), gamma=oracle.gamma, n=n, traces=traces)
 
 
@@ -133,7 +136,8 @@ def regret_data(traces: dict) -> dict:
     for label, run in traces["traces"].items():
         panels[label] = dict(w_regret=run["w_regret"], p_regret=run["p_regret"],
                              total=run["w_regret"] + run["p_regret"],
-                             bound=run["bound"], bound_label=run["bound_label"])
+                             bound=run["bound"], bound_label=run["bound_label"],
+                             w_regret_against_u=run["w_regret_against_u"])
     return dict(t=traces["t"], n=traces["n"], panels=panels)
 
 
@@ -226,7 +230,7 @@ def plot_regrets(data: dict, path) -> str:
     figure, axes = _figure(nrows, ncols, size=(12, 3.8 * nrows))
     t = data["t"]
     for ax, (label, panel) in zip(axes.ravel(), panels.items()):
-        ax.plot(t, panel["w_regret"], label="R_w(u), u = max-margin direction" if label.startswith("pnorm") else "R_w")
+        ax.plot(t, panel["w_regret"], label="R_w(u), u = max-margin direction" if panel["w_regret_against_u"] else "R_w")
         ax.plot(t, panel["p_regret"], label="R_p")
         ax.plot(t, panel["total"], "--", color="black", lw=1.4, label="R_w + R_p")
         title = label
