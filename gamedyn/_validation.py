@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator
 
 
 def _describe(value) -> str:
@@ -17,11 +18,26 @@ def _describe(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def check_matrix(A, name: str = "A", *, allow_sparse: bool = True, dtype=None):
+def check_matrix(A, name: str = "A", *, allow_sparse: bool = True, dtype=None, allow_operator: bool = False):
     """Return ``A`` as a finite 2-D float array (or a CSR matrix when sparse input is allowed).
 
-    Float32 input stays float32 unless ``dtype`` is given; everything else becomes float64.
+    Float32 input stays float32 unless ``dtype`` is given; everything else becomes float64. With
+    ``allow_operator`` a ``scipy.sparse.linalg.LinearOperator`` passes through after a shape and
+    dtype check and one probe product ``A @ 1`` (a NaN or infinite entry makes its row non-finite).
+    A dask array is never pulled into memory here: callers that only need products wrap it in
+    :class:`gamedyn.distributed.RowBlockedOperator`; the others raise.
     """
+    if isinstance(A, LinearOperator):
+        if not allow_operator:
+            raise TypeError(f"{name} is a LinearOperator, but this function reads the entries of {name}; "
+                            f"pass the matrix itself (a numpy array or scipy.sparse matrix).")
+        return _check_operator(A, name)
+    if type(A).__module__.startswith("dask.array"):
+        raise TypeError(
+            f"{name} is a dask array, and this function needs all of its entries in memory; pass "
+            f"{name}.compute() if it fits, or use it through a payoff (Bilinear / RegularizedBilinear, or "
+            f"gamedyn.distributed.RowBlockedOperator.from_dask_array({name})), which keeps the blocks on the workers."
+        )
     if sp.issparse(A):
         if not allow_sparse:
             raise TypeError(f"{name} is a scipy.sparse matrix; pass a dense array with {name}.toarray().")
@@ -54,6 +70,18 @@ def check_matrix(A, name: str = "A", *, allow_sparse: bool = True, dtype=None):
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} contains NaN or infinite entries; remove or impute them first.")
     return array
+
+
+def _check_operator(A, name: str):
+    if len(A.shape) != 2 or A.shape[0] == 0 or A.shape[1] == 0:
+        raise ValueError(f"{name} has shape {A.shape}; it needs at least one row and one column.")
+    if np.dtype(A.dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise TypeError(f"{name} is a LinearOperator of dtype {A.dtype}; it must be float32 or float64.")
+    probe = np.asarray(A @ np.ones(A.shape[1], dtype=A.dtype))
+    if probe.shape != (A.shape[0],) or not np.all(np.isfinite(probe)):
+        raise ValueError(f"{name} @ ones({A.shape[1]}) is not a finite vector of length {A.shape[0]}: {name} "
+                         f"contains NaN or infinite entries (or its matvec is broken); remove or impute them first.")
+    return A
 
 
 def check_vector(z, name: str, *, size: int | None = None, dtype=np.float64):

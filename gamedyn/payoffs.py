@@ -71,7 +71,11 @@ class Payoff:
 
 
 def _matrix_and_transpose(A):
-    A = check_matrix(A, "A")
+    if type(A).__module__.startswith("dask.array"):  # keep the blocks where they are: one task per block
+        from gamedyn.distributed import RowBlockedOperator
+
+        A = RowBlockedOperator.from_dask_array(A)
+    A = check_matrix(A, "A", allow_operator=True)
     return A, (A.T.tocsr() if sp.issparse(A) else A.T)
 
 
@@ -79,7 +83,9 @@ def _matrix_and_transpose(A):
 class Bilinear(Payoff):
     """g(w, p) = p^T A w, A of shape (n, d): w in R^d (or a ball), p in the n-simplex.
 
-    l(p) = <A w, p>, h(w) = <-A^T p, w>. ``A`` may be a numpy array or a scipy.sparse matrix.
+    l(p) = <A w, p>, h(w) = <-A^T p, w>. ``A`` may be a numpy array, a scipy.sparse matrix, a
+    ``scipy.sparse.linalg.LinearOperator``, or a row-chunked dask array (wrapped in
+    :class:`gamedyn.distributed.RowBlockedOperator`: one task per row block, blocks persisted).
     """
 
     A: np.ndarray = attrs.field()
