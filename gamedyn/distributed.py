@@ -234,18 +234,22 @@ def _current_client():
         return None
 
 
-def _scheduler_for(client, blocks):
+def _chosen_client(client):
+    """The Client to use, or None for dask's threaded scheduler."""
     if isinstance(client, str):
         if client != "threads":
             raise ValueError(f"client must be a dask.distributed.Client, None (the current one, else threads) "
                              f"or 'threads', got {client!r}.")
-        return _Threads()
+        return None
     client = _current_client() if client is None else client
-    if client is None:
-        return _Threads()
-    if not hasattr(client, "submit") or not hasattr(client, "gather"):
+    if client is not None and not (hasattr(client, "submit") and hasattr(client, "gather")):
         raise TypeError(f"client must be a dask.distributed.Client (or 'threads'), got {type(client).__name__}.")
-    return _Distributed(client, blocks)
+    return client
+
+
+def _scheduler_for(client, blocks):
+    client = _chosen_client(client)
+    return _Threads() if client is None else _Distributed(client, blocks)
 
 
 # ------------------------------------------------------------------------------------ operator
@@ -307,7 +311,7 @@ class RowBlockedOperator(LinearOperator):
         if len(array.chunks[1]) > 1:
             array = array.rechunk({1: -1})  # one task per row block needs whole rows in each block
         row_counts = array.chunks[0]
-        scheduler_client = _current_client() if client is None else (None if client == "threads" else client)
+        scheduler_client = _chosen_client(client)
         if scheduler_client is None:
             blocks = list(dask.compute(*array.to_delayed().ravel(), scheduler="threads"))
             return cls(blocks, row_counts, array.shape[1], dtype, client="threads", description="in-memory row blocks")
