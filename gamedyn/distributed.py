@@ -41,6 +41,7 @@ i.e. a runner that hands the p-player's softmax to the payoff; it is not built h
 
 from __future__ import annotations
 
+import copy
 import glob
 import itertools
 import mmap
@@ -421,6 +422,16 @@ class RowBlockedOperator(LinearOperator):
         return _Adjoint(self)
 
     _transpose = _adjoint  # real blocks: A^T = A^H, without the conj copies of scipy's default
+
+    def with_row_scale(self, scale: float) -> "RowBlockedOperator":
+        """The same blocks with every row multiplied by ``scale`` (e.g. 1 / the largest row norm)."""
+        scale = float(scale)
+        if not (np.isfinite(scale) and scale > 0):
+            raise ValueError(f"scale must be positive and finite, got {scale!r}.")
+        scaled = copy.copy(self)
+        scaled.row_factors = [np.full(count, scale) if factor is None else factor * scale
+                              for count, factor in zip(self.row_counts, self.row_factors)]
+        return scaled
 
     # ---- one pass over the data
 

@@ -224,3 +224,55 @@ def test_folder_layout_errors(tmp_path):
 def test_bad_client_is_named(data):
     with pytest.raises(ValueError, match="'threads'"):
         RowBlockedOperator.from_dask_array(da.from_array(data[2], chunks=(30, 6)), client="processes")
+
+
+# ------------------------------------------------------------------------------ command line
+
+
+def run_cli_json(capsys, *argv):
+    import json
+
+    from gamedyn import cli
+
+    assert cli.main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cli_runs_a_recipe_on_an_npy_folder_like_on_the_npz_file(data, tmp_path, capsys):
+    X, y, _ = data
+    folder = tmp_path / "chunks"
+    folder.mkdir()
+    save_chunks(folder, "X", 3.0 * X, 40)
+    np.save(folder / "y.npy", y)
+    np.savez(tmp_path / "same.npz", X=3.0 * X, y=y)
+    chunked = run_cli_json(capsys, "run", "mirror_prox_perceptron", "--data", str(folder), "--T", "15")
+    in_memory = run_cli_json(capsys, "run", "mirror_prox_perceptron", "--data", str(tmp_path / "same.npz"), "--T", "15")
+    assert chunked["data"]["n"] == X.shape[0] and chunked["max_margin"] is None
+    assert chunked["data"]["scaled_by"] == pytest.approx(in_memory["data"]["scaled_by"], rel=1e-12)
+    for step, reference in zip(chunked["steps"], in_memory["steps"], strict=True):
+        for key in ("margin", "normalized_margin", "w_regret", "p_regret", "theorem2_bound"):
+            assert step[key] == pytest.approx(reference[key], rel=1e-10, abs=1e-14), key
+
+
+def test_cli_refuses_an_original_on_an_npy_folder(data, tmp_path, capsys):
+    from gamedyn import cli
+
+    save_chunks(tmp_path, "A", data[2], 40)
+    assert cli.main(["run", "original.nag", "--data", str(tmp_path), "--T", "5"]) == 2
+    assert "reads rows of A in memory" in capsys.readouterr().err
+
+
+def test_svmlight_stays_sparse(data, tmp_path):
+    """Regression: svmlight files were densified when read."""
+    import scipy.sparse as sp
+
+    datasets = pytest.importorskip("sklearn.datasets")
+    from gamedyn._data_files import load_data_file
+
+    X, y, A = data
+    X = np.where(np.abs(X) < 0.3, 0.0, X)  # a sparse pattern
+    datasets.dump_svmlight_file(X, y, str(tmp_path / "points.svm"))
+    loaded = load_data_file(tmp_path / "points.svm")
+    assert sp.issparse(loaded.A)
+    signed = X * y[:, None]
+    np.testing.assert_allclose(loaded.A.toarray(), signed / np.max(np.linalg.norm(signed, axis=1)), rtol=1e-12, atol=0)
