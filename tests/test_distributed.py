@@ -276,3 +276,30 @@ def test_svmlight_stays_sparse(data, tmp_path):
     assert sp.issparse(loaded.A)
     signed = X * y[:, None]
     np.testing.assert_allclose(loaded.A.toarray(), signed / np.max(np.linalg.norm(signed, axis=1)), rtol=1e-12, atol=0)
+
+
+def _resident_file_pages() -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("RssFile:"))
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/status"), reason="reads /proc/self/status (Linux)")
+def test_memory_mapped_pages_are_released_after_each_product(tmp_path):
+    """Out of core: with release_pages the mapped chunks do not stay resident in this process."""
+    rng = np.random.default_rng(0)
+    for number in range(4):
+        np.save(tmp_path / f"A_{number:03d}.npy", rng.standard_normal((25_000, 100)))  # 4 x 20 MB
+    size = 4 * 25_000 * 100 * 8
+    w, p = np.ones(100), np.ones(100_000)
+    resident = {}
+    for release in (True, False):
+        operator = RowBlockedOperator.from_npy_folder(tmp_path, client="threads", release_pages=release)
+        before = _resident_file_pages()
+        operator @ w
+        operator.T @ p
+        resident[release] = _resident_file_pages() - before
+        from gamedyn.distributed import _OPEN_FILES
+        _OPEN_FILES.clear()  # unmap (the next operator opens the files again)
+        del operator
+    assert resident[False] > 0.8 * size  # the control: without release every page stays mapped
+    assert resident[True] < 0.1 * size

@@ -26,6 +26,10 @@ def test_pages_have_code_blocks():
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_page_code_blocks_run(page, tmp_path, monkeypatch):
+    text = page.read_text()
+    for requirement in re.findall(r"<!-- requires: (.*?) -->", text):  # a page on an optional extra
+        for module in requirement.split():
+            pytest.importorskip(module)
     monkeypatch.chdir(tmp_path)  # blocks that write files write them here
     namespace = {"__name__": "__docs__"}
     for number, block in enumerate(BLOCK.findall(page.read_text()), start=1):
@@ -67,7 +71,7 @@ def _public_names(module):
 
 REFERENCED_MODULES = ["gamedyn", "gamedyn.recipes", "gamedyn.original", "gamedyn.margins", "gamedyn.datasets",
                       "gamedyn.rates", "gamedyn.registry", "gamedyn.logistic", "gamedyn.experiments.iterations",
-                      "gamedyn.experiments.logistic_figures"]
+                      "gamedyn.experiments.logistic_figures", "gamedyn.distributed"]
 
 
 @pytest.mark.parametrize("name", REFERENCED_MODULES)
