@@ -77,8 +77,16 @@ _OPEN_LOCK = threading.Lock()
 _OPEN_FILES: dict = {}  # (path, mtime_ns, size) -> np.memmap, one per worker process
 
 
+SLAB_BYTES = 32 * 2**20  # file-backed blocks are read in row slabs of about this size
+
+
 class _NpyFile:
-    """One ``.npy`` chunk, memory-mapped read-only once per process."""
+    """One ``.npy`` chunk, memory-mapped read-only once per process, read in row slabs.
+
+    With ``release_pages`` each slab's pages are handed back to the page cache as soon as the task
+    has used them (``madvise(MADV_DONTNEED)``): they stay cached by the kernel, but the process's
+    resident memory stays near one slab per thread, whatever the chunk size.
+    """
 
     def __init__(self, path: str, release_pages: bool):
         self.path = os.path.abspath(path)
@@ -96,15 +104,33 @@ class _NpyFile:
                     _OPEN_FILES[self.key] = array
         return array
 
-    def done(self, array):
-        """Hand the pages just read back to the page cache (they stay cached, not resident here)."""
+    def slabs(self):
+        array = self.load()
         mapping = getattr(array, "_mmap", None)
-        if self.release_pages and mapping is not None and hasattr(mapping, "madvise"):
+        row_bytes = array.shape[1] * array.itemsize
+        if not array.flags.c_contiguous:  # a Fortran-order chunk: rows are not contiguous in the file
+            yield 0, array.shape[0], array
+            self._release(mapping, 0, None)
+            return
+        step = max(1, SLAB_BYTES // row_bytes)
+        first_byte = getattr(array, "offset", 0) % mmap.ALLOCATIONGRANULARITY  # where the data start in the mapping
+        for start in range(0, array.shape[0], step):
+            stop = min(start + step, array.shape[0])
+            yield start, stop, array[start:stop]
+            self._release(mapping, first_byte + start * row_bytes, first_byte + stop * row_bytes)
+
+    def _release(self, mapping, begin, end):
+        if not self.release_pages or mapping is None or not hasattr(mapping, "madvise"):
+            return
+        if end is None:
             mapping.madvise(mmap.MADV_DONTNEED)
+            return
+        begin -= begin % mmap.PAGESIZE
+        mapping.madvise(mmap.MADV_DONTNEED, begin, end - begin)
 
 
 class _ZarrRows:
-    """Rows start:stop of a zarr array; the store is opened once per process."""
+    """Rows start:stop of a zarr array, read in row slabs; the store is opened once per process."""
 
     def __init__(self, store: str, path: str | None, start: int, stop: int):
         self.store, self.path, self.start, self.stop = store, path, start, stop
@@ -117,56 +143,57 @@ class _ZarrRows:
 
             with _OPEN_LOCK:
                 array = _OPEN_FILES.setdefault(key, zarr.open_array(self.store, path=self.path, mode="r"))
-        return np.asarray(array[self.start:self.stop])
+        return array
 
-    def done(self, array):
-        pass
+    def slabs(self):
+        array = self.load()
+        step = max(1, SLAB_BYTES // (array.shape[1] * np.dtype(array.dtype).itemsize))
+        for start in range(self.start, self.stop, step):
+            stop = min(start + step, self.stop)
+            yield start - self.start, stop - self.start, np.asarray(array[start:stop])
 
 
-def _resolve(block):
-    return (block.load(), block.done) if hasattr(block, "load") else (block, None)
+def _slabs(block):
+    """(start, stop, rows) over a block: one slab for an in-memory array, bounded slabs for files."""
+    if hasattr(block, "slabs"):
+        return block.slabs()
+    return iter([(0, block.shape[0], block)])
 
 
 # --------------------------------------------------------------------------- tasks (one per block)
 
 
 def _rows_times(block, w, row_factor):
-    """A_k w = diag(row_factor_k) X_k w, in the block's dtype."""
-    array, done = _resolve(block)
-    result = array @ w.astype(array.dtype, copy=False)
-    if done is not None:
-        done(array)
+    """A_k w = diag(row_factor_k) X_k w, in the block's dtype (w or W of shape (d, m))."""
+    pieces = [rows @ w.astype(rows.dtype, copy=False) for _, _, rows in _slabs(block)]
+    result = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
     return result if row_factor is None else result * row_factor
 
 
 def _rows_transpose_times(block, p_block, row_factor):
-    """A_k^T p_k = X_k^T (row_factor_k * p_k), in the block's dtype."""
-    array, done = _resolve(block)
+    """A_k^T p_k = X_k^T (row_factor_k * p_k): products in the block's dtype, summed in float64."""
     weights = p_block if row_factor is None else p_block * row_factor
-    result = weights.astype(array.dtype, copy=False) @ array
-    if done is not None:
-        done(array)
-    return result
+    total = None
+    for start, stop, rows in _slabs(block):
+        piece = weights[..., start:stop].astype(rows.dtype, copy=False) @ rows
+        total = piece.astype(np.float64) if total is None else total + piece
+    return total
 
 
 def _largest_row_norm_and_finite(block, row_factor):
     """(max_i ||a_i||_2, all entries finite) over the block, overflow-safe (rows scaled by their max)."""
-    array, done = _resolve(block)
-    largest, finite = 0.0, True
-    for start in range(0, array.shape[0], 65536):  # a bounded temporary per thread
-        rows = np.asarray(array[start:start + 65536], dtype=np.float64)
+    largest = 0.0
+    for start, stop, rows in _slabs(block):
+        rows = np.asarray(rows, dtype=np.float64)
         if row_factor is not None:
-            rows = rows * np.abs(row_factor[start:start + 65536])[:, None]
-        finite = finite and bool(np.all(np.isfinite(rows)))
-        if not finite:
-            break
+            rows = rows * np.abs(row_factor[start:stop])[:, None]
+        if not (np.isfinite(rows.min()) and np.isfinite(rows.max())):  # min/max propagate NaN
+            return largest, False
         peaks = np.max(np.abs(rows), axis=1)
         safe = np.where(peaks > 0, peaks, 1.0)
         norms = peaks * np.sqrt(np.sum((rows / safe[:, None]) ** 2, axis=1))
         largest = max(largest, float(np.max(norms, initial=0.0)))
-    if done is not None:
-        done(array)
-    return largest, finite
+    return largest, True
 
 
 # ---------------------------------------------------------------------------------- schedulers
