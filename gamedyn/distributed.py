@@ -47,6 +47,7 @@ import itertools
 import mmap
 import os
 import threading
+import uuid
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
@@ -220,6 +221,7 @@ class _Distributed:
 
     def __init__(self, client, blocks):
         self.client = client
+        self.token = uuid.uuid4().hex  # task keys unique across operators and driver processes
         workers = sorted(client.scheduler_info(n_workers=-1)["workers"]) if _takes_n_workers(client) \
             else sorted(client.scheduler_info()["workers"])
         if not workers:
@@ -231,7 +233,7 @@ class _Distributed:
     def map(self, function, blocks, arguments):
         call = next(self._counter)
         futures = [
-            self.client.submit(function, block, *args, key=f"gamedyn-{function.__name__}-{call}-{k}",
+            self.client.submit(function, block, *args, key=f"gamedyn-{function.__name__}-{self.token}-{call}-{k}",
                                workers=where, allow_other_workers=where is not None, pure=False)
             for k, (block, args, where) in enumerate(zip(blocks, arguments, self.placement))
         ]
