@@ -20,6 +20,7 @@ median of 3, wall; and the p-player's response A^T softmax(-eta A theta) compute
 (as a round does today) and by the one-pass prototype below (each block returns its min, sum of
 exponentials and A_k^T e_k, merged by log-sum-exp; checked equal to 1e-10), median of 3, wall. Peak RSS: ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the child (driver), and the same
 minus its RSS after the imports (``VmRSS``), divided by A's size.
+Last, the fixed cost per task (:func:`task_overhead`: products over 16 tiny blocks).
 BLAS threads: 1 (OMP/OPENBLAS/MKL_NUM_THREADS=1 in every child). The chunks are written under
 ``--where`` (default /tmp/gamedyn-dask-bench) and deleted at the end.
 """
@@ -230,7 +231,36 @@ def run(quick: bool = False, *, n=None, d=100, chunks=None, rounds=None, repeats
         print(f"{row['variant']:18s}{row['2-pass response']:19.3f}{row['1-pass response']:20.3f}"
               f"{row['1-pass response'] / row['2-pass response']:17.2f}")
     print("(LocalCluster: the driver's CPU only; the two worker processes do the products. RSS: the driver process.)")
+    task_overhead()
     return rows
+
+
+def task_overhead(blocks: int = 16, repeats: int = 20) -> dict:
+    """The fixed cost of one product: ``A @ w`` over ``blocks`` tiny blocks (10 x 10), median wall, per task."""
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    from gamedyn.distributed import RowBlockedOperator
+
+    def median_product(operator):
+        w, times = np.ones(10), []
+        operator @ w
+        for _ in range(repeats):
+            start = time.perf_counter()
+            operator @ w
+            times.append(time.perf_counter() - start)
+        return statistics.median(times) / blocks
+
+    x = da.from_array(np.random.default_rng(0).random((10 * blocks, 10)), chunks=(10, 10))
+    costs = {"threads": median_product(RowBlockedOperator.from_dask_array(x, client="threads"))}
+    for processes in (False, True):
+        options = {"env": THREAD_VARIABLES} if processes else {}  # worker processes: their BLAS threads too
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=processes, dashboard_address=":0",
+                          **options) as cluster, Client(cluster) as client:
+            costs[f"LocalCluster(processes={processes})"] = median_product(RowBlockedOperator.from_dask_array(x, client=client))
+    print(f"fixed cost per task ({blocks} tiny blocks, median of {repeats} products): "
+          + ", ".join(f"{name} {1e3 * cost:.2f} ms" for name, cost in costs.items()))
+    return costs
 
 
 def main(argv=None):

@@ -232,11 +232,17 @@ class _Distributed:
 
     def map(self, function, blocks, arguments):
         call = next(self._counter)
-        futures = [
-            self.client.submit(function, block, *args, key=f"gamedyn-{function.__name__}-{self.token}-{call}-{k}",
-                               workers=where, allow_other_workers=where is not None, pure=False)
-            for k, (block, args, where) in enumerate(zip(blocks, arguments, self.placement))
-        ]
+        groups = {}  # one client.map per placement: one batched submission instead of K messages
+        for k, where in enumerate(self.placement):
+            groups.setdefault(None if where is None else tuple(where), []).append(k)
+        futures = [None] * len(blocks)
+        for where, members in groups.items():
+            columns = list(zip(*(arguments[k] for k in members)))
+            keys = [f"gamedyn-{function.__name__}-{self.token}-{call}-{k}" for k in members]
+            mapped = self.client.map(function, [blocks[k] for k in members], *columns, key=keys, pure=False,
+                                     workers=None if where is None else list(where), allow_other_workers=where is not None)
+            for k, future in zip(members, mapped):
+                futures[k] = future
         return self.client.gather(futures)
 
 
