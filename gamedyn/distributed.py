@@ -168,7 +168,9 @@ def _rows_times(block, w, row_factor):
     """A_k w = diag(row_factor_k) X_k w, in the block's dtype (w or W of shape (d, m))."""
     pieces = [rows @ w.astype(rows.dtype, copy=False) for _, _, rows in _slabs(block)]
     result = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
-    return result if row_factor is None else result * row_factor
+    if row_factor is None:
+        return result
+    return result * (row_factor if result.ndim == 1 else row_factor[:, None])
 
 
 def _rows_transpose_times(block, p_block, row_factor):
@@ -204,6 +206,9 @@ class _Threads:
     """dask's threaded scheduler: one task per block, in this process."""
 
     name = "threads"
+
+    def place(self, row_factors):
+        return list(row_factors)
 
     def map(self, function, blocks, arguments):
         import dask.threaded
@@ -244,6 +249,12 @@ class _Distributed:
             for k, future in zip(members, mapped):
                 futures[k] = future
         return self.client.gather(futures)
+
+    def place(self, row_factors):
+        """Scatter each block's row factors once, to its block's worker: no n-sized upload per round."""
+        return [None if factor is None else
+                self.client.scatter(factor, workers=None if where is None else list(where), hash=False)
+                for factor, where in zip(row_factors, self.placement)]
 
 
 def _takes_n_workers(client) -> bool:
@@ -313,6 +324,7 @@ class RowBlockedOperator(LinearOperator):
         self.row_counts = row_counts
         self.offsets = np.concatenate([[0], np.cumsum(row_counts)]).astype(np.int64)
         self.row_factors = list(row_factors) if row_factors is not None else [None] * len(self.blocks)
+        self._placed_factors = None  # the row factors where the tasks read them (scattered once on a cluster)
         self._keep = keep  # e.g. the persisted dask collection, so its futures stay alive
         self.description = description
         self.scheduler = _scheduler_for(client, self.blocks)
@@ -421,18 +433,23 @@ class RowBlockedOperator(LinearOperator):
 
     # ---- products
 
+    def _factors(self):
+        if self._placed_factors is None:
+            self._placed_factors = self.scheduler.place(self.row_factors)
+        return self._placed_factors
+
     def _result_dtype(self, vector):
         return np.result_type(self.dtype, vector.dtype)
 
     def _matvec(self, w):
         w = np.asarray(w).reshape(-1)
-        pieces = self.scheduler.map(_rows_times, self.blocks, [(w, factor) for factor in self.row_factors])
+        pieces = self.scheduler.map(_rows_times, self.blocks, [(w, factor) for factor in self._factors()])
         return np.concatenate(pieces).astype(self._result_dtype(w), copy=False)
 
     def _rmatvec(self, p):
         p = np.asarray(p).reshape(-1)
         o = self.offsets
-        arguments = [(p[o[k]:o[k + 1]], factor) for k, factor in enumerate(self.row_factors)]
+        arguments = [(p[o[k]:o[k + 1]], factor) for k, factor in enumerate(self._factors())]
         pieces = self.scheduler.map(_rows_transpose_times, self.blocks, arguments)
         total = np.zeros(self.shape[1], dtype=np.float64)
         for piece in pieces:
@@ -441,14 +458,13 @@ class RowBlockedOperator(LinearOperator):
 
     def _matmat(self, W):
         W = np.asarray(W)
-        row_factors = [None if factor is None else factor[:, None] for factor in self.row_factors]
-        pieces = self.scheduler.map(_rows_times, self.blocks, [(W, factor) for factor in row_factors])
+        pieces = self.scheduler.map(_rows_times, self.blocks, [(W, factor) for factor in self._factors()])
         return np.concatenate(pieces).astype(self._result_dtype(W), copy=False)
 
     def _rmatmat(self, P):
         P = np.asarray(P)
         o = self.offsets
-        arguments = [(P[o[k]:o[k + 1]].T, factor) for k, factor in enumerate(self.row_factors)]
+        arguments = [(P[o[k]:o[k + 1]].T, factor) for k, factor in enumerate(self._factors())]
         pieces = self.scheduler.map(_rows_transpose_times, self.blocks, arguments)
         return np.sum([np.asarray(piece, dtype=np.float64) for piece in pieces], axis=0).T.astype(
             self._result_dtype(P), copy=False)
@@ -466,13 +482,14 @@ class RowBlockedOperator(LinearOperator):
         scaled = copy.copy(self)
         scaled.row_factors = [np.full(count, scale) if factor is None else factor * scale
                               for count, factor in zip(self.row_counts, self.row_factors)]
+        scaled._placed_factors = None
         return scaled
 
     # ---- one pass over the data
 
     def largest_row_norm(self) -> float:
         """max_i ||a_i||_2 in one pass (one task per block), or ValueError if an entry is NaN or infinite."""
-        results = self.scheduler.map(_largest_row_norm_and_finite, self.blocks, [(f,) for f in self.row_factors])
+        results = self.scheduler.map(_largest_row_norm_and_finite, self.blocks, [(f,) for f in self._factors()])
         if not all(finite for _, finite in results):
             raise ValueError(f"{self!r} contains NaN or infinite entries; remove or impute them first.")
         return max(largest for largest, _ in results)
