@@ -351,7 +351,7 @@ def command_run(args) -> int:
     out_of_core = isinstance(data.A, LinearOperator)  # a folder of .npy chunks: only products, no rows
     if out_of_core and entry.kind != "recipe":
         raise ValueError(f"{entry.name} reads rows of A in memory; on a folder of .npy chunks run a recipe "
-                         f"(gamedyn run {entry.name.removeprefix('original.')}), which needs only A @ w and A.T @ p.")
+                         "(`gamedyn list` shows them), which needs only A @ w and A.T @ p.")
     try:
         gamma = math.nan if out_of_core else max_margin(data.A).gamma
     except ValueError:
