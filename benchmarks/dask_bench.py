@@ -240,6 +240,8 @@ def task_overhead(blocks: int = 16, repeats: int = 20) -> dict:
     import dask.array as da
     from distributed import Client, LocalCluster
 
+    if ROOT not in sys.path:  # run from a source checkout, like the children
+        sys.path.insert(0, ROOT)
     from gamedyn.distributed import RowBlockedOperator
 
     def median_product(operator):
