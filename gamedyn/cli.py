@@ -6,6 +6,7 @@ Commands::
     gamedyn run RECIPE [--data FILE | --synthetic n,d,gamma] [--T N] [--seed S] [--every K] [--json]
     gamedyn reproduce [NAMES...] [--quick | --full] [--out DIR] [--no-figures]
     gamedyn figures [--out DIR] [--quick]
+    gamedyn explore [--data FILE | --synthetic n,d,gamma] [--T N] [--eta E] [--markdown] [--figure PNG]
 
 ``run`` prints, at each reporting step t, the margin and normalised margin of the algorithm's
 output, the two players' weighted regrets and Theorem 2's bound (R_w + R_p)/S_t. Steps are
@@ -121,6 +122,21 @@ def build_parser() -> argparse.ArgumentParser:
     figures.add_argument("--out", metavar="DIR", default=DEFAULT_OUT, help=f"output folder (default ./{DEFAULT_OUT})")
     figures.add_argument("--quick", action="store_true", help="short horizons (seconds instead of minutes)")
     figures.set_defaults(handler=command_figures)
+
+    explorer = commands.add_parser("explore", help="every legal pair of learners on the separator game, with rates",
+                                   description="Run every legal (w-learner, p-learner, weights, first) seating of "
+                                   "gamedyn.exploration.separator_learners on g = p'Aw - |w|^2/2 and rank them by the "
+                                   "fitted rate exponent of Theorem 2's bound (R_w + R_p)/S_t.")
+    source = explorer.add_mutually_exclusive_group()
+    source.add_argument("--data", metavar="FILE", help="a data file, as for `gamedyn run`")
+    source.add_argument("--synthetic", metavar="n,d,gamma", help=f"make_separable data (default {DEFAULT_SYNTHETIC})")
+    explorer.add_argument("--npy-layout", choices=("A", "Xy"), default="A", help="layout of a .npy file (see run)")
+    explorer.add_argument("--seed", type=int, default=0, help="seed of the synthetic data (default 0)")
+    explorer.add_argument("--T", type=int, default=2000, metavar="N", help="rounds per seating (default 2000)")
+    explorer.add_argument("--eta", type=float, default=0.25, help="the p-player's entropy step (default 1/4)")
+    explorer.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    explorer.add_argument("--figure", metavar="PNG", help="also write the heat map of the rate exponents (matplotlib)")
+    explorer.set_defaults(handler=command_explore)
     return parser
 
 
@@ -213,19 +229,12 @@ def _margins(A, w):
     return margin, (margin / norm if norm > 0 else math.nan)
 
 
-# How each recipe's output (its docstring's ``.w``) reads off the running sums after round t.
-_RECIPE_OUTPUT = {
-    "smooth_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
-    "accelerated_perceptron": lambda state, theta: state.w_sum * (0.25 if theta == "wang" else 0.5),  # v_t
-    "mirror_prox_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
-    "nag_margin": lambda state, theta: state.w_sum / 4,  # s_t
-    "pnorm_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
-}
+def recipe_output(name: str, state, theta: str = "wang", p: float = 2.0) -> np.ndarray:
+    """The recipe's output ``.w`` after the round that ``state`` (a RoundState) describes: the output
+    rule the recipe declares in its own file (:class:`gamedyn.recipes.Recipe`)."""
+    from gamedyn.recipes import RECIPES
 
-
-def recipe_output(name: str, state, theta: str = "wang") -> np.ndarray:
-    """The recipe's output ``.w`` after the round that ``state`` (a RoundState) describes."""
-    return _RECIPE_OUTPUT[name](state, theta)
+    return RECIPES[name].read_output(state, theta=theta, p=p)
 
 
 def _theorem2(w_regret, p_regret, state_weights):
@@ -242,6 +251,7 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
     of the w-domain (Theorem 7's R_w(u): the p-norm game's w-domain is all of R^d).
     """
     wanted, reports = set(steps), []
+    recipe, options = entry.recipe, {"p": p, "theta": theta}
 
     def report(state):
         if progress is not None:
@@ -250,18 +260,13 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
             w_regret, p_regret = state.w_regret, state.p_regret
             if w_comparator is not None:
                 w_regret = state.w_played_loss - state.w_loss_sum.value(w_comparator)
-            reports.append(StepReport(state.t, *_margins(A, recipe_output(entry.name, state, theta)), w_regret, p_regret,
+            reports.append(StepReport(state.t, *_margins(A, recipe.read_output(state, **options)), w_regret, p_regret,
                                       _theorem2(w_regret, p_regret, (state.w_weight_total, state.p_weight_total))))
             if on_step is not None:
                 on_step(reports[-1])
         return False  # never stop: this rule only reads the round
 
-    if entry.name == "pnorm_perceptron":
-        result = entry.function(A, T, p, stop=report)
-    elif entry.name == "accelerated_perceptron":
-        result = entry.function(A, T, theta=theta, stop=report)
-    else:
-        result = entry.function(A, T, stop=report)
+    result = recipe.run(A, T, stop=report, **options)
     game = result.game
     w_regret = game.w_regret if w_comparator is None else game.w_regret_against(w_comparator)
     reports.append(StepReport(T, *_margins(A, result.w), w_regret, game.p_regret,
@@ -272,33 +277,25 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
 
 
 def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None) -> tuple:
-    """Run an original algorithm; report its output at ``steps`` (from its trajectory when it fits)."""
-    name = entry.name.removeprefix("original.")
-    function = entry.function
-    if name in ("perceptron", "pnorm_perceptron"):
-        w, updates = function(A, T) if name == "perceptron" else function(A, p, T)
+    """Run an original algorithm; report its output at ``steps`` (from its trajectory when it fits).
+
+    How to call it and read its output is the entry's :class:`gamedyn.registry.OriginalForm`.
+    """
+    form, options = entry.form, {"p": p, "theta": theta}
+    if form.updates:
+        w, updates = form.call(A, T, options, False)
         reports = [StepReport(updates, *_margins(A, w))]
         reason = (f"separated after {updates} updates" if reports[0].margin > 0
                   else f"not separated within T = {T} updates")
     else:
         n, d = A.shape
-        if T * (n + d) > _TRAJECTORY_LIMIT:
+        if T * (n + d) > _TRAJECTORY_LIMIT or form.at is None:
             steps = [T]  # the whole trajectory would not fit comfortably in memory
-        options = {"theta": theta} if name == "accelerated_perceptron" else {}
         if steps == [T]:
-            output = function(A, T, **options)
-            outputs = {T: output if name == "nag" else output[0]}
+            outputs = {T: form.final(form.call(A, T, options, False))}
         else:
-            path = function(A, T, trajectory=True, **options)
-            if name == "smooth_perceptron":
-                outputs = {t: path.v[t - 1] for t in steps}  # T rounds = v_{T-1} (Proposition 1)
-            elif name == "accelerated_perceptron":
-                outputs = {t: path.v[t] for t in steps}
-            elif name == "mirror_prox":
-                running = np.cumsum(path.w_half, axis=0)
-                outputs = {t: running[t - 1] / t for t in steps}  # w_bar_t, the mean of the half iterates
-            else:  # nag
-                outputs = {t: path.s[t] for t in steps}
+            path = form.call(A, T, options, True)
+            outputs = {t: form.at(path, t) for t in steps}
         reports = [StepReport(t, *_margins(A, outputs[t])) for t in sorted(outputs)]
         reason = f"completed T = {T} iterations"
     if on_step is not None:
@@ -365,12 +362,9 @@ def command_run(args) -> int:
     if out_of_core:
         notes.append("out-of-core data: the exact max margin and Theorem 7's comparator need A in memory "
                      "and are not computed")
-    if entry.name == "pnorm_perceptron" and not out_of_core:
-        from gamedyn.margins import max_margin_q
-
-        comparator = max_margin_q(data.A, args.p / (args.p - 1)).direction
-        notes.append("R_w is R_w(u) against the unit q-norm max-margin direction u (Theorem 7): "
-                     "the w-player's domain is all of R^d, where the regret against the best point is infinite")
+    if is_recipe and entry.recipe.comparator is not None and not out_of_core:  # declared by the recipe (e.g. Theorem 7's R_w(u))
+        comparator = entry.recipe.w_comparator(data.A, p=args.p, theta=args.theta)
+        notes.append(entry.recipe.comparator_note)
     if not is_recipe:
         notes.append("an original algorithm: regrets and Theorem 2's bound belong to the game form ('-')")
     if not args.json:
@@ -479,4 +473,30 @@ def command_figures(args) -> int:
     for path in paths:
         print(path)
     print(f"{len(paths)} figures in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+# ------------------------------------------------------------------------------------- explore
+
+
+def command_explore(args) -> int:
+    from gamedyn.exploration import explore, separator_learners
+    from gamedyn.payoffs import RegularizedBilinear
+
+    if args.figure is not None:
+        from gamedyn.plot import _figure
+
+        _figure()  # fail before the runs when matplotlib is missing
+    data = _load(args)
+    learners = separator_learners(args.eta)
+    seatings = len(learners["w"]) * len(learners["p"]) * 4
+    with ProgressBar(seatings, "explore") as bar:
+        table = explore(RegularizedBilinear(data.A), learners, args.T, progress=lambda done, total, label: bar.update(done))
+    print(f"data: {data.source}")
+    print(table.to_markdown() if args.markdown else table.format())
+    if args.figure is not None:
+        from gamedyn.plot import plot_exploration
+
+        plot_exploration(table).savefig(args.figure, dpi=110)
+        print(f"wrote {args.figure}")
     return 0
