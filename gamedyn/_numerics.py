@@ -31,10 +31,21 @@ def softmin(z, scale: float = 1.0):
 
 
 def softmax_logits(logits):
-    """``exp(logits) / sum(exp(logits))`` with the max subtracted; ``-inf`` entries give 0."""
+    """``exp(logits) / sum(exp(logits))`` along axis 0 with the max subtracted; ``-inf`` entries give 0.
+
+    A trailing axis holds independent batched games (one softmax per column).
+    """
     logits = np.asarray(logits)
-    weights = np.exp(logits - np.max(logits))
-    return weights / np.sum(weights)
+    return softmax_in_place(logits - logits.max(axis=0), shifted=True)
+
+
+def softmax_in_place(logits, *, shifted: bool = False):
+    """:func:`softmax_logits` computed in the caller's own float array ``logits`` (overwritten)."""
+    if not shifted:
+        logits -= logits.max(axis=0)
+    np.exp(logits, out=logits)
+    logits /= logits.sum(axis=0)
+    return logits
 
 
 def pnorm_link(theta, p: float):
@@ -45,6 +56,8 @@ def pnorm_link(theta, p: float):
     so that large exponents p - 1 neither overflow nor underflow.
     """
     theta = np.asarray(theta, dtype=np.float64)
+    if theta.ndim > 1:  # batched games: one link per column
+        return np.stack([pnorm_link(column, p) for column in np.moveaxis(theta, -1, 0)], axis=-1)
     scale = np.max(np.abs(theta)) if theta.size else 0.0
     if scale == 0.0:
         return np.zeros_like(theta)

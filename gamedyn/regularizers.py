@@ -27,7 +27,9 @@ import attrs
 import numpy as np
 import scipy.optimize
 
-from gamedyn._numerics import _SAFE_HIGH, _SAFE_LOW, NumericalRangeError, euclidean_norm, pnorm_link, scaled_norm, softmax_logits
+from gamedyn._numerics import (
+    _SAFE_HIGH, _SAFE_LOW, NumericalRangeError, euclidean_norm, pnorm_link, scaled_norm, softmax_logits,
+)
 from gamedyn._validation import check_positive, check_q
 
 # --------------------------------------------------------------------------------------- domains
@@ -204,6 +206,8 @@ class Regularizer:
 
     domain = Reals()
     legendre = True  # grad R blows up at the domain's boundary, so grad R* lands inside it
+    # argmin acts column by column on (dim, K) arrays (batched games); unknown for user regularizers
+    supports_batches = False
 
     def value(self, z) -> float:
         raise NotImplementedError
@@ -222,6 +226,23 @@ class Regularizer:
         """argmin_z eta (<linear, z> + curvature/2 ||z||^2) + D_R(z, centre) over the domain."""
         return numerical_argmin(self, linear, curvature, eta, centre)
 
+    def centre_cache(self, centre):
+        """What :meth:`argmin_with_cache` may reuse about a centre that never changes (default: nothing).
+
+        FTRL learners compute it once, at ``init``; e.g. ``Entropy`` caches log z_0.
+        """
+        return None
+
+    def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
+        """:meth:`argmin` given ``cache = centre_cache(centre)``; the same point, computed faster."""
+        return self.argmin(linear, curvature, eta, centre)
+
+    def argmin_and_cache(self, linear, curvature: float, eta: float, centre, cache):
+        """``(z, centre_cache(z))`` for z = :meth:`argmin_with_cache`: a mirror-descent step whose
+        point is the next step's centre (default: the two calls; entropy gets both in one pass)."""
+        point = self.argmin_with_cache(linear, curvature, eta, centre, cache)
+        return point, self.centre_cache(point)
+
 
 @attrs.frozen
 class Entropy(Regularizer):
@@ -233,6 +254,7 @@ class Entropy(Regularizer):
     """
 
     domain = Simplex()
+    supports_batches = True
 
     def value(self, z) -> float:
         z = np.asarray(z, dtype=np.float64)
@@ -253,14 +275,66 @@ class Entropy(Regularizer):
         return float(np.sum(z[positive] * (np.log(z[positive]) - np.log(centre[positive]))))
 
     def argmin(self, linear, curvature: float, eta: float, centre):
+        return self.argmin_with_cache(np.asarray(linear), curvature, eta, centre, self.centre_cache(centre))
+
+    def centre_cache(self, centre):
+        """log z_0 up to an additive constant (``-inf`` at a zero entry), computed once per centre.
+
+        A uniform centre (the default u_n) gives ``None``: a constant shift of the logits does not
+        move the softmax, so the argmin adds nothing.
+        """
+        centre = np.asarray(centre, dtype=np.float64)
+        if centre.size and centre.min() == centre.max() > 0:
+            return None
+        with np.errstate(divide="ignore"):
+            return np.log(centre)
+
+    def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
+        """softmax(log z_0 - eta theta) along axis 0 (one per column for batched games)."""
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
+        logits = linear * -eta
+        if cache is not None:
+            logits += cache  # log z_0 - eta theta, in one new array
+        top = logits.max(axis=0)
+        if not _all_finite(top):  # overflow, NaN, or every weight vanished: the careful path
+            return self._careful_argmin(linear, eta, centre)
+        logits -= top
+        np.exp(logits, out=logits)
+        logits /= logits.sum(axis=0)
+        return logits
+
+    def argmin_and_cache(self, linear, curvature: float, eta: float, centre, cache):
+        """The step in the log domain: log z = log z_0 - eta theta - logsumexp(...), z = exp(log z)."""
+        if curvature != 0:
+            return super().argmin_and_cache(linear, curvature, eta, centre, cache)
+        log_point = linear * -eta
+        if cache is not None:
+            log_point += cache
+        top = log_point.max(axis=0)
+        if not _all_finite(top):
+            point = self._careful_argmin(linear, eta, centre)
+            return point, self.centre_cache(point)
+        log_point -= top
+        log_point -= np.log(np.exp(log_point).sum(axis=0))
+        return np.exp(log_point), log_point
+
+    def _careful_argmin(self, linear, eta, centre):
+        """The closed form at any magnitude (column by column for batched games).
+
+        Taken only when the fast logits ``log z_0 - eta theta`` overflow or vanish: the logits are
+        shifted by eta * min(theta) first (softmax is shift-invariant), so eta * (theta - min) >= 0
+        cannot overflow except to +inf where the true weight is 0.
+        """
         linear = np.asarray(linear, dtype=np.float64)
+        if linear.ndim > 1:
+            centre = np.broadcast_to(centre, linear.shape)
+            etas = np.broadcast_to(eta, linear.shape[1:])
+            return np.stack([self._careful_argmin(linear[:, k], float(etas[k]), centre[:, k])
+                             for k in range(linear.shape[1])], axis=1)
         bottom = float(linear.min())
         if not math.isfinite(bottom):
             raise _out_of_range("Entropy.argmin", "the loss's smallest entry", bottom)
-        # Logits shifted by eta * min(linear) (softmax is shift-invariant): eta * (linear - min) >= 0
-        # cannot overflow except to +inf where the true value is beyond float64, i.e. weight 0.
         with np.errstate(divide="ignore", over="ignore"):
             excess = eta * linear - eta * bottom if eta <= 1.0 else eta * (linear - bottom)
             logits = np.log(centre) - excess
@@ -273,6 +347,11 @@ class Entropy(Regularizer):
                 top = logits.max()
         weights = np.exp(logits - top)
         return weights / weights.sum()
+
+
+def _all_finite(top) -> bool:
+    """Is the logits' maximum (a scalar, or one per batched game) finite? Cheap for a scalar."""
+    return math.isfinite(top) if top.ndim == 0 else bool(np.isfinite(top).all())
 
 
 def _euclidean_domain(instance):
@@ -294,6 +373,10 @@ class SquaredEuclidean(Regularizer):
     @property
     def legendre(self) -> bool:
         return isinstance(self.domain, Reals)
+
+    @property
+    def supports_batches(self) -> bool:
+        return isinstance(self.domain, Reals)  # projections onto a ball or simplex act on one vector
 
     def value(self, z) -> float:
         return 0.5 * float(np.dot(z, z))
@@ -319,6 +402,7 @@ class QNorm(Regularizer):
     """
 
     q: float = attrs.field(converter=check_q)
+    supports_batches = True
 
     @property
     def p(self) -> float:
@@ -339,9 +423,16 @@ class QNorm(Regularizer):
         return (self.q - 1.0) * pnorm_link(theta, self.p)
 
     def argmin(self, linear, curvature: float, eta: float, centre):
+        return self.argmin_with_cache(linear, curvature, eta, centre, self.centre_cache(centre))
+
+    def centre_cache(self, centre):
+        """The centre's mirror image grad R_q(z_0), computed once per centre."""
+        return self.mirror_map(centre)
+
+    def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
-        return self.inverse_mirror_map(self.mirror_map(centre) - eta * np.asarray(linear))
+        return self.inverse_mirror_map(cache - eta * np.asarray(linear))
 
 
 @attrs.frozen
@@ -355,6 +446,10 @@ class Zero(Regularizer):
 
     domain: Reals | Ball | Simplex = Reals()
     legendre = False
+
+    @property
+    def supports_batches(self) -> bool:
+        return isinstance(self.domain, Reals)
 
     def value(self, z) -> float:
         return 0.0
