@@ -375,12 +375,10 @@ def test_max_margin_agrees_with_an_exact_lp_at_ordinary_scales(data):
         assert np.min(A @ result.direction) >= result.gamma * (1 - 1e-12) > 0
 
 
-@pytest.mark.xfail(strict=False, reason="max_margin's verdict uses an absolute threshold (issue 11 item 1); "
-                   "branch h11-numerics makes it scale-invariant")
 @fuzz(60)
 @given(margin_data())
 def test_max_margin_agrees_with_an_exact_lp_at_every_scale(data):
-    """Scales 10^-290 to 10^290: a verdict must not depend on the units of the data."""
+    """Scales 10^-290 to 10^290: a verdict must not depend on the units of the data (issue 11 item 1)."""
     rows, separable, exponent = data
     A = rows * 10.0**exponent
     assert lp_verdict(A) == separable
