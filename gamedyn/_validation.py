@@ -114,3 +114,35 @@ def check_labels(y, n: int, name: str = "y"):
             f"for 0/1 labels pass 2 * {name} - 1."
         )
     return labels.astype(np.float64)
+
+
+def check_unit_rows(A, normalize: bool = False, *, norm: float = 2.0, name: str = "A"):
+    """Return ``(A, row_scale)`` with every row of ``A`` of ``norm``-norm <= 1, as the theorems assume.
+
+    Rows with ||x_i|| > 1 (beyond rounding) raise a ValueError naming ``normalize=True``; with
+    ``normalize=True`` the rows are divided by ``row_scale = max_i ||x_i||`` (1.0 otherwise).
+    Norms are computed on ``A / max|A|``, so no scale overflows.
+    """
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise TypeError(f"normalize must be True or False, got {_describe(normalize)}.")
+    A = check_matrix(A, name)
+    data = A.data if sp.issparse(A) else A
+    top = float(np.max(np.abs(data))) if data.size else 0.0
+    if top == 0.0:
+        raise ValueError(f"every row of {name} is zero; no direction has a positive margin on zero rows.")
+    unit = A / top
+    if sp.issparse(A):
+        norms = np.asarray(abs(unit).power(norm).sum(axis=1)).ravel() ** (1.0 / norm)
+    else:
+        norms = np.sum(np.abs(np.asarray(unit, dtype=np.float64)) ** norm, axis=1) ** (1.0 / norm)
+    largest = top * float(np.max(norms))
+    if normalize:
+        return (A / largest).astype(A.dtype) if sp.issparse(A) else (A / np.asarray(largest, dtype=A.dtype)), largest
+    if largest > 1.0 + 16 * np.finfo(np.float64).eps:
+        row = int(np.argmax(norms))
+        raise ValueError(
+            f"{name} has rows with ||x_i||_{norm:g} > 1 (row {row} has norm {largest:.6g}); the theorems assume "
+            f"every row has norm <= 1. Pass normalize=True to rescale the rows by max ||x_i|| (recorded as "
+            f"result.row_scale), or divide {name} by {largest:.6g} yourself."
+        )
+    return A, 1.0

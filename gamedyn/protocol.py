@@ -24,8 +24,8 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
-from gamedyn._validation import check_count, check_vector
-from gamedyn.payoffs import Loss, Payoff
+from gamedyn._validation import check_count, check_q, check_vector
+from gamedyn.payoffs import Bilinear, Loss, Payoff
 
 # ----------------------------------------------------------------------------------------- weights
 
@@ -77,6 +77,7 @@ class _Seat:
     weight_total: float = 0.0
     output_weight_total: float = 0.0
     last: np.ndarray | None = None
+    last_weight: float = 0.0
 
 
 @attrs.frozen
@@ -100,6 +101,7 @@ class RoundState:
     p_played_loss: float
     w_domain: Any
     p_domain: Any
+    certificate_tracker: Any = None  # gamedyn.certificates.CertificateTracker (bilinear payoffs), read by gamedyn.stops
 
     @property
     def w_regret(self) -> float:
@@ -144,6 +146,7 @@ class GameResult:
     stopped_early: bool
     stop_reason: str
     trace: dict | None = None
+    certificate: Any = None  # gamedyn.certificates.Certificate for bilinear payoffs, else None
 
     def w_regret_against(self, u) -> float:
         """R_w(u) = sum_t alpha_t (h_t(w_t) - h_t(u)) for a fixed comparator u."""
@@ -206,6 +209,7 @@ def play(
     record: bool = False,
     callback: Callable[[RoundState], Any] | None = None,
     output_weights=None,
+    margin_norm: float = 2.0,
 ) -> GameResult:
     """Play T rounds of Protocol 1 (``first="w"``) or of its p-first variant (``first="p"``).
 
@@ -218,6 +222,8 @@ def play(
     uniform distribution) are w_0 and p_0, from which the runner builds each learner's f_0 (the t = 1
     hint). ``stop(round_state)`` ends the run after the first round where it returns True.
     ``record=True`` keeps every play in ``result.trace`` (O(T) memory, off by default).
+    For a :class:`Bilinear` payoff (or the regularised one) ``result.certificate`` is the certified
+    bracket of :mod:`gamedyn.certificates`, with w measured in ``margin_norm`` (q; default 2).
     """
     if not isinstance(payoff, Payoff):
         raise TypeError(f"payoff must be a gamedyn Payoff (Bilinear, RegularizedBilinear, ConcaveConvex), got {type(payoff).__name__}.")
@@ -237,6 +243,7 @@ def play(
             f"(FTRL+): a first mover cannot see its round's loss. Put it in the second seat "
             f"(first={'p' if first == 'w' else 'w'!r}) or give it a different hint (e.g. OFTRL)."
         )
+    margin_norm = 2.0 if margin_norm == 2 else check_q(margin_norm)  # q in (1, 2]: the certificate's norm of w
     w_weight = _weight_function(weights, "weights", T)
     p_weight = w_weight if p_weights is None else _weight_function(p_weights, "p_weights", T)
     output_weight = w_weight if output_weights is None else _weight_function(output_weights, "output_weights", T)
@@ -251,6 +258,7 @@ def play(
                    payoff.loss_for_p, np.zeros(n), Loss.zero(n))
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
+    tracker = _certificate_tracker(payoff, margin_norm, p_weight is output_weight)
 
     rounds, stop_reason = T, f"completed T = {T} rounds"
     for t in range(1, T + 1):
@@ -268,7 +276,10 @@ def play(
             seat.weight_total += weight
             seat.play_sum = seat.play_sum + seat.output_weight(t) * point
             seat.output_weight_total += seat.output_weight(t)
-            seat.last = point
+            seat.last, seat.last_weight = point, weight
+        if tracker is not None:  # certificate hook: O(n + d) per round, no product (gamedyn.certificates)
+            tracker.observe(t, p_seat.last, w_seat.last_weight, w_seat.loss_sum.linear, w_seat.weight_total,
+                            p_seat.loss_sum.linear, w_seat.play_sum)
         if record:
             trace["w"].append(w_seat.last)
             trace["p"].append(p_seat.last)
@@ -276,7 +287,7 @@ def play(
             snapshot = RoundState(t, w_seat.last, p_seat.last, w_seat.weight_total, p_seat.weight_total,
                                   w_seat.play_sum, p_seat.play_sum, w_seat.loss_sum, p_seat.loss_sum,
                                   w_seat.played_loss_total, p_seat.played_loss_total,
-                                  w_learner.domain, p_learner.domain)
+                                  w_learner.domain, p_learner.domain, tracker)
             if callback is not None:
                 callback(snapshot)
             if stop is not None and stop(snapshot):
@@ -311,7 +322,17 @@ def play(
         stopped_early=rounds < T,
         stop_reason=stop_reason,
         trace={key: np.array(value) for key, value in trace.items()} if record else None,
+        certificate=tracker.certificate() if tracker is not None else None,
     )
+
+
+def _certificate_tracker(payoff, margin_norm, margin_from_sums):
+    """A :class:`gamedyn.certificates.CertificateTracker` for bilinear payoffs, else None."""
+    if not isinstance(payoff, Bilinear):
+        return None
+    from gamedyn.certificates import CertificateTracker
+
+    return CertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums)
 
 
 @attrs.frozen

@@ -10,10 +10,11 @@ output     w_bar_T = v_{T-1}  and  sum_t alpha_t p_t / S_T = q_{T-1}
 """
 
 from gamedyn import OFTL, Entropy, FTRLPlus, RegularizedBilinear, play
+from gamedyn._validation import check_unit_rows
 from gamedyn.recipes._result import RecipeResult
 
 
-def smooth_perceptron(A, T, *, stop=None, record=False):
+def smooth_perceptron(A, T, *, stop=None, record=False, normalize=False):
     r"""Proposition 1: :math:`v_{T-1}=\bar w_T` and :math:`q_{T-1}=\sum_t\alpha_tp_t/S_T`.
 
     ``.w`` = w_bar_T, ``.p`` = sum_t alpha_t p_t / S_T.
@@ -24,6 +25,7 @@ def smooth_perceptron(A, T, *, stop=None, record=False):
     >>> bool(np.min(A @ result.w) > 0)
     True
     """
+    A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     game = play(
         RegularizedBilinear(A),
         w_learner=OFTL(),
@@ -34,4 +36,4 @@ def smooth_perceptron(A, T, *, stop=None, record=False):
         stop=stop,
         record=record,
     )
-    return RecipeResult(w=game.w_average, p=game.p_average, game=game)
+    return RecipeResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale)
