@@ -34,7 +34,7 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
-__all__ = ["Certificate", "CertificateTracker", "dual_norm", "vector_norm"]
+__all__ = ["Certificate", "CertificateTracker", "certificate_of", "certify_not_separable", "dual_norm", "vector_norm"]
 
 # An LP solution lambda certifies 0 in conv{a_i} when ||A^T lambda|| <= this times max_i ||a_i||
 # (scale-invariant; HiGHS solves the equality rows to ~1e-9 of the data's scale).
@@ -253,3 +253,48 @@ class CertificateTracker:
         separable = True if lower > 0 else (False if self.separable_exact is False else None)
         return Certificate(lower=lower, upper=upper, separable=separable, p=self._witness.copy(), q=self.q,
                            rounds=self.t)
+
+
+def certify_not_separable(A, certificate: Certificate | None = None) -> Certificate:
+    """Gordan's theorem on demand: the feasibility LP of :meth:`CertificateTracker.confirm_infeasible`,
+    started from ``certificate.p`` (uniform without one). Returns the certificate with ``separable=False``
+    and the exact witness when 0 lies in the convex hull of the rows, else the certificate unchanged
+    (without one: ``lower = 0``, attained by w = 0, and the uniform witness).
+
+    >>> import numpy as np
+    >>> certify_not_separable(np.array([[0.6, 0.3], [-0.6, -0.3]])).separable
+    False
+    """
+    q = 2.0 if certificate is None else certificate.q
+    tracker = CertificateTracker(A, q)
+    if certificate is not None:
+        tracker._witness, tracker.t = np.asarray(certificate.p, dtype=np.float64), certificate.rounds
+    else:
+        certificate = tracker.certificate()
+        certificate = attrs.evolve(certificate, lower=0.0)
+    if certificate.lower > 0 or not tracker.confirm_infeasible():
+        return certificate
+    return attrs.evolve(certificate, upper=tracker.upper, separable=False, p=tracker.witness.copy())
+
+
+def certificate_of(A, w, p, q: float = 2.0) -> Certificate:
+    """The certificate of a given direction ``w`` and distribution ``p`` (two products): lower is w's
+    normalised margin, upper is ||A^T p||_{q*}.
+
+    >>> import numpy as np
+    >>> c = certificate_of(np.array([[0.6, 0.0], [0.0, 0.8]]), np.array([1.0, 1.0]), np.array([0.64, 0.36]))
+    >>> round(c.lower, 12), round(c.upper, 12)
+    (0.424264068712, 0.48)
+    """
+    tracker = CertificateTracker(A, q)
+    tracker._witness = check_distribution(p, A.shape[0])
+    tracker._output_sum = np.asarray(w, dtype=np.float64)
+    return tracker.certificate()
+
+
+def check_distribution(p, n: int) -> np.ndarray:
+    """``p`` as a distribution on n rows (non-negative, sums to 1 up to rounding, then renormalised)."""
+    p = np.asarray(p, dtype=np.float64)
+    if p.shape != (n,) or not np.all(np.isfinite(p)) or np.any(p < 0) or not abs(np.sum(p) - 1.0) <= 1e-9:
+        raise ValueError(f"p must be a distribution on the {n} rows (non-negative, summing to 1), got shape {p.shape}.")
+    return p / np.sum(p)

@@ -52,7 +52,7 @@ except ImportError as error:  # pragma: no cover - exercised by test_sklearn's m
 
 from gamedyn import stops
 from gamedyn._validation import check_unit_rows
-from gamedyn.certificates import Certificate, CertificateTracker
+from gamedyn.certificates import Certificate, certificate_of, certify_not_separable
 from gamedyn.margins import max_margin
 
 __all__ = ["MarginClassifier", "NotSeparableWarning"]
@@ -96,13 +96,10 @@ def _solve_one(A, recipe, tol, max_iter, previous):
     """(direction, certificate, rounds) for the rows A (norms <= 1) of one binary problem."""
     if previous is not None:  # warm start: keep the previous direction if it still certifies tol
         w, p = previous
-        tracker = CertificateTracker(A)
         if p.shape[0] == A.shape[0]:
-            tracker._witness = p
-        tracker._output_sum = w
-        certificate = tracker.certificate()
-        if certificate.relative_gap <= tol:
-            return w, certificate, 0
+            certificate = certificate_of(A, w, p)
+            if certificate.relative_gap <= tol:
+                return w, certificate, 0
     n, d = A.shape
     if recipe == "exact":
         found = _exact(A)
@@ -112,12 +109,8 @@ def _solve_one(A, recipe, tol, max_iter, previous):
     rule = stops.any_of(stops.margin_within(tol), stops.infeasible(INFEASIBLE_BELOW))
     result = _recipes()[recipe](A, max_iter, stop=rule)
     certificate = result.certificate
-    if certificate.separable is None and certificate.lower <= 0:
-        tracker = CertificateTracker(A)
-        tracker._witness = certificate.p
-        if tracker.confirm_infeasible():
-            certificate = Certificate(lower=certificate.lower, upper=tracker.upper, separable=False,
-                                      p=tracker.witness.copy(), rounds=certificate.rounds)
+    if certificate.separable is None:
+        certificate = certify_not_separable(A, certificate)
     norm = float(np.linalg.norm(result.w))
     direction = result.w / norm if norm > 0 else np.asarray(result.w, dtype=np.float64)
     return direction, certificate, result.game.rounds
