@@ -115,3 +115,25 @@ def test_planted_margin_synthetic_is_certified_by_the_dynamics():
     model = MarginClassifier(recipe="smooth_perceptron", fit_intercept=False, tol=0.01).fit(X, y)
     gamma = max_margin(signed_rows(X / model.row_scale_, y)).gamma
     assert model.certificate_.relative_gap <= 0.01 and model.certificate_.lower >= 0.99 * gamma
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse"])
+def test_working_set_oracle_is_exact_on_many_rows(kind):
+    from gamedyn.sklearn import _exact
+
+    A = signed_rows(*make_separable(4000, 6, 0.01, 4))
+    oracle = max_margin(A)
+    direction, certificate = _exact(sp.csr_matrix(A) if kind == "sparse" else A)
+    assert certificate.lower <= oracle.upper * (1 + 1e-12) and certificate.upper >= oracle.gamma * (1 - 1e-12)
+    assert certificate.gap <= 1e-12 * certificate.upper
+    assert certificate.lower == pytest.approx(np.min(A @ direction), rel=1e-12)
+    assert np.linalg.norm(A.T @ certificate.p) == pytest.approx(certificate.upper, rel=1e-12)
+
+
+def test_working_set_oracle_reports_non_separable_rows():
+    from gamedyn.sklearn import _exact
+
+    X, y = make_separable(4000, 6, 0.01, 4)
+    y = y.copy()
+    y[::50] *= -1
+    assert _exact(signed_rows(X, y)) is None
