@@ -68,15 +68,18 @@ def models(n):
         "sklearn LogisticRegression": lambda: LogisticRegression(C=1e4, fit_intercept=False, max_iter=1000 if big else 10_000),
         "gamedyn auto 1%": lambda: MarginClassifier(tol=0.01, fit_intercept=False, max_iter=200_000),
         "gamedyn dynamics 1%": lambda: MarginClassifier(recipe="smooth_perceptron", tol=0.01, fit_intercept=False,
-                                                        max_iter=20_000 if big else 200_000),
+                                                        max_iter=2000 if big else 200_000),
     }
 
 
 class _Separate:
-    """The smooth perceptron stopped at zero training error (the game directly)."""
+    """The smooth perceptron stopped at zero training error (the game directly), at most ``rounds`` rounds."""
+
+    def __init__(self, rounds=10**6):
+        self.rounds = rounds
 
     def fit(self, X, y):
-        result = smooth_perceptron(signed_rows(X, y), 10**6, stop=stops.separated)
+        result = smooth_perceptron(signed_rows(X, y), self.rounds, stop=stops.separated)
         self.coef_ = result.w[None, :]
         self.certificate_ = result.certificate
         return self
@@ -95,12 +98,35 @@ def measure(make, X, y, repeats):
     return cpu, wall, model
 
 
+def threshold(repeats):
+    """CPU time of the exact oracle (working set) and of the dynamics to a certified 1 % gap, by size."""
+    from gamedyn.sklearn import _exact
+
+    print(f"exact oracle vs smooth perceptron to a certified 1 % gap; planted margin 0.05; medians of {repeats} (CPU s)")
+    for n, d in ((300, 300), (1000, 1000), (2000, 2000), (1000, 64), (10_000, 64)):
+        A = signed_rows(*make_separable(n, d, 0.05, 0))
+        exact, dynamics = [], []
+        for _ in range(repeats):  # interleaved
+            start = time.process_time()
+            _exact(A)
+            exact.append(time.process_time() - start)
+            start = time.process_time()
+            smooth_perceptron(A, 100_000, stop=stops.margin_within(0.01))
+            dynamics.append(time.process_time() - start)
+        print(f"  n = {n:6d}, d = {d:5d}: exact {statistics.median(exact):8.3f}  dynamics {statistics.median(dynamics):8.3f}",
+              flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--sets", default="digits-0/1,digits-3/8,digits-1/8,iris-setosa,synthetic-1e5x100")
     parser.add_argument("--skip", default="", help="comma-separated model names to leave out")
+    parser.add_argument("--threshold", action="store_true",
+                        help="measure the exact oracle against the dynamics (the MarginClassifier's exact_threshold)")
     args = parser.parse_args(argv)
+    if args.threshold:
+        return threshold(args.repeats)
     print(f"blas threads: OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}, "
           f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}; medians of {args.repeats}, CPU and wall seconds")
     skip = set(filter(None, args.skip.split(",")))
@@ -110,7 +136,8 @@ def main(argv=None):
         gamma = max_margin(A).gamma
         print(f"\n{name}: n = {X.shape[0]}, d = {X.shape[1]}, gamma* = {gamma:.6g} (exact oracle, {time.process_time() - start:.3g} s CPU)")
         print(f"  {'model':28s}{'CPU s':>10s}{'wall s':>10s}{'0 errors':>10s}{'margin/gamma*':>15s}{'certified gap':>15s}")
-        candidates = {"gamedyn separate": _Separate, **models(X.shape[0])}
+        big = X.shape[0] > 10_000  # caps so that one pass stays in minutes on a loaded machine
+        candidates = {"gamedyn separate": lambda: _Separate(5000 if big else 10**6), **models(X.shape[0])}
         candidates = {key: value for key, value in candidates.items() if key not in skip}
         timings = {key: ([], []) for key in candidates}
         fitted = {}

@@ -24,7 +24,7 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
-from gamedyn._validation import check_count, check_q, check_vector
+from gamedyn._validation import check_count, check_vector
 from gamedyn.payoffs import Bilinear, Loss, Payoff
 
 # ----------------------------------------------------------------------------------------- weights
@@ -243,7 +243,9 @@ def play(
             f"(FTRL+): a first mover cannot see its round's loss. Put it in the second seat "
             f"(first={'p' if first == 'w' else 'w'!r}) or give it a different hint (e.g. OFTRL)."
         )
-    margin_norm = 2.0 if margin_norm == 2 else check_q(margin_norm)  # q in (1, 2]: the certificate's norm of w
+    if not (isinstance(margin_norm, numbers.Real) and not isinstance(margin_norm, bool) and 1 < margin_norm <= 2):
+        raise ValueError(f"margin_norm is the norm q of w in the certificate, in (1, 2], got {margin_norm!r}; "
+                         "pass 2, or q = p/(p-1) for data with ||x_i||_p <= 1.")
     w_weight = _weight_function(weights, "weights", T)
     p_weight = w_weight if p_weights is None else _weight_function(p_weights, "p_weights", T)
     output_weight = w_weight if output_weights is None else _weight_function(output_weights, "output_weights", T)

@@ -50,9 +50,9 @@ def _check_epsilon(eps, name: str) -> float:
     return float(eps)
 
 
-def _check_every(every) -> int:
+def _check_every(every, name: str = "every") -> int:
     if isinstance(every, bool) or not isinstance(every, numbers.Integral) or every < 1:
-        raise ValueError(f"every must be a positive integer (check the bracket every k rounds), got {every!r}.")
+        raise ValueError(f"{name} must be a positive integer (act every k rounds), got {every!r}; pass e.g. {name}=5.")
     return int(every)
 
 
@@ -71,7 +71,7 @@ def margin_within(eps, *, every: int = 1, sharpen_every: int | None = None):
     """
     eps = _check_epsilon(eps, "eps")
     every = _check_every(every)
-    sharpen_every = None if sharpen_every is None else _check_every(sharpen_every)
+    sharpen_every = None if sharpen_every is None else _check_every(sharpen_every, "sharpen_every")
 
     def rule(round_state) -> bool:
         if round_state.t % every:

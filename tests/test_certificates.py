@@ -308,3 +308,15 @@ def test_rows_at_norm_one_within_rounding_are_accepted():
     assert recipes.smooth_perceptron(A, 3).row_scale == 1.0
     huge = 1e300 * A
     assert recipes.smooth_perceptron(huge, 3, normalize=True).row_scale == pytest.approx(1e300, rel=1e-14)
+
+
+@pytest.mark.parametrize("bad", [3, 1, 0.5, "2", True, math.nan])
+def test_play_rejects_a_bad_margin_norm(bad):
+    A = separable("n>d", "smooth")
+    with pytest.raises(ValueError, match="margin_norm"):
+        play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.5), OMD(Entropy(), 0.5), 5, margin_norm=bad)
+
+
+def test_sharpen_every_is_named_in_its_error():
+    with pytest.raises(ValueError, match="sharpen_every"):
+        stops.margin_within(0.1, sharpen_every=-1)
