@@ -11,15 +11,17 @@ with an optional intercept as a constant feature (``fit_intercept=True``, value
 ``intercept_scaling``), and returns the certificate ``certificate_`` (:class:`gamedyn.certificates.
 Certificate`) of :mod:`gamedyn.certificates`: ``lower <= gamma* <= upper`` on the rescaled rows.
 
-Size-aware solver (``recipe="auto"``): the exact oracle :func:`gamedyn.max_margin` (least-distance
-programming, gap <= 1e-14) when ``min(n, d) <= exact_threshold`` (default 500), else the game
-dynamics (``smooth_perceptron``) stopped by ``margin_within(tol)``. The oracle's active set holds at
-most ``min(n, d + 1)`` rows (the support vectors), and its cost grows with that size squared,
-while the dynamics need a number of rounds that barely depends on n or d. Measured CPU times
-(``benchmarks/head_to_head.py --threshold``, 1 BLAS thread, loaded machine, tol = 0.01, planted
-margin 0.05): n = d = 300: exact 15 ms, dynamics 64 ms; n = d = 1000: 430 ms vs 360 ms;
-n = d = 2000: 6.5 s vs 2.1 s; while at d = 64 the oracle wins at every n measured (10^4 rows: 0.54 s
-vs 2.6 s). Hence the threshold on min(n, d).
+Size-aware solver (``recipe="auto"``): the exact oracle when ``min(n, d) <= exact_threshold``
+(default 500), else the game dynamics (``smooth_perceptron``) stopped by ``margin_within(tol)``.
+The exact oracle is :func:`gamedyn.max_margin` (least-distance programming, gap <= 1e-14) on a
+working set of rows that grows by the most violated rows until none is violated (see
+:func:`_exact`); its cost grows with the support size squared, and the support holds at most
+``min(n, d + 1)`` rows, while the number of rounds the dynamics need barely depends on n or d.
+Measured CPU times (the plain oracle; ``benchmarks/head_to_head.py --threshold`` re-measures
+with the working set; 1 BLAS thread, loaded machine, tol = 0.01, planted margin 0.05):
+n = d = 300: exact 15 ms, dynamics 64 ms; n = d = 1000: 430 ms vs 360 ms; n = d = 2000: 6.5 s vs
+2.1 s; at d = 64 the oracle wins at every n measured (10^4 rows: 0.54 s vs 2.6 s). Hence the
+threshold on min(n, d).
 
 Non-separable training data (for one class against the rest): the fit never hangs (at most
 ``max_iter`` rounds, or the exact oracle's finite NNLS); it warns (:class:`NotSeparableWarning`)
