@@ -20,6 +20,8 @@ from gamedyn.learners import (
     MirrorDescent,
 )
 from gamedyn.payoffs import Bilinear, ConcaveConvex, Loss, Payoff, RegularizedBilinear
+from gamedyn.exploration import Exploration, explore
+from gamedyn.matrix_games import nash_gap, solve_matrix_game
 from gamedyn.protocol import GameResult, OnlineResult, RoundState, online, play, positive_margin
 from gamedyn.regularizers import (
     Ball,
@@ -46,4 +48,5 @@ __all__ = [
     "RegularizedBilinear", "RoundState", "Simplex", "SquaredEuclidean", "Zero", "numerical_argmin",
     "OnlineResult", "online", "play", "positive_margin", "signed_rows", "margin", "max_margin", "max_margin_q",
     "normalized_margin",
+    "Exploration", "explore", "nash_gap", "solve_matrix_game",
 ]

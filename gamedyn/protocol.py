@@ -26,6 +26,7 @@ import numpy as np
 
 from gamedyn._validation import check_count, check_vector
 from gamedyn.payoffs import Bilinear, Loss, Payoff
+from gamedyn.regularizers import Simplex
 
 # ----------------------------------------------------------------------------------------- weights
 
@@ -222,8 +223,9 @@ def play(
     uniform distribution) are w_0 and p_0, from which the runner builds each learner's f_0 (the t = 1
     hint). ``stop(round_state)`` ends the run after the first round where it returns True.
     ``record=True`` keeps every play in ``result.trace`` (O(T) memory, off by default).
-    For a :class:`Bilinear` payoff (or the regularised one) ``result.certificate`` is the certified
-    bracket of :mod:`gamedyn.certificates`, with w measured in ``margin_norm`` (q; default 2).
+    For a :class:`Bilinear` payoff (or the regularised one) with w in R^d or a ball (the margin game),
+    ``result.certificate`` is the certified bracket of :mod:`gamedyn.certificates`, with w measured in
+    ``margin_norm`` (q; default 2).
     """
     if not isinstance(payoff, Payoff):
         raise TypeError(f"payoff must be a gamedyn Payoff (Bilinear, RegularizedBilinear, ConcaveConvex), got {type(payoff).__name__}.")
@@ -260,7 +262,7 @@ def play(
                    payoff.loss_for_p, np.zeros(n), Loss.zero(n))
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
-    tracker = _certificate_tracker(payoff, margin_norm, p_weight is output_weight)
+    tracker = _certificate_tracker(payoff, w_learner.domain, margin_norm, p_weight is output_weight)
 
     rounds, stop_reason = T, f"completed T = {T} rounds"
     for t in range(1, T + 1):
@@ -328,9 +330,10 @@ def play(
     )
 
 
-def _certificate_tracker(payoff, margin_norm, margin_from_sums):
-    """A :class:`gamedyn.certificates.CertificateTracker` for bilinear payoffs, else None."""
-    if not isinstance(payoff, Bilinear):
+def _certificate_tracker(payoff, w_domain, margin_norm, margin_from_sums):
+    """A :class:`gamedyn.certificates.CertificateTracker` for the margin game: a bilinear payoff with w in
+    R^d or a ball (weak duality gamma* <= ||A^T p||); None otherwise (e.g. matrix games, w in a simplex)."""
+    if not isinstance(payoff, Bilinear) or isinstance(w_domain, Simplex):
         return None
     from gamedyn.certificates import CertificateTracker
 
