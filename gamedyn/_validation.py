@@ -132,7 +132,11 @@ def check_unit_rows(A, normalize: bool = False, *, norm: float = 2.0, name: str 
         raise ValueError(f"every row of {name} is zero; no direction has a positive margin on zero rows.")
     unit = A / top
     if sp.issparse(A):
-        norms = np.asarray(abs(unit).power(norm).sum(axis=1)).ravel() ** (1.0 / norm)
+        powers = unit.multiply(unit) if norm == 2 else abs(unit).power(norm)
+        norms = np.asarray(powers.sum(axis=1), dtype=np.float64).ravel() ** (1.0 / norm)
+    elif norm == 2:  # one fused pass (a float power over n x d entries costs ~10x more)
+        unit = np.asarray(unit, dtype=np.float64)
+        norms = np.sqrt(np.einsum("ij,ij->i", unit, unit))
     else:
         norms = np.sum(np.abs(np.asarray(unit, dtype=np.float64)) ** norm, axis=1) ** (1.0 / norm)
     largest = top * float(np.max(norms))
