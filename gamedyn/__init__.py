@@ -6,6 +6,10 @@ Protocol 1 and reports the averaged iterates, the regrets and Theorem 2's certif
 accelerated perceptrons and NAG are recipes in :mod:`gamedyn.recipes`.
 """
 
+from gamedyn import _startup  # first: Ctrl-C while the command line imports prints one line (exit 130)
+
+_startup.install()
+
 from gamedyn.datasets import signed_rows
 from gamedyn.margins import margin, max_margin, max_margin_q, normalized_margin
 from gamedyn.hints import CurrentLoss, LastLoss, NoHint, OpponentSecondary

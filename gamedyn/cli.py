@@ -33,8 +33,11 @@ the normalised margin is the lower end), and ends with a verdict line: separable
 bracket, not separable (0 in the convex hull of the rows, Gordan: exit status 0, the data are
 certified, not refused), or undecided.
 
-Errors (unknown recipe, unreadable file, bad labels, T <= 0, a bad ``--synthetic`` spec) print ONE line on stderr naming the problem and the fix, and exit with
-status 2. Set ``GAMEDYN_TRACEBACK=1`` to see the Python traceback instead.
+Errors (unknown recipe, unreadable or corrupt file, bad labels, T <= 0, a bad ``--synthetic`` spec
+or one too large for the memory, an unwritable ``--out``, out of memory) print ONE line on stderr naming the problem and the fix, and exit with status 2; ``--out`` is checked
+before any claim runs. Ctrl-C prints one line and exits with status 130, also while the command
+line is still importing numpy and scipy. Set ``GAMEDYN_TRACEBACK=1`` to see the Python traceback
+instead.
 """
 
 from __future__ import annotations
@@ -140,8 +143,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit status (0 ok, 1 a claim failed, 2 an error)."""
-    parser = build_parser()
+    """Run the command line; returns the exit status (0 ok, 1 a claim failed, 2 an error, 130 Ctrl-C)."""
+    from gamedyn import _startup
+
+    _startup.restore()  # Ctrl-C is a KeyboardInterrupt again, handled below
+    try:
+        parser = build_parser()
+    except KeyboardInterrupt:
+        print("gamedyn: interrupted", file=sys.stderr)
+        return 130
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit:  # --help (0) or a usage error (2), already printed by argparse
@@ -151,10 +161,12 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # e.g. `gamedyn list | head -1`
         sys.stderr.close()
         return 1
-    except (ValueError, TypeError, OSError, ImportError) as error:
+    except (ValueError, TypeError, OSError, ImportError, MemoryError) as error:
         if os.environ.get("GAMEDYN_TRACEBACK"):
             raise
         message = " ".join(str(error).split()) or type(error).__name__
+        if isinstance(error, MemoryError):
+            message = f"out of memory ({message}); use smaller data, a smaller --T or fewer claims"
         print(f"gamedyn {args.command}: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -230,19 +242,12 @@ def _margins(A, w):
     return margin, (margin / norm if norm > 0 else math.nan)
 
 
-# How each recipe's output (its docstring's ``.w``) reads off the running sums after round t.
-_RECIPE_OUTPUT = {
-    "smooth_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
-    "accelerated_perceptron": lambda state, theta: state.w_sum * (0.25 if theta == "wang" else 0.5),  # v_t
-    "mirror_prox_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
-    "nag_margin": lambda state, theta: state.w_sum / 4,  # s_t
-    "pnorm_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
-}
+def recipe_output(name: str, state, theta: str = "wang", p: float = 2.0) -> np.ndarray:
+    """The recipe's output ``.w`` after the round that ``state`` (a RoundState) describes: the output
+    rule the recipe declares in its own file (:class:`gamedyn.recipes.Recipe`)."""
+    from gamedyn.recipes import RECIPES
 
-
-def recipe_output(name: str, state, theta: str = "wang") -> np.ndarray:
-    """The recipe's output ``.w`` after the round that ``state`` (a RoundState) describes."""
-    return _RECIPE_OUTPUT[name](state, theta)
+    return RECIPES[name].read_output(state, theta=theta, p=p)
 
 
 def _theorem2(w_regret, p_regret, state_weights):
@@ -261,6 +266,7 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
     from gamedyn.certificates import certify_not_separable
 
     wanted, reports = set(steps), []
+    recipe, options = entry.recipe, {"p": p, "theta": theta}
 
     def report(state):
         if progress is not None:
@@ -269,19 +275,14 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
             w_regret, p_regret = state.w_regret, state.p_regret
             if w_comparator is not None:
                 w_regret = state.w_played_loss - state.w_loss_sum.value(w_comparator)
-            reports.append(StepReport(state.t, *_margins(A, recipe_output(entry.name, state, theta)), w_regret, p_regret,
+            reports.append(StepReport(state.t, *_margins(A, recipe.read_output(state, **options)), w_regret, p_regret,
                                       _theorem2(w_regret, p_regret, (state.w_weight_total, state.p_weight_total)),
                                       state.certificate_tracker.upper))
             if on_step is not None:
                 on_step(reports[-1])
         return False  # never stop: this rule only reads the round
 
-    if entry.name == "pnorm_perceptron":
-        result = entry.function(A, T, p, stop=report)
-    elif entry.name == "accelerated_perceptron":
-        result = entry.function(A, T, theta=theta, stop=report)
-    else:
-        result = entry.function(A, T, stop=report)
+    result = recipe.run(A, T, stop=report, **options)
     game = result.game
     w_regret = game.w_regret if w_comparator is None else game.w_regret_against(w_comparator)
     certificate = certify_not_separable(A, result.certificate) if result.certificate.separable is None else result.certificate
@@ -294,33 +295,25 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
 
 
 def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None) -> tuple:
-    """Run an original algorithm; report its output at ``steps`` (from its trajectory when it fits)."""
-    name = entry.name.removeprefix("original.")
-    function = entry.function
-    if name in ("perceptron", "pnorm_perceptron"):
-        w, updates = function(A, T) if name == "perceptron" else function(A, p, T)
+    """Run an original algorithm; report its output at ``steps`` (from its trajectory when it fits).
+
+    How to call it and read its output is the entry's :class:`gamedyn.registry.OriginalForm`.
+    """
+    form, options = entry.form, {"p": p, "theta": theta}
+    if form.updates:
+        w, updates = form.call(A, T, options, False)
         reports = [StepReport(updates, *_margins(A, w))]
         reason = (f"separated after {updates} updates" if reports[0].margin > 0
                   else f"not separated within T = {T} updates")
     else:
         n, d = A.shape
-        if T * (n + d) > _TRAJECTORY_LIMIT:
+        if T * (n + d) > _TRAJECTORY_LIMIT or form.at is None:
             steps = [T]  # the whole trajectory would not fit comfortably in memory
-        options = {"theta": theta} if name == "accelerated_perceptron" else {}
         if steps == [T]:
-            output = function(A, T, **options)
-            outputs = {T: output if name == "nag" else output[0]}
+            outputs = {T: form.final(form.call(A, T, options, False))}
         else:
-            path = function(A, T, trajectory=True, **options)
-            if name == "smooth_perceptron":
-                outputs = {t: path.v[t - 1] for t in steps}  # T rounds = v_{T-1} (Proposition 1)
-            elif name == "accelerated_perceptron":
-                outputs = {t: path.v[t] for t in steps}
-            elif name == "mirror_prox":
-                running = np.cumsum(path.w_half, axis=0)
-                outputs = {t: running[t - 1] / t for t in steps}  # w_bar_t, the mean of the half iterates
-            else:  # nag
-                outputs = {t: path.s[t] for t in steps}
+            path = form.call(A, T, options, True)
+            outputs = {t: form.at(path, t) for t in steps}
         reports = [StepReport(t, *_margins(A, outputs[t])) for t in sorted(outputs)]
         reason = f"completed T = {T} iterations"
     if on_step is not None:
@@ -358,7 +351,7 @@ def _finite_or_none(value):
 
 
 def command_run(args) -> int:
-    from gamedyn.margins import max_margin
+    from gamedyn.margins import MarginUndecidedError, NotSeparableError, max_margin
 
     entry = resolve_entry(args.recipe)
     if args.T < 1:
@@ -372,17 +365,20 @@ def command_run(args) -> int:
     data = _load(args)
     try:
         gamma = max_margin(data.A).gamma
-    except ValueError:  # not separable: the run certifies it (Gordan) instead of refusing the data
+    except NotSeparableError:  # not separable: the run certifies it (Gordan) instead of refusing the data
         gamma = None
+    except MarginUndecidedError as error:
+        raise ValueError(
+            f"{data.source}: float64 cannot decide whether the data are separable through the origin (the max "
+            f"margin lies in [{error.lower:.3g}, {error.upper:.3g}], no direction is certified positive); "
+            "these algorithms need a margin float64 can resolve: check the labels and near-duplicate rows."
+        ) from None
     steps = reporting_steps(args.T, args.every)
     is_recipe = entry.kind == "recipe"
     comparator, notes = None, []
-    if entry.name == "pnorm_perceptron" and gamma is not None:
-        from gamedyn.margins import max_margin_q
-
-        comparator = max_margin_q(data.A, args.p / (args.p - 1)).direction
-        notes.append("R_w is R_w(u) against the unit q-norm max-margin direction u (Theorem 7): "
-                     "the w-player's domain is all of R^d, where the regret against the best point is infinite")
+    if is_recipe and entry.recipe.comparator is not None and gamma is not None:  # declared (Theorem 7's R_w(u))
+        comparator = entry.recipe.w_comparator(data.A, p=args.p, theta=args.theta)
+        notes.append(entry.recipe.comparator_note)
     if not is_recipe:
         notes.append("an original algorithm: regrets and Theorem 2's bound belong to the game form ('-')")
     if not args.json:
@@ -412,7 +408,8 @@ def command_run(args) -> int:
         document = {
             "algorithm": entry.name, "kind": entry.kind, "reference": entry.reference,
             "data": {"source": data.source, "n": data.n, "d": data.d, "scaled_by": data.scaled_by},
-            "max_margin": gamma if gamma is not None else 0.0, "separable": gamma is not None, "T": args.T, "stop_reason": reason, "seconds": round(seconds, 3), "notes": notes,
+            "max_margin": gamma if gamma is not None else 0.0, "separable": gamma is not None, "T": args.T,
+            "stop_reason": reason, "seconds": round(seconds, 3), "notes": notes,
             "steps": [{key: (_finite_or_none(value) if isinstance(value, float) else value)
                        for key, value in attrs.asdict(step).items()} for step in reports],
         }
@@ -437,12 +434,28 @@ def _verdict(reports, A) -> str:
 # -------------------------------------------------------------------------------- reproduce
 
 
+def check_writable_folder(path: str, option: str = "--out") -> None:
+    """Create ``path`` if needed and write a scratch file there; an ``OSError`` naming ``option`` if not."""
+    import tempfile
+
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise OSError(f"{option} {path}: not a writable folder ({reason}); pass {option} with a folder you can "
+                      "write to.") from None
+
+
 def command_reproduce(args) -> int:
     from gamedyn import reproduce
 
     profile = reproduce.PROFILES["quick" if args.quick else "full" if args.full else "default"]
     claims = reproduce.select_claims(reproduce.CLAIMS, args.names)
     out_dir = args.out if args.out is not None else (None if args.quick else DEFAULT_OUT)
+    if out_dir is not None:
+        check_writable_folder(out_dir)  # before any claim runs, not after minutes of them
     notes = []
     missing_logistic = reproduce.logistic_available()
     if missing_logistic is not None:
@@ -498,6 +511,7 @@ def command_figures(args) -> int:
 
     if reproduce.matplotlib_missing():
         raise ImportError("figures need matplotlib: pip install gamedyn[plot]")
+    check_writable_folder(args.out)
     start = time.perf_counter()
     paths = reproduce.write_figures(args.out, quick=args.quick)
     for path in paths:
