@@ -10,6 +10,8 @@ from gamedyn import _startup  # first: Ctrl-C while the command line imports pri
 
 _startup.install()
 
+from gamedyn._numerics import NumericalRangeError  # noqa: E402
+from gamedyn.batched import BatchedMatrix, one_vs_rest, shared_matrix  # noqa: E402
 from gamedyn.datasets import signed_rows
 from gamedyn.margins import margin, max_margin, max_margin_q, normalized_margin
 from gamedyn.hints import CurrentLoss, LastLoss, NoHint, OpponentSecondary
@@ -51,6 +53,6 @@ __all__ = [
     "OFTRL", "OMD", "OpponentSecondary", "Payoff", "QNorm", "Reals", "Regularizer",
     "RegularizedBilinear", "RoundState", "Simplex", "SquaredEuclidean", "Zero", "numerical_argmin",
     "OnlineResult", "online", "play", "positive_margin", "signed_rows", "margin", "max_margin", "max_margin_q",
-    "normalized_margin",
+    "normalized_margin", "NumericalRangeError", "BatchedMatrix", "one_vs_rest", "shared_matrix",
     "Exploration", "explore", "nash_gap", "solve_matrix_game",
 ]

@@ -360,7 +360,8 @@ def command_run(args) -> int:
         raise ValueError(f"--every must be a positive integer, got {args.every}.")
     if args.seed < 0:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}.")
-    if entry.name.endswith("pnorm_perceptron") and not (2.0 <= args.p < math.inf):
+    declared_options = entry.recipe.options if entry.recipe is not None else entry.form.options
+    if "p" in declared_options and not (2.0 <= args.p < math.inf):  # the p-norm algorithms declare a p
         raise ValueError(f"--p must be a number >= 2 for the p-norm algorithms, got {args.p:g}.")
     data = _load(args)
     try:
