@@ -189,6 +189,21 @@ def check_labels(y, n: int, name: str = "y"):
     return labels.astype(np.float64)
 
 
+def _row_norms(A, norm: float, top: float) -> np.ndarray:
+    """``||a_i|| / top`` for every row, in blocks of about 2^16 entries (O(n) extra memory, never a copy of A)."""
+    n, d = A.shape
+    step = max(1, (1 << 16) // d)
+    norms = np.empty(n)
+    for start in range(0, n, step):
+        block = A[start:start + step]
+        block = (block.toarray() if sp.issparse(block) else np.asarray(block)).astype(np.float64) / top
+        if norm == 2:  # one fused pass (a float power costs ~10x more)
+            norms[start:start + step] = np.sqrt(np.einsum("ij,ij->i", block, block))
+        else:
+            norms[start:start + step] = np.sum(np.abs(block) ** norm, axis=1) ** (1.0 / norm)
+    return norms
+
+
 def check_unit_rows(A, normalize: bool = False, *, norm: float = 2.0, name: str = "A"):
     """Return ``(A, row_scale)`` with every row of ``A`` of ``norm``-norm <= 1, as the theorems assume.
 
@@ -198,20 +213,17 @@ def check_unit_rows(A, normalize: bool = False, *, norm: float = 2.0, name: str 
     """
     if not isinstance(normalize, (bool, np.bool_)):
         raise TypeError(f"normalize must be True or False, got {_describe(normalize)}.")
-    A = check_matrix(A, name)
+    if _is_operator(A):  # matrix-free (an operator or a batch of games): its rows cannot be read
+        if normalize:
+            raise TypeError(f"normalize=True reads the rows of {name}, but {name} is matrix-free; rescale the rows "
+                            "before building the operator (the theorems assume ||x_i|| <= 1).")
+        return A, 1.0
+    A = check_matrix(A, name, sparse_formats=("csr", "csc"))  # a view, never a copy of A
     data = A.data if sp.issparse(A) else A
-    top = float(np.max(np.abs(data))) if data.size else 0.0
+    top = float(max(np.max(data), -np.min(data))) if data.size else 0.0  # max|A| without a copy of A
     if top == 0.0:
         raise ValueError(f"every row of {name} is zero; no direction has a positive margin on zero rows.")
-    unit = A / top
-    if sp.issparse(A):
-        powers = unit.multiply(unit) if norm == 2 else abs(unit).power(norm)
-        norms = np.asarray(powers.sum(axis=1), dtype=np.float64).ravel() ** (1.0 / norm)
-    elif norm == 2:  # one fused pass (a float power over n x d entries costs ~10x more)
-        unit = np.asarray(unit, dtype=np.float64)
-        norms = np.sqrt(np.einsum("ij,ij->i", unit, unit))
-    else:
-        norms = np.sum(np.abs(np.asarray(unit, dtype=np.float64)) ** norm, axis=1) ** (1.0 / norm)
+    norms = _row_norms(A, norm, top)
     largest = top * float(np.max(norms))
     if normalize:
         return (A / largest).astype(A.dtype) if sp.issparse(A) else (A / np.asarray(largest, dtype=A.dtype)), largest
