@@ -30,9 +30,13 @@ claim fails. It writes ``report.md`` and the figures of both papers to ``--out``
 Figures need matplotlib (``pip install gamedyn[plot]``); without it the run says so in one line
 and skips them.
 
+``run`` also prints U_t, the certified upper end of the max margin (:mod:`gamedyn.certificates`;
+the normalised margin is the lower end), and ends with a verdict line: separable with the
+bracket, not separable (0 in the convex hull of the rows, Gordan: exit status 0, the data are
+certified, not refused), or undecided.
+
 Errors (unknown recipe, unreadable or corrupt file, bad labels, T <= 0, a bad ``--synthetic`` spec
-or one too large for the memory, non-separable data, an unwritable ``--out``, out of memory) print
-ONE line on stderr naming the problem and the fix, and exit with status 2; ``--out`` is checked
+or one too large for the memory, an unwritable ``--out``, out of memory) print ONE line on stderr naming the problem and the fix, and exit with status 2; ``--out`` is checked
 before any claim runs. Ctrl-C prints one line and exits with status 130, also while the command
 line is still importing numpy and scipy. Set ``GAMEDYN_TRACEBACK=1`` to see the Python traceback
 instead.
@@ -221,6 +225,8 @@ class StepReport:
     w_regret: float | None = None
     p_regret: float | None = None
     theorem2_bound: float | None = None
+    upper: float | None = None  # U_t: the certified upper end of the max margin (gamedyn.certificates)
+    verdict: str | None = None  # the final step's certificate verdict (separable / not separable / undecided)
 
 
 def reporting_steps(T: int, every: int | None = None) -> list:
@@ -262,6 +268,8 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
     ``w_comparator`` (a fixed u) makes R_w the regret against u instead of against the best point
     of the w-domain (Theorem 7's R_w(u): the p-norm game's w-domain is all of R^d).
     """
+    from gamedyn.certificates import certify_not_separable
+
     wanted, reports = set(steps), []
     recipe, options = entry.recipe, {"p": p, "theta": theta}
 
@@ -273,7 +281,8 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
             if w_comparator is not None:
                 w_regret = state.w_played_loss - state.w_loss_sum.value(w_comparator)
             reports.append(StepReport(state.t, *_margins(A, recipe.read_output(state, **options)), w_regret, p_regret,
-                                      _theorem2(w_regret, p_regret, (state.w_weight_total, state.p_weight_total))))
+                                      _theorem2(w_regret, p_regret, (state.w_weight_total, state.p_weight_total)),
+                                      state.certificate_tracker.upper))
             if on_step is not None:
                 on_step(reports[-1])
         return False  # never stop: this rule only reads the round
@@ -281,8 +290,10 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
     result = recipe.run(A, T, stop=report, **options)
     game = result.game
     w_regret = game.w_regret if w_comparator is None else game.w_regret_against(w_comparator)
+    certificate = certify_not_separable(A, result.certificate) if result.certificate.separable is None else result.certificate
     reports.append(StepReport(T, *_margins(A, result.w), w_regret, game.p_regret,
-                              _theorem2(w_regret, game.p_regret, (game.weight_total, game.p_weight_total))))
+                              _theorem2(w_regret, game.p_regret, (game.weight_total, game.p_weight_total)),
+                              certificate.upper, certificate.verdict()))
     if on_step is not None:
         on_step(reports[-1])
     return reports, game.stop_reason
@@ -316,7 +327,7 @@ def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None) -> tu
     return reports, reason
 
 
-_COLUMNS = ("t", "margin", "normalised", "R_w", "R_p", "(R_w+R_p)/S_t")
+_COLUMNS = ("t", "margin", "normalised", "R_w", "R_p", "(R_w+R_p)/S_t", "upper U_t")
 _WIDTH = 15
 
 
@@ -325,7 +336,7 @@ def _cell(value) -> str:
 
 
 def _row(step: StepReport) -> str:
-    values = (step.margin, step.normalized_margin, step.w_regret, step.p_regret, step.theorem2_bound)
+    values = (step.margin, step.normalized_margin, step.w_regret, step.p_regret, step.theorem2_bound, step.upper)
     return f"{step.t:>8}" + "".join(_cell(value) for value in values)
 
 
@@ -364,12 +375,8 @@ def command_run(args) -> int:
                          "(`gamedyn list` shows them), which needs only A @ w and A.T @ p.")
     try:
         gamma = math.nan if out_of_core else max_margin(data.A).gamma
-    except NotSeparableError:
-        raise ValueError(
-            f"{data.source}: the data are not linearly separable through the origin (max margin <= 0 to "
-            "float64 resolution); these algorithms need separable data: check the labels, or add a constant "
-            "feature for a bias."
-        ) from None
+    except NotSeparableError:  # not separable: the run certifies it (Gordan) instead of refusing the data
+        gamma = None
     except MarginUndecidedError as error:
         raise ValueError(
             f"{data.source}: float64 cannot decide whether the data are separable through the origin (the max "
@@ -382,7 +389,7 @@ def command_run(args) -> int:
     if out_of_core:
         notes.append("out-of-core data: the exact max margin and Theorem 7's comparator need A in memory "
                      "and are not computed")
-    if is_recipe and entry.recipe.comparator is not None and not out_of_core:  # declared by the recipe (e.g. Theorem 7's R_w(u))
+    if is_recipe and entry.recipe.comparator is not None and gamma is not None and not out_of_core:  # declared (Theorem 7's R_w(u))
         comparator = entry.recipe.w_comparator(data.A, p=args.p, theta=args.theta)
         notes.append(entry.recipe.comparator_note)
     if not is_recipe:
@@ -391,7 +398,8 @@ def command_run(args) -> int:
         print(f"gamedyn run {entry.name}  [{entry.reference}]")
         print(f"data: {data.describe()}")
         if not out_of_core:
-            print(f"max margin gamma = {gamma:.6g} (exact l2 oracle)")
+            print(f"max margin gamma = {gamma:.6g} (exact l2 oracle)" if gamma is not None else
+                  "max margin gamma = 0: the exact l2 oracle finds the data not separable through the origin")
         for note in notes:
             print(note)
         print(_HEADER, flush=True)
@@ -414,14 +422,27 @@ def command_run(args) -> int:
         document = {
             "algorithm": entry.name, "kind": entry.kind, "reference": entry.reference,
             "data": {"source": data.source, "n": data.n, "d": data.d, "scaled_by": data.scaled_by},
-            "max_margin": _finite_or_none(gamma), "T": args.T, "stop_reason": reason, "seconds": round(seconds, 3), "notes": notes,
+            "max_margin": (_finite_or_none(gamma) if gamma is not None else 0.0), "separable": None if out_of_core else gamma is not None,
+            "T": args.T, "stop_reason": reason, "seconds": round(seconds, 3), "notes": notes,
             "steps": [{key: (_finite_or_none(value) if isinstance(value, float) else value)
                        for key, value in attrs.asdict(step).items()} for step in reports],
         }
         print(json.dumps(document, allow_nan=False))
     else:
         print(f"{reason}; {seconds:.2f} s")
+        print(f"verdict: {_verdict(reports, data.A)}")
     return 0
+
+
+def _verdict(reports, A) -> str:
+    """The final step's certificate verdict (recipes); for an original, the margin or the Gordan check."""
+    if reports[-1].verdict is not None:
+        return reports[-1].verdict
+    if reports[-1].normalized_margin > 0:
+        return f"separable: the output's normalised margin is {reports[-1].normalized_margin:.6g}"
+    from gamedyn.certificates import certify_not_separable
+
+    return certify_not_separable(A).verdict()
 
 
 # -------------------------------------------------------------------------------- reproduce

@@ -26,7 +26,7 @@ import numpy as np
 
 from gamedyn._numerics import NumericalRangeError
 from gamedyn._validation import check_count, check_vector
-from gamedyn.payoffs import Loss, Payoff
+from gamedyn.payoffs import Bilinear, Loss, Payoff
 from gamedyn.regularizers import Ball, Reals, Simplex
 
 # ----------------------------------------------------------------------------------------- weights
@@ -150,6 +150,7 @@ class RoundState:
     p_played_loss: float
     w_domain: Any
     p_domain: Any
+    certificate_tracker: Any = None  # gamedyn.certificates.CertificateTracker (bilinear payoffs), read by gamedyn.stops
 
     @property
     def w_regret(self) -> float:
@@ -200,6 +201,7 @@ class GameResult:
     stopped_early: bool
     stop_reason: str
     trace: dict | None = None
+    certificate: Any = None  # gamedyn.certificates.Certificate for bilinear payoffs, else None
 
     def w_regret_against(self, u) -> float:
         """R_w(u) = sum_t alpha_t (h_t(w_t) - h_t(u)) for a fixed comparator u."""
@@ -348,6 +350,7 @@ def play(
     record: bool = False,
     callback: Callable[[RoundState], Any] | None = None,
     output_weights=None,
+    margin_norm: float = 2.0,
 ) -> GameResult:
     """Play T rounds of Protocol 1 (``first="w"``) or of its p-first variant (``first="p"``).
 
@@ -360,6 +363,9 @@ def play(
     uniform distribution) are w_0 and p_0, from which the runner builds each learner's f_0 (the t = 1
     hint). ``stop(round_state)`` ends the run after the first round where it returns True.
     ``record=True`` keeps every play in ``result.trace`` (O(T) memory, off by default).
+    For a :class:`Bilinear` payoff (or the regularised one) with w in R^d or a ball (the margin game),
+    ``result.certificate`` is the certified bracket of :mod:`gamedyn.certificates`, with w measured in
+    ``margin_norm`` (q; default 2).
 
     Domains: the payoff states the set each player plays on (``payoff.w_domain``,
     ``payoff.p_domain``; ``Bilinear`` puts p on the simplex), and a learner on another domain is
@@ -395,6 +401,9 @@ def play(
             f"(FTRL+): a first mover cannot see its round's loss. Put it in the second seat "
             f"(first={'p' if first == 'w' else 'w'!r}) or give it a different hint (e.g. OFTRL)."
         )
+    if not (isinstance(margin_norm, numbers.Real) and not isinstance(margin_norm, bool) and 1 < margin_norm <= 2):
+        raise ValueError(f"margin_norm is the norm q of w in the certificate, in (1, 2], got {margin_norm!r}; "
+                         "pass 2, or q = p/(p-1) for data with ||x_i||_p <= 1.")
     w_weight = _weight_function(weights, "weights", T)
     p_weight = w_weight if p_weights is None else _weight_function(p_weights, "p_weights", T)
     output_weight = w_weight if output_weights is None else _weight_function(output_weights, "output_weights", T)
@@ -411,6 +420,7 @@ def play(
     del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
+    tracker = _certificate_tracker(payoff, w_learner.domain, margin_norm, p_weight is output_weight)
     follower_sees_current = follower.learner.needs_current_loss
     leader_output_is_weight = output_weights is None and leader.weight is w_weight
     follower_output_is_weight = output_weights is None and follower.weight is w_weight
@@ -433,6 +443,9 @@ def play(
                       leader_weight if leader_output_is_weight else output, follower_loss)
         follower.settle(follower_play, follower_loss, follower_weight,
                         follower_weight if follower_output_is_weight else output, leader_loss)
+        if tracker is not None:  # certificate hook: O(n + d) per round, no product (gamedyn.certificates)
+            tracker.observe(t, p_seat.last, leader_weight if leader is w_seat else follower_weight,
+                            w_seat.loss_sum.linear, w_seat.weight_total, p_seat.loss_sum.linear, w_seat.play_sum)
         if record:
             trace["w"].append(w_seat.last)
             trace["p"].append(p_seat.last)
@@ -440,7 +453,7 @@ def play(
             snapshot = RoundState(t, w_seat.last, p_seat.last, w_seat.weight_total, p_seat.weight_total,
                                   w_seat.play_sum, p_seat.play_sum, w_seat.loss_sum, p_seat.loss_sum,
                                   w_seat.played_loss_total, p_seat.played_loss_total,
-                                  w_learner.domain, p_learner.domain)
+                                  w_learner.domain, p_learner.domain, tracker)
             if callback is not None:
                 callback(snapshot)
             if stop is not None and stop(snapshot):
@@ -491,7 +504,22 @@ def play(
         stopped_early=rounds < T,
         stop_reason=stop_reason,
         trace={key: np.array(value) for key, value in trace.items()} if record else None,
+        certificate=tracker.certificate() if tracker is not None else None,
     )
+
+
+def _certificate_tracker(payoff, w_domain, margin_norm, margin_from_sums):
+    """A :class:`gamedyn.certificates.CertificateTracker` for the margin game: a bilinear payoff with w in
+    R^d or a ball (weak duality gamma* <= ||A^T p||); None otherwise (e.g. matrix games, w in a simplex)."""
+    if not isinstance(payoff, Bilinear) or isinstance(w_domain, Simplex) or getattr(payoff, "batch_size", None):
+        return None  # batched games (one_vs_rest) and operators: no per-game tracker (yet)
+    import scipy.sparse as sp
+
+    if not (isinstance(payoff.A, np.ndarray) or sp.issparse(payoff.A)):
+        return None
+    from gamedyn.certificates import CertificateTracker
+
+    return CertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums)
 
 
 @attrs.frozen

@@ -211,7 +211,6 @@ def _error_files(folder):
     (["run", "no_such_recipe"], "valid names: smooth_perceptron"),
     (["run", "nag_margin", "--data", "{missing}"], "no such file"),
     (["run", "nag_margin", "--data", "{bad_labels}"], "labels must be in {-1, +1} or {0, 1}"),
-    (["run", "nag_margin", "--data", "{xor}"], "not linearly separable"),
     (["run", "nag_margin", "--data", "{unknown}"], "unknown data format"),
     (["run", "nag_margin", "--data", "{broken}"], "cannot be read"),
     (["run", "nag_margin", "--T", "0"], "--T must be a positive integer"),
@@ -306,6 +305,23 @@ def test_progress_bar_on_a_real_pseudo_terminal_and_not_in_a_pipe():
     assert process.returncode == 0
     assert b"nag_margin, round [" in drawn and b"300/300" in drawn  # on the terminal (stderr)
     assert b"round [" not in out and b"\r" not in out  # stdout is a pipe: plain lines only
+
+
+@pytest.mark.parametrize("name", ["nag_margin", "smooth_perceptron", "mirror_prox_perceptron", "original.nag"])
+def test_run_certifies_non_separable_data_with_exit_status_0(tmp_path, capsys, name):
+    files = _error_files(tmp_path)
+    code, out, err = run_cli(capsys, "run", name, "--data", str(files["xor"]), "--T", "200")
+    assert code == 0, err
+    assert "verdict: not separable: 0 lies in the convex hull of the rows (Gordan)" in out
+
+
+def test_run_reports_the_certified_upper_end_each_step(capsys):
+    code, out, err = run_cli(capsys, "run", "smooth_perceptron", "--synthetic", "60,5,0.1", "--T", "100")
+    assert code == 0 and "upper U_t" in out and "verdict: separable" in out
+    gamma = float(out.split("max margin gamma = ")[1].split()[0])
+    rows = [line.split() for line in out.splitlines() if line.strip() and line.split()[0].isdigit()]
+    uppers = [float(row[-1]) for row in rows]
+    assert all(upper >= gamma * (1 - 1e-5) for upper in uppers)  # gamma is printed to 6 digits
 
 
 # ------------------------------------------------------------------ leaks (issue 11, item 7)

@@ -103,7 +103,9 @@ REFERENCED_MODULES = ["gamedyn", "gamedyn.recipes", "gamedyn.original", "gamedyn
                       "gamedyn.rates", "gamedyn.registry", "gamedyn.logistic", "gamedyn.experiments.iterations",
                       "gamedyn.experiments.logistic_figures", "gamedyn.matrix_games", "gamedyn.original_games",
                       "gamedyn.exploration", "gamedyn.plot", "gamedyn.experiments.matrix_games",
-                      "gamedyn.distributed"]
+                      "gamedyn.distributed",
+
+                      "gamedyn.certificates", "gamedyn.stops", "gamedyn.sklearn"]
 
 
 @pytest.mark.parametrize("name", REFERENCED_MODULES)
