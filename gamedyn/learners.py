@@ -168,6 +168,8 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
             total = state.loss_sum.plus_scaled(guess, weight)
             if state.guessed is not None:
                 state.guessed[0] = (guess, weight, total)
+        if total.convex is not None:  # curvature times a convex function other than 1/2 ||.||^2 (see Loss)
+            return self.regularizer.argmin_of_loss(total, self.eta, state.centre)
         return self.regularizer.argmin_with_cache(total.linear, total.curvature, self.eta, state.centre, state.centre_cache)
 
     def update(self, state: FTRLState, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None) -> FTRLState:
@@ -258,6 +260,18 @@ class OMD(_RegularizedLearner):
                                                              state.secondary, state.secondary_cache)
         return OMDState(secondary, self._hint_update(state.hint_state, point, Loss(gradient, 0.0), weight, induced_loss),
                         cache)
+
+
+def BestResponse(domain) -> OMD:
+    r"""The best responder (BR+): z_t = argmin_{z in Z} f_t(z), the round's own loss alone.
+
+    It sees f_t before it plays, so it must move second. For a linear loss this is the domain's
+    linear minimisation oracle (``domain.linear_minimizer``): the x-player of Frank-Wolfe as a game
+    (Abernethy & Wang 2017). Built from the existing parts: mirror descent with the zero
+    regularizer (no Bregman term, so the previous point is forgotten) and the hint psi_t = f_t.
+    Its regret is <= 0 (it never does worse than any fixed point on the round it plays).
+    """
+    return OMD(Zero(domain), 1.0, CurrentLoss())
 
 
 def MirrorDescent(regularizer: Regularizer, eta: float, *, centre=None) -> OMD:

@@ -71,7 +71,7 @@ class _Seat:
     """
 
     __slots__ = ("name", "learner", "state", "weight", "output_weight", "opponent_loss", "play_sum",
-                 "loss_linear", "loss_curvature", "played_loss_total", "weight_total", "output_weight_total",
+                 "loss_linear", "loss_curvature", "loss_convex", "played_loss_total", "weight_total", "output_weight_total",
                  "last", "learner_keeps_sum", "sees_induced_loss")
 
     def __init__(self, name, learner, state, weight, output_weight, opponent_loss, shape):
@@ -82,6 +82,7 @@ class _Seat:
         self.play_sum = np.zeros(shape)
         self.loss_linear = None if self.learner_keeps_sum else np.zeros(shape)
         self.loss_curvature = 0.0
+        self.loss_convex = None  # phi of the losses' curvature term (None: 1/2 ||.||^2), see Loss
         self.played_loss_total = np.zeros(shape[1:]) if len(shape) > 1 else 0.0
         self.weight_total = 0.0
         self.output_weight_total = 0.0
@@ -91,7 +92,7 @@ class _Seat:
     def loss_sum(self) -> Loss:
         if self.learner_keeps_sum:
             return self.learner.loss_sum(self.state)
-        return Loss(self.loss_linear, self.loss_curvature)
+        return Loss(self.loss_linear, self.loss_curvature, self.loss_convex)
 
     def settle(self, point, loss: Loss, weight: float, output_weight: float, induced_loss: Loss) -> None:
         """The end of a round for this seat: the learner's update and the runner's running sums."""
@@ -102,6 +103,8 @@ class _Seat:
         if not self.learner_keeps_sum:
             self.loss_linear += weight * loss.linear
             self.loss_curvature += weight * loss.curvature
+            if loss.convex is not None:
+                self.loss_convex = loss.convex
         self.played_loss_total += weight * loss.value(point)
         self.weight_total += weight
         if output_weight == 1.0:
@@ -204,7 +207,7 @@ def _regret(domain, loss_sum: Loss, played_loss: float) -> float:
                    for k in range(loss_sum.linear.shape[1])]
         values = np.array(regrets, dtype=np.float64)
         return values.view(_UnboundedGames) if any(isinstance(r, _Unbounded) for r in regrets) else values
-    best = domain.minimize_quadratic(loss_sum.linear, loss_sum.curvature)
+    best = loss_sum.minimize_over(domain)
     if best is None:
         return _UNBOUNDED
     return played_loss - loss_sum.value(best)
@@ -214,7 +217,7 @@ def _best_response(domain, loss: Loss):
     """argmin over the domain of the loss (None if unbounded), column by column for batched games:
     then ``(points, bounded)`` with a zero column where a game's loss is unbounded below."""
     if loss.linear.ndim == 1:
-        return domain.minimize_quadratic(loss.linear, loss.curvature)
+        return loss.minimize_over(domain)
     columns = [domain.minimize_quadratic(loss.linear[:, k], loss.curvature) for k in range(loss.linear.shape[1])]
     bounded = np.array([column is not None for column in columns])
     points = np.stack([np.zeros(loss.linear.shape[0]) if column is None else column for column in columns], axis=1)

@@ -12,6 +12,10 @@ from gamedyn.recipes.hedge import hedge
 from gamedyn.recipes.mirror_prox_perceptron import mirror_prox_perceptron
 from gamedyn.recipes.nag_margin import nag_margin
 from gamedyn.recipes.optimistic_hedge import optimistic_hedge
+from gamedyn.recipes._fenchel_result import FenchelResult
+from gamedyn.recipes.accelerated_gradient import accelerated_gradient
+from gamedyn.recipes.frank_wolfe import frank_wolfe
+from gamedyn.recipes.heavy_ball import heavy_ball
 from gamedyn.recipes.pnorm_perceptron import pnorm_perceptron
 from gamedyn.recipes.smooth_perceptron import smooth_perceptron
 
@@ -19,4 +23,5 @@ __all__ = [
     "RecipeResult", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin", "pnorm_perceptron",
     "smooth_perceptron",
     "MatrixGameResult", "fictitious_play", "hedge", "optimistic_hedge",
+    "FenchelResult", "accelerated_gradient", "frank_wolfe", "heavy_ball",
 ]
