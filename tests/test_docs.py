@@ -68,7 +68,8 @@ def _public_names(module):
 REFERENCED_MODULES = ["gamedyn", "gamedyn.recipes", "gamedyn.original", "gamedyn.margins", "gamedyn.datasets",
                       "gamedyn.rates", "gamedyn.registry", "gamedyn.logistic", "gamedyn.experiments.iterations",
                       "gamedyn.experiments.logistic_figures", "gamedyn.matrix_games", "gamedyn.original_games",
-                      "gamedyn.exploration", "gamedyn.plot", "gamedyn.experiments.matrix_games"]
+                      "gamedyn.exploration", "gamedyn.plot", "gamedyn.experiments.matrix_games",
+                      "gamedyn.fenchel", "gamedyn.original_fenchel", "gamedyn.experiments.fenchel"]
 
 
 @pytest.mark.parametrize("name", REFERENCED_MODULES)
