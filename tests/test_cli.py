@@ -62,6 +62,7 @@ def test_run_json_matches_the_recipe_and_theorem2(capsys):
     assert final["normalized_margin"] == pytest.approx(normalized_margin(A, result.w), rel=1e-12)
     assert final["theorem2_bound"] == pytest.approx(result.game.theorem2_bound, rel=1e-12)
     assert document["max_margin"] == pytest.approx(max_margin(A).gamma, rel=1e-12)
+    np.testing.assert_allclose(document["output"], result.w, rtol=1e-15)  # the output vector itself
     for step in document["steps"]:  # Theorem 2's bound is (R_w + R_p) / S_t with S_t = t(t+1)/2
         t = step["t"]
         assert step["theorem2_bound"] == pytest.approx((step["w_regret"] + step["p_regret"]) / (t * (t + 1) / 2))
@@ -106,6 +107,9 @@ def test_originals_give_the_same_normalised_margin_as_their_recipe(capsys, name)
     original_steps = run_json(capsys, "run", original_name, *arguments)["steps"]
     recipe_steps = run_json(capsys, "run", recipe, *arguments)["steps"]
     assert [step["t"] for step in original_steps] == [step["t"] for step in recipe_steps]
+    original_output = np.array(run_json(capsys, "run", original_name, *arguments)["output"])
+    recipe_output_ = np.array(run_json(capsys, "run", recipe, *arguments)["output"])
+    np.testing.assert_allclose(original_output, recipe_output_, rtol=1e-9, atol=1e-12)  # the output vectors agree
     for ours, theirs in zip(original_steps, recipe_steps):  # Propositions 1, 2, Theorems 5, 6
         assert ours["normalized_margin"] == pytest.approx(theirs["normalized_margin"], rel=1e-10, abs=1e-12)
 

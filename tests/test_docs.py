@@ -35,6 +35,17 @@ def test_page_code_blocks_run(page, tmp_path, monkeypatch):
             raise AssertionError(f"{page.relative_to(ROOT)} block {number} failed: {error!r}\n{block}") from error
 
 
+PRIVATE_IMPORT = re.compile(r"^\s*(from|import)\s+gamedyn(\.\w+)*\._\w+|gamedyn(\.\w+)*\._[a-z]\w*\b", re.MULTILINE)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
+def test_pages_use_public_modules_only(page):
+    """A reader copies the blocks: none may import a private module (gamedyn._x) or use a private name."""
+    for number, block in enumerate(BLOCK.findall(page.read_text()), start=1):
+        found = PRIVATE_IMPORT.search(block)
+        assert found is None, f"{page.relative_to(ROOT)} block {number} uses a private name: {found.group(0)!r}"
+
+
 def _modules():
     import gamedyn.recipes
 
