@@ -21,6 +21,7 @@ from gamedyn.learners import (
     FollowTheRegularizedLeader,
     FTRLPlus,
     MirrorDescent,
+    StepSchedule,
 )
 from gamedyn.payoffs import Bilinear, ConcaveConvex, Loss, Payoff, RegularizedBilinear
 from gamedyn.fenchel import FenchelConjugate, FenchelGame, Objective
@@ -56,4 +57,5 @@ __all__ = [
     "normalized_margin", "NumericalRangeError", "BatchedMatrix", "one_vs_rest", "shared_matrix",
     "Exploration", "explore", "nash_gap", "solve_matrix_game",
     "Objective", "FenchelGame", "FenchelConjugate", "L1Ball", "Box", "BestResponse", "FirstRoundLoss",
+    "StepSchedule",
 ]
