@@ -291,10 +291,21 @@ class ConcaveConvex(Payoff):
 
         The sets are the players' domains (or the stated comparator sets): SLSQP on the simplex and
         the l2 ball, L-BFGS-B on a box and on R^d, projected gradient with backtracking elsewhere.
-        A numerical answer (about 1e-9 accurate for smooth g), +inf when the best reply over R^d
-        runs off (norm beyond 1e12: the game has no best reply there).
+        A numerical answer (about 1e-9 relative accuracy for smooth g), +inf when the best reply over
+        R^d runs off (norm beyond 1e12: the game has no best reply there), ``None`` when the
+        optimiser fails (e.g. values beyond float64's range), never NaN.
         """
         w_bar, p_bar = np.asarray(w_bar, dtype=np.float64), np.asarray(p_bar, dtype=np.float64)
+        if w_bar.ndim != 1 or p_bar.ndim != 1:
+            return None
+        try:
+            with np.errstate(all="ignore"):
+                gap = self._numerical_gap(w_domain, p_domain, w_bar, p_bar)
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError):
+            return None
+        return gap if not np.isnan(gap) and gap != -np.inf else None
+
+    def _numerical_gap(self, w_domain, p_domain, w_bar, p_bar) -> float:
         best_w = _numerical_minimum(lambda w: -self.value(w, p_bar), lambda w: -np.asarray(self.gradient_w(w, p_bar)),
                                     w_domain, w_bar)
         best_p = _numerical_minimum(lambda p: self.value(w_bar, p), lambda p: np.asarray(self.gradient_p(w_bar, p)),
@@ -326,8 +337,13 @@ def _numerical_minimum(function, gradient, domain, start):
 
     from gamedyn.regularizers import Ball, Box, Reals
 
+    start = np.asarray(start, dtype=np.float64)
+    # scipy's tolerances are absolute: solve for f / s, s the size of f and of its gradient at the start
+    scale = max(abs(float(function(start))), float(np.max(np.abs(gradient(start)), initial=0.0)))
+    scale = scale if np.isfinite(scale) and scale > 0 else 1.0
+
     def objective(z):
-        return float(function(z)), np.asarray(gradient(z), dtype=np.float64)
+        return float(function(z)) / scale, np.asarray(gradient(z), dtype=np.float64) / scale
 
     options = {"ftol": 1e-15, "maxiter": 2000}
     if isinstance(domain, Simplex):
@@ -353,7 +369,7 @@ def _numerical_minimum(function, gradient, domain, start):
         value, slope = objective(point)
         while True:
             candidate = domain.project(point - step * slope)
-            candidate_value = float(function(candidate))
+            candidate_value = float(function(candidate)) / scale
             if candidate_value <= value + slope @ (candidate - point) + (candidate - point) @ (candidate - point) / (2 * step):
                 break
             step /= 2
