@@ -13,9 +13,12 @@ class RecipeResult:
     """A recipe's output in the original algorithm's terms, plus the game that produced it.
 
     ``w`` and ``p`` mean what the recipe's docstring says (a public contract); ``game`` is the
-    runner's :class:`gamedyn.GameResult` with the regrets and Theorem 2's bound.
+    runner's :class:`gamedyn.GameResult` with the regrets and Theorem 2's bound. ``steps`` holds the
+    step sizes the recipe used (e.g. ``{"eta_w": ..., "eta_p": ...}``; empty when its box fixes
+    them), so a rate check measures the recipe's own defaults instead of recomputing them.
     """
 
     w: np.ndarray
     p: np.ndarray
     game: GameResult
+    steps: dict = attrs.field(factory=dict)

@@ -310,3 +310,16 @@ def test_progress_bar_on_a_real_pseudo_terminal_and_not_in_a_pipe():
     assert process.returncode == 0
     assert b"nag_margin, round [" in drawn and b"300/300" in drawn  # on the terminal (stderr)
     assert b"round [" not in out and b"\r" not in out  # stdout is a pipe: plain lines only
+
+
+@pytest.mark.parametrize("name", ["smooth_perceptron", "accelerated_perceptron", "mirror_prox", "nag",
+                                  "accelerated_pnorm_perceptron"])
+def test_original_output_read_from_its_trajectory_is_its_final_output(name):
+    """The registry's OriginalForm: w after round t (read from the trajectory) = the output of the t-round run."""
+    A = signed_rows(*make_separable(40, 5, 0.1, 1))
+    entry = cli.resolve_entry(f"original.{name}")
+    reports, _ = cli.run_original(entry, A, 12, [1, 5, 12], p=3.0)
+    assert [step.t for step in reports] == [1, 5, 12]
+    for step in reports:
+        w = entry.form.final(entry.form.call(A, step.t, {"p": 3.0, "theta": "wang"}, False))
+        assert step.margin == pytest.approx(float(np.min(A @ w)), rel=1e-12, abs=1e-15)
