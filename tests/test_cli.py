@@ -318,8 +318,9 @@ def test_original_output_read_from_its_trajectory_is_its_final_output(name):
     """The registry's OriginalForm: w after round t (read from the trajectory) = the output of the t-round run."""
     A = signed_rows(*make_separable(40, 5, 0.1, 1))
     entry = cli.resolve_entry(f"original.{name}")
-    reports, _ = cli.run_original(entry, A, 12, [1, 5, 12], p=3.0)
+    reports, _, output = cli.run_original(entry, A, 12, [1, 5, 12], p=3.0)
     assert [step.t for step in reports] == [1, 5, 12]
     for step in reports:
         w = entry.form.final(entry.form.call(A, step.t, {"p": 3.0, "theta": "wang"}, False))
         assert step.margin == pytest.approx(float(np.min(A @ w)), rel=1e-12, abs=1e-15)
+    np.testing.assert_allclose(output, w, rtol=1e-12, atol=1e-15)  # the final output vector (run --json)
