@@ -6,8 +6,12 @@ Protocol 1 and reports the averaged iterates, the regrets and Theorem 2's certif
 accelerated perceptrons and NAG are recipes in :mod:`gamedyn.recipes`.
 """
 
-from gamedyn._numerics import NumericalRangeError
-from gamedyn.batched import BatchedMatrix, one_vs_rest, shared_matrix
+from gamedyn import _startup  # first: Ctrl-C while the command line imports prints one line (exit 130)
+
+_startup.install()
+
+from gamedyn._numerics import NumericalRangeError  # noqa: E402
+from gamedyn.batched import BatchedMatrix, one_vs_rest, shared_matrix  # noqa: E402
 from gamedyn.datasets import signed_rows
 from gamedyn.margins import margin, max_margin, max_margin_q, normalized_margin
 from gamedyn.hints import CurrentLoss, FirstRoundLoss, LastLoss, NoHint, OpponentSecondary

@@ -29,9 +29,12 @@ claim fails. It writes ``report.md`` and the figures of both papers to ``--out``
 Figures need matplotlib (``pip install gamedyn[plot]``); without it the run says so in one line
 and skips them.
 
-Errors (unknown recipe, unreadable file, bad labels, T <= 0, a bad ``--synthetic`` spec,
-non-separable data) print ONE line on stderr naming the problem and the fix, and exit with
-status 2. Set ``GAMEDYN_TRACEBACK=1`` to see the Python traceback instead.
+Errors (unknown recipe, unreadable or corrupt file, bad labels, T <= 0, a bad ``--synthetic`` spec
+or one too large for the memory, non-separable data, an unwritable ``--out``, out of memory) print
+ONE line on stderr naming the problem and the fix, and exit with status 2; ``--out`` is checked
+before any claim runs. Ctrl-C prints one line and exits with status 130, also while the command
+line is still importing numpy and scipy. Set ``GAMEDYN_TRACEBACK=1`` to see the Python traceback
+instead.
 """
 
 from __future__ import annotations
@@ -137,8 +140,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit status (0 ok, 1 a claim failed, 2 an error)."""
-    parser = build_parser()
+    """Run the command line; returns the exit status (0 ok, 1 a claim failed, 2 an error, 130 Ctrl-C)."""
+    from gamedyn import _startup
+
+    _startup.restore()  # Ctrl-C is a KeyboardInterrupt again, handled below
+    try:
+        parser = build_parser()
+    except KeyboardInterrupt:
+        print("gamedyn: interrupted", file=sys.stderr)
+        return 130
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit:  # --help (0) or a usage error (2), already printed by argparse
@@ -148,10 +158,12 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # e.g. `gamedyn list | head -1`
         sys.stderr.close()
         return 1
-    except (ValueError, TypeError, OSError, ImportError) as error:
+    except (ValueError, TypeError, OSError, ImportError, MemoryError) as error:
         if os.environ.get("GAMEDYN_TRACEBACK"):
             raise
         message = " ".join(str(error).split()) or type(error).__name__
+        if isinstance(error, MemoryError):
+            message = f"out of memory ({message}); use smaller data, a smaller --T or fewer claims"
         print(f"gamedyn {args.command}: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -331,7 +343,7 @@ def _finite_or_none(value):
 
 
 def command_run(args) -> int:
-    from gamedyn.margins import max_margin
+    from gamedyn.margins import MarginUndecidedError, NotSeparableError, max_margin
 
     entry = resolve_entry(args.recipe)
     if args.T < 1:
@@ -345,10 +357,17 @@ def command_run(args) -> int:
     data = _load(args)
     try:
         gamma = max_margin(data.A).gamma
-    except ValueError:
+    except NotSeparableError:
         raise ValueError(
-            f"{data.source}: the data are not linearly separable through the origin (max margin <= 0); "
-            "these algorithms need separable data: check the labels, or add a constant feature for a bias."
+            f"{data.source}: the data are not linearly separable through the origin (max margin <= 0 to "
+            "float64 resolution); these algorithms need separable data: check the labels, or add a constant "
+            "feature for a bias."
+        ) from None
+    except MarginUndecidedError as error:
+        raise ValueError(
+            f"{data.source}: float64 cannot decide whether the data are separable through the origin (the max "
+            f"margin lies in [{error.lower:.3g}, {error.upper:.3g}], no direction is certified positive); "
+            "these algorithms need a margin float64 can resolve: check the labels and near-duplicate rows."
         ) from None
     steps = reporting_steps(args.T, args.every)
     is_recipe = entry.kind == "recipe"
@@ -398,12 +417,28 @@ def command_run(args) -> int:
 # -------------------------------------------------------------------------------- reproduce
 
 
+def check_writable_folder(path: str, option: str = "--out") -> None:
+    """Create ``path`` if needed and write a scratch file there; an ``OSError`` naming ``option`` if not."""
+    import tempfile
+
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise OSError(f"{option} {path}: not a writable folder ({reason}); pass {option} with a folder you can "
+                      "write to.") from None
+
+
 def command_reproduce(args) -> int:
     from gamedyn import reproduce
 
     profile = reproduce.PROFILES["quick" if args.quick else "full" if args.full else "default"]
     claims = reproduce.select_claims(reproduce.CLAIMS, args.names)
     out_dir = args.out if args.out is not None else (None if args.quick else DEFAULT_OUT)
+    if out_dir is not None:
+        check_writable_folder(out_dir)  # before any claim runs, not after minutes of them
     notes = []
     missing_logistic = reproduce.logistic_available()
     if missing_logistic is not None:
@@ -459,6 +494,7 @@ def command_figures(args) -> int:
 
     if reproduce.matplotlib_missing():
         raise ImportError("figures need matplotlib: pip install gamedyn[plot]")
+    check_writable_folder(args.out)
     start = time.perf_counter()
     paths = reproduce.write_figures(args.out, quick=args.quick)
     for path in paths:
