@@ -291,7 +291,8 @@ class ConcaveConvex(Payoff):
 
         The sets are the players' domains (or the stated comparator sets): SLSQP on the simplex and
         the l2 ball, L-BFGS-B on a box and on R^d, projected gradient with backtracking elsewhere.
-        A numerical answer (about 1e-9 relative accuracy for smooth g), +inf when the best reply over
+        A numerical answer (accurate to about 1e-9 of g's magnitude over the points involved, not of
+        the gap itself: a gap far below g's size is resolved only that far), +inf when the best reply over
         R^d runs off (norm beyond 1e12: the game has no best reply there), ``None`` when the
         optimiser fails (e.g. values beyond float64's range), never NaN.
         """

@@ -269,8 +269,12 @@ def check_result(game, result):
         gap = callables.value(w_best, result.p_average) - callables.value(result.w_average, p_best)
     if result.duality_gap is not None and not isinstance(game["payoff"], ConcaveConvex):
         assert result.duality_gap == pytest.approx(gap, rel=1e-12, abs=1e-300) or not np.isfinite(gap)
-    elif result.duality_gap is not None:  # ConcaveConvex: by scipy.optimize (documented ~1e-9 relative)
-        scale = abs(callables.value(w_best, result.p_average)) + abs(callables.value(result.w_average, p_best))
+    elif result.duality_gap is not None:  # ConcaveConvex: by scipy.optimize, accurate to ~1e-9 of g's magnitude
+        w_size = max(float(np.linalg.norm(w_best)), float(np.linalg.norm(result.w_average)))
+        p_size = max(float(np.sum(np.abs(p_best))), float(np.sum(np.abs(result.p_average))))
+        with np.errstate(over="ignore"):
+            scale = (abs(callables.value(w_best, result.p_average)) + abs(callables.value(result.w_average, p_best))
+                     + float(np.max(np.abs(A))) * w_size * p_size + 0.5 * strength * w_size * w_size)
         assert abs(result.duality_gap - gap) <= 1e-7 * scale + rounding_allowance(game, result, w_best, p_best) \
             or not np.isfinite(gap)
     allowance = rounding_allowance(game, result, w_best, p_best)
