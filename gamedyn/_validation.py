@@ -86,12 +86,20 @@ def check_matrix(A, name: str = "A", *, allow_sparse: bool = True, dtype=None, a
     input keeps its format when it is one of ``sparse_formats`` (else it becomes the first).
     Finiteness is checked with O(1) extra memory. A ``scipy.sparse.linalg.LinearOperator`` is
     accepted only with ``allow_operator=True`` (its shape, dtype and one probe product each way are
-    checked; no entry is read); otherwise one clear error says the caller needs A's rows.
+    checked; no entry is read); otherwise one clear error says the caller needs A's rows. A dask
+    array is refused (callers that only need products wrap it in
+    :class:`gamedyn.distributed.RowBlockedOperator`).
     """
     if _is_operator(A):
         if not allow_operator:
             raise TypeError(_OPERATOR_NEEDS_ROWS.format(name=name))
         return _check_operator(A, name)
+    if type(A).__module__.startswith("dask.array"):  # never pulled into memory silently
+        raise TypeError(
+            f"{name} is a dask array, and this function needs all of its entries in memory; pass "
+            f"{name}.compute() if it fits, or use it through a payoff (Bilinear / RegularizedBilinear, or "
+            f"gamedyn.distributed.RowBlockedOperator.from_dask_array({name})), which keeps the blocks on the workers."
+        )
     if sp.issparse(A):
         if not allow_sparse:
             raise TypeError(f"{name} is a scipy.sparse matrix; pass a dense array with {name}.toarray().")

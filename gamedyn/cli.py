@@ -18,7 +18,9 @@ an infinite regret, become null).
 Data files (``--data``): ``.npz`` with arrays ``X`` and ``y`` (or ``A``, the signed rows); ``.npy``
 holding ``A`` (or, with ``--npy-layout Xy``, features with the label in the last column); ``.csv``
 with the label in the last column; svmlight/libsvm text (``.svm``, ``.svmlight``, ``.libsvm``,
-``.txt``; needs ``pip install gamedyn[data]``). Labels in {-1, +1} or {0, 1}. Rows are scaled so
+``.txt``; needs ``pip install gamedyn[data]``; kept sparse); or a folder of ``.npy`` row chunks
+(``X_000.npy, ...`` + ``y.npy``, or ``A_000.npy, ...``), memory-mapped out of core (recipes only;
+needs ``pip install gamedyn[dask]``). Labels in {-1, +1} or {0, 1}. Rows are scaled so
 that max ||x_i|| = 1, and the output says so. Without ``--data`` the data are
 ``--synthetic 200,20,0.05`` (:func:`gamedyn.datasets.make_separable` with ``--seed``).
 
@@ -48,6 +50,7 @@ import time
 
 import attrs
 import numpy as np
+from scipy.sparse.linalg import LinearOperator
 
 from gamedyn._progress import ProgressBar
 
@@ -62,7 +65,9 @@ _RUN_EPILOG = """data files (--data FILE):
   .npz                            arrays X (n x d) and y (n labels), or one array A of signed rows y_i x_i
   .npy                            one 2-D array: A (default), or with --npy-layout Xy the label in the last column
   .csv                            label in the last column; a non-numeric first line is a header
-  .svm .svmlight .libsvm .txt     svmlight/libsvm text (needs: pip install gamedyn[data])
+  .svm .svmlight .libsvm .txt     svmlight/libsvm text, kept sparse (needs: pip install gamedyn[data])
+  FOLDER/                         .npy row chunks X_000.npy X_001.npy ... + y.npy, or A_000.npy ... (signed
+                                  rows), memory-mapped out of core; recipes only (needs: pip install gamedyn[dask])
 labels in {-1,+1} or {0,1} (0 is read as -1); rows are scaled so that max ||x_i|| = 1.
 
 output per reporting step: the margin min_i (A w)_i and the normalised margin of the algorithm's
@@ -89,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                               epilog=_RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("recipe", help="a name from `gamedyn list` (originals also without 'original.', e.g. perceptron)")
     source = run.add_mutually_exclusive_group()
-    source.add_argument("--data", metavar="FILE", help=".npz (X, y or A), .npy, .csv (label last) or svmlight")
+    source.add_argument("--data", metavar="FILE", help=".npz (X, y or A), .npy, .csv (label last), svmlight, or a folder of .npy row chunks")
     source.add_argument("--synthetic", metavar="n,d,gamma",
                         help=f"make_separable data (default {DEFAULT_SYNTHETIC})")
     run.add_argument("--npy-layout", choices=("A", "Xy"), default="A",
@@ -352,11 +357,16 @@ def command_run(args) -> int:
         raise ValueError(f"--every must be a positive integer, got {args.every}.")
     if args.seed < 0:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}.")
-    if entry.name.endswith("pnorm_perceptron") and not (2.0 <= args.p < math.inf):
+    declared_options = entry.recipe.options if entry.recipe is not None else entry.form.options
+    if "p" in declared_options and not (2.0 <= args.p < math.inf):  # the p-norm algorithms declare a p
         raise ValueError(f"--p must be a number >= 2 for the p-norm algorithms, got {args.p:g}.")
     data = _load(args)
+    out_of_core = isinstance(data.A, LinearOperator)  # a folder of .npy chunks: only products, no rows
+    if out_of_core and entry.kind != "recipe":
+        raise ValueError(f"{entry.name} reads rows of A in memory; on a folder of .npy chunks run a recipe "
+                         "(`gamedyn list` shows them), which needs only A @ w and A.T @ p.")
     try:
-        gamma = max_margin(data.A).gamma
+        gamma = math.nan if out_of_core else max_margin(data.A).gamma
     except NotSeparableError:
         raise ValueError(
             f"{data.source}: the data are not linearly separable through the origin (max margin <= 0 to "
@@ -372,7 +382,10 @@ def command_run(args) -> int:
     steps = reporting_steps(args.T, args.every)
     is_recipe = entry.kind == "recipe"
     comparator, notes = None, []
-    if is_recipe and entry.recipe.comparator is not None:  # declared by the recipe (e.g. Theorem 7's R_w(u))
+    if out_of_core:
+        notes.append("out-of-core data: the exact max margin and Theorem 7's comparator need A in memory "
+                     "and are not computed")
+    if is_recipe and entry.recipe.comparator is not None and not out_of_core:  # declared by the recipe (e.g. Theorem 7's R_w(u))
         comparator = entry.recipe.w_comparator(data.A, p=args.p, theta=args.theta)
         notes.append(entry.recipe.comparator_note)
     if not is_recipe:
@@ -380,7 +393,8 @@ def command_run(args) -> int:
     if not args.json:
         print(f"gamedyn run {entry.name}  [{entry.reference}]")
         print(f"data: {data.describe()}")
-        print(f"max margin gamma = {gamma:.6g} (exact l2 oracle)")
+        if not out_of_core:
+            print(f"max margin gamma = {gamma:.6g} (exact l2 oracle)")
         for note in notes:
             print(note)
         print(_HEADER, flush=True)
@@ -403,7 +417,7 @@ def command_run(args) -> int:
         document = {
             "algorithm": entry.name, "kind": entry.kind, "reference": entry.reference,
             "data": {"source": data.source, "n": data.n, "d": data.d, "scaled_by": data.scaled_by},
-            "max_margin": gamma, "T": args.T, "stop_reason": reason, "seconds": round(seconds, 3), "notes": notes,
+            "max_margin": _finite_or_none(gamma), "T": args.T, "stop_reason": reason, "seconds": round(seconds, 3), "notes": notes,
             "steps": [{key: (_finite_or_none(value) if isinstance(value, float) else value)
                        for key, value in attrs.asdict(step).items()} for step in reports],
             "output": [_finite_or_none(float(value)) for value in output],

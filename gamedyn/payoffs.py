@@ -164,6 +164,10 @@ def _matrix_and_transpose(A):
     other format's view of the same arrays. A ``scipy.sparse.linalg.LinearOperator`` (or any
     subclass, e.g. an out-of-core operator) is never densified: ``A.T @ p`` calls its ``rmatvec``.
     """
+    if type(A).__module__.startswith("dask.array"):  # keep the blocks where they are: one task per block
+        from gamedyn.distributed import RowBlockedOperator
+
+        A = RowBlockedOperator.from_dask_array(A)
     A = check_matrix(A, "A", allow_operator=True, sparse_formats=("csr", "csc"))
     return A, A.T
 
@@ -173,7 +177,9 @@ class Bilinear(Payoff):
     """g(w, p) = p^T A w, A of shape (n, d): w in R^d (or a ball), p in the n-simplex.
 
     l(p) = <A w, p>, h(w) = <-A^T p, w>. ``A`` may be a numpy array, a scipy.sparse matrix, a
-    ``scipy.sparse.linalg.LinearOperator`` or a batch of games (:func:`gamedyn.one_vs_rest`).
+    ``scipy.sparse.linalg.LinearOperator``, a batch of games (:func:`gamedyn.one_vs_rest`), or a
+    row-chunked dask array (wrapped in :class:`gamedyn.distributed.RowBlockedOperator`: one task
+    per row block, the blocks persisted where they are).
     The p-player must play on the simplex (``p_domain = Simplex()``: the rows are mixed); the
     w-player on any domain (``w_domain = None``).
 

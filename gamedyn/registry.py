@@ -36,13 +36,25 @@ class OriginalForm:
     ``call(A, T, options, trajectory)`` runs it (``options``: ``p``, ``theta``); ``final(result)``
     is ``w`` after the T rounds; ``at(trajectory, t)`` is ``w`` after round ``t`` (None when the
     original keeps no trajectory). ``updates=True``: ``T`` caps perceptron updates and the result
-    is ``(w, updates)``.
+    is ``(w, updates)``. ``options`` names the options it reads (as :class:`gamedyn.recipes.Recipe`'s).
+    ``rounds_to_separate(n, gamma, options) -> float | None``: the updates after which its bound
+    guarantees a separating ``w`` (Novikoff, Gentile), read by the iterations experiment, which prints
+    it as ``label``.
     """
 
     call: Callable
     final: Callable = None
     at: Callable | None = None
     updates: bool = False
+    options: tuple = ()
+    rounds_to_separate: Callable | None = None
+    label: str = ""
+
+    def sufficient_rounds(self, n, gamma, **options):
+        """Updates after which the original's bound guarantees a positive margin (None: no bound)."""
+        if self.rounds_to_separate is None:
+            return None
+        return self.rounds_to_separate(n, gamma, {key: value for key, value in options.items() if key in self.options})
 
 
 @attrs.frozen
@@ -82,6 +94,16 @@ def _first(result):
     return result[0]
 
 
+def _novikoff(n, gamma, options):
+    """Novikoff: the perceptron makes at most 1/gamma^2 updates on rows with ||a_i||_2 <= 1."""
+    return 1 / gamma**2
+
+
+def _gentile(n, gamma_q, options):
+    """Gentile 2001: the p-norm perceptron makes at most (p-1)/gamma_q^2 updates on rows with ||a_i||_p <= 1."""
+    return (options.get("p", 2.0) - 1) / gamma_q**2
+
+
 def original_entries() -> list[Entry]:
     """One entry per original algorithm, each with its :class:`OriginalForm`."""
     return [
@@ -92,7 +114,8 @@ def original_entries() -> list[Entry]:
         Entry("original.accelerated_perceptron", "original", original.accelerated_perceptron,
               "Ji et al.'s primal-dual iteration, returns (v_T, q_T)", "Algorithm 2",
               form=OriginalForm(lambda A, T, options, trajectory: original.accelerated_perceptron(
-                  A, T, options.get("theta", "wang"), trajectory=trajectory), _first, lambda path, t: path.v[t])),
+                  A, T, options.get("theta", "wang"), trajectory=trajectory), _first, lambda path, t: path.v[t],
+                  options=("theta",))),
         Entry("original.mirror_prox", "original", original.mirror_prox,
               "extragradient on ball x simplex, returns (w_bar_T, p_bar_T)", "Yu et al. 2014",
               form=OriginalForm(lambda A, T, options, trajectory: original.mirror_prox(A, T, trajectory=trajectory),
@@ -105,14 +128,16 @@ def original_entries() -> list[Entry]:
               "Algorithm 4's closed form, w_t = eta_w (q-1) f_p(theta_t), returns (w_bar_T, pi_bar_T)",
               "Algorithm 4; Theorem 7",
               form=OriginalForm(lambda A, T, options, trajectory: original.accelerated_pnorm_perceptron(
-                  A, T, options.get("p", 2.0), trajectory=trajectory), _first, lambda path, t: path.w[:t].mean(axis=0))),
+                  A, T, options.get("p", 2.0), trajectory=trajectory), _first, lambda path, t: path.w[:t].mean(axis=0),
+                  options=("p",))),
         Entry("original.perceptron", "original", original.perceptron,
               "batch perceptron on the most violated row, returns (w, updates)", "Rosenblatt; Novikoff bound",
-              form=OriginalForm(lambda A, T, options, trajectory: original.perceptron(A, T), updates=True)),
+              form=OriginalForm(lambda A, T, options, trajectory: original.perceptron(A, T), updates=True,
+                                rounds_to_separate=_novikoff, label="perceptron")),
         Entry("original.pnorm_perceptron", "original", original.pnorm_perceptron,
               "p-norm perceptron, returns (w, updates)", "Gentile 2001",
               form=OriginalForm(lambda A, T, options, trajectory: original.pnorm_perceptron(A, options.get("p", 2.0), T),
-                                updates=True)),
+                                updates=True, options=("p",), rounds_to_separate=_gentile, label="p-norm perceptron")),
     ]
 
 

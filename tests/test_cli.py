@@ -446,3 +446,13 @@ def test_original_output_read_from_its_trajectory_is_its_final_output(name):
         w = entry.form.final(entry.form.call(A, step.t, {"p": 3.0, "theta": "wang"}, False))
         assert step.margin == pytest.approx(float(np.min(A @ w)), rel=1e-12, abs=1e-15)
     np.testing.assert_allclose(output, w, rtol=1e-12, atol=1e-15)  # the final output vector (run --json)
+
+
+@pytest.mark.parametrize("name", [entry.name for entry in recipe_entries() + original_entries()])
+def test_p_below_2_is_refused_exactly_for_the_algorithms_that_declare_a_p(capsys, name):
+    """``--p`` is checked for the entries whose declaration (Recipe or OriginalForm) names a ``p`` option."""
+    entry = next(entry for entry in recipe_entries() + original_entries() if entry.name == name)
+    declares_p = "p" in (entry.recipe.options if entry.recipe is not None else entry.form.options)
+    code, _, err = run_cli(capsys, "run", name, "--synthetic", "40,3,0.2", "--T", "3", "--p", "1.5")
+    assert declares_p == ("pnorm" in name)  # the three p-norm algorithms, and only they, declare a p
+    assert (code != 0 and "--p must be a number >= 2" in err) if declares_p else code == 0, (code, err)

@@ -39,6 +39,10 @@ def test_pages_have_code_blocks():
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_page_code_blocks_run(page, tmp_path, monkeypatch):
+    text = page.read_text()
+    for requirement in re.findall(r"<!-- requires: (.*?) -->", text):  # a page on an optional extra
+        for module in requirement.split():
+            pytest.importorskip(module)
     monkeypatch.chdir(tmp_path)  # blocks that write files write them here
     namespace = {"__name__": "__docs__"}
     must_show = str(page.relative_to(ROOT)).startswith(CHECKED_OUTPUT_FOLDERS)
@@ -110,7 +114,8 @@ REFERENCED_MODULES = ["gamedyn", "gamedyn.recipes", "gamedyn.original", "gamedyn
                       "gamedyn.rates", "gamedyn.registry", "gamedyn.logistic", "gamedyn.experiments.iterations",
                       "gamedyn.experiments.logistic_figures", "gamedyn.matrix_games", "gamedyn.original_games",
                       "gamedyn.exploration", "gamedyn.plot", "gamedyn.experiments.matrix_games",
-                      "gamedyn.fenchel", "gamedyn.original_fenchel", "gamedyn.experiments.fenchel"]
+                      "gamedyn.fenchel", "gamedyn.original_fenchel", "gamedyn.experiments.fenchel",
+                      "gamedyn.distributed"]
 
 
 @pytest.mark.parametrize("name", REFERENCED_MODULES)
