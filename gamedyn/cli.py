@@ -12,7 +12,8 @@ Commands::
 output, the two players' weighted regrets and Theorem 2's bound (R_w + R_p)/S_t. Steps are
 1, 2, 5, 10, 20, 50, ... and T, or every K rounds with ``--every K``. On a terminal a progress bar
 is drawn on stderr; in a pipe or a log nothing but the report is written. ``--json`` prints one
-JSON document instead (non-finite numbers, e.g. an infinite regret, become null).
+JSON document instead, with the final output vector under ``"output"`` (non-finite numbers, e.g.
+an infinite regret, become null).
 
 Data files (``--data``): ``.npz`` with arrays ``X`` and ``y`` (or ``A``, the signed rows); ``.npy``
 holding ``A`` (or, with ``--npy-layout Xy``, features with the label in the last column); ``.csv``
@@ -263,7 +264,7 @@ def _theorem2(w_regret, p_regret, state_weights):
 
 
 def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on_step=None, progress=None) -> tuple:
-    """Play a recipe for T rounds, reporting at ``steps``; returns (reports, stop reason).
+    """Play a recipe for T rounds, reporting at ``steps``; returns (reports, stop reason, output ``.w``).
 
     ``w_comparator`` (a fixed u) makes R_w the regret against u instead of against the best point
     of the w-domain (Theorem 7's R_w(u): the p-norm game's w-domain is all of R^d).
@@ -296,18 +297,19 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
                               certificate.upper, certificate.verdict()))
     if on_step is not None:
         on_step(reports[-1])
-    return reports, game.stop_reason
+    return reports, game.stop_reason, np.asarray(result.w)
 
 
 def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None) -> tuple:
     """Run an original algorithm; report its output at ``steps`` (from its trajectory when it fits).
 
     How to call it and read its output is the entry's :class:`gamedyn.registry.OriginalForm`.
+    Returns (reports, reason, the final output vector).
     """
     form, options = entry.form, {"p": p, "theta": theta}
     if form.updates:
         w, updates = form.call(A, T, options, False)
-        reports = [StepReport(updates, *_margins(A, w))]
+        reports, final = [StepReport(updates, *_margins(A, w))], w
         reason = (f"separated after {updates} updates" if reports[0].margin > 0
                   else f"not separated within T = {T} updates")
     else:
@@ -320,11 +322,12 @@ def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None) -> tu
             path = form.call(A, T, options, True)
             outputs = {t: form.at(path, t) for t in steps}
         reports = [StepReport(t, *_margins(A, outputs[t])) for t in sorted(outputs)]
+        final = outputs[max(outputs)]
         reason = f"completed T = {T} iterations"
     if on_step is not None:
         for step in reports:
             on_step(step)
-    return reports, reason
+    return reports, reason, np.asarray(final)
 
 
 _COLUMNS = ("t", "margin", "normalised", "R_w", "R_p", "(R_w+R_p)/S_t", "upper U_t")
@@ -412,10 +415,10 @@ def command_run(args) -> int:
                 print(_row(step), flush=True)
 
         if is_recipe:
-            reports, reason = run_recipe(entry, data.A, args.T, steps, p=args.p, theta=args.theta,
+            reports, reason, output = run_recipe(entry, data.A, args.T, steps, p=args.p, theta=args.theta,
                                          w_comparator=comparator, on_step=show, progress=progress)
         else:
-            reports, reason = run_original(entry, data.A, args.T, steps, p=args.p, theta=args.theta, on_step=show)
+            reports, reason, output = run_original(entry, data.A, args.T, steps, p=args.p, theta=args.theta, on_step=show)
     seconds = time.perf_counter() - start
 
     if args.json:
@@ -426,6 +429,7 @@ def command_run(args) -> int:
             "T": args.T, "stop_reason": reason, "seconds": round(seconds, 3), "notes": notes,
             "steps": [{key: (_finite_or_none(value) if isinstance(value, float) else value)
                        for key, value in attrs.asdict(step).items()} for step in reports],
+            "output": [_finite_or_none(float(value)) for value in output],
         }
         print(json.dumps(document, allow_nan=False))
     else:
