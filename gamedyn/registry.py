@@ -211,6 +211,45 @@ def _algorithm4(A, T):
     return pairs
 
 
+def _fenchel_objective(A):
+    from gamedyn.experiments.fenchel import logistic_objective
+
+    return logistic_objective(A, ridge=0.1)
+
+
+def _frank_wolfe(A, T):
+    from gamedyn import Ball, Box, L1Ball, Simplex, original_fenchel
+
+    objective, d = _fenchel_objective(A), A.shape[1]
+    box = (-np.ones(d), np.linspace(0.5, 1.0, d))
+    cases = [("simplex", Simplex(), "simplex", None), ("l2 ball", Ball(1.0), "ball", 1.0),
+             ("l1 ball", L1Ball(2.0), "l1", 2.0), ("box", Box(*box), "box", box)]
+    return [(f"x_T on the {label}", _recipes().frank_wolfe(objective, domain, T).x,
+             original_fenchel.frank_wolfe(objective.gradient, kind, parameters, d, T))
+            for label, domain, kind, parameters in cases]
+
+
+def _accelerated_gradient(A, T):
+    from gamedyn import Ball, original_fenchel
+
+    objective, d = _fenchel_objective(A), A.shape[1]
+    step = 1.0 / (4.0 * objective.smoothness)
+    x0 = np.full(d, 0.5 / np.sqrt(d))
+    return [("w_T = x_bar_T on R^d", _recipes().accelerated_gradient(objective, T, x0=x0).x,
+             original_fenchel.accelerated_gradient(objective.gradient, step, x0, T)),
+            ("w_T = x_bar_T on Ball(0.6)", _recipes().accelerated_gradient(objective, T, Ball(0.6), x0=x0).x,
+             original_fenchel.accelerated_gradient(objective.gradient, step, x0, T, "ball", 0.6))]
+
+
+def _heavy_ball(A, T):
+    from gamedyn import original_fenchel
+
+    objective, d = _fenchel_objective(A), A.shape[1]
+    x0 = np.full(d, 0.5 / np.sqrt(d))
+    return [("x_T = x_bar_T", _recipes().heavy_ball(objective, T, x0=x0).x,
+             original_fenchel.heavy_ball(objective.gradient, 1.0 / (4.0 * objective.smoothness), x0, T))]
+
+
 EQUIVALENCES = [
     Equivalence("Proposition 1", "smooth perceptron: v_{T-1} = w_bar_T, q_{T-1} = sum_t alpha_t p_t / S_T",
                 _proposition1, ("smooth_perceptron",)),
@@ -226,6 +265,15 @@ EQUIVALENCES = [
                 _theorem6, ("nag_margin",)),
     Equivalence("Theorem 5 (Yu et al.)", "mirror prox: the plays are the half iterates; w_bar_T, p_bar_T agree",
                 _yu, ("mirror_prox_perceptron",)),
+    Equivalence("Frank-Wolfe (Abernethy & Wang 2017)", "FTL (y) vs best response (x), alpha_t = t, on the "
+                "Fenchel game of ridge logistic loss: x_bar_T = Frank-Wolfe's x_T (c_t = 2/(t+1)) on 4 domains",
+                _frank_wolfe, ("frank_wolfe",)),
+    Equivalence("Accelerated gradient (Wang & Abernethy 2018)", "optimistic FTL (y) vs OMD shown y_t (x), alpha_t = t: "
+                "x_bar_T = w_T of Nesterov's similar-triangles form, on R^d and a ball",
+                _accelerated_gradient, ("accelerated_gradient",)),
+    Equivalence("Heavy ball (Wang & Abernethy 2018)", "FTL (y) vs gradient descent shown y_t (x), alpha_t = t: "
+                "x_bar_T = heavy ball with eta_t = 2 gamma t/(t+1), mu_t = (t-2)/(t+1)",
+                _heavy_ball, ("heavy_ball",)),
     Equivalence("Theorem 7 (Algorithm 4)", "accelerated p-norm perceptron: the plays w_t, pi_t and w_bar_T, "
                 "pi_bar_T equal Algorithm 4's closed-form loop (p = 2, 4)", _algorithm4, ("pnorm_perceptron",)),
 ]

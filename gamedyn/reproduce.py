@@ -18,6 +18,9 @@ Groups of claims (a name on the command line selects a group, a recipe or a pape
   for GD with schedule (7), strict monotonicity, Theorem 3.4 for Adaptive SGD and Theorem 3.5 (i)
   for Block Adaptive SGD.
 
+* ``fenchel`` -- :mod:`gamedyn.experiments.fenchel`: Frank-Wolfe's O(1/T) on the simplex and
+  accelerated gradient's O(1/T^2) (Nesterov's worst quadratic, a random quadratic, logistic loss).
+
 Profiles: ``quick`` (a smoke run, well under 20 s), ``default`` and ``full`` (larger T, more data
 sets, smaller margins). See :data:`PROFILES`. Each profile has wall-clock limits: a claim that runs
 past ``claim_seconds`` is stopped and FAILs, and once the run has used ``total_seconds`` the
@@ -637,6 +640,9 @@ def build_claims() -> list:
     from gamedyn.experiments.matrix_games import matrix_game_claims
 
     claims += matrix_game_claims()
+    from gamedyn.experiments.fenchel import fenchel_claims
+
+    claims += fenchel_claims()
     return claims
 
 

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from gamedyn import OFTL, Entropy, FTRLPlus, RegularizedBilinear, play
+from gamedyn._validation import check_unit_rows
 from gamedyn.recipes._recipe import Recipe, rounds_with_quadratic_rate
 from gamedyn.recipes._result import RecipeResult
 
@@ -31,12 +32,13 @@ _P_PLAYER = {  # theta -> (eta, p-player weights, output weights, output scale)
 }
 
 
-def accelerated_perceptron(A, T, theta="wang", *, stop=None, record=False):
+def accelerated_perceptron(A, T, theta="wang", *, stop=None, record=False, normalize=False):
     r"""Proposition 2: :math:`v_T=\tfrac14\sum_t\alpha_tw_t`, :math:`q_T=p_T` (``theta="wang"``);
     :math:`v_T=\tfrac12\sum_t\alpha_{t+1}w_t` with the p-player on weights t + 1 and eta = 1/2 (``"ji"``).
 
     ``.w`` = v_T, ``.p`` = p_T.
     """
+    A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     if theta not in _P_PLAYER:
         raise ValueError(f"theta must be 'wang' (theta_(t-1) = t/(2(t+1))) or 'ji' (theta = 1), got {theta!r}.")
     eta, p_weights, output_weights, scale = _P_PLAYER[theta]
@@ -52,7 +54,7 @@ def accelerated_perceptron(A, T, theta="wang", *, stop=None, record=False):
         stop=stop,
         record=record,
     )
-    return RecipeResult(w=scale * game.w_sum, p=game.p_last, game=game)
+    return RecipeResult(w=scale * game.w_sum, p=game.p_last, game=game, row_scale=row_scale)
 
 
 def _rounds_to_separate(n, gamma, options):

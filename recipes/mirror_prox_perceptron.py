@@ -17,16 +17,17 @@ import math
 import numpy as np
 
 from gamedyn import OMD, Bilinear, Entropy, MirrorDescent, OpponentSecondary, SquaredEuclidean, play
-from gamedyn._validation import check_positive
+from gamedyn._validation import check_positive, check_unit_rows
 from gamedyn.recipes._recipe import Recipe, average, rounds_with_linear_rate
 from gamedyn.recipes._result import RecipeResult
 
 
-def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, stop=None, record=False):
+def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, stop=None, record=False, normalize=False):
     r"""Theorem 5: the plays are mirror prox's half iterates; ``.w`` = w_bar_T, ``.p`` = p_bar_T.
 
     Default steps eta_w = 1/sqrt(2 log n), eta_p = sqrt(2 log n) (Nemirovski's ball x simplex setup).
     """
+    A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     payoff = Bilinear(A)
     n = payoff.p_dimension
     if (eta_w is None or eta_p is None) and n < 2:
@@ -44,7 +45,8 @@ def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, stop=None, record=Fa
         stop=stop,
         record=record,
     )
-    return RecipeResult(w=game.w_average, p=game.p_average, game=game, steps={"eta_w": eta_w, "eta_p": eta_p})
+    return RecipeResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale,
+                        steps={"eta_w": eta_w, "eta_p": eta_p})
 
 
 def _rounds_to_separate(n, gamma, options):

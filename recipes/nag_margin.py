@@ -14,12 +14,14 @@ import math
 import numpy as np
 
 from gamedyn import OFTRL, Entropy, FTRLPlus, RegularizedBilinear, play
+from gamedyn._validation import check_unit_rows
 from gamedyn.recipes._recipe import Recipe, rounds_with_quadratic_rate
 from gamedyn.recipes._result import RecipeResult
 
 
-def nag_margin(A, T, *, stop=None, record=False):
+def nag_margin(A, T, *, stop=None, record=False, normalize=False):
     r"""Theorem 6: :math:`s_T=\tfrac14\sum_t\alpha_tw_t`. ``.w`` = s_T, ``.p`` = p_T = sigma(A u_T)."""
+    A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     game = play(
         RegularizedBilinear(A),
         w_learner=FTRLPlus(),
@@ -30,7 +32,7 @@ def nag_margin(A, T, *, stop=None, record=False):
         stop=stop,
         record=record,
     )
-    return RecipeResult(w=game.w_sum / 4, p=game.p_last, game=game)
+    return RecipeResult(w=game.w_sum / 4, p=game.p_last, game=game, row_scale=row_scale)
 
 
 def _rounds_to_separate(n, gamma, options):

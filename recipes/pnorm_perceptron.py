@@ -16,14 +16,16 @@ import numbers
 import numpy as np
 
 from gamedyn import OFTRL, Bilinear, Entropy, FTRLPlus, QNorm, play
+from gamedyn._validation import check_unit_rows
 from gamedyn.recipes._recipe import Recipe, average, rounds_with_linear_rate
 from gamedyn.recipes._result import RecipeResult
 
 
-def pnorm_perceptron(A, T, p, *, stop=None, record=False):
+def pnorm_perceptron(A, T, p, *, stop=None, record=False, normalize=False):
     r"""Theorem 7: min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n)/T. ``.w`` = w_bar_T, ``.p`` = pi_bar_T."""
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (2 <= p < np.inf):
         raise ValueError(f"p must be a real number >= 2 (the norm of the data, ||x_i||_p <= 1), got {p!r}.")
+    A, row_scale = check_unit_rows(A, normalize, norm=p)  # rows with ||x_i||_p <= 1 (Theorem 7)
     payoff = Bilinear(A)
     n = payoff.p_dimension
     if n < 2:
@@ -38,10 +40,12 @@ def pnorm_perceptron(A, T, p, *, stop=None, record=False):
         T=T,
         weights="constant",
         first="w",
+        margin_norm=q,
         stop=stop,
         record=record,
     )
-    return RecipeResult(w=game.w_average, p=game.p_average, game=game, steps={"eta_w": eta_w, "eta_p": eta_p})
+    return RecipeResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale,
+                        steps={"eta_w": eta_w, "eta_p": eta_p})
 
 
 def _max_margin_direction(A, options):

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from gamedyn import OFTL, Entropy, FTRLPlus, RegularizedBilinear, play
+from gamedyn._validation import check_unit_rows
 from gamedyn.recipes._recipe import Recipe, average, rounds_with_quadratic_rate
 from gamedyn.recipes._result import RecipeResult
 
@@ -29,7 +30,7 @@ def _regret_bound(n, options):
     return "Thm 3: 4 log n", 4 * np.log(n)
 
 
-def smooth_perceptron(A, T, *, stop=None, record=False):
+def smooth_perceptron(A, T, *, stop=None, record=False, normalize=False):
     r"""Proposition 1: :math:`v_{T-1}=\bar w_T` and :math:`q_{T-1}=\sum_t\alpha_tp_t/S_T`.
 
     ``.w`` = w_bar_T, ``.p`` = sum_t alpha_t p_t / S_T.
@@ -40,6 +41,7 @@ def smooth_perceptron(A, T, *, stop=None, record=False):
     >>> bool(np.min(A @ result.w) > 0)
     True
     """
+    A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     game = play(
         RegularizedBilinear(A),
         w_learner=OFTL(),
@@ -50,7 +52,7 @@ def smooth_perceptron(A, T, *, stop=None, record=False):
         stop=stop,
         record=record,
     )
-    return RecipeResult(w=game.w_average, p=game.p_average, game=game)
+    return RecipeResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale)
 
 
 RECIPE = Recipe(

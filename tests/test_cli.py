@@ -62,6 +62,7 @@ def test_run_json_matches_the_recipe_and_theorem2(capsys):
     assert final["normalized_margin"] == pytest.approx(normalized_margin(A, result.w), rel=1e-12)
     assert final["theorem2_bound"] == pytest.approx(result.game.theorem2_bound, rel=1e-12)
     assert document["max_margin"] == pytest.approx(max_margin(A).gamma, rel=1e-12)
+    np.testing.assert_allclose(document["output"], result.w, rtol=1e-15)  # the output vector itself
     for step in document["steps"]:  # Theorem 2's bound is (R_w + R_p) / S_t with S_t = t(t+1)/2
         t = step["t"]
         assert step["theorem2_bound"] == pytest.approx((step["w_regret"] + step["p_regret"]) / (t * (t + 1) / 2))
@@ -106,6 +107,9 @@ def test_originals_give_the_same_normalised_margin_as_their_recipe(capsys, name)
     original_steps = run_json(capsys, "run", original_name, *arguments)["steps"]
     recipe_steps = run_json(capsys, "run", recipe, *arguments)["steps"]
     assert [step["t"] for step in original_steps] == [step["t"] for step in recipe_steps]
+    original_output = np.array(run_json(capsys, "run", original_name, *arguments)["output"])
+    recipe_output_ = np.array(run_json(capsys, "run", recipe, *arguments)["output"])
+    np.testing.assert_allclose(original_output, recipe_output_, rtol=1e-9, atol=1e-12)  # the output vectors agree
     for ours, theirs in zip(original_steps, recipe_steps):  # Propositions 1, 2, Theorems 5, 6
         assert ours["normalized_margin"] == pytest.approx(theirs["normalized_margin"], rel=1e-10, abs=1e-12)
 
@@ -211,7 +215,6 @@ def _error_files(folder):
     (["run", "no_such_recipe"], "valid names: smooth_perceptron"),
     (["run", "nag_margin", "--data", "{missing}"], "no such file"),
     (["run", "nag_margin", "--data", "{bad_labels}"], "labels must be in {-1, +1} or {0, 1}"),
-    (["run", "nag_margin", "--data", "{xor}"], "not linearly separable"),
     (["run", "nag_margin", "--data", "{unknown}"], "unknown data format"),
     (["run", "nag_margin", "--data", "{broken}"], "cannot be read"),
     (["run", "nag_margin", "--T", "0"], "--T must be a positive integer"),
@@ -306,6 +309,23 @@ def test_progress_bar_on_a_real_pseudo_terminal_and_not_in_a_pipe():
     assert process.returncode == 0
     assert b"nag_margin, round [" in drawn and b"300/300" in drawn  # on the terminal (stderr)
     assert b"round [" not in out and b"\r" not in out  # stdout is a pipe: plain lines only
+
+
+@pytest.mark.parametrize("name", ["nag_margin", "smooth_perceptron", "mirror_prox_perceptron", "original.nag"])
+def test_run_certifies_non_separable_data_with_exit_status_0(tmp_path, capsys, name):
+    files = _error_files(tmp_path)
+    code, out, err = run_cli(capsys, "run", name, "--data", str(files["xor"]), "--T", "200")
+    assert code == 0, err
+    assert "verdict: not separable: 0 lies in the convex hull of the rows (Gordan)" in out
+
+
+def test_run_reports_the_certified_upper_end_each_step(capsys):
+    code, out, err = run_cli(capsys, "run", "smooth_perceptron", "--synthetic", "60,5,0.1", "--T", "100")
+    assert code == 0 and "upper U_t" in out and "verdict: separable" in out
+    gamma = float(out.split("max margin gamma = ")[1].split()[0])
+    rows = [line.split() for line in out.splitlines() if line.strip() and line.split()[0].isdigit()]
+    uppers = [float(row[-1]) for row in rows]
+    assert all(upper >= gamma * (1 - 1e-5) for upper in uppers)  # gamma is printed to 6 digits
 
 
 # ------------------------------------------------------------------ leaks (issue 11, item 7)
@@ -436,11 +456,12 @@ def test_original_output_read_from_its_trajectory_is_its_final_output(name):
     """The registry's OriginalForm: w after round t (read from the trajectory) = the output of the t-round run."""
     A = signed_rows(*make_separable(40, 5, 0.1, 1))
     entry = cli.resolve_entry(f"original.{name}")
-    reports, _ = cli.run_original(entry, A, 12, [1, 5, 12], p=3.0)
+    reports, _, output = cli.run_original(entry, A, 12, [1, 5, 12], p=3.0)
     assert [step.t for step in reports] == [1, 5, 12]
     for step in reports:
         w = entry.form.final(entry.form.call(A, step.t, {"p": 3.0, "theta": "wang"}, False))
         assert step.margin == pytest.approx(float(np.min(A @ w)), rel=1e-12, abs=1e-15)
+    np.testing.assert_allclose(output, w, rtol=1e-12, atol=1e-15)  # the final output vector (run --json)
 
 
 @pytest.mark.parametrize("name", [entry.name for entry in recipe_entries() + original_entries()])

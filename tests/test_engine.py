@@ -251,7 +251,7 @@ def test_originals_and_oracles_that_read_rows_say_so(function):
 
 @pytest.mark.parametrize("format", ["csr", "csc"])
 def test_sparse_matrix_is_used_through_views_not_copies(format):
-    A = sp.random(80, 12, density=0.3, format=format, random_state=0, dtype=np.float64)
+    A = sp.random(80, 12, density=0.3, format=format, random_state=0, dtype=np.float64) / 2.0  # rows of norm <= 1
     payoff = Bilinear(A)
     assert payoff.A is A
     assert np.shares_memory(payoff._A_transpose.data, A.data)
@@ -285,7 +285,8 @@ def test_loss_is_a_value_type():
 def _multiclass(n=200, d=6, K=4, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
-    return X, np.where(rng.normal(size=(n, K)) + 2 * X[:, :K] > 0, 1.0, -1.0)
+    Y = np.where(rng.normal(size=(n, K)) + 2 * X[:, :K] > 0, 1.0, -1.0)
+    return X / np.max(np.linalg.norm(X, axis=1)), Y  # rows of norm <= 1, as the recipes require (issue 9)
 
 
 BATCHED = ["smooth_perceptron", "accelerated_perceptron", "accelerated_perceptron_ji", "nag_margin", "pnorm_perceptron"]

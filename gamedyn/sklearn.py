@@ -1,0 +1,282 @@
+r"""A scikit-learn estimator: the certified max-margin linear classifier (``pip install gamedyn[sklearn]``).
+
+:class:`MarginClassifier` finds the l2 max-margin direction through the origin,
+
+.. math::
+
+    w^* = \arg\max_{\|w\|_2\le1}\min_i y_i\langle x_i, w\rangle,\qquad
+    \gamma^* = \min_{p\in\Delta_n}\|A^\top p\|_2\quad(a_i = y_ix_i),
+
+with an optional intercept as a constant feature (``fit_intercept=True``, value
+``intercept_scaling``), and returns the certificate ``certificate_`` (:class:`gamedyn.certificates.
+Certificate`) of :mod:`gamedyn.certificates`: ``lower <= gamma* <= upper`` on the rescaled rows.
+
+Size-aware solver (``recipe="auto"``): the exact oracle when ``min(n, d) <= exact_threshold``
+(default 500), else the game dynamics (``smooth_perceptron``) stopped by ``margin_within(tol)``.
+The exact oracle is :func:`gamedyn.max_margin` (least-distance programming, gap <= 1e-14) on a
+working set of rows that grows by the most violated rows until none is violated (see
+:func:`_exact`); its cost grows with the support size squared, and the support holds at most
+``min(n, d + 1)`` rows, while the number of rounds the dynamics need barely depends on n or d.
+Measured CPU times (``benchmarks/head_to_head.py --threshold``, medians of 5, 1 BLAS thread,
+loaded machine, tol = 0.01, planted margin 0.05), exact vs dynamics: n = d = 300: 0.015 s vs
+0.066 s; n = d = 1000: 0.45 s vs 0.37 s; n = d = 2000: 7.0 s vs 2.0 s; d = 64 with n = 1000:
+0.021 s vs 0.18 s and n = 10^4: 0.10 s vs 1.45 s. The crossover lies between min(n, d) = 300 and
+1000; hence the threshold on min(n, d).
+
+Non-separable training data (for one class against the rest): the fit never hangs (at most
+``max_iter`` rounds, or the exact oracle's finite NNLS); it warns (:class:`NotSeparableWarning`)
+with the certificate's verdict and keeps the best direction found: the dynamics' output, whose
+normalised margin is ``certificate_.lower`` (<= 0), stopped early by ``infeasible(1e-4)`` once no
+separator can have a normalised margin above 1e-4 (then the Gordan LP decides separability).
+
+Multiclass: one-vs-rest, one max-margin problem per class (``n_jobs`` runs them in parallel with
+joblib; a batched engine can replace this loop).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+try:  # the optional extra: without it this module imports, and constructing an estimator says what to install
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import check_is_fitted, validate_data
+
+    _SKLEARN_MISSING = None
+except ImportError as error:  # pragma: no cover - exercised by test_sklearn's monkeypatched import
+    BaseEstimator = ClassifierMixin = object
+    _SKLEARN_MISSING = error
+
+from gamedyn import stops
+from gamedyn._validation import check_unit_rows
+from gamedyn.certificates import Certificate, certificate_of, certify_not_separable
+from gamedyn.margins import max_margin
+
+__all__ = ["MarginClassifier", "NotSeparableWarning"]
+
+# Non-separable data: stop once no direction can have normalised margin above this (rows of norm <= 1).
+INFEASIBLE_BELOW = 1e-4
+
+
+class NotSeparableWarning(UserWarning):
+    """The training data (one class against the rest) are not certified separable through the origin."""
+
+
+def _recipes():
+    import gamedyn.recipes as recipes
+
+    return {
+        "smooth_perceptron": recipes.smooth_perceptron,
+        "accelerated_perceptron": recipes.accelerated_perceptron,
+        "nag_margin": recipes.nag_margin,
+        "mirror_prox_perceptron": recipes.mirror_prox_perceptron,
+    }
+
+
+RECIPES = ("auto", "exact", "smooth_perceptron", "accelerated_perceptron", "nag_margin", "mirror_prox_perceptron")
+
+
+def _signed_rows(X, signs):
+    return sp.csr_matrix(X.multiply(signs[:, None])) if sp.issparse(X) else X * signs[:, None].astype(X.dtype)
+
+
+def _exact(A):
+    """The exact oracle's direction and certificate, by a working set of rows; None if not separable.
+
+    The max margin gamma_S of a subset S of the rows is >= gamma* (fewer constraints), and its dual,
+    zero outside S, is a distribution on all rows with ||A^T p|| = gamma_S: a valid upper end. Its
+    direction's margin over all rows is a valid lower end. Start from the 4(d + 1) rows with the smallest
+    margin along the mean row, solve on S with :func:`gamedyn.max_margin`, add the rows whose margin
+    falls below gamma_S (the most violated first), repeat: once none does, lower = gamma_S = upper (up to
+    the oracle's 1e-14 gap). A non-separable subset certifies the whole set non-separable. One product
+    with A per pass; the oracle only ever sees |S| rows (at most d + 1 of them support vectors).
+    """
+    n, d = A.shape
+    batch = 4 * (d + 1)
+    if n <= max(2 * batch, 2000):  # small: one plain solve beats the passes (iris: 0.5 ms vs 2 ms; n = 3000, d = 64: 94 vs 41 ms)
+        chosen = np.arange(n)
+    else:
+        centre = np.asarray(A.T @ np.full(n, 1.0 / n)).ravel()
+        chosen = np.argsort(np.asarray(A @ centre).ravel(), kind="stable")[:batch]
+    while True:
+        subset = A[chosen]
+        try:
+            oracle = max_margin(subset)
+        except ValueError:
+            return None
+        values = np.asarray(A @ oracle.direction, dtype=np.float64).ravel()
+        outside = np.ones(n, dtype=bool)
+        outside[chosen] = False
+        violated = np.flatnonzero(outside & (values < oracle.gamma))
+        if violated.size == 0:
+            dual = np.zeros(n)
+            dual[chosen] = oracle.dual
+            return oracle.direction, Certificate(lower=float(np.min(values)), upper=oracle.upper, separable=True,
+                                                 p=dual, rounds=1)
+        worst = violated[np.argsort(values[violated], kind="stable")[:batch]]
+        chosen = np.concatenate([chosen, worst])
+
+
+def _solve_one(A, recipe, tol, max_iter, previous):
+    """(direction, certificate, rounds) for the rows A (norms <= 1) of one binary problem."""
+    if previous is not None:  # warm start: keep the previous direction if it still certifies tol
+        w, p = previous
+        if p.shape[0] == A.shape[0]:
+            certificate = certificate_of(A, w, p)
+            if certificate.relative_gap <= tol:
+                return w, certificate, 0
+    n, d = A.shape
+    if recipe == "exact":
+        found = _exact(A)
+        if found is not None:
+            return (*found, 1)
+        recipe = "smooth_perceptron"  # not separable: the dynamics give the certificate and a direction
+    rule = stops.any_of(stops.margin_within(tol), stops.infeasible(INFEASIBLE_BELOW))
+    result = _recipes()[recipe](A, max_iter, stop=rule)
+    certificate = result.certificate
+    if certificate.separable is None:
+        certificate = certify_not_separable(A, certificate)
+    norm = float(np.linalg.norm(result.w))
+    direction = result.w / norm if norm > 0 else np.asarray(result.w, dtype=np.float64)
+    return direction, certificate, result.game.rounds
+
+
+class MarginClassifier(ClassifierMixin, BaseEstimator):
+    r"""Certified max-margin linear classifier (one-vs-rest for more than two classes).
+
+    Parameters:
+        recipe: ``"auto"`` (exact oracle when ``min(n, d) <= exact_threshold``, else the smooth
+            perceptron), ``"exact"``, or a recipe name: ``"smooth_perceptron"``,
+            ``"accelerated_perceptron"``, ``"nag_margin"``, ``"mirror_prox_perceptron"``.
+        tol: certified relative margin gap (U - L)/U at which the dynamics stop; it bounds
+            (gamma* - margin)/gamma*.
+        max_iter: the most rounds of the dynamics per binary problem.
+        fit_intercept: append the constant feature ``intercept_scaling`` (a bias through it).
+        intercept_scaling: the value of that feature.
+        normalize: rescale the rows by max ||x_i|| (the theorems assume <= 1); with False, rows of
+            norm > 1 raise a ValueError.
+        warm_start: reuse the previous fit's direction when it still certifies ``tol`` on the new data.
+        n_jobs: binary problems solved in parallel (joblib) for multiclass data.
+        exact_threshold: ``"auto"`` uses the exact oracle when ``min(n, d) <= exact_threshold``.
+
+    Attributes: ``coef_`` (1 x d, or K x d), ``intercept_``, ``classes_``, ``n_iter_`` (rounds;
+    1 for the exact oracle, 0 for a kept warm start), ``certificate_`` (a Certificate, or a list of
+    K), ``row_scale_`` (the factor the rows were divided by), ``solver_`` (what "auto" chose).
+
+    >>> import numpy as np
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
+    >>> model = MarginClassifier(fit_intercept=False).fit(X, [1, 1, 0, 0])
+    >>> model.predict([[1.0, 1.0], [-1.0, -1.0]]).tolist(), model.certificate_.separable
+    ([1, 0], True)
+    """
+
+    def __init__(self, recipe="auto", tol=0.01, max_iter=10_000, fit_intercept=True, intercept_scaling=1.0,
+                 normalize=True, warm_start=False, n_jobs=None, exact_threshold=500):
+        if _SKLEARN_MISSING is not None:
+            raise ImportError("gamedyn.sklearn.MarginClassifier needs scikit-learn: pip install gamedyn[sklearn]")
+        self.recipe = recipe
+        self.tol = tol
+        self.max_iter = max_iter
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.normalize = normalize
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.exact_threshold = exact_threshold
+
+    def _check_parameters(self):
+        if self.recipe not in RECIPES:
+            raise ValueError(f"recipe must be one of {RECIPES}, got {self.recipe!r}.")
+        for name in ("tol", "intercept_scaling"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a positive finite number, got {value!r}; e.g. {name}=0.01.")
+        for name in ("max_iter", "exact_threshold"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+        for name in ("fit_intercept", "normalize", "warm_start"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}.")
+
+    def _features(self, X):
+        if not self.fit_intercept:
+            return X
+        column = np.full((X.shape[0], 1), self.intercept_scaling, dtype=X.dtype)
+        return sp.hstack([X, sp.csr_matrix(column)], format="csr") if sp.issparse(X) else np.hstack([X, column])
+
+    def fit(self, X, y):
+        """Fit one certified max-margin direction per class (one-vs-rest), or one for two classes."""
+        self._check_parameters()
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if classes.size < 2:
+            raise ValueError(f"y has only one class ({classes.tolist()}); a classifier needs at least two classes.")
+        Z, row_scale = check_unit_rows(self._features(X), self.normalize, name="X")
+        n, d = Z.shape
+        solver = self.recipe
+        if solver == "auto":
+            solver = "exact" if min(n, d) <= self.exact_threshold else "smooth_perceptron"
+        problems = [classes[1]] if classes.size == 2 else list(classes)
+        keep = (self.warm_start and hasattr(self, "coef_") and np.array_equal(getattr(self, "classes_", []), classes)
+                and self.coef_.shape[1] + int(self.fit_intercept) == d)
+        previous = [None] * len(problems)
+        if keep:
+            old = np.hstack([self.coef_, self.intercept_[:, None] / self.intercept_scaling]) if self.fit_intercept else self.coef_
+            old_certificates = self.certificate_ if isinstance(self.certificate_, list) else [self.certificate_]
+            previous = [(old[k], old_certificates[k].p) for k in range(len(problems))]
+
+        def solve(k):
+            signs = np.where(y == problems[k], 1.0, -1.0)
+            return _solve_one(_signed_rows(Z, signs), solver, float(self.tol), int(self.max_iter), previous[k])
+
+        if self.n_jobs is not None and len(problems) > 1:
+            from joblib import Parallel, delayed
+
+            solved = Parallel(n_jobs=self.n_jobs)(delayed(solve)(k) for k in range(len(problems)))
+        else:
+            solved = [solve(k) for k in range(len(problems))]
+        directions = np.array([direction for direction, _, _ in solved])
+        certificates = [certificate for _, certificate, _ in solved]
+        for label, certificate in zip(problems, certificates):
+            if not certificate.separable:
+                warnings.warn(
+                    f"class {label!r} against the rest: {certificate.verdict()}. coef_ is the best direction "
+                    f"found (normalised margin {certificate.lower:.3g}); for overlapping classes use a "
+                    "soft-margin model (e.g. sklearn.svm.LinearSVC).",
+                    NotSeparableWarning, stacklevel=2)
+        self.classes_ = classes
+        self.solver_ = solver
+        self.row_scale_ = row_scale
+        self.coef_ = directions[:, : X.shape[1]].astype(np.float64)
+        self.intercept_ = (directions[:, -1] * self.intercept_scaling if self.fit_intercept
+                           else np.zeros(len(problems)))
+        self.certificate_ = certificates[0] if len(problems) == 1 else certificates
+        rounds = [r for _, _, r in solved]
+        self.n_iter_ = max(rounds[0], 0) if len(problems) == 1 else np.array(rounds)
+        return self
+
+    def decision_function(self, X):
+        """<x, coef_> + intercept_: positive for classes_[1] (binary), one column per class otherwise."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
+        scores = np.asarray(X @ self.coef_.T, dtype=np.float64) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """The class of the largest score (binary: classes_[1] where the score is positive)."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
