@@ -349,7 +349,13 @@ class ConcaveConvex(Payoff):
                                     p_domain, p_bar)
         if best_w is None or best_p is None:
             return float("inf")
-        return self.value(best_w, p_bar) - self.value(w_bar, best_p)
+        best_reply_to_p, best_reply_to_w = self.value(best_w, p_bar), self.value(w_bar, best_p)
+        if w_domain.contains(w_bar) and p_domain.contains(p_bar):
+            # w_bar and p_bar are themselves candidates: max_w g(w, p_bar) >= g(w_bar, p_bar) >= min_p g(w_bar, p),
+            # so an optimiser that stops short (absolute tolerances) never reports a negative gap.
+            centre = self.value(w_bar, p_bar)
+            best_reply_to_p, best_reply_to_w = max(best_reply_to_p, centre), min(best_reply_to_w, centre)
+        return best_reply_to_p - best_reply_to_w
 
     def loss_for_p(self, w, p_played=None) -> Loss:
         if p_played is None:
