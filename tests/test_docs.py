@@ -128,10 +128,11 @@ def test_reference_page_names_every_public_name(name):
 
 def test_readme_test_command_is_what_ci_runs():
     """README's test command (the bash block right after "Then the tests") appears verbatim in .ci/run,
-    and installs the extras whose tests would otherwise be skipped (matplotlib: plot, scikit-learn: data)."""
+    and installs the extras whose tests would otherwise be skipped (matplotlib: plot, scikit-learn: data and
+    sklearn, dask: dask)."""
     readme = (ROOT / "README.md").read_text()
     after = readme[readme.index("Then the tests"):]
     command = re.search(r"```bash\n(.*?)\n```", after, re.DOTALL).group(1).strip()
     assert command in (ROOT / ".ci" / "run").read_text().splitlines()
     extras = re.search(r'"\.\[(.*?)\]"', command).group(1).split(",")
-    assert {"test", "plot", "data"} <= set(extras) or "all" in extras, command
+    assert {"test", "plot", "data", "sklearn", "dask"} <= set(extras) or "all" in extras, command
