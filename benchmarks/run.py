@@ -191,6 +191,7 @@ def section_batched(n, d, K, T, repeats):
         return
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, d)) / np.sqrt(d)
+    X /= np.max(np.linalg.norm(X, axis=1))  # the theorems' ||x_i|| <= 1, which the recipes check
     Y = np.where(rng.normal(size=(n, K)) + X[:, :K] * 3 > 0, 1.0, -1.0)
     batch = lambda: recipes.nag_margin(gamedyn.one_vs_rest(X, Y), T)  # noqa: E731
     single_A = signed_rows(X, Y[:, 0])
