@@ -1,58 +1,253 @@
-"""Benchmarks: the cost of the composable form against the original loops, and memory in T.
+"""Benchmarks: every ratio of issue 8's acceptance list, measured side by side in one run.
 
-Run: ``python benchmarks/run.py`` (about a minute on 2 cores). Every figure is a ratio of two
-measurements taken in this one run, so it does not depend on the machine's absolute speed.
+Run: ``python benchmarks/run.py`` (a few minutes on 2 cores) or ``python benchmarks/run.py --quick``
+(a smoke test, seconds). Every figure is a ratio of two measurements taken in this one run, so it
+does not depend on the machine's absolute speed. Method: the variants of one comparison are run
+**interleaved** (A, B, A, B, ...), each ``--repeats`` times (default 5); a ratio is the ratio of the
+**medians**, given for CPU time (``time.process_time``) and wall time (``time.perf_counter``). The
+BLAS thread count is printed first (set ``OPENBLAS_NUM_THREADS=1`` / ``OMP_NUM_THREADS=1`` to pin it).
 
-* time ratio = recipe (generic runner, learners, regularizers) / original (plain numpy loop),
-  best of 3, same data and T;
-* memory ratio = peak traced memory of ``play`` at T = 4000 / at T = 500 (O(n + d) in T means ~1).
+Sections (targets of the issue in brackets):
+
+1. recipe / original loop per iteration, same output [<= 1.3 at 100 x 10 and 500 x 20; <= 1.05 at 20000 x 500]:
+   the slope between runs of T and 2T rounds (fixed costs such as the final duality gap drop out),
+   with the ratio of whole runs beside it;
+2. recipe per iteration / (the products it needs: one A @ w + one A.T @ p, twice that for mirror prox), at 20000 x 500 [<= 1.15];
+3. ``gamedyn.play`` on a 3 x 3 matrix game, both players OFTRL with entropy, / a hand-written numpy loop [<= 2];
+4. float32 A: tracemalloc peak of a recipe run beyond A, / A.nbytes [<= 0.3];
+5. batched K = 10 one-vs-rest NAG per game / one separate run [<= 0.5];
+6. memory in T: peak of ``play`` at T = 4000 / at T = 500 [~1: O(n + d) in T].
+
+7. with ``--dask``: the out-of-core benchmark, ``benchmarks/dask_bench.py``'s ``run(quick=...)``
+   (dask operator / numpy per round at n = 2e6, d = 100, driver peak RSS from ``.npy`` chunks).
 """
 
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import pathlib
+import statistics
+import sys
 import time
 import tracemalloc
 
-import numpy as np
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))  # run from a source checkout
 
-from gamedyn import OFTL, Entropy, FTRLPlus, RegularizedBilinear, original, play, recipes
-from gamedyn.datasets import make_separable, signed_rows
+import numpy as np  # noqa: E402
+
+from gamedyn import OFTL, OFTRL, Bilinear, Entropy, FTRLPlus, RegularizedBilinear, original, play, recipes  # noqa: E402
+from gamedyn.datasets import make_separable, signed_rows  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
 
 
-def best_time(function, repeats=3):
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
+def blas_threads() -> str:
+    """The BLAS libraries and their thread counts (threadpoolctl), or the environment if it is missing."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        keys = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+        return ", ".join(f"{key}={os.environ.get(key, 'unset')}" for key in keys) + " (threadpoolctl not installed)"
+    pools = threadpool_info()
+    return ", ".join(f"{pool['internal_api']} {pool['num_threads']} thread(s)" for pool in pools) or "no BLAS pool found"
+
+
+def interleaved(functions: dict, repeats: int) -> dict:
+    """Run the functions interleaved ``repeats`` times; name -> (median CPU s, median wall s)."""
+    cpu = {name: [] for name in functions}
+    wall = {name: [] for name in functions}
+    for function in functions.values():  # warm up (imports, caches, first-touch of pages)
         function()
-        best = min(best, time.perf_counter() - start)
-    return best
+    for _ in range(repeats):
+        for name, function in functions.items():
+            cpu_start, wall_start = time.process_time(), time.perf_counter()
+            function()
+            wall[name].append(time.perf_counter() - wall_start)
+            cpu[name].append(time.process_time() - cpu_start)
+    return {name: (statistics.median(cpu[name]), statistics.median(wall[name])) for name in functions}
 
 
-def peak_memory(function):
-    tracemalloc.start()
-    function()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak
+def ratio_line(label: str, numerator, denominator, target: str) -> str:
+    cpu, wall = numerator[0] / denominator[0], numerator[1] / denominator[1]
+    return f"  {label:44s} cpu {cpu:6.2f}   wall {wall:6.2f}   [{target}]"
 
 
-def main():
-    pairs = {
-        "smooth_perceptron": (recipes.smooth_perceptron, original.smooth_perceptron),
-        "accelerated_perceptron": (recipes.accelerated_perceptron, original.accelerated_perceptron),
-        "mirror_prox_perceptron": (recipes.mirror_prox_perceptron, original.mirror_prox),
-        "nag_margin": (recipes.nag_margin, original.nag),
-    }
-    for n, d, T in ((500, 50, 1000), (5000, 200, 200)):
-        A = signed_rows(*make_separable(n, d, 0.05, seed=0))
-        print(f"n = {n}, d = {d}, T = {T}")
-        print(f"  {'recipe':26s}{'recipe s':>10s}{'original s':>12s}{'ratio':>8s}")
-        for name, (recipe, reference) in pairs.items():
-            game_time = best_time(lambda: recipe(A, T))
-            loop_time = best_time(lambda: reference(A, T))
-            print(f"  {name:26s}{game_time:10.3f}{loop_time:12.3f}{game_time / loop_time:8.2f}")
-    A = signed_rows(*make_separable(300, 30, 0.05, seed=0))
-    short = peak_memory(lambda: play(RegularizedBilinear(A), OFTL(), FTRLPlus(Entropy(), 0.25), 500, weights="linear"))
-    long = peak_memory(lambda: play(RegularizedBilinear(A), OFTL(), FTRLPlus(Entropy(), 0.25), 4000, weights="linear"))
-    print(f"peak memory of play: T = 500: {short / 1024:.0f} KiB, T = 4000: {long / 1024:.0f} KiB, ratio {long / short:.2f}")
+def data(n: int, d: int, dtype=np.float64, seed: int = 0):
+    return signed_rows(*make_separable(n, d, 0.05, seed=seed)).astype(dtype)
+
+
+PAIRS = {  # recipe name -> (recipe call, original call)
+    "smooth_perceptron": (lambda A, T: recipes.smooth_perceptron(A, T), lambda A, T: original.smooth_perceptron(A, T)),
+    "accelerated_perceptron": (lambda A, T: recipes.accelerated_perceptron(A, T),
+                               lambda A, T: original.accelerated_perceptron(A, T)),
+    "accelerated_perceptron ji": (lambda A, T: recipes.accelerated_perceptron(A, T, theta="ji"),
+                                  lambda A, T: original.accelerated_perceptron(A, T, theta="ji")),
+    "mirror_prox_perceptron": (lambda A, T: recipes.mirror_prox_perceptron(A, T), lambda A, T: original.mirror_prox(A, T)),
+    "nag_margin": (lambda A, T: recipes.nag_margin(A, T), lambda A, T: original.nag(A, T)),
+}
+PRODUCTS_PER_ROUND = {"mirror_prox_perceptron": 2}  # pairs (A @ w, A.T @ p) per round; 1 otherwise
+
+
+def per_iteration(times: dict, name: str, T: int):
+    """Per-iteration cost (CPU, wall): the slope between the runs of T and 2T rounds, so the fixed
+    costs (validation, the initial losses, the final regrets and duality gap) drop out."""
+    (cpu_1, wall_1), (cpu_2, wall_2) = times[(name, T)], times[(name, 2 * T)]
+    return (cpu_2 - cpu_1) / T, (wall_2 - wall_1) / T
+
+
+def section_recipes(sizes, repeats):
+    print("1. recipe / original loop, per iteration (slope between T and 2T rounds; in brackets: whole runs of 2T)")
+    for n, d, T in sizes:
+        A = data(n, d)
+        print(f" n x d = {n} x {d}, T = {T}")
+        target = "<= 1.05" if n * d >= 10**6 else "<= 1.3"
+        for name, (recipe, reference) in PAIRS.items():
+            functions = {}
+            for rounds in (T, 2 * T):
+                functions[("recipe", rounds)] = lambda rounds=rounds: recipe(A, rounds)
+                functions[("original", rounds)] = lambda rounds=rounds: reference(A, rounds)
+            times = interleaved(functions, repeats)
+            whole = times[("recipe", 2 * T)][0] / times[("original", 2 * T)][0]
+            print(ratio_line(name, per_iteration(times, "recipe", T), per_iteration(times, "original", T), target)
+                  + f"  (whole runs, cpu {whole:.2f})")
+
+
+def products(A, T, pairs):
+    rng = np.random.default_rng(0)
+    w, p = rng.normal(size=A.shape[1]), rng.dirichlet(np.ones(A.shape[0]))
+    for _ in range(T * pairs):
+        A @ w
+        A.T @ p
+
+
+def section_products(n, d, T, repeats):
+    print(f"2. recipe per iteration / (the products it needs per round) at n x d = {n} x {d}, T = {T}")
+    A = data(n, d)
+    for name, (recipe, _) in PAIRS.items():
+        pairs = PRODUCTS_PER_ROUND.get(name, 1)
+        times = interleaved({("recipe", T): lambda: recipe(A, T), ("recipe", 2 * T): lambda: recipe(A, 2 * T),
+                             "products": lambda: products(A, T, pairs)}, repeats)
+        per_round = (times["products"][0] / T, times["products"][1] / T)
+        print(ratio_line(f"{name} ({2 * pairs} products/round)", per_iteration(times, "recipe", T), per_round, "<= 1.15"))
+
+
+def hand_loop_matrix_game(M, T, eta):
+    """OFTRL with entropy for both players of max_w min_p p^T M w, written out by hand (Protocol 1).
+
+    w_t = softmax(log u - eta (H_{t-1} + h_{t-1})), p_t = softmax(log u - eta (L_{t-1} + l_{t-1})),
+    then l_t = M w_t, h_t = -M^T p_t, with h_0, l_0 from the uniform initial points. Returns the averages.
+    """
+    n, d = M.shape
+    log_w0, log_p0 = np.full(d, -np.log(d)), np.full(n, -np.log(n))
+    w_sum, p_sum = np.zeros(d), np.zeros(n)
+    H, L = np.zeros(d), np.zeros(n)
+    h, l = -(M.T @ np.full(n, 1.0 / n)), M @ np.full(d, 1.0 / d)
+    for _ in range(T):
+        z = log_w0 - eta * (H + h)
+        w = np.exp(z - z.max())
+        w /= w.sum()
+        z = log_p0 - eta * (L + l)
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        l, h = M @ w, -(M.T @ p)
+        H += h
+        L += l
+        w_sum += w
+        p_sum += p
+    return w_sum / T, p_sum / T
+
+
+def section_matrix_game(T, repeats):
+    print(f"3. gamedyn.play on a 3 x 3 matrix game (OFTRL-entropy both) / hand-written numpy loop, T = {T}")
+    M = np.array([[0.0, 1.0, -1.0], [-1.0, 0.0, 1.0], [1.0, -1.0, 0.2]])
+    eta = 0.1
+    game = lambda: play(Bilinear(M), OFTRL(Entropy(), eta), OFTRL(Entropy(), eta), T)  # noqa: E731
+    result, (w_bar, p_bar) = game(), hand_loop_matrix_game(M, T, eta)
+    difference = max(np.max(np.abs(result.w_average - w_bar)), np.max(np.abs(result.p_average - p_bar)))
+    times = interleaved({"play": game, "hand": lambda: hand_loop_matrix_game(M, T, eta)}, repeats)
+    print(ratio_line(f"play / hand loop (same averages to {difference:.0e})", times["play"], times["hand"], "<= 2"))
+
+
+def section_float32(n, d, T):
+    print(f"4. float32 A ({n} x {d}, {n * d * 4 / 2**20:.0f} MiB): tracemalloc peak of a recipe run beyond A / A.nbytes")
+    A = data(n, d, np.float32)
+    for name in ("smooth_perceptron", "mirror_prox_perceptron", "nag_margin"):
+        recipe = PAIRS[name][0]
+        tracemalloc.start()
+        recipe(A, T)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        print(f"  {name:44s} {peak / A.nbytes:6.3f}   [<= 0.3]")
+
+
+def section_batched(n, d, K, T, repeats):
+    import gamedyn
+
+    print(f"5. batched one-vs-rest NAG, K = {K} games at n x d = {n} x {d}, T = {T}: per game / one separate run")
+    if not hasattr(gamedyn, "one_vs_rest"):
+        print("  (gamedyn.one_vs_rest is not available on this branch)")
+        return
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, d)) / np.sqrt(d)
+    Y = np.where(rng.normal(size=(n, K)) + X[:, :K] * 3 > 0, 1.0, -1.0)
+    batch = lambda: recipes.nag_margin(gamedyn.one_vs_rest(X, Y), T)  # noqa: E731
+    single_A = signed_rows(X, Y[:, 0])
+    times = interleaved({"batched": batch, "separate": lambda: recipes.nag_margin(single_A, T)}, repeats)
+    per_game = (times["batched"][0] / K, times["batched"][1] / K)
+    print(ratio_line("batched per game / separate run", per_game, times["separate"], "<= 0.5"))
+
+
+def section_memory_in_T():
+    print("6. memory in T: peak of play at T = 4000 / at T = 500")
+    A = data(300, 30)
+    peaks = []
+    for T in (500, 4000):
+        tracemalloc.start()
+        play(RegularizedBilinear(A), OFTL(), FTRLPlus(Entropy(), 0.25), T, weights="linear")
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    print(f"  T = 500: {peaks[0] / 1024:.0f} KiB, T = 4000: {peaks[1] / 1024:.0f} KiB, ratio {peaks[1] / peaks[0]:.2f}   [~1]")
+
+
+def dask_benchmark(quick: bool):
+    """The hook for the out-of-core benchmark (branch h8-dask): ``benchmarks/dask_bench.py::run``."""
+    path = HERE / "dask_bench.py"
+    if not path.exists():
+        print("7. dask: benchmarks/dask_bench.py is not on this branch")
+        return
+    spec = importlib.util.spec_from_file_location("dask_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    print("7. dask (benchmarks/dask_bench.py)")
+    module.run(quick=quick)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes and 2 repeats: a smoke test")
+    parser.add_argument("--repeats", type=int, default=None, help="interleaved repetitions (default 5; 2 with --quick)")
+    parser.add_argument("--dask", action="store_true", help="also run benchmarks/dask_bench.py (needs gamedyn[dask])")
+    args = parser.parse_args(argv)
+    repeats = args.repeats or (2 if args.quick else 5)
+    print(f"BLAS: {blas_threads()}; numpy {np.__version__}; {os.cpu_count()} CPUs; "
+          f"medians of {repeats} interleaved repeats; ratios of CPU and of wall time")
+    if args.quick:
+        section_recipes(((100, 10, 200), (500, 20, 100)), repeats)
+        section_products(2000, 50, 10, repeats)
+        section_matrix_game(2000, repeats)
+        section_float32(20000, 100, 10)
+        section_batched(2000, 50, 10, 10, repeats)
+    else:
+        section_recipes(((100, 10, 2000), (500, 20, 1000), (20000, 500, 20)), repeats)
+        section_products(20000, 500, 20, repeats)
+        section_matrix_game(20000, repeats)
+        section_float32(100000, 100, 20)
+        section_batched(20000, 500, 10, 20, repeats)
+    section_memory_in_T()
+    if args.dask:
+        dask_benchmark(args.quick)
 
 
 if __name__ == "__main__":

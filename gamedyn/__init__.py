@@ -6,6 +6,8 @@ Protocol 1 and reports the averaged iterates, the regrets and Theorem 2's certif
 accelerated perceptrons and NAG are recipes in :mod:`gamedyn.recipes`.
 """
 
+from gamedyn._numerics import NumericalRangeError
+from gamedyn.batched import BatchedMatrix, one_vs_rest, shared_matrix
 from gamedyn.datasets import signed_rows
 from gamedyn.margins import margin, max_margin, max_margin_q, normalized_margin
 from gamedyn.hints import CurrentLoss, LastLoss, NoHint, OpponentSecondary
@@ -45,5 +47,5 @@ __all__ = [
     "OFTRL", "OMD", "OpponentSecondary", "Payoff", "QNorm", "Reals", "Regularizer",
     "RegularizedBilinear", "RoundState", "Simplex", "SquaredEuclidean", "Zero", "numerical_argmin",
     "OnlineResult", "online", "play", "positive_margin", "signed_rows", "margin", "max_margin", "max_margin_q",
-    "normalized_margin",
+    "normalized_margin", "NumericalRangeError", "BatchedMatrix", "one_vs_rest", "shared_matrix",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -29,10 +31,21 @@ def softmin(z, scale: float = 1.0):
 
 
 def softmax_logits(logits):
-    """``exp(logits) / sum(exp(logits))`` with the max subtracted; ``-inf`` entries give 0."""
+    """``exp(logits) / sum(exp(logits))`` along axis 0 with the max subtracted; ``-inf`` entries give 0.
+
+    A trailing axis holds independent batched games (one softmax per column).
+    """
     logits = np.asarray(logits)
-    weights = np.exp(logits - np.max(logits))
-    return weights / np.sum(weights)
+    return softmax_in_place(logits - logits.max(axis=0), shifted=True)
+
+
+def softmax_in_place(logits, *, shifted: bool = False):
+    """:func:`softmax_logits` computed in the caller's own float array ``logits`` (overwritten)."""
+    if not shifted:
+        logits -= logits.max(axis=0)
+    np.exp(logits, out=logits)
+    logits /= logits.sum(axis=0)
+    return logits
 
 
 def pnorm_link(theta, p: float):
@@ -43,9 +56,48 @@ def pnorm_link(theta, p: float):
     so that large exponents p - 1 neither overflow nor underflow.
     """
     theta = np.asarray(theta, dtype=np.float64)
+    if theta.ndim > 1:  # batched games: one link per column
+        return np.stack([pnorm_link(column, p) for column in np.moveaxis(theta, -1, 0)], axis=-1)
     scale = np.max(np.abs(theta)) if theta.size else 0.0
     if scale == 0.0:
         return np.zeros_like(theta)
     unit = theta / scale
     norm = np.linalg.norm(unit, ord=p)
     return scale * np.sign(unit) * np.abs(unit) ** (p - 1.0) * norm ** (2.0 - p)
+
+
+class NumericalRangeError(FloatingPointError):
+    """A quantity left float64's range (overflowed to +-inf or became NaN) where no exact rescaling exists.
+
+    Raised instead of returning a silently wrong value; the message names the quantity, its
+    magnitude and a fix (usually: rescale the payoff and the learners' steps).
+    """
+
+
+# Below this magnitude squares cannot overflow or lose precision to underflow.
+_SAFE_LOW, _SAFE_HIGH = 1e-150, 1e150
+
+
+def scaled_norm(z) -> tuple[float, float]:
+    """``(scale, unit_norm)`` with ``||z||_2 = scale * unit_norm``, safe from overflow and underflow.
+
+    In the common range the scale is 1 and the norm is ``sqrt(z @ z)``; outside it the vector is
+    divided by ``scale = max|z_i|`` first (so ``1 <= unit_norm <= sqrt(d)``), as in LAPACK's
+    ``dnrm2``. ``scale`` is NaN or inf when ``z`` holds one; ``(0, 0)`` for the zero vector.
+    """
+    z = np.asarray(z, dtype=np.float64)
+    if not z.size:
+        return 0.0, 0.0
+    scale = float(np.abs(z).max())
+    if _SAFE_LOW < scale < _SAFE_HIGH:
+        return 1.0, math.sqrt(z.dot(z))
+    if scale == 0.0 or not math.isfinite(scale):
+        return scale, (0.0 if scale == 0.0 else scale)
+    unit = z / scale
+    return scale, math.sqrt(unit.dot(unit))
+
+
+def euclidean_norm(z) -> float:
+    """``||z||_2`` without spurious overflow or underflow (inf only when the norm exceeds float64)."""
+    scale, unit_norm = scaled_norm(z)
+    return scale * unit_norm  # Python floats: an overflow gives inf, without a warning

@@ -17,22 +17,95 @@ def _describe(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def check_matrix(A, name: str = "A", *, allow_sparse: bool = True, dtype=None):
-    """Return ``A`` as a finite 2-D float array (or a CSR matrix when sparse input is allowed).
+_OPERATOR_NEEDS_ROWS = (
+    "{name} is matrix-free (a scipy.sparse.linalg.LinearOperator or a batch of games), but this function reads A's rows "
+    "or entries; pass a numpy array or a scipy.sparse matrix (the recipes and gamedyn.play, which "
+    "need only the products A @ w and A.T @ p, accept the operator)."
+)
 
-    Float32 input stays float32 unless ``dtype`` is given; everything else becomes float64.
+
+def _is_operator(A) -> bool:
+    from scipy.sparse.linalg import LinearOperator
+
+    return isinstance(A, LinearOperator) or getattr(A, "batch_size", None) is not None
+
+
+def all_finite(array) -> bool:
+    """True when a dense array has no NaN or infinite entry, with O(1) extra memory.
+
+    ``min`` and ``max`` propagate NaN and are infinite exactly when an entry is, so two reductions
+    replace ``np.isfinite(array).all()`` and its boolean copy of the whole array.
     """
+    if array.size == 0:
+        return True
+    return bool(np.isfinite(array.min()) and np.isfinite(array.max()))
+
+
+def _has_rmatvec(A) -> bool:
+    """Whether a LinearOperator can compute A^T p, decided without a product (an extra pass)."""
+    from scipy.sparse.linalg import LinearOperator
+
+    if not isinstance(A, LinearOperator):
+        return hasattr(A, "T")
+    custom = getattr(A, "_CustomLinearOperator__rmatvec_impl", False)
+    if custom is None:  # LinearOperator(shape, matvec=...) without rmatvec=
+        return False
+    kind = type(A)
+    return not (kind._rmatvec is LinearOperator._rmatvec and kind._adjoint is LinearOperator._adjoint
+                and kind._rmatmat is LinearOperator._rmatmat)
+
+
+def _check_operator(A, name: str):
+    """Shape, dtype, that both products exist, and one probe product, instead of reading every entry."""
+    shape = getattr(A, "shape", None)
+    if shape is None or len(shape) != 2 or shape[0] == 0 or shape[1] == 0:
+        raise ValueError(f"{name} must have a 2-D shape (n, d) with n, d >= 1, got {shape}.")
+    dtype = np.dtype(A.dtype) if getattr(A, "dtype", None) is not None else None
+    if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise TypeError(
+            f"{name} is a linear operator of dtype {dtype}; gamedyn needs float32 or float64 "
+            f"products: build it with dtype=np.float64 (or np.float32)."
+        )
+    if not _has_rmatvec(A):
+        raise TypeError(f"{name} must implement both products, A @ w (matvec) and A.T @ p (rmatvec); "
+                        f"give the LinearOperator an rmatvec=.")
+    n, d = shape
+    probe = np.asarray(A @ np.ones(d, dtype=dtype))
+    if probe.shape[0] != n:
+        raise ValueError(f"{name}: the probe A @ ones(d) has shape {probe.shape}, expected ({n}, ...); check its matvec.")
+    if not all_finite(probe):
+        raise ValueError(f"{name}: the probe product A @ ones(d) is not finite; {name} contains NaN or infinite entries.")
+    return A
+
+
+def check_matrix(A, name: str = "A", *, allow_sparse: bool = True, dtype=None, allow_operator: bool = False,
+                 sparse_formats=("csr",)):
+    """Return ``A`` as a finite 2-D float array (or a sparse matrix when sparse input is allowed).
+
+    Float32 input stays float32 unless ``dtype`` is given; everything else becomes float64. Sparse
+    input keeps its format when it is one of ``sparse_formats`` (else it becomes the first).
+    Finiteness is checked with O(1) extra memory. A ``scipy.sparse.linalg.LinearOperator`` is
+    accepted only with ``allow_operator=True`` (its shape, dtype and one probe product each way are
+    checked; no entry is read); otherwise one clear error says the caller needs A's rows.
+    """
+    if _is_operator(A):
+        if not allow_operator:
+            raise TypeError(_OPERATOR_NEEDS_ROWS.format(name=name))
+        return _check_operator(A, name)
     if sp.issparse(A):
         if not allow_sparse:
             raise TypeError(f"{name} is a scipy.sparse matrix; pass a dense array with {name}.toarray().")
-        A = sp.csr_matrix(A)
+        if tuple(sparse_formats) == ("csr",):
+            A = sp.csr_matrix(A)  # shares the arrays of a CSR input
+        elif A.format not in sparse_formats:
+            A = A.asformat(sparse_formats[0])
         if A.dtype not in (np.float32, np.float64):
             A = A.astype(np.float64)
         if dtype is not None:
-            A = A.astype(dtype)
+            A = A.astype(dtype, copy=False)
         if A.shape[0] == 0 or A.shape[1] == 0:
             raise ValueError(f"{name} has shape {A.shape}; it needs at least one row and one column.")
-        if not np.all(np.isfinite(A.data)):
+        if not all_finite(A.data):
             raise ValueError(f"{name} contains NaN or infinite entries; remove or impute them first.")
         return A
     try:
@@ -51,7 +124,7 @@ def check_matrix(A, name: str = "A", *, allow_sparse: bool = True, dtype=None):
     if dtype is None:
         dtype = np.float32 if array.dtype == np.float32 else np.float64
     array = array.astype(dtype, copy=False)
-    if not np.all(np.isfinite(array)):
+    if not all_finite(array):
         raise ValueError(f"{name} contains NaN or infinite entries; remove or impute them first.")
     return array
 
@@ -125,16 +198,22 @@ def check_unit_rows(A, normalize: bool = False, *, norm: float = 2.0, name: str 
     """
     if not isinstance(normalize, (bool, np.bool_)):
         raise TypeError(f"normalize must be True or False, got {_describe(normalize)}.")
-    A = check_matrix(A, name)
+    if _is_operator(A):
+        return _operator_unit_rows(A, normalize, norm, name)
+    A = check_matrix(A, name, sparse_formats=("csr", "csc"))
     data = A.data if sp.issparse(A) else A
-    top = float(np.max(np.abs(data))) if data.size else 0.0
+    top = max(float(np.max(data)), -float(np.min(data))) if data.size else 0.0  # max|A|, no copy of A
     if top == 0.0:
         raise ValueError(f"every row of {name} is zero; no direction has a positive margin on zero rows.")
-    unit = A / top
     if sp.issparse(A):
-        norms = np.asarray(abs(unit).power(norm).sum(axis=1)).ravel() ** (1.0 / norm)
-    else:
-        norms = np.sum(np.abs(np.asarray(unit, dtype=np.float64)) ** norm, axis=1) ** (1.0 / norm)
+        norms = np.asarray(abs(A / top).power(norm).sum(axis=1)).ravel() ** (1.0 / norm)
+    else:  # blocks of rows: O(block) extra memory, no copy of A
+        norms = np.empty(A.shape[0])
+        block = max(1, 16384 // A.shape[1])
+        for start in range(0, A.shape[0], block):
+            unit = np.abs(A[start:start + block], dtype=np.float64) / top
+            norms[start:start + block] = (np.sum(unit * unit, axis=1) if norm == 2.0
+                                          else np.sum(unit ** norm, axis=1)) ** (1.0 / norm)
     largest = top * float(np.max(norms))
     if normalize:
         return (A / largest).astype(A.dtype) if sp.issparse(A) else (A / np.asarray(largest, dtype=A.dtype)), largest
@@ -145,4 +224,22 @@ def check_unit_rows(A, normalize: bool = False, *, norm: float = 2.0, name: str 
             f"every row has norm <= 1. Pass normalize=True to rescale the rows by max ||x_i|| (recorded as "
             f"result.row_scale), or divide {name} by {largest:.6g} yourself."
         )
+    return A, 1.0
+
+
+def _operator_unit_rows(A, normalize, norm, name):
+    """:func:`check_unit_rows` for matrix-free input. A batch of games ``diag(y_k) X`` has the row
+    norms of ``X`` (labels are +-1), so its rows are checked (and rescaled) through ``X``; a
+    ``LinearOperator`` has no readable rows: it is trusted to have ||x_i|| <= 1 (the caller's
+    promise, as the products are all the dynamics need) and ``normalize=True`` is refused."""
+    X = getattr(A, "X", None)
+    if getattr(A, "batch_size", None) is not None and X is not None and not _is_operator(X):
+        X_checked, row_scale = check_unit_rows(X, normalize, norm=norm, name=f"{name}.X")
+        if row_scale == 1.0:
+            return A, 1.0
+        return type(A)(X_checked, labels=A.labels, size=None if A.labels is not None else A.batch_size), row_scale
+    A = check_matrix(A, name, allow_operator=True)
+    if normalize:
+        raise TypeError(f"normalize=True needs {name}'s rows to measure max ||x_i||, but {name} is matrix-free "
+                        f"(a LinearOperator); pass the operator of A / max ||x_i|| yourself and normalize=False.")
     return A, 1.0

@@ -8,7 +8,9 @@ A hint is a small object with explicit state, consulted by its learner before ea
 * ``predict(state, current_loss) -> Loss | None`` — the guess for round t (``None`` = no hint).
   ``current_loss`` is given only to hints that declare ``needs_current_loss = True``.
 * ``update(state, point, loss, weight) -> state`` — after the round: the learner's own play and
-  the loss it was charged.
+  the loss it was charged. A hint that declares ``sees_induced_loss = True`` is also given
+  ``induced_loss=``, the loss its player's play induced on the opponent, which the runner computed
+  anyway (it is a function of the player's own play, so using it stays a legal strategy).
 
 Write your own by implementing these three methods. Built in: :class:`NoHint` (FTRL, mirror
 descent), :class:`LastLoss` (psi_t = f_{t-1}: OFTL, OFTRL, optimistic OMD), :class:`CurrentLoss`
@@ -86,12 +88,18 @@ class OpponentSecondary:
 
     ``opponent`` is the opponent's learner (a mirror-descent learner, whose state has a
     ``secondary``); ``player`` is ``"w"`` or ``"p"``, the seat of the player *using* this hint.
+
+    Products: ``predict`` costs one (the loss at y^{opp}_{t-1}, which mirror prox needs anyway);
+    ``update`` reuses the induced loss the runner computed (g(w_t, .) for the w-player), so two
+    mirror-prox players cost 4 products per round, as mirror prox does. For an unstructured payoff
+    (linearised losses) the shadow's loss is linearised at y^{opp}, so it is computed here.
     """
 
     opponent: Any
     payoff: Payoff
     player: str = attrs.field(validator=attrs.validators.in_(("w", "p")))
     needs_current_loss = False
+    sees_induced_loss = True
 
     def _opponent_dimension(self) -> int:
         return self.payoff.p_dimension if self.player == "w" else self.payoff.w_dimension
@@ -104,9 +112,10 @@ class OpponentSecondary:
             return self.payoff.loss_for_w(state.secondary, None)
         return self.payoff.loss_for_p(state.secondary, None)
 
-    def update(self, state, point, loss: Loss, weight: float):
-        if self.player == "w":
-            induced = self.payoff.loss_for_p(point, state.secondary)
-        else:
-            induced = self.payoff.loss_for_w(point, state.secondary)
-        return self.opponent.update(state, state.secondary, induced, weight)
+    def update(self, state, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None):
+        if induced_loss is None or not self.payoff.structured:
+            if self.player == "w":
+                induced_loss = self.payoff.loss_for_p(point, state.secondary)
+            else:
+                induced_loss = self.payoff.loss_for_w(point, state.secondary)
+        return self.opponent.update(state, state.secondary, induced_loss, weight)

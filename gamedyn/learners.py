@@ -7,7 +7,15 @@ Every learner is an immutable configuration with three pure functions (the optax
   alpha_t is already known;
 * ``update(state, point, loss, weight) -> state`` — after observing the weighted loss alpha_t f_t.
 
-A learner knows nothing of games, perceptrons or the round number.
+A learner knows nothing of games, perceptrons or the round number. Two optional parts let the
+runner skip work (a user-written learner may ignore both):
+
+* ``loss_sum(state) -> Loss`` — a learner that keeps the weighted loss sum sum_{s<=t} alpha_s f_s
+  (the FTRL family) exposes it, and :func:`gamedyn.play` uses it for the regrets instead of keeping
+  a second copy: every loss is accumulated once;
+* ``sees_induced_loss`` — when True, ``update`` also accepts ``induced_loss=``: the loss the
+  player's own play induced on the opponent (g(w_t, .) for the w-player), which the runner has
+  already computed. A hint that needs it (:class:`gamedyn.OpponentSecondary`) then costs no product.
 
 **FTRL family** (spec section 2), one rule with a pluggable regularizer and hint:
 
@@ -29,7 +37,7 @@ parts. **Mirror-descent family** (Rakhlin & Sridharan's optimistic OMD), with se
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 import numpy as np
@@ -54,7 +62,20 @@ def _check_hint(instance, attribute, value):
 
 
 def _check_eta(instance, attribute, value):
+    if isinstance(value, np.ndarray):  # a sweep: one step per batched game
+        if value.ndim != 1 or value.size == 0 or not np.all(np.isfinite(value)) or np.any(value <= 0):
+            raise ValueError(f"eta as an array must be 1-D, one positive finite step per batched game; got {value!r}.")
+        return
     check_positive(value, "eta")
+
+
+def _check_batch_of_steps(learner, initial_loss: Loss):
+    """An array of K steps needs K batched games (else it would broadcast against the wrong axis)."""
+    if isinstance(learner.eta, np.ndarray) and initial_loss.linear.shape[1:] != learner.eta.shape:
+        raise ValueError(
+            f"eta holds {learner.eta.size} steps (a sweep) but the losses have shape {initial_loss.linear.shape}; "
+            f"play K = {learner.eta.size} batched games, e.g. Bilinear(gamedyn.shared_matrix(A, {learner.eta.size}))."
+        )
 
 
 def _resolve_centre(learner, dimension: int):
@@ -78,19 +99,54 @@ class _RegularizedLearner:
     def needs_current_loss(self) -> bool:
         return self.hint.needs_current_loss
 
+    @property
+    def sees_induced_loss(self) -> bool:
+        return bool(getattr(self.hint, "sees_induced_loss", False))
 
-@attrs.frozen
-class FTRLState:
-    """Running weighted loss sum, the fixed centre z_0 and the hint's state."""
+    def _hint_update(self, hint_state, point, loss, weight, induced_loss):
+        if induced_loss is not None and getattr(self.hint, "sees_induced_loss", False):
+            return self.hint.update(hint_state, point, loss, weight, induced_loss=induced_loss)
+        return self.hint.update(hint_state, point, loss, weight)
+
+
+def _batched_centre(learner, centre, initial_loss: Loss):
+    """The centre with trailing unit axes, so that it broadcasts against batched losses (dim, K)."""
+    extra = initial_loss.linear.ndim - centre.ndim
+    if extra <= 0:
+        return centre
+    if not learner.regularizer.supports_batches:
+        raise ValueError(
+            f"{type(learner.regularizer).__name__} on {learner.regularizer.domain!r} cannot play batched games "
+            f"(its argmin projects whole vectors); run these games one at a time, or use a regularizer "
+            f"with supports_batches = True (Entropy, QNorm, or one on Reals)."
+        )
+    return centre.reshape(centre.shape + (1,) * extra)
+
+
+class FTRLState(NamedTuple):
+    """Running weighted loss sum, the fixed centre z_0, the hint's state and the centre's cache.
+
+    ``centre_cache`` is ``regularizer.centre_cache(centre)`` (e.g. log z_0 for entropy), computed
+    once at ``init``. An immutable named tuple: a new one each round costs a fraction of a microsecond.
+    ``guessed`` is a one-slot memo: ``play`` records ``(guess, weight, sum + weight * guess)`` there,
+    and ``update`` reuses that sum when it is charged the same loss object at the same weight (FTRL+
+    sees its round loss before playing, so it would otherwise add it twice).
+    """
 
     loss_sum: Loss
     centre: np.ndarray
     hint_state: Any
+    centre_cache: Any = None
+    guessed: list | None = None
 
 
 @attrs.frozen
 class FollowTheRegularizedLeader(_RegularizedLearner):
-    """The FTRL-family rule with a pluggable regularizer, step eta and hint (see module docstring)."""
+    """The FTRL-family rule with a pluggable regularizer, step eta and hint (see module docstring).
+
+    Its state's ``loss_sum`` is the weighted loss sum; :meth:`loss_sum` hands it to the runner, so
+    the runner keeps no copy of its own.
+    """
 
     regularizer: Regularizer = attrs.field(validator=_check_regularizer)
     eta: float = attrs.field(default=1.0, validator=_check_eta)
@@ -99,21 +155,38 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
 
     def init(self, dimension: int, initial_loss: Loss | None = None) -> FTRLState:
         initial_loss = Loss.zero(dimension) if initial_loss is None else initial_loss
-        return FTRLState(Loss.zero(dimension), _resolve_centre(self, dimension), self.hint.init(dimension, initial_loss))
+        centre = _batched_centre(self, _resolve_centre(self, dimension), initial_loss)
+        _check_batch_of_steps(self, initial_loss)
+        return FTRLState(Loss(np.zeros(initial_loss.linear.shape), 0.0), centre,
+                         self.hint.init(dimension, initial_loss), self.regularizer.centre_cache(centre), [None])
 
     def play(self, state: FTRLState, weight: float, current_loss: Loss | None = None):
-        total = state.loss_sum
         guess = self.hint.predict(state.hint_state, current_loss)
-        if guess is not None:
-            total = total + guess.scaled(weight)
-        return self.regularizer.argmin(total.linear, total.curvature, self.eta, state.centre)
+        if guess is None:
+            total = state.loss_sum
+        else:
+            total = state.loss_sum.plus_scaled(guess, weight)
+            if state.guessed is not None:
+                state.guessed[0] = (guess, weight, total)
+        return self.regularizer.argmin_with_cache(total.linear, total.curvature, self.eta, state.centre, state.centre_cache)
 
-    def update(self, state: FTRLState, point, loss: Loss, weight: float) -> FTRLState:
+    def update(self, state: FTRLState, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None) -> FTRLState:
+        memo = state.guessed[0] if state.guessed is not None else None
+        if memo is not None and memo[0] is loss and memo[1] == weight:
+            loss_sum = memo[2]  # play already formed sum + weight * loss (FTRL+)
+        else:
+            loss_sum = state.loss_sum.plus_scaled(loss, weight)
         return FTRLState(
-            state.loss_sum + loss.scaled(weight),
+            loss_sum,
             state.centre,
-            self.hint.update(state.hint_state, point, loss, weight),
+            self._hint_update(state.hint_state, point, loss, weight, induced_loss),
+            state.centre_cache,
+            [None],
         )
+
+    def loss_sum(self, state: FTRLState) -> Loss:
+        """sum_{s<=t} alpha_s f_s, the sum this learner minimises (shared with the runner)."""
+        return state.loss_sum
 
 
 def FTL(domain=None) -> FollowTheRegularizedLeader:
@@ -144,12 +217,13 @@ def OFTRL(regularizer: Regularizer, eta: float, hint=None, *, centre=None) -> Fo
     return FollowTheRegularizedLeader(regularizer, eta, LastLoss() if hint is None else hint, centre=centre)
 
 
-@attrs.frozen
-class OMDState:
-    """The secondary iterate y_{t-1} and the hint's state."""
+class OMDState(NamedTuple):
+    """The secondary iterate y_{t-1}, the hint's state and ``regularizer.centre_cache(y_{t-1})``
+    (log y_{t-1} for entropy, carried in the log domain like the original mirror prox); immutable."""
 
     secondary: np.ndarray
     hint_state: Any
+    secondary_cache: Any = None
 
 
 @attrs.frozen
@@ -167,23 +241,23 @@ class OMD(_RegularizedLearner):
 
     def init(self, dimension: int, initial_loss: Loss | None = None) -> OMDState:
         initial_loss = Loss.zero(dimension) if initial_loss is None else initial_loss
-        return OMDState(_resolve_centre(self, dimension), self.hint.init(dimension, initial_loss))
+        centre = _batched_centre(self, _resolve_centre(self, dimension), initial_loss)
+        _check_batch_of_steps(self, initial_loss)
+        return OMDState(centre, self.hint.init(dimension, initial_loss), self.regularizer.centre_cache(centre))
 
     def play(self, state: OMDState, weight: float, current_loss: Loss | None = None):
         guess = self.hint.predict(state.hint_state, current_loss)
         if guess is None:
             return state.secondary
-        return self._step(state.secondary, guess.gradient(state.secondary), weight)
+        return self.regularizer.argmin_with_cache(weight * guess.gradient(state.secondary), 0.0, self.eta,
+                                                  state.secondary, state.secondary_cache)
 
-    def update(self, state: OMDState, point, loss: Loss, weight: float) -> OMDState:
+    def update(self, state: OMDState, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None) -> OMDState:
         gradient = loss.gradient(point)
-        return OMDState(
-            self._step(state.secondary, gradient, weight),
-            self.hint.update(state.hint_state, point, Loss(gradient, 0.0), weight),
-        )
-
-    def _step(self, centre, gradient, weight):
-        return self.regularizer.argmin(weight * gradient, 0.0, self.eta, centre)
+        secondary, cache = self.regularizer.argmin_and_cache(weight * gradient, 0.0, self.eta,
+                                                             state.secondary, state.secondary_cache)
+        return OMDState(secondary, self._hint_update(state.hint_state, point, Loss(gradient, 0.0), weight, induced_loss),
+                        cache)
 
 
 def MirrorDescent(regularizer: Regularizer, eta: float, *, centre=None) -> OMD:

@@ -24,8 +24,10 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
+from gamedyn._numerics import NumericalRangeError
 from gamedyn._validation import check_count, check_vector
 from gamedyn.payoffs import Bilinear, Loss, Payoff
+from gamedyn.regularizers import Ball, Reals, Simplex
 
 # ----------------------------------------------------------------------------------------- weights
 
@@ -61,23 +63,53 @@ def _weight_function(weights, name: str, T: int) -> Callable[[int], float]:
 # ---------------------------------------------------------------------------------- seats & results
 
 
-@attrs.define
 class _Seat:
-    """The runner's bookkeeping for one player: O(dimension) running sums, nothing per round."""
+    """The runner's bookkeeping for one player: O(dimension) running sums, nothing per round.
 
-    name: str
-    learner: Any
-    state: Any
-    weight: Callable[[int], float]
-    output_weight: Callable[[int], float]
-    opponent_loss: Callable  # (opponent's play, own play or None) -> this player's loss
-    play_sum: np.ndarray
-    loss_sum: Loss
-    played_loss_total: float = 0.0
-    weight_total: float = 0.0
-    output_weight_total: float = 0.0
-    last: np.ndarray | None = None
-    last_weight: float = 0.0
+    ``play_sum`` (and, for a learner without ``loss_sum(state)``, the loss sum) are buffers the
+    runner updates in place; a learner with ``loss_sum`` keeps the only copy of its loss sum.
+    """
+
+    __slots__ = ("name", "learner", "state", "weight", "output_weight", "opponent_loss", "play_sum",
+                 "loss_linear", "loss_curvature", "played_loss_total", "weight_total", "output_weight_total",
+                 "last", "learner_keeps_sum", "sees_induced_loss")
+
+    def __init__(self, name, learner, state, weight, output_weight, opponent_loss, shape):
+        self.name, self.learner, self.state = name, learner, state
+        self.weight, self.output_weight, self.opponent_loss = weight, output_weight, opponent_loss
+        self.learner_keeps_sum = callable(getattr(learner, "loss_sum", None))
+        self.sees_induced_loss = bool(getattr(learner, "sees_induced_loss", False))
+        self.play_sum = np.zeros(shape)
+        self.loss_linear = None if self.learner_keeps_sum else np.zeros(shape)
+        self.loss_curvature = 0.0
+        self.played_loss_total = np.zeros(shape[1:]) if len(shape) > 1 else 0.0
+        self.weight_total = 0.0
+        self.output_weight_total = 0.0
+        self.last = None
+
+    @property
+    def loss_sum(self) -> Loss:
+        if self.learner_keeps_sum:
+            return self.learner.loss_sum(self.state)
+        return Loss(self.loss_linear, self.loss_curvature)
+
+    def settle(self, point, loss: Loss, weight: float, output_weight: float, induced_loss: Loss) -> None:
+        """The end of a round for this seat: the learner's update and the runner's running sums."""
+        if self.sees_induced_loss:
+            self.state = self.learner.update(self.state, point, loss, weight, induced_loss=induced_loss)
+        else:
+            self.state = self.learner.update(self.state, point, loss, weight)
+        if not self.learner_keeps_sum:
+            self.loss_linear += weight * loss.linear
+            self.loss_curvature += weight * loss.curvature
+        self.played_loss_total += weight * loss.value(point)
+        self.weight_total += weight
+        if output_weight == 1.0:
+            self.play_sum += point
+        else:
+            self.play_sum += output_weight * point
+        self.output_weight_total += output_weight
+        self.last = point
 
 
 @attrs.frozen
@@ -85,7 +117,8 @@ class RoundState:
     """What a stop rule or callback sees after round t (all already computed by the round).
 
     ``w_sum``/``p_sum`` are the output-weighted sums of the plays; ``w_loss_sum``/``p_loss_sum``
-    the weighted loss sums; the regrets so far are computed on demand (O(n + d)).
+    the weighted loss sums; the regrets so far are computed on demand (O(n + d)). The sums are the
+    runner's running buffers, valid during the call: copy them (``np.array(state.w_sum)``) to keep them.
     """
 
     t: int
@@ -105,11 +138,11 @@ class RoundState:
 
     @property
     def w_regret(self) -> float:
-        return _regret(self.w_domain, self.w_loss_sum, self.w_played_loss)
+        return float(_regret(self.w_domain, self.w_loss_sum, self.w_played_loss))
 
     @property
     def p_regret(self) -> float:
-        return _regret(self.p_domain, self.p_loss_sum, self.p_played_loss)
+        return float(_regret(self.p_domain, self.p_loss_sum, self.p_played_loss))
 
 
 def positive_margin(round_state: RoundState) -> bool:
@@ -123,7 +156,13 @@ def positive_margin(round_state: RoundState) -> bool:
 
 @attrs.frozen
 class GameResult:
-    """Outcome of :func:`play`. Regrets are weighted, against the best fixed point of each domain."""
+    """Outcome of :func:`play`. Regrets are weighted, against the best fixed point of each domain.
+
+    Never NaN. Every field is finite, except that ``w_regret`` / ``p_regret`` (and then
+    ``theorem2_bound``) and ``duality_gap`` are ``+inf`` when a player's domain has no best point
+    (R^d against a linear loss). Any other overflow raises :class:`NumericalRangeError` in
+    :func:`play` instead of being returned.
+    """
 
     w_average: np.ndarray
     p_average: np.ndarray
@@ -158,23 +197,64 @@ class GameResult:
 
 
 def _regret(domain, loss_sum: Loss, played_loss: float) -> float:
-    """Weighted regret against the best fixed point of the domain (inf when none exists)."""
+    """Weighted regret against the best fixed point of the domain (inf when none exists).
+
+    Batched games (a trailing axis): one regret per game, each against its own best point.
+    """
+    if loss_sum.linear.ndim > 1:
+        regrets = [_regret(domain, Loss(loss_sum.linear[:, k], loss_sum.curvature), played_loss[k])
+                   for k in range(loss_sum.linear.shape[1])]
+        values = np.array(regrets, dtype=np.float64)
+        return values.view(_UnboundedGames) if any(isinstance(r, _Unbounded) for r in regrets) else values
     best = domain.minimize_quadratic(loss_sum.linear, loss_sum.curvature)
     if best is None:
-        return float("inf")
+        return _UNBOUNDED
     return played_loss - loss_sum.value(best)
 
 
+def _best_response(domain, loss: Loss):
+    """argmin over the domain of the loss (None if unbounded), column by column for batched games:
+    then ``(points, bounded)`` with a zero column where a game's loss is unbounded below."""
+    if loss.linear.ndim == 1:
+        return domain.minimize_quadratic(loss.linear, loss.curvature)
+    columns = [domain.minimize_quadratic(loss.linear[:, k], loss.curvature) for k in range(loss.linear.shape[1])]
+    bounded = np.array([column is not None for column in columns])
+    points = np.stack([np.zeros(loss.linear.shape[0]) if column is None else column for column in columns], axis=1)
+    return points, bounded
+
+
 def _duality_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float | None:
-    """max_w g(w, p_bar) - min_p g(w_bar, p): zero exactly at a saddle point."""
+    """max_w g(w, p_bar) - min_p g(w_bar, p): zero exactly at a saddle point (inf when unbounded).
+
+    Batched games: one gap per game."""
     if not payoff.structured:
         return None
-    p_loss, w_loss = payoff.loss_for_p(w_bar), payoff.loss_for_w(p_bar)
-    p_best = p_domain.minimize_quadratic(p_loss.linear, p_loss.curvature)
-    w_best = w_domain.minimize_quadratic(w_loss.linear, w_loss.curvature)
+    p_best = _best_response(p_domain, payoff.loss_for_p(w_bar))
+    w_best = _best_response(w_domain, payoff.loss_for_w(p_bar))
+    if w_bar.ndim > 1:
+        (p_points, p_bounded), (w_points, w_bounded) = p_best, w_best
+        gap = np.asarray(payoff.value(w_points, p_bar) - payoff.value(w_bar, p_points), dtype=np.float64)
+        bounded = p_bounded & w_bounded
+        return gap if bounded.all() else np.where(bounded, gap, np.inf).view(_UnboundedGames)
     if p_best is None or w_best is None:
-        return float("inf")
+        return _UNBOUNDED
     return payoff.value(w_best, p_bar) - payoff.value(w_bar, p_best)
+
+
+class _Unbounded(float):
+    """+inf that means "no best point exists" (R^d with a linear loss), not an overflow."""
+
+
+_UNBOUNDED = _Unbounded("inf")
+
+
+class _UnboundedGames(np.ndarray):
+    """Per-game values (batched games) where +inf means "no best point", as :class:`_Unbounded`."""
+
+
+def _per_game(value):
+    """A float, or a plain float64 array of one value per batched game."""
+    return float(value) if np.ndim(value) == 0 else np.asarray(value, dtype=np.float64)
 
 
 # ------------------------------------------------------------------------------------------- runner
@@ -192,6 +272,51 @@ def _initial_point(value, learner, dimension: int, name: str):
 def _check_learner(learner, name: str):
     if not all(hasattr(learner, method) for method in ("init", "play", "update", "domain")):
         raise TypeError(f"{name} must be a learner with init, play, update and domain (see gamedyn.learners), got {learner!r}.")
+
+
+def _learner_example(domain) -> str:
+    if isinstance(domain, Simplex):
+        return "FTRL(Entropy(), eta) or OMD(SquaredEuclidean(domain=Simplex()), eta)"
+    if isinstance(domain, Ball):
+        return f"FTL(Ball({domain.radius!r})) or FTRL(SquaredEuclidean(radius={domain.radius!r}), eta)"
+    if isinstance(domain, Reals):
+        return "FTRL(SquaredEuclidean(), eta) or FTRL(QNorm(q), eta)"
+    return f"a learner whose regularizer has domain = {domain!r}"
+
+
+def _check_domain(payoff: Payoff, learner, player: str):
+    """The payoff states the set each player plays on (None: any); refuse a learner on another set."""
+    required = getattr(payoff, f"{player}_domain", None)
+    if required is not None and learner.domain != required:
+        raise ValueError(
+            f"{player}_learner plays on {learner.domain!r}, but {type(payoff).__name__} needs its "
+            f"{player}-player on {required!r} ({type(payoff).__name__}.{player}_domain); pass a "
+            f"{player}_learner on that domain, e.g. {_learner_example(required)}."
+        )
+
+
+def _check_result(fields: dict, unbounded: set, where: str):
+    """No NaN, and inf only where a player's domain has no best point (``unbounded``): else raise.
+
+    Overflow is not rescaled silently: the dynamics are scale-equivariant (payoff / s with
+    eta * s gives the same plays, with regrets / s), so the fix is the caller's to choose.
+    """
+    for name, value in fields.items():
+        array = np.asarray(value.linear if isinstance(value, Loss) else value, dtype=np.float64)
+        finite = bool(np.all(np.isfinite(array)))
+        if isinstance(value, Loss):
+            finite = finite and bool(np.isfinite(value.curvature))
+        if finite or (name in unbounded and bool(np.all(array == np.inf))):
+            continue
+        finite_part = np.abs(array[np.isfinite(array)])
+        largest = float(np.max(finite_part)) if finite_part.size else float("nan")
+        raise NumericalRangeError(
+            f"{where}: the result's {name} is {'NaN' if np.any(np.isnan(array)) else 'infinite'} "
+            f"(its largest finite entry: {largest:.3g}): the run overflowed float64. Rescale the game: divide "
+            f"the payoff by s > 0 (e.g. Bilinear(A / s); RegularizedBilinear(A / s, strength / s)) and "
+            f"multiply each learner's eta by s (the plays are unchanged, the regrets, bound and gap "
+            f"are divided by s), or use smaller weights alpha_t."
+        )
 
 
 def play(
@@ -224,6 +349,13 @@ def play(
     ``record=True`` keeps every play in ``result.trace`` (O(T) memory, off by default).
     For a :class:`Bilinear` payoff (or the regularised one) ``result.certificate`` is the certified
     bracket of :mod:`gamedyn.certificates`, with w measured in ``margin_norm`` (q; default 2).
+
+    Domains: the payoff states the set each player plays on (``payoff.w_domain``,
+    ``payoff.p_domain``; ``Bilinear`` puts p on the simplex), and a learner on another domain is
+    refused with a ``ValueError``. Range: a result never holds NaN. If float64 overflows (huge
+    payoff entries, weights or steps), ``play`` raises :class:`NumericalRangeError` (a
+    ``FloatingPointError``) naming the quantity; the fix is to rescale, since the game is
+    scale-equivariant: payoff / s with each eta * s gives the same plays, regrets / s.
     """
     if not isinstance(payoff, Payoff):
         raise TypeError(f"payoff must be a gamedyn Payoff (Bilinear, RegularizedBilinear, ConcaveConvex), got {type(payoff).__name__}.")
@@ -236,6 +368,8 @@ def play(
         raise TypeError(f"stop must be a callable round_state -> bool, got {stop!r}.")
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be a callable round_state -> None, got {callback!r}.")
+    _check_domain(payoff, w_learner, "w")
+    _check_domain(payoff, p_learner, "p")
     first_learner = w_learner if first == "w" else p_learner
     if first_learner.needs_current_loss:
         raise ValueError(
@@ -254,34 +388,40 @@ def play(
     w0 = _initial_point(initial_w, w_learner, d, "initial_w")
     p0 = _initial_point(initial_p, p_learner, n, "initial_p")
     # The t = 1 convention: each learner's f_0 is its round loss against the opponent's initial point.
-    w_seat = _Seat("w", w_learner, w_learner.init(d, payoff.loss_for_w(p0, w0)), w_weight, output_weight,
-                   payoff.loss_for_w, np.zeros(d), Loss.zero(d))
-    p_seat = _Seat("p", p_learner, p_learner.init(n, payoff.loss_for_p(w0, p0)), p_weight, output_weight,
-                   payoff.loss_for_p, np.zeros(n), Loss.zero(n))
+    w_initial_loss, p_initial_loss = payoff.loss_for_w(p0, w0), payoff.loss_for_p(w0, p0)
+    w_seat = _Seat("w", w_learner, w_learner.init(d, w_initial_loss), w_weight, output_weight,
+                   payoff.loss_for_w, w_initial_loss.linear.shape)
+    p_seat = _Seat("p", p_learner, p_learner.init(n, p_initial_loss), p_weight, output_weight,
+                   payoff.loss_for_p, p_initial_loss.linear.shape)
+    del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
     tracker = _certificate_tracker(payoff, margin_norm, p_weight is output_weight)
+    follower_sees_current = follower.learner.needs_current_loss
+    leader_output_is_weight = output_weights is None and leader.weight is w_weight
+    follower_output_is_weight = output_weights is None and follower.weight is w_weight
 
+    # The round: one product per play (the follower's loss from the leader's play, the leader's
+    # loss from the follower's play), shared by the learners, their hints and the running sums.
     rounds, stop_reason = T, f"completed T = {T} rounds"
     for t in range(1, T + 1):
         leader_weight, follower_weight = leader.weight(t), follower.weight(t)
         leader_play = leader.learner.play(leader.state, leader_weight)
-        current = follower.opponent_loss(leader_play, None) if follower.learner.needs_current_loss else None
-        follower_play = follower.learner.play(follower.state, follower_weight, current)
-        follower_loss = current if current is not None else follower.opponent_loss(leader_play, follower_play)
+        if follower_sees_current:
+            follower_loss = follower.opponent_loss(leader_play, None)
+            follower_play = follower.learner.play(follower.state, follower_weight, follower_loss)
+        else:
+            follower_play = follower.learner.play(follower.state, follower_weight)
+            follower_loss = follower.opponent_loss(leader_play, follower_play)
         leader_loss = leader.opponent_loss(follower_play, leader_play)
-        for seat, point, loss, weight in ((leader, leader_play, leader_loss, leader_weight),
-                                          (follower, follower_play, follower_loss, follower_weight)):
-            seat.state = seat.learner.update(seat.state, point, loss, weight)
-            seat.loss_sum = seat.loss_sum + loss.scaled(weight)
-            seat.played_loss_total += weight * loss.value(point)
-            seat.weight_total += weight
-            seat.play_sum = seat.play_sum + seat.output_weight(t) * point
-            seat.output_weight_total += seat.output_weight(t)
-            seat.last, seat.last_weight = point, weight
+        output = None if leader_output_is_weight and follower_output_is_weight else output_weight(t)
+        leader.settle(leader_play, leader_loss, leader_weight,
+                      leader_weight if leader_output_is_weight else output, follower_loss)
+        follower.settle(follower_play, follower_loss, follower_weight,
+                        follower_weight if follower_output_is_weight else output, leader_loss)
         if tracker is not None:  # certificate hook: O(n + d) per round, no product (gamedyn.certificates)
-            tracker.observe(t, p_seat.last, w_seat.last_weight, w_seat.loss_sum.linear, w_seat.weight_total,
-                            p_seat.loss_sum.linear, w_seat.play_sum)
+            tracker.observe(t, p_seat.last, leader_weight if leader is w_seat else follower_weight,
+                            w_seat.loss_sum.linear, w_seat.weight_total, p_seat.loss_sum.linear, w_seat.play_sum)
         if record:
             trace["w"].append(w_seat.last)
             trace["p"].append(p_seat.last)
@@ -297,11 +437,27 @@ def play(
                 stop_reason = f"stop rule {getattr(stop, '__name__', repr(stop))} fired at round {t}"
                 break
 
+    sums = {"weight_total": w_seat.weight_total, "p_weight_total": p_seat.weight_total,
+            "output_weight_total": w_seat.output_weight_total, "w_last": w_seat.last, "p_last": p_seat.last,
+            "w_sum": w_seat.play_sum, "p_sum": p_seat.play_sum, "w_loss_sum": w_seat.loss_sum,
+            "p_loss_sum": p_seat.loss_sum, "w_played_loss": w_seat.played_loss_total,
+            "p_played_loss": p_seat.played_loss_total}
+    _check_result(sums, set(), f"play (after {rounds} rounds)")  # before the regrets, which would turn an inf into a NaN
     w_average = w_seat.play_sum / w_seat.output_weight_total
     p_average = p_seat.play_sum / p_seat.output_weight_total
-    w_regret = _regret(w_learner.domain, w_seat.loss_sum, w_seat.played_loss_total)
-    p_regret = _regret(p_learner.domain, p_seat.loss_sum, p_seat.played_loss_total)
+    w_loss_sum, p_loss_sum = w_seat.loss_sum, p_seat.loss_sum
+    w_regret = _regret(w_learner.domain, w_loss_sum, w_seat.played_loss_total)
+    p_regret = _regret(p_learner.domain, p_loss_sum, p_seat.played_loss_total)
     same_weights = p_weights is None and output_weights is None
+    theorem2_bound = (w_regret + p_regret) / w_seat.weight_total if same_weights else None
+    duality_gap = _duality_gap(payoff, w_learner.domain, p_learner.domain, w_average, p_average) if same_weights else None
+    unbounded = {name for name, value in (("w_regret", w_regret), ("p_regret", p_regret), ("duality_gap", duality_gap))
+                 if isinstance(value, (_Unbounded, _UnboundedGames))}
+    if unbounded & {"w_regret", "p_regret"}:
+        unbounded.add("theorem2_bound")
+    _check_result({"w_average": w_average, "p_average": p_average, "w_regret": w_regret, "p_regret": p_regret,
+                   "theorem2_bound": 0.0 if theorem2_bound is None else theorem2_bound,
+                   "duality_gap": 0.0 if duality_gap is None else duality_gap}, unbounded, f"play (after {rounds} rounds)")
     return GameResult(
         w_average=w_average,
         p_average=p_average,
@@ -313,12 +469,12 @@ def play(
         p_weight_total=p_seat.weight_total,
         output_weight_total=w_seat.output_weight_total,
         rounds=rounds,
-        w_regret=w_regret,
-        p_regret=p_regret,
-        theorem2_bound=(w_regret + p_regret) / w_seat.weight_total if same_weights else None,
-        duality_gap=_duality_gap(payoff, w_learner.domain, p_learner.domain, w_average, p_average) if same_weights else None,
-        w_loss_sum=w_seat.loss_sum,
-        p_loss_sum=p_seat.loss_sum,
+        w_regret=_per_game(w_regret),
+        p_regret=_per_game(p_regret),
+        theorem2_bound=None if theorem2_bound is None else _per_game(theorem2_bound),
+        duality_gap=None if duality_gap is None else _per_game(duality_gap),
+        w_loss_sum=w_loss_sum,
+        p_loss_sum=p_loss_sum,
         w_played_loss=w_seat.played_loss_total,
         p_played_loss=p_seat.played_loss_total,
         stopped_early=rounds < T,
@@ -330,8 +486,8 @@ def play(
 
 def _certificate_tracker(payoff, margin_norm, margin_from_sums):
     """A :class:`gamedyn.certificates.CertificateTracker` for bilinear payoffs, else None."""
-    if not isinstance(payoff, Bilinear):
-        return None
+    if not isinstance(payoff, Bilinear) or getattr(payoff.A, "batch_size", None) is not None:
+        return None  # batched games: one bracket per game is not tracked yet
     from gamedyn.certificates import CertificateTracker
 
     return CertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums)
@@ -365,12 +521,19 @@ def online(learner, losses, weights=None, *, initial_loss: Loss | None = None) -
     if sizes != {(dimension,)}:
         raise ValueError(f"every loss must have a 1-D linear part of the same length; got shapes {sorted(sizes)}.")
     state = learner.init(dimension, initial_loss)
+    learner_keeps_sum = callable(getattr(learner, "loss_sum", None))  # then its sum is the only one
     plays, loss_sum, played = [], Loss.zero(dimension), 0.0
     for t, loss in enumerate(losses, start=1):
         alpha = weight(t)
         point = learner.play(state, alpha, loss if learner.needs_current_loss else None)
         state = learner.update(state, point, loss, alpha)
         plays.append(point)
-        loss_sum = loss_sum + loss.scaled(alpha)
+        if not learner_keeps_sum:
+            loss_sum = loss_sum.plus_scaled(loss, alpha)
         played += alpha * loss.value(point)
-    return OnlineResult(np.array(plays), _regret(learner.domain, loss_sum, played), loss_sum, played)
+    if learner_keeps_sum:
+        loss_sum = learner.loss_sum(state)
+    _check_result({"plays": plays, "loss_sum": loss_sum, "played_loss": played}, set(), "online")
+    regret = _regret(learner.domain, loss_sum, played)
+    _check_result({"regret": regret}, {"regret"} if isinstance(regret, _Unbounded) else set(), "online")
+    return OnlineResult(np.array(plays), float(regret), loss_sum, played)

@@ -21,14 +21,26 @@ Bregman divergence and the numerical argmin then come for free.
 
 from __future__ import annotations
 
+import math
+
 import attrs
 import numpy as np
 import scipy.optimize
 
-from gamedyn._numerics import pnorm_link, softmax_logits
+from gamedyn._numerics import (
+    _SAFE_HIGH, _SAFE_LOW, NumericalRangeError, euclidean_norm, pnorm_link, scaled_norm, softmax_logits,
+)
 from gamedyn._validation import check_positive, check_q
 
 # --------------------------------------------------------------------------------------- domains
+
+
+def _out_of_range(where: str, what: str, magnitude) -> NumericalRangeError:
+    return NumericalRangeError(
+        f"{where}: {what} is not finite (magnitude {magnitude!r}): an earlier step overflowed float64. "
+        f"Rescale the game: divide the payoff by s (e.g. Bilinear(A / s)) and multiply each learner's "
+        f"eta by s, or use smaller weights alpha_t."
+    )
 
 
 @attrs.frozen
@@ -45,15 +57,27 @@ class Reals:
         return z
 
     def minimize_quadratic(self, linear, curvature: float):
-        """argmin_z <linear, z> + (curvature/2)||z||^2 over R^d, or None when unbounded below."""
+        """argmin_z <linear, z> + (curvature/2)||z||^2 over R^d, or None when unbounded below.
+
+        Raises :class:`NumericalRangeError` when the minimiser ``-linear / curvature`` lies beyond
+        float64's range.
+        """
+        linear = np.asarray(linear, dtype=np.float64)
         if curvature > 0:
-            return -np.asarray(linear) / curvature
+            top = float(np.max(np.abs(linear))) if linear.size else 0.0
+            if not top / float(curvature) < np.inf:  # NaN, or beyond float64
+                raise _out_of_range("Reals.minimize_quadratic", "-linear / curvature", top / float(curvature))
+            return -linear / curvature
         return None if np.any(linear != 0) else np.zeros_like(linear)
 
 
 @attrs.frozen
 class Ball:
-    """The Euclidean ball {z : ||z||_2 <= radius}."""
+    """The Euclidean ball {z : ||z||_2 <= radius}.
+
+    Norms are taken on ``z / max|z_i|`` outside the safe range (:func:`scaled_norm`), so the
+    projection and the closed-form minimisers are exact for every finite input, 1e-320 to 1e308.
+    """
 
     radius: float = attrs.field(default=1.0, converter=float)
 
@@ -61,23 +85,57 @@ class Ball:
         check_positive(self.radius, "radius")
 
     def contains(self, z, tolerance: float = 1e-9) -> bool:
-        return bool(np.linalg.norm(z) <= self.radius * (1 + tolerance))
+        return bool(euclidean_norm(z) <= self.radius * (1 + tolerance))
 
     def default_centre(self, dimension: int):
         return np.zeros(dimension)
 
+    def _onto_sphere(self, z, scale: float, unit_norm: float, where: str):
+        """radius * z / ||z|| with ||z|| = scale * unit_norm, without overflow or subnormal factors."""
+        if not np.isfinite(scale):
+            raise _out_of_range(where, "the point", scale)
+        factor = self.radius / (scale * unit_norm)
+        if _SAFE_LOW < factor < _SAFE_HIGH:  # one multiplication, no precision lost
+            return z * factor
+        return (z / scale / unit_norm) * self.radius  # the unit vector first, then its length
+
     def project(self, z):
-        """Euclidean projection onto the ball."""
-        norm = np.linalg.norm(z)
-        return z if norm <= self.radius else z * (self.radius / norm)
+        """Euclidean projection onto the ball: z if ||z|| <= radius, else radius z / ||z||."""
+        z = np.asarray(z, dtype=np.float64)
+        scale, unit_norm = scaled_norm(z)
+        if scale == 0.0 or unit_norm <= self.radius / scale:
+            return z
+        return self._onto_sphere(z, scale, unit_norm, "Ball.project")
 
     def minimize_quadratic(self, linear, curvature: float):
-        """argmin over the ball of <linear, z> + (curvature/2)||z||^2 (closed form)."""
-        linear = np.asarray(linear)
-        if curvature > 0:
-            return self.project(-linear / curvature)
-        norm = np.linalg.norm(linear)
-        return np.zeros_like(linear) if norm == 0 else -self.radius * linear / norm
+        """argmin over the ball of <linear, z> + (curvature/2)||z||^2 (closed form).
+
+        ``-linear / curvature`` when it lies in the ball, else ``-radius linear / ||linear||``
+        (also the answer for ``curvature == 0``, and 0 when ``linear == 0``).
+        """
+        linear = np.asarray(linear, dtype=np.float64)
+        scale, unit_norm = scaled_norm(linear)
+        if scale == 0.0:
+            return np.zeros_like(linear)
+        if curvature > 0 and unit_norm * (scale / float(curvature)) <= self.radius:
+            return -linear / curvature
+        return -self._onto_sphere(linear, scale, unit_norm, "Ball.minimize_quadratic")
+
+
+def _project_shifted(shifted):
+    """Euclidean projection onto the simplex of a vector whose largest entry is 0 (sort-based, exact).
+
+    The threshold tau lies in [-1, 0), so the sort's first entry (0) always qualifies (no empty
+    support) and entries at or below -1, even -inf, only ever meet comparisons and max(., 0): no
+    inf - inf can arise. The result is renormalised so that it sums to 1 within a few ulp.
+    """
+    ordered = np.sort(shifted)[::-1]
+    cumulative = np.cumsum(ordered) - 1.0
+    index = np.arange(1, shifted.size + 1)
+    rho = np.flatnonzero(ordered * index > cumulative)[-1]
+    projected = np.maximum(shifted - cumulative[rho] / (rho + 1), 0.0)
+    total = projected.sum()
+    return projected if total == 1.0 else projected / total
 
 
 @attrs.frozen
@@ -93,26 +151,46 @@ class Simplex:
 
     @staticmethod
     def project(z):
-        """Euclidean projection onto the simplex (sort-based, exact)."""
+        r"""Euclidean projection onto the simplex: :math:`\max(z-\tau,0)` with :math:`\sum=1`.
+
+        Exact at any magnitude: the projection commutes with shifts along (1, ..., 1), so ``z`` is
+        shifted by its maximum first (then tau lies in [-1, 0)); finite inputs up to 1.8e308 give
+        a point with entries >= 0 summing to 1 within a few ulp. NaN or +inf entries raise
+        :class:`NumericalRangeError`.
+        """
         z = np.asarray(z, dtype=np.float64)
-        ordered = np.sort(z)[::-1]
-        cumulative = np.cumsum(ordered) - 1.0
-        index = np.arange(1, z.size + 1)
-        rho = np.nonzero(ordered - cumulative / index > 0)[0][-1]
-        return np.maximum(z - cumulative[rho] / (rho + 1), 0.0)
+        top = float(z.max())
+        if not math.isfinite(top):
+            raise _out_of_range("Simplex.project", "the largest entry", top)
+        if top - float(z.min()) <= _SPAN_LIMIT:
+            return _project_shifted(z - top)
+        with np.errstate(over="ignore"):  # entries below top - 1.8e308 become -inf: never in the support
+            return _project_shifted(z - top)
 
     def minimize_quadratic(self, linear, curvature: float):
         """argmin over the simplex of <linear, z> + (curvature/2)||z||^2.
 
-        With ``curvature == 0`` this is the best response: the vertex of the smallest entry of
+        With ``curvature > 0`` the projection of ``-linear / curvature``, computed as that of
+        ``-(linear - min linear) / curvature`` (the same point, no overflow). With
+        ``curvature == 0`` this is the best response: the vertex of the smallest entry of
         ``linear`` (ties go to the smallest index).
         """
-        linear = np.asarray(linear)
+        linear = np.asarray(linear, dtype=np.float64)
+        bottom = float(linear.min())
+        if not bottom > -np.inf or bottom == np.inf:  # NaN, every entry +inf, or an entry -inf
+            # One entry overflowed to -inf with a linear loss: its vertex is still the exact minimiser.
+            exact = bottom == -np.inf and not curvature > 0 and np.count_nonzero(linear == -np.inf) == 1
+            if not exact:
+                raise _out_of_range("Simplex.minimize_quadratic", "the loss's smallest entry", bottom)
         if curvature > 0:
-            return self.project(-linear / curvature)
+            with np.errstate(over="ignore"):  # an overflow to -inf means "far below -1": not in the support
+                return _project_shifted(-((linear - bottom) / float(curvature)))
         vertex = np.zeros_like(linear, dtype=np.float64)
         vertex[int(np.argmin(linear))] = 1.0
         return vertex
+
+
+_SPAN_LIMIT = 1.0e308
 
 
 # ---------------------------------------------------------------------------------- regularizers
@@ -128,6 +206,8 @@ class Regularizer:
 
     domain = Reals()
     legendre = True  # grad R blows up at the domain's boundary, so grad R* lands inside it
+    # argmin acts column by column on (dim, K) arrays (batched games); unknown for user regularizers
+    supports_batches = False
 
     def value(self, z) -> float:
         raise NotImplementedError
@@ -146,6 +226,23 @@ class Regularizer:
         """argmin_z eta (<linear, z> + curvature/2 ||z||^2) + D_R(z, centre) over the domain."""
         return numerical_argmin(self, linear, curvature, eta, centre)
 
+    def centre_cache(self, centre):
+        """What :meth:`argmin_with_cache` may reuse about a centre that never changes (default: nothing).
+
+        FTRL learners compute it once, at ``init``; e.g. ``Entropy`` caches log z_0.
+        """
+        return None
+
+    def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
+        """:meth:`argmin` given ``cache = centre_cache(centre)``; the same point, computed faster."""
+        return self.argmin(linear, curvature, eta, centre)
+
+    def argmin_and_cache(self, linear, curvature: float, eta: float, centre, cache):
+        """``(z, centre_cache(z))`` for z = :meth:`argmin_with_cache`: a mirror-descent step whose
+        point is the next step's centre (default: the two calls; entropy gets both in one pass)."""
+        point = self.argmin_with_cache(linear, curvature, eta, centre, cache)
+        return point, self.centre_cache(point)
+
 
 @attrs.frozen
 class Entropy(Regularizer):
@@ -157,6 +254,7 @@ class Entropy(Regularizer):
     """
 
     domain = Simplex()
+    supports_batches = True
 
     def value(self, z) -> float:
         z = np.asarray(z, dtype=np.float64)
@@ -177,11 +275,83 @@ class Entropy(Regularizer):
         return float(np.sum(z[positive] * (np.log(z[positive]) - np.log(centre[positive]))))
 
     def argmin(self, linear, curvature: float, eta: float, centre):
+        return self.argmin_with_cache(np.asarray(linear), curvature, eta, centre, self.centre_cache(centre))
+
+    def centre_cache(self, centre):
+        """log z_0 up to an additive constant (``-inf`` at a zero entry), computed once per centre.
+
+        A uniform centre (the default u_n) gives ``None``: a constant shift of the logits does not
+        move the softmax, so the argmin adds nothing.
+        """
+        centre = np.asarray(centre, dtype=np.float64)
+        if centre.size and centre.min() == centre.max() > 0:
+            return None
+        with np.errstate(divide="ignore"):
+            return np.log(centre)
+
+    def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
+        """softmax(log z_0 - eta theta) along axis 0 (one per column for batched games)."""
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
-        with np.errstate(divide="ignore"):
-            logits = np.log(centre) - eta * np.asarray(linear)
-        return softmax_logits(logits)
+        logits = linear * -eta
+        if cache is not None:
+            logits += cache  # log z_0 - eta theta, in one new array
+        top = logits.max(axis=0)
+        if not _all_finite(top):  # overflow, NaN, or every weight vanished: the careful path
+            return self._careful_argmin(linear, eta, centre)
+        logits -= top
+        np.exp(logits, out=logits)
+        logits /= logits.sum(axis=0)
+        return logits
+
+    def argmin_and_cache(self, linear, curvature: float, eta: float, centre, cache):
+        """The step in the log domain: log z = log z_0 - eta theta - logsumexp(...), z = exp(log z)."""
+        if curvature != 0:
+            return super().argmin_and_cache(linear, curvature, eta, centre, cache)
+        log_point = linear * -eta
+        if cache is not None:
+            log_point += cache
+        top = log_point.max(axis=0)
+        if not _all_finite(top):
+            point = self._careful_argmin(linear, eta, centre)
+            return point, self.centre_cache(point)
+        log_point -= top
+        log_point -= np.log(np.exp(log_point).sum(axis=0))
+        return np.exp(log_point), log_point
+
+    def _careful_argmin(self, linear, eta, centre):
+        """The closed form at any magnitude (column by column for batched games).
+
+        Taken only when the fast logits ``log z_0 - eta theta`` overflow or vanish: the logits are
+        shifted by eta * min(theta) first (softmax is shift-invariant), so eta * (theta - min) >= 0
+        cannot overflow except to +inf where the true weight is 0.
+        """
+        linear = np.asarray(linear, dtype=np.float64)
+        if linear.ndim > 1:
+            centre = np.broadcast_to(centre, linear.shape)
+            etas = np.broadcast_to(eta, linear.shape[1:])
+            return np.stack([self._careful_argmin(linear[:, k], float(etas[k]), centre[:, k])
+                             for k in range(linear.shape[1])], axis=1)
+        bottom = float(linear.min())
+        if not math.isfinite(bottom):
+            raise _out_of_range("Entropy.argmin", "the loss's smallest entry", bottom)
+        with np.errstate(divide="ignore", over="ignore"):
+            excess = eta * linear - eta * bottom if eta <= 1.0 else eta * (linear - bottom)
+            logits = np.log(centre) - excess
+            top = logits.max()
+            if not top > -np.inf:  # every weight vanished: min(linear) is off the centre's support
+                support = np.asarray(centre) > 0
+                excess = eta * (linear[support] - float(linear[support].min()))
+                logits = np.full_like(linear, -np.inf)
+                logits[support] = np.log(np.asarray(centre)[support]) - excess
+                top = logits.max()
+        weights = np.exp(logits - top)
+        return weights / weights.sum()
+
+
+def _all_finite(top) -> bool:
+    """Is the logits' maximum (a scalar, or one per batched game) finite? Cheap for a scalar."""
+    return math.isfinite(top) if top.ndim == 0 else bool(np.isfinite(top).all())
 
 
 def _euclidean_domain(instance):
@@ -203,6 +373,10 @@ class SquaredEuclidean(Regularizer):
     @property
     def legendre(self) -> bool:
         return isinstance(self.domain, Reals)
+
+    @property
+    def supports_batches(self) -> bool:
+        return isinstance(self.domain, Reals)  # projections onto a ball or simplex act on one vector
 
     def value(self, z) -> float:
         return 0.5 * float(np.dot(z, z))
@@ -228,13 +402,19 @@ class QNorm(Regularizer):
     """
 
     q: float = attrs.field(converter=check_q)
+    supports_batches = True
 
     @property
     def p(self) -> float:
         return self.q / (self.q - 1.0)
 
     def value(self, z) -> float:
-        return float(np.linalg.norm(z, ord=self.q) ** 2 / (2.0 * (self.q - 1.0)))
+        z = np.asarray(z, dtype=np.float64)
+        scale = float(np.max(np.abs(z))) if z.size else 0.0
+        if scale == 0.0 or not np.isfinite(scale):
+            return scale
+        norm = scale * float(np.linalg.norm(z / scale, ord=self.q))  # no overflow or underflow inside
+        return norm * norm / (2.0 * (self.q - 1.0))
 
     def mirror_map(self, z):
         return pnorm_link(z, self.q) / (self.q - 1.0)
@@ -243,9 +423,16 @@ class QNorm(Regularizer):
         return (self.q - 1.0) * pnorm_link(theta, self.p)
 
     def argmin(self, linear, curvature: float, eta: float, centre):
+        return self.argmin_with_cache(linear, curvature, eta, centre, self.centre_cache(centre))
+
+    def centre_cache(self, centre):
+        """The centre's mirror image grad R_q(z_0), computed once per centre."""
+        return self.mirror_map(centre)
+
+    def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
-        return self.inverse_mirror_map(self.mirror_map(centre) - eta * np.asarray(linear))
+        return self.inverse_mirror_map(cache - eta * np.asarray(linear))
 
 
 @attrs.frozen
@@ -259,6 +446,10 @@ class Zero(Regularizer):
 
     domain: Reals | Ball | Simplex = Reals()
     legendre = False
+
+    @property
+    def supports_batches(self) -> bool:
+        return isinstance(self.domain, Reals)
 
     def value(self, z) -> float:
         return 0.0
