@@ -18,12 +18,14 @@ Memory is O(n + d) in T: per-round traces are opt-in (``record=True`` or ``callb
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 from typing import Any, Callable
 
 import attrs
 import numpy as np
 
+from gamedyn import checkpoints as _checkpoints
 from gamedyn._numerics import NumericalRangeError
 from gamedyn._validation import check_count, check_vector
 from gamedyn.payoffs import Bilinear, Loss, Payoff
@@ -335,6 +337,9 @@ def play(
     callback: Callable[[RoundState], Any] | None = None,
     output_weights=None,
     margin_norm: float = 2.0,
+    checkpoint=None,
+    checkpoint_every: int | None = None,
+    resume_from=None,
 ) -> GameResult:
     """Play T rounds of Protocol 1 (``first="w"``) or of its p-first variant (``first="p"``).
 
@@ -356,6 +361,13 @@ def play(
     payoff entries, weights or steps), ``play`` raises :class:`NumericalRangeError` (a
     ``FloatingPointError``) naming the quantity; the fix is to rescale, since the game is
     scale-equivariant: payoff / s with each eta * s gives the same plays, regrets / s.
+
+    Checkpoints (:mod:`gamedyn.checkpoints`): ``checkpoint=path`` writes the run's state to ``path``
+    every ``checkpoint_every`` rounds (if given), after the last round, and, on Ctrl-C, after the
+    round in progress (then ``KeyboardInterrupt`` is raised). ``resume_from=path`` continues such
+    a run, called with the same arguments, bit-identical to the uninterrupted one; a checkpoint of
+    another configuration raises :class:`gamedyn.CheckpointMismatchError`. Without ``checkpoint``
+    a round costs nothing more.
     """
     if not isinstance(payoff, Payoff):
         raise TypeError(f"payoff must be a gamedyn Payoff (Bilinear, RegularizedBilinear, ConcaveConvex), got {type(payoff).__name__}.")
@@ -383,6 +395,17 @@ def play(
     w_weight = _weight_function(weights, "weights", T)
     p_weight = w_weight if p_weights is None else _weight_function(p_weights, "p_weights", T)
     output_weight = w_weight if output_weights is None else _weight_function(output_weights, "output_weights", T)
+    checkpoint_every = _checkpoints.check_options(checkpoint, checkpoint_every, resume_from)
+    if record and resume_from is not None:
+        raise ValueError("record=True cannot resume: the trace of the rounds before the checkpoint is not in it; "
+                         "pass record=False, or stream the plays with callback=.")
+    configuration = None
+    if checkpoint is not None or resume_from is not None:
+        configuration = _checkpoints.fingerprint({
+            "payoff": payoff, "w_learner": w_learner, "p_learner": p_learner, "T": T,
+            "weights": _schedule(weights, T), "p_weights": _schedule(p_weights, T),
+            "output_weights": _schedule(output_weights, T), "first": first, "initial_w": initial_w,
+            "initial_p": initial_p, "margin_norm": margin_norm})
 
     d, n = payoff.w_dimension, payoff.p_dimension
     w0 = _initial_point(initial_w, w_learner, d, "initial_w")
@@ -397,45 +420,64 @@ def play(
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
     tracker = _certificate_tracker(payoff, margin_norm, p_weight is output_weight)
+    start, rounds, stop_reason, finished = 1, T, f"completed T = {T} rounds", False
+    if resume_from is not None:
+        start, stop_reason, finished = _resume(resume_from, configuration, w_seat, p_seat, tracker)
+        rounds = start - 1 if finished else T
+        start = T + 1 if finished else start  # a finished run (last round or a stop rule) plays no more
     follower_sees_current = follower.learner.needs_current_loss
     leader_output_is_weight = output_weights is None and leader.weight is w_weight
     follower_output_is_weight = output_weights is None and follower.weight is w_weight
 
     # The round: one product per play (the follower's loss from the leader's play, the leader's
     # loss from the follower's play), shared by the learners, their hints and the running sums.
-    rounds, stop_reason = T, f"completed T = {T} rounds"
-    for t in range(1, T + 1):
-        leader_weight, follower_weight = leader.weight(t), follower.weight(t)
-        leader_play = leader.learner.play(leader.state, leader_weight)
-        if follower_sees_current:
-            follower_loss = follower.opponent_loss(leader_play, None)
-            follower_play = follower.learner.play(follower.state, follower_weight, follower_loss)
-        else:
-            follower_play = follower.learner.play(follower.state, follower_weight)
-            follower_loss = follower.opponent_loss(leader_play, follower_play)
-        leader_loss = leader.opponent_loss(follower_play, leader_play)
-        output = None if leader_output_is_weight and follower_output_is_weight else output_weight(t)
-        leader.settle(leader_play, leader_loss, leader_weight,
-                      leader_weight if leader_output_is_weight else output, follower_loss)
-        follower.settle(follower_play, follower_loss, follower_weight,
-                        follower_weight if follower_output_is_weight else output, leader_loss)
-        if tracker is not None:  # certificate hook: O(n + d) per round, no product (gamedyn.certificates)
-            tracker.observe(t, p_seat.last, leader_weight if leader is w_seat else follower_weight,
-                            w_seat.loss_sum.linear, w_seat.weight_total, p_seat.loss_sum.linear, w_seat.play_sum)
-        if record:
-            trace["w"].append(w_seat.last)
-            trace["p"].append(p_seat.last)
-        if stop is not None or callback is not None:
-            snapshot = RoundState(t, w_seat.last, p_seat.last, w_seat.weight_total, p_seat.weight_total,
-                                  w_seat.play_sum, p_seat.play_sum, w_seat.loss_sum, p_seat.loss_sum,
-                                  w_seat.played_loss_total, p_seat.played_loss_total,
-                                  w_learner.domain, p_learner.domain, tracker)
-            if callback is not None:
-                callback(snapshot)
-            if stop is not None and stop(snapshot):
-                rounds = t
-                stop_reason = f"stop rule {getattr(stop, '__name__', repr(stop))} fired at round {t}"
-                break
+    hooks = stop is not None or callback is not None or checkpoint is not None
+    interrupt = _checkpoints.InterruptFlag() if checkpoint is not None else contextlib.nullcontext()
+    with interrupt:
+        for t in range(start, T + 1):
+            leader_weight, follower_weight = leader.weight(t), follower.weight(t)
+            leader_play = leader.learner.play(leader.state, leader_weight)
+            if follower_sees_current:
+                follower_loss = follower.opponent_loss(leader_play, None)
+                follower_play = follower.learner.play(follower.state, follower_weight, follower_loss)
+            else:
+                follower_play = follower.learner.play(follower.state, follower_weight)
+                follower_loss = follower.opponent_loss(leader_play, follower_play)
+            leader_loss = leader.opponent_loss(follower_play, leader_play)
+            output = None if leader_output_is_weight and follower_output_is_weight else output_weight(t)
+            leader.settle(leader_play, leader_loss, leader_weight,
+                          leader_weight if leader_output_is_weight else output, follower_loss)
+            follower.settle(follower_play, follower_loss, follower_weight,
+                            follower_weight if follower_output_is_weight else output, leader_loss)
+            if tracker is not None:  # certificate hook: O(n + d) per round, no product (gamedyn.certificates)
+                tracker.observe(t, p_seat.last, leader_weight if leader is w_seat else follower_weight,
+                                w_seat.loss_sum.linear, w_seat.weight_total, p_seat.loss_sum.linear, w_seat.play_sum)
+            if record:
+                trace["w"].append(w_seat.last)
+                trace["p"].append(p_seat.last)
+            if hooks:
+                if stop is None and callback is None:
+                    if (checkpoint_every is not None and t % checkpoint_every == 0) or interrupt.raised:
+                        _save(checkpoint, configuration, t, T, w_seat, p_seat, tracker, False, stop_reason)
+                        _raise_if_interrupted(interrupt, t, checkpoint)
+                    continue
+                snapshot = RoundState(t, w_seat.last, p_seat.last, w_seat.weight_total, p_seat.weight_total,
+                                      w_seat.play_sum, p_seat.play_sum, w_seat.loss_sum, p_seat.loss_sum,
+                                      w_seat.played_loss_total, p_seat.played_loss_total,
+                                      w_learner.domain, p_learner.domain, tracker)
+                if callback is not None:
+                    callback(snapshot)
+                if stop is not None and stop(snapshot):
+                    rounds = t
+                    stop_reason = f"stop rule {getattr(stop, '__name__', repr(stop))} fired at round {t}"
+                    break
+                if checkpoint is not None and ((checkpoint_every is not None and t % checkpoint_every == 0)
+                                               or interrupt.raised):
+                    _save(checkpoint, configuration, t, T, w_seat, p_seat, tracker, False, stop_reason)
+                    _raise_if_interrupted(interrupt, t, checkpoint)
+        if checkpoint is not None:  # the run's end: resuming it returns this result at once
+            _save(checkpoint, configuration, rounds, T, w_seat, p_seat, tracker, True, stop_reason)
+            _raise_if_interrupted(interrupt, rounds, checkpoint)
 
     sums = {"weight_total": w_seat.weight_total, "p_weight_total": p_seat.weight_total,
             "output_weight_total": w_seat.output_weight_total, "w_last": w_seat.last, "p_last": p_seat.last,
@@ -482,6 +524,54 @@ def play(
         trace={key: np.array(value) for key, value in trace.items()} if record else None,
         certificate=tracker.certificate() if tracker is not None else None,
     )
+
+
+def _schedule(weights, T):
+    """A weight schedule as the checkpoint fingerprint sees it: names and numbers as given, a
+    sequence by its first T values, a callable by its name."""
+    if weights is None or isinstance(weights, (str, numbers.Real)) or callable(weights):
+        return weights
+    return np.asarray(weights, dtype=np.float64)[:T]
+
+
+_SEAT_FIELDS = ("state", "play_sum", "loss_linear", "loss_curvature", "played_loss_total", "weight_total",
+                "output_weight_total", "last")
+_TRACKER_FIELDS = ("t", "_dual_sum", "_weight_total", "upper", "upper_round", "_witness", "separable_exact")
+
+
+def _save(path, configuration, t, T, w_seat, p_seat, tracker, finished, stop_reason):
+    """Write every number the run carries into round t + 1 (gamedyn.checkpoints)."""
+    state = {f"{seat.name}.{field}": getattr(seat, field) for seat in (w_seat, p_seat) for field in _SEAT_FIELDS}
+    if tracker is not None:
+        state.update({f"tracker.{field}": getattr(tracker, field) for field in _TRACKER_FIELDS})
+    _checkpoints.write(path, "play", configuration, t, state,
+                       {"T": T, "finished": finished, "stop_reason": stop_reason})
+
+
+def _raise_if_interrupted(interrupt, t, path):
+    if interrupt.raised:
+        raise KeyboardInterrupt(f"interrupted after round {t}; checkpoint written to {path!r} "
+                                f"(resume with resume_from={path!r} and the same arguments).")
+
+
+def _resume(path, configuration, w_seat, p_seat, tracker):
+    """Load a checkpoint into the freshly initialised seats and tracker; returns
+    ``(first round to play, stop reason, finished)``."""
+    templates = {f"{seat.name}.{field}": getattr(seat, field) for seat in (w_seat, p_seat) for field in _SEAT_FIELDS}
+    if tracker is not None:
+        templates.update({f"tracker.{field}": getattr(tracker, field) for field in _TRACKER_FIELDS})
+    header, state = _checkpoints.read(path, "play", configuration, templates)
+    if set(state) != set(templates):
+        raise _checkpoints.CheckpointMismatchError(
+            f"{path!r} holds {sorted(set(state) ^ set(templates))} that this run does not (or the reverse).")
+    for name, value in state.items():
+        owner, field = name.split(".", 1)
+        target = {"w": w_seat, "p": p_seat, "tracker": tracker}[owner]
+        setattr(target, field, value)
+    if tracker is not None:  # the tracker reads the runner's sums, as after its last observe
+        tracker._margins = p_seat.loss_sum.linear if tracker.margin_from_sums else None
+        tracker._output_sum = w_seat.play_sum
+    return header["round"] + 1, header["stop_reason"], bool(header["finished"])
 
 
 def _certificate_tracker(payoff, margin_norm, margin_from_sums):
