@@ -8,6 +8,7 @@ accelerated perceptrons and NAG are recipes in :mod:`gamedyn.recipes`.
 
 from gamedyn._numerics import NumericalRangeError
 from gamedyn.batched import BatchedMatrix, one_vs_rest, shared_matrix
+from gamedyn.checkpoints import CheckpointError, CheckpointMismatchError, checkpoint_info
 from gamedyn.datasets import signed_rows
 from gamedyn.margins import margin, max_margin, max_margin_q, normalized_margin
 from gamedyn.hints import CurrentLoss, LastLoss, NoHint, OpponentSecondary
@@ -48,4 +49,5 @@ __all__ = [
     "RegularizedBilinear", "RoundState", "Simplex", "SquaredEuclidean", "Zero", "numerical_argmin",
     "OnlineResult", "online", "play", "positive_margin", "signed_rows", "margin", "max_margin", "max_margin_q",
     "normalized_margin", "NumericalRangeError", "BatchedMatrix", "one_vs_rest", "shared_matrix",
+    "CheckpointError", "CheckpointMismatchError", "checkpoint_info",
 ]

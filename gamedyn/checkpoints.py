@@ -241,6 +241,11 @@ def _read_raw(path):
     return header, arrays
 
 
+def read_header(path) -> dict:
+    """The whole header of a checkpoint (checked: format, version, digests)."""
+    return _read_raw(path)[0]
+
+
 def checkpoint_info(path) -> dict:
     """The header of a checkpoint: ``kind``, ``version``, ``round`` (last completed round), ``T``,
     ``finished`` and ``stop_reason`` (after the last round or a stop rule). Checks the file's digests.

@@ -26,6 +26,7 @@ import attrs
 import numpy as np
 import scipy.sparse as sp
 
+from gamedyn import checkpoints as _checkpoints
 from gamedyn._numerics import log_sum_exp
 from gamedyn._validation import check_count, check_matrix, check_positive, check_vector
 
@@ -475,23 +476,47 @@ def sgd_coefficient(m, eps):
     return np.exp(log_sigmoid(-m) - np.maximum(math.log(eps), log_logistic_loss(m)))
 
 
-def _run_sgd(A, T, starts, log_eps, idx, times, log_target):
+class _SGDState:
+    """Everything the SGD loop carries from iteration t to t + 1 (saved in a checkpoint)."""
+
+    __slots__ = ("t", "w", "recorded", "k", "evaluations", "hit", "budget", "block")
+    FIELDS = __slots__
+
+    def __init__(self, d: int, records: int):
+        self.t, self.w, self.recorded = 0, np.zeros(d), np.empty(records)
+        self.k, self.evaluations, self.hit, self.budget, self.block = 0, 0, None, -math.inf, 0
+
+
+def _run_sgd(A, T, starts, log_eps, idx, times, log_target, state=None, every=None, save=None):
     """Shared loop of (10): ``w += c_t z_{i_t}`` with ``c_t = exp(ln sigma(-m) - max(ln eps_t, ln l(m)))``.
 
     The hitting time of ``ln L <= log_target`` is exact: with ``R = max_j ||z_j||`` one step
     moves every margin by at most ``c_t ||z_i|| R`` and ``l(m + D) >= e^{-D} l(m)``, so
     ``ln L(w_{t+1}) >= ln L(w_t) - c_t ||z_i|| R`` (spec section 2 item 11, scaled for rows of norm
     above 1). The full loss is only re-evaluated once that lower bound may have reached the target.
+
+    ``state`` (default: w_0 = 0 at t = 0) is where the loop starts; with ``every = k`` it runs in
+    segments of k iterations and calls ``save(state)`` between them (no per-iteration cost).
     """
     n, d = A.shape
     dot, axpy, norms = _row_access(A)
     scale = norms * float(np.max(norms))
-    w = np.zeros(d)
-    recorded = np.empty(times.shape[0])
+    state = _SGDState(d, times.shape[0]) if state is None else state
     slack = 1e-6 * (1.0 + abs(log_target))  # absorbs rounding in ln L and in the sum; the bound is exact
-    k, evaluations, hit, budget = 0, 0, None, -math.inf
-    block, log_eps_t = 0, log_eps[0]
-    for t in range(T + 1):
+    while state.t <= T:
+        end = T + 1 if every is None else min(T + 1, (state.t // every + 1) * every)
+        _sgd_segment(A, T, starts, log_eps, idx, times, log_target, state, end, dot, axpy, scale, slack)
+        if save is not None and state.t <= T:
+            save(state)
+    return state.w, state.recorded, state.hit, state.evaluations
+
+
+def _sgd_segment(A, T, starts, log_eps, idx, times, log_target, state, end, dot, axpy, scale, slack):
+    """Iterations t = state.t .. end - 1 of :func:`_run_sgd` (the record check at t, then the step)."""
+    w, recorded = state.w, state.recorded
+    k, evaluations, hit, budget, block = state.k, state.evaluations, state.hit, state.budget, state.block
+    log_eps_t = log_eps[block]
+    for t in range(state.t, end):
         on_record = k < times.shape[0] and times[k] == t
         if on_record or (hit is None and budget <= slack):
             value = _loss_and_log_sigmoid(np.asarray(A @ w))[0]
@@ -513,10 +538,60 @@ def _run_sgd(A, T, starts, log_eps, idx, times, log_target):
         c = math.exp(_scalar_log_sigmoid_neg(m) - max(log_eps_t, _scalar_log_loss(m)))
         axpy(i, c, w)
         budget -= c * scale[i]
-    return w, recorded, hit, evaluations
+    state.t, state.k, state.evaluations, state.hit, state.budget, state.block = end, k, evaluations, hit, budget, block
 
 
-def adaptive_sgd(A, T: int, eps: float, seed=None, indices=None, record=None) -> SGDResult:
+def _sgd_run_with_checkpoints(kind, A, T, parts, seed, indices, times, starts, log_eps, log_target,
+                              checkpoint, checkpoint_every, resume_from):
+    """The index stream, then :func:`_run_sgd`, writing / resuming checkpoints (gamedyn.checkpoints).
+
+    The stream is drawn from the generator's state at the start, which the checkpoint keeps
+    (``rng_state``): a run with ``seed=None`` resumes on the same stream.
+    """
+    every = _checkpoints.check_options(checkpoint, checkpoint_every, resume_from)
+    n = A.shape[0]
+    rng_state = None
+    if indices is None and (checkpoint is not None or resume_from is not None):
+        saved = _checkpoints.read_header(resume_from).get("rng_state") if resume_from is not None else None
+        if seed is None and saved is not None:
+            generator = np.random.Generator(getattr(np.random, saved["bit_generator"])())
+            generator.bit_generator.state = saved
+        else:
+            generator = np.random.default_rng(seed)
+        rng_state = generator.bit_generator.state
+        idx = sgd_indices(n, T, generator)
+    else:
+        idx = _check_indices(indices, n, T, seed)
+    if checkpoint is None and resume_from is None:
+        return _run_sgd(A, T, starts, log_eps, idx, times, log_target)
+    configuration = _checkpoints.fingerprint(dict(parts, A=A, T=T, stream=idx, record=times))
+    state = _SGDState(A.shape[1], times.shape[0])
+    if resume_from is not None:
+        templates = {field: getattr(state, field) for field in _SGDState.FIELDS}
+        header, saved_state = _checkpoints.read(resume_from, kind, configuration, templates)
+        for field in _SGDState.FIELDS:
+            value = saved_state[field]
+            if field == "recorded":
+                state.recorded[:value.shape[0]] = value
+            else:
+                setattr(state, field, value)
+
+    def save(current):
+        values = {field: getattr(current, field) for field in _SGDState.FIELDS}
+        values["recorded"] = current.recorded[:current.k]
+        _checkpoints.write(checkpoint, kind, configuration, min(current.t, T), values,
+                           {"T": T, "finished": current.t > T, "rng_state": rng_state,
+                            "stop_reason": f"completed T = {T} steps" if current.t > T else None})
+
+    result = _run_sgd(A, T, starts, log_eps, idx, times, log_target, state, every,
+                      save if checkpoint is not None else None)
+    if checkpoint is not None:
+        save(state)
+    return result
+
+
+def adaptive_sgd(A, T: int, eps: float, seed=None, indices=None, record=None, *, checkpoint=None,
+                 checkpoint_every=None, resume_from=None) -> SGDResult:
     """Adaptive SGD (10)+(11) from ``w_0 = 0`` for ``T`` steps.
 
     ``eta_t = min(1/eps, 1/l(m_{i_t}))`` and ``w_{t+1} = w_t + eta_t sigma(-m_{i_t}) z_{i_t}`` with
@@ -524,14 +599,20 @@ def adaptive_sgd(A, T: int, eps: float, seed=None, indices=None, record=None) ->
     ``record`` = iterations at which the full-batch ``ln L(w_t)`` is stored (default every t =
     0..T). ``hitting_time`` is ``tau = inf{t : L(w_t) <= eps}`` of Theorem 3.4, computed exactly
     whatever ``record`` is.
+
+    Checkpoints (:mod:`gamedyn.checkpoints`): ``checkpoint=path`` writes the iterate, the records,
+    the skip rule's budget and the generator's state every ``checkpoint_every`` steps (if given)
+    and at the end; ``resume_from=path`` continues, with the same arguments, bit-identically (with
+    ``seed=None`` the stream comes from the generator state saved in the checkpoint).
     """
     A = _check_data(A)
     T = check_count(T, "T")
     eps = _check_open_unit(eps, "eps", "1e-8")
-    idx = _check_indices(indices, A.shape[0], T, seed)
     times = _check_record(record, T)
     log_eps = math.log(eps)
-    w, recorded, hit, evaluations = _run_sgd(A, T, [0], [log_eps], idx, times, log_eps)
+    w, recorded, hit, evaluations = _sgd_run_with_checkpoints(
+        "adaptive_sgd", A, T, {"eps": eps, "indices_given": indices is not None}, seed, indices, times, [0],
+        [log_eps], log_eps, checkpoint, checkpoint_every, resume_from)
     return SGDResult(w=w, times=times, log_loss=recorded, hitting_time=hit, target=eps, loss_evaluations=evaluations)
 
 

@@ -67,7 +67,8 @@ def _public_names(module):
 
 REFERENCED_MODULES = ["gamedyn", "gamedyn.recipes", "gamedyn.original", "gamedyn.margins", "gamedyn.datasets",
                       "gamedyn.rates", "gamedyn.registry", "gamedyn.logistic", "gamedyn.experiments.iterations",
-                      "gamedyn.experiments.logistic_figures", "gamedyn.certificates", "gamedyn.stops", "gamedyn.sklearn"]
+                      "gamedyn.experiments.logistic_figures", "gamedyn.certificates", "gamedyn.stops", "gamedyn.sklearn",
+                      "gamedyn.checkpoints"]
 
 
 @pytest.mark.parametrize("name", REFERENCED_MODULES)
