@@ -23,6 +23,8 @@ from gamedyn.learners import (
     MirrorDescent,
 )
 from gamedyn.payoffs import Bilinear, ConcaveConvex, Loss, Payoff, RegularizedBilinear
+from gamedyn.exploration import Exploration, explore
+from gamedyn.matrix_games import nash_gap, solve_matrix_game
 from gamedyn.protocol import GameResult, OnlineResult, RoundState, online, play, positive_margin
 from gamedyn.regularizers import (
     Ball,
@@ -50,4 +52,5 @@ __all__ = [
     "OnlineResult", "online", "play", "positive_margin", "signed_rows", "margin", "max_margin", "max_margin_q",
     "normalized_margin", "NumericalRangeError", "BatchedMatrix", "one_vs_rest", "shared_matrix",
     "CheckpointError", "CheckpointMismatchError", "checkpoint_info",
+    "Exploration", "explore", "nash_gap", "solve_matrix_game",
 ]

@@ -6,6 +6,7 @@ Commands::
     gamedyn run RECIPE [--data FILE | --synthetic n,d,gamma] [--T N] [--seed S] [--every K] [--json]
     gamedyn reproduce [NAMES...] [--quick | --full] [--out DIR] [--no-figures]
     gamedyn figures [--out DIR] [--quick]
+    gamedyn explore [--data FILE | --synthetic n,d,gamma] [--T N] [--eta E] [--markdown] [--figure PNG]
 
 ``run`` prints, at each reporting step t, the margin and normalised margin of the algorithm's
 output, the two players' weighted regrets and Theorem 2's bound (R_w + R_p)/S_t. Steps are
@@ -127,6 +128,21 @@ def build_parser() -> argparse.ArgumentParser:
     figures.add_argument("--out", metavar="DIR", default=DEFAULT_OUT, help=f"output folder (default ./{DEFAULT_OUT})")
     figures.add_argument("--quick", action="store_true", help="short horizons (seconds instead of minutes)")
     figures.set_defaults(handler=command_figures)
+
+    explorer = commands.add_parser("explore", help="every legal pair of learners on the separator game, with rates",
+                                   description="Run every legal (w-learner, p-learner, weights, first) seating of "
+                                   "gamedyn.exploration.separator_learners on g = p'Aw - |w|^2/2 and rank them by the "
+                                   "fitted rate exponent of Theorem 2's bound (R_w + R_p)/S_t.")
+    source = explorer.add_mutually_exclusive_group()
+    source.add_argument("--data", metavar="FILE", help="a data file, as for `gamedyn run`")
+    source.add_argument("--synthetic", metavar="n,d,gamma", help=f"make_separable data (default {DEFAULT_SYNTHETIC})")
+    explorer.add_argument("--npy-layout", choices=("A", "Xy"), default="A", help="layout of a .npy file (see run)")
+    explorer.add_argument("--seed", type=int, default=0, help="seed of the synthetic data (default 0)")
+    explorer.add_argument("--T", type=int, default=2000, metavar="N", help="rounds per seating (default 2000)")
+    explorer.add_argument("--eta", type=float, default=0.25, help="the p-player's entropy step (default 1/4)")
+    explorer.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    explorer.add_argument("--figure", metavar="PNG", help="also write the heat map of the rate exponents (matplotlib)")
+    explorer.set_defaults(handler=command_explore)
     return parser
 
 
@@ -520,4 +536,30 @@ def command_figures(args) -> int:
     for path in paths:
         print(path)
     print(f"{len(paths)} figures in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+# ------------------------------------------------------------------------------------- explore
+
+
+def command_explore(args) -> int:
+    from gamedyn.exploration import explore, separator_learners
+    from gamedyn.payoffs import RegularizedBilinear
+
+    if args.figure is not None:
+        from gamedyn.plot import _figure
+
+        _figure()  # fail before the runs when matplotlib is missing
+    data = _load(args)
+    learners = separator_learners(args.eta)
+    seatings = len(learners["w"]) * len(learners["p"]) * 4
+    with ProgressBar(seatings, "explore") as bar:
+        table = explore(RegularizedBilinear(data.A), learners, args.T, progress=lambda done, total, label: bar.update(done))
+    print(f"data: {data.source}")
+    print(table.to_markdown() if args.markdown else table.format())
+    if args.figure is not None:
+        from gamedyn.plot import plot_exploration
+
+        plot_exploration(table).savefig(args.figure, dpi=110)
+        print(f"wrote {args.figure}")
     return 0

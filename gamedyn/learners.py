@@ -249,15 +249,20 @@ class OMD(_RegularizedLearner):
         guess = self.hint.predict(state.hint_state, current_loss)
         if guess is None:
             return state.secondary
-        return self.regularizer.argmin_with_cache(weight * guess.gradient(state.secondary), 0.0, self.eta,
+        return self.regularizer.argmin_with_cache(_times(weight, guess.gradient(state.secondary)), 0.0, self.eta,
                                                   state.secondary, state.secondary_cache)
 
     def update(self, state: OMDState, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None) -> OMDState:
         gradient = loss.gradient(point)
-        secondary, cache = self.regularizer.argmin_and_cache(weight * gradient, 0.0, self.eta,
+        secondary, cache = self.regularizer.argmin_and_cache(_times(weight, gradient), 0.0, self.eta,
                                                              state.secondary, state.secondary_cache)
         return OMDState(secondary, self._hint_update(state.hint_state, point, Loss(gradient, 0.0), weight, induced_loss),
                         cache)
+
+
+def _times(weight, vector):
+    """weight * vector, skipping the product for the unit weight (alpha_t = 1 is common)."""
+    return vector if weight == 1.0 else weight * vector
 
 
 def MirrorDescent(regularizer: Regularizer, eta: float, *, centre=None) -> OMD:

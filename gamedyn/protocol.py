@@ -46,12 +46,14 @@ def _weight_function(weights, name: str, T: int) -> Callable[[int], float]:
         value = float(weights)
         if not (np.isfinite(value) and value > 0):
             raise ValueError(f"{name} must be positive and finite, got {value!r}.")
+        _check_normal(value, name)
         return lambda t: value
     if callable(weights):
         def checked(t, function=weights):
             value = float(function(t))
             if not (np.isfinite(value) and value > 0):
                 raise ValueError(f"{name}({t}) = {value!r}; every weight alpha_t must be positive and finite.")
+            _check_normal(value, f"{name}({t})")
             return value
         return checked
     sequence = np.asarray(weights, dtype=np.float64)
@@ -59,7 +61,21 @@ def _weight_function(weights, name: str, T: int) -> Callable[[int], float]:
         raise ValueError(f"{name} must be a 1-D sequence of at least T = {T} weights, got shape {sequence.shape}.")
     if not np.all(np.isfinite(sequence[:T])) or np.any(sequence[:T] <= 0):
         raise ValueError(f"{name} must contain positive finite weights; got min {np.min(sequence[:T])!r}.")
+    _check_normal(float(np.min(sequence[:T])), f"min({name})")
     return lambda t: float(sequence[t - 1])
+
+
+_SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
+
+
+def _check_normal(value: float, name: str):
+    """A subnormal weight carries fewer than 52 bits: alpha_t p_t would lose the simplex's sum."""
+    if value < _SMALLEST_NORMAL:
+        raise ValueError(
+            f"{name} = {value!r} is subnormal (below {_SMALLEST_NORMAL!r}, float64's smallest normal "
+            f"number), so alpha_t times a play loses precision. Multiply every weight by a constant "
+            f"c and divide each learner's eta by c: the plays are unchanged."
+        )
 
 
 # ---------------------------------------------------------------------------------- seats & results
@@ -102,7 +118,7 @@ class _Seat:
         else:
             self.state = self.learner.update(self.state, point, loss, weight)
         if not self.learner_keeps_sum:
-            self.loss_linear += weight * loss.linear
+            self.loss_linear += loss.linear if weight == 1.0 else weight * loss.linear
             self.loss_curvature += weight * loss.curvature
         self.played_loss_total += weight * loss.value(point)
         self.weight_total += weight
@@ -368,6 +384,15 @@ def play(
     a run, called with the same arguments, bit-identical to the uninterrupted one; a checkpoint of
     another configuration raises :class:`gamedyn.CheckpointMismatchError`. Without ``checkpoint``
     a round costs nothing more.
+
+    Raises:
+        TypeError: an argument of the wrong kind (payoff, learner, stop, callback, T).
+        ValueError: a learner on a domain the payoff does not allow; FTRL+ (a learner that sees
+            the current loss) moving first, or facing a linearised ``ConcaveConvex`` payoff; bad or
+            subnormal weights (below 2.2e-308); FTL on R^d with a linear loss (no minimiser).
+        NumericalRangeError: a quantity overflowed float64 (a ``FloatingPointError``).
+        CheckpointError: ``resume_from`` is missing, damaged or of another format version;
+            :class:`CheckpointMismatchError` when it was written by another configuration.
     """
     if not isinstance(payoff, Payoff):
         raise TypeError(f"payoff must be a gamedyn Payoff (Bilinear, RegularizedBilinear, ConcaveConvex), got {type(payoff).__name__}.")

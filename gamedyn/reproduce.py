@@ -525,6 +525,9 @@ def build_claims() -> list:
     claims = equivalence_claims() + rate_claims() + iteration_claims()
     if logistic_available() is None:
         claims += logistic_claims()
+    from gamedyn.experiments.matrix_games import matrix_game_claims
+
+    claims += matrix_game_claims()
     return claims
 
 

@@ -68,7 +68,8 @@ def _public_names(module):
 REFERENCED_MODULES = ["gamedyn", "gamedyn.recipes", "gamedyn.original", "gamedyn.margins", "gamedyn.datasets",
                       "gamedyn.rates", "gamedyn.registry", "gamedyn.logistic", "gamedyn.experiments.iterations",
                       "gamedyn.experiments.logistic_figures", "gamedyn.certificates", "gamedyn.stops", "gamedyn.sklearn",
-                      "gamedyn.checkpoints"]
+                      "gamedyn.checkpoints", "gamedyn.matrix_games", "gamedyn.original_games",
+                      "gamedyn.exploration", "gamedyn.plot", "gamedyn.experiments.matrix_games"]
 
 
 @pytest.mark.parametrize("name", REFERENCED_MODULES)
@@ -77,3 +78,14 @@ def test_reference_page_names_every_public_name(name):
     missing = [public for public in _public_names(importlib.import_module(name)) if f"`{public}" not in page
                and f"{public}`" not in page and f" {public}(" not in page and f"`{public}(" not in page]
     assert not missing, f"docs/reference/api.md does not mention {missing} from {name}"
+
+
+def test_readme_test_command_is_what_ci_runs():
+    """README's test command (the bash block right after "Then the tests") appears verbatim in .ci/run,
+    and installs the extras whose tests would otherwise be skipped (matplotlib: plot, scikit-learn: data)."""
+    readme = (ROOT / "README.md").read_text()
+    after = readme[readme.index("Then the tests"):]
+    command = re.search(r"```bash\n(.*?)\n```", after, re.DOTALL).group(1).strip()
+    assert command in (ROOT / ".ci" / "run").read_text().splitlines()
+    extras = re.search(r'"\.\[(.*?)\]"', command).group(1).split(",")
+    assert {"test", "plot", "data"} <= set(extras) or "all" in extras, command

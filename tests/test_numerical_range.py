@@ -332,3 +332,15 @@ def test_online_refuses_nan():
     assert isinstance(Reals().minimize_quadratic(np.array([1.0]), 1e-300), np.ndarray)
     with pytest.raises(NumericalRangeError, match="Reals.minimize_quadratic"):
         Reals().minimize_quadratic(np.array([1e300]), 1e-300)
+
+
+def test_subnormal_weights_are_refused():
+    """Found by tests/test_fuzz.py. Old: weights = 1e-312 gave p_average summing to 1 +- 1e-11
+    (a subnormal alpha_t keeps ~10 digits of alpha_t p_t)."""
+    A = np.zeros((2, 1))
+    for weights in (1e-312, [1.0, 1e-320], lambda t: 1e-310):
+        with pytest.raises(ValueError, match="subnormal.*divide each learner's eta by c"):
+            play(Bilinear(A), FTL(Ball(1.0)), FTRL(Entropy(), 1.0), 2, weights=weights)
+    smallest_normal = np.finfo(np.float64).tiny
+    result = play(Bilinear(A), FTL(Ball(1.0)), FTRL(Entropy(), 1.0), 2, weights=smallest_normal)
+    assert abs(np.sum(result.p_average) - 1.0) <= 4 * EPS

@@ -1,0 +1,251 @@
+r"""The pair explorer: every legal seating of given learners on one payoff, with measured rates.
+
+:func:`explore` (``gamedyn.explore``, ``gamedyn explore`` on the command line) runs :func:`gamedyn.play` for every combination (w-learner, p-learner, weights,
+first mover) from the lists it is given, and tabulates, for each, Theorem 2's certificate
+
+.. math::
+
+    B_t=\frac{R_w(t)+R_p(t)}{S_t}\ \ge\ \max_w m(w)-m(\bar w_t),\qquad
+    G_t=\max_wg(w,\bar p_t)-\min_pg(\bar w_t,p)\quad\text{(duality gap)},
+
+at T and at a geometric grid of checkpoints t, read from the runner's per-round state (one run
+per combination, no O(T) record). The **rate exponent** is the least-squares slope of
+:math:`\log B_t` (and :math:`\log G_t`) against :math:`\log t` over the checkpoints
+:math:`t\ge` ``fit_from`` (default T/10, the last decade): about -2 for the accelerated pairs of
+Propositions 1-2 and Theorem 6 on the separator game, about -1 for O(1/T) pairs.
+
+A seating the protocol forbids (a learner that must see its round's loss, FTRL+, in the first
+seat) is marked ``illegal`` with the reason, and a run the runner refuses (e.g. FTL on
+:math:`\mathbb R^d` with a linear loss) ``error``; neither stops the exploration.
+
+>>> from gamedyn import OFTL, FTRLPlus, OFTRL, Entropy, RegularizedBilinear
+>>> A = [[0.6, 0.2], [0.3, -0.5], [0.5, 0.1]]
+>>> table = explore(RegularizedBilinear(A), {"w": {"OFTL": OFTL(), "FTRL+": FTRLPlus()},
+...                                          "p": {"FTRL+ entropy": FTRLPlus(Entropy(), 1 / 4)}},
+...                 T=64, weights=("linear",))
+>>> [(row.w_name, row.first, row.status) for row in table.rows]
+[('OFTL', 'w', 'ok'), ('OFTL', 'p', 'illegal'), ('FTRL+', 'w', 'illegal'), ('FTRL+', 'p', 'illegal')]
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import attrs
+import numpy as np
+
+from gamedyn._validation import check_count
+from gamedyn.payoffs import Payoff
+
+__all__ = ["Exploration", "ExplorationRow", "PAPER_PAIRS", "explore", "fitted_exponent", "geometric_checkpoints",
+           "separator_learners"]
+
+
+@attrs.frozen
+class ExplorationRow:
+    """One seating: names, weights, first mover, status, final B_T and G_T, fitted exponents, checkpoints."""
+
+    w_name: str
+    p_name: str
+    weights: str
+    first: str
+    status: str  # "ok", "illegal" or "error"
+    reason: str = ""
+    bound: float = math.nan
+    gap: float = math.nan
+    bound_exponent: float = math.nan
+    gap_exponent: float = math.nan
+    checkpoints: tuple = ()
+    bounds: tuple = ()
+    gaps: tuple = ()
+    seconds: float = 0.0
+
+    @property
+    def label(self) -> str:
+        return f"{self.w_name} | {self.p_name} | {self.weights} | {self.first} first"
+
+
+def _fmt(value: float, kind: str = "e") -> str:
+    if value is None or not math.isfinite(value):
+        return "-"
+    return f"{value:.2e}" if kind == "e" else f"{value:+.2f}"
+
+
+@attrs.frozen
+class Exploration:
+    """The explorer's table; ``rows`` in the order they were run (w-learner, p-learner, weights, first)."""
+
+    rows: tuple
+    T: int
+    fit_from: int
+
+    def row(self, w_name: str, p_name: str, weights: str, first: str) -> ExplorationRow:
+        """The row of one seating (KeyError naming the seating if it was not explored)."""
+        for row in self.rows:
+            if (row.w_name, row.p_name, row.weights, row.first) == (w_name, p_name, weights, first):
+                return row
+        raise KeyError(f"no row for w={w_name!r}, p={p_name!r}, weights={weights!r}, first={first!r}")
+
+    def ranked(self) -> list:
+        """Rows that ran, by bound exponent to one decimal (fastest first), then by B_T; then the rest."""
+        ran = sorted((row for row in self.rows if row.status == "ok"),
+                     key=lambda row: (round(row.bound_exponent, 1) if math.isfinite(row.bound_exponent) else math.inf,
+                                      row.bound))
+        return ran + [row for row in self.rows if row.status != "ok"]
+
+    def _cells(self):
+        header = ("w-learner", "p-learner", "weights", "first", "B_T", "rate of B", "gap G_T", "rate of G", "note")
+        lines = []
+        for row in self.ranked():
+            note = row.reason if row.status != "ok" else ""
+            lines.append((row.w_name, row.p_name, row.weights, row.first, _fmt(row.bound), _fmt(row.bound_exponent, "f"),
+                          _fmt(row.gap), _fmt(row.gap_exponent, "f"), (row.status + ": " + note) if note else ""))
+        return header, lines
+
+    def format(self) -> str:
+        """A plain-text table (ranked), with the horizon and the fit range on the first line."""
+        header, lines = self._cells()
+        widths = [max(len(header[i]), *(len(line[i]) for line in lines)) if lines else len(header[i])
+                  for i in range(len(header))]
+        text = [f"T = {self.T}; rates: log-log slopes over t in [{self.fit_from}, {self.T}]",
+                "  ".join(cell.ljust(width) for cell, width in zip(header, widths)).rstrip(),
+                "  ".join("-" * width for width in widths)]
+        text += ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines]
+        return "\n".join(text)
+
+    def to_markdown(self) -> str:
+        """The same table as Markdown."""
+        header, lines = self._cells()
+        text = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        text += ["| " + " | ".join(line) + " |" for line in lines]
+        return "\n".join(text)
+
+
+def geometric_checkpoints(T: int, count: int = 24) -> tuple:
+    """About ``count`` rounds 1 <= t <= T spaced geometrically, always including T."""
+    T = check_count(T, "T")
+    grid = np.unique(np.round(np.geomspace(1, T, num=max(2, count))).astype(int))
+    return tuple(int(t) for t in grid)
+
+
+def fitted_exponent(checkpoints, values, fit_from: int) -> float:
+    """Slope of log(value) against log(t) over checkpoints t >= fit_from (nan if a value is <= 0 there)."""
+    points = [(t, value) for t, value in zip(checkpoints, values) if t >= fit_from]
+    if len(points) < 2 or any(not (value > 0 and math.isfinite(value)) for _, value in points):
+        return math.nan
+    t, value = np.log(np.array(points, dtype=np.float64)).T
+    return float(np.polyfit(t, value, 1)[0])
+
+
+def _gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float:
+    if not payoff.structured:
+        return math.nan
+    p_loss, w_loss = payoff.loss_for_p(w_bar), payoff.loss_for_w(p_bar)
+    p_best = p_domain.minimize_quadratic(p_loss.linear, p_loss.curvature)
+    w_best = w_domain.minimize_quadratic(w_loss.linear, w_loss.curvature)
+    if p_best is None or w_best is None:
+        return math.inf
+    return payoff.value(w_best, p_bar) - payoff.value(w_bar, p_best)
+
+
+def _named(learners, seat: str) -> list:
+    if isinstance(learners, dict):
+        items = list(learners.items())
+    else:
+        items = [(repr(learner), learner) for learner in learners]
+    if not items:
+        raise ValueError(f"learners[{seat!r}] is empty; give at least one learner for the {seat}-player.")
+    for name, learner in items:
+        if not all(hasattr(learner, method) for method in ("init", "play", "update", "domain")):
+            raise TypeError(f"learners[{seat!r}][{name!r}] is not a learner (init, play, update, domain), got {learner!r}.")
+    return items
+
+
+def _run_one(payoff, w_learner, p_learner, T, weights, first, checkpoints, seats):
+    wanted = set(checkpoints)
+    bounds, gaps = [], []
+
+    def record(state):
+        if state.t in wanted:
+            total = state.w_weight_total
+            bounds.append((state.w_regret + state.p_regret) / total)
+            gaps.append(_gap(payoff, state.w_domain, state.p_domain, state.w_sum / total, state.p_sum / total))
+
+    from gamedyn.protocol import play
+
+    play(payoff, w_learner, p_learner, T, weights=weights, first=first, callback=record)
+    return tuple(bounds), tuple(gaps)
+
+
+def explore(payoff: Payoff, learners, T: int, *, weights=("constant", "linear"), first=("w", "p"),
+            checkpoints: int = 24, fit_from: int | None = None, progress=None) -> Exploration:
+    r"""Run every (w-learner, p-learner, weights, first) seating on ``payoff`` for T rounds.
+
+    ``learners`` is ``{"w": {name: learner}, "p": {name: learner}}`` (lists of learners are named
+    by their repr). ``weights`` are schedules :func:`gamedyn.play` accepts, given as strings
+    (``"constant"``, ``"linear"``); ``first`` the seats that may move first. Returns an
+    :class:`Exploration`: per seating the final :math:`B_T` and :math:`G_T`, their fitted log-log
+    exponents over the checkpoints :math:`t\ge` ``fit_from`` (default ``max(1, T // 10)``), or
+    ``illegal`` / ``error`` with the reason. ``progress(done, total, label)`` is called before each run.
+    """
+    if not isinstance(payoff, Payoff):
+        raise TypeError(f"payoff must be a gamedyn Payoff (Bilinear, RegularizedBilinear, ...), got {type(payoff).__name__}.")
+    if not isinstance(learners, dict) or set(learners) != {"w", "p"}:
+        raise ValueError('learners must be {"w": {name: learner, ...}, "p": {name: learner, ...}}, '
+                         f"got {type(learners).__name__} with keys {sorted(learners) if isinstance(learners, dict) else '-'}.")
+    T = check_count(T, "T")
+    w_items, p_items = _named(learners["w"], "w"), _named(learners["p"], "p")
+    weights = (weights,) if isinstance(weights, str) else tuple(weights)
+    first = (first,) if isinstance(first, str) else tuple(first)
+    if not weights or not all(isinstance(schedule, str) for schedule in weights):
+        raise ValueError(f"weights must be schedule names such as ('constant', 'linear'), got {weights!r}.")
+    if not first or not set(first) <= {"w", "p"}:
+        raise ValueError(f"first must be a subset of ('w', 'p'), got {first!r}.")
+    grid = geometric_checkpoints(T, check_count(checkpoints, "checkpoints", minimum=2))
+    fit_from = max(1, T // 10) if fit_from is None else check_count(fit_from, "fit_from")
+
+    combinations = [(w, p, schedule, mover) for w in w_items for p in p_items for schedule in weights for mover in first]
+    rows = []
+    for index, ((w_name, w_learner), (p_name, p_learner), schedule, mover) in enumerate(combinations):
+        if progress is not None:
+            progress(index, len(combinations), f"{w_name} | {p_name} | {schedule} | {mover} first")
+        seated_first, seat_name = (w_learner, w_name) if mover == "w" else (p_learner, p_name)
+        if seated_first.needs_current_loss:
+            rows.append(ExplorationRow(w_name, p_name, schedule, mover, "illegal",
+                                       f"{seat_name} sees its round's loss (FTRL+) but moves first"))
+            continue
+        start = time.process_time()
+        try:
+            bounds, gaps = _run_one(payoff, w_learner, p_learner, T, schedule, mover, grid, (w_name, p_name))
+        except (ValueError, TypeError, FloatingPointError) as error:
+            rows.append(ExplorationRow(w_name, p_name, schedule, mover, "error", " ".join(str(error).split())[:160],
+                                       seconds=time.process_time() - start))
+            continue
+        rows.append(ExplorationRow(
+            w_name, p_name, schedule, mover, "ok", "", bounds[-1], gaps[-1],
+            fitted_exponent(grid, bounds, fit_from), fitted_exponent(grid, gaps, fit_from),
+            grid, bounds, gaps, time.process_time() - start))
+    return Exploration(tuple(rows), T, fit_from)
+
+
+def separator_learners(eta: float = 1 / 4) -> dict:
+    r"""The learner lists for the separator game :math:`g=p^\top Aw-\tfrac12\|w\|^2` (the paper's table).
+
+    w-player on :math:`\mathbb R^d`: OFTL, FTL, FTRL+ with no regularizer. p-player on the simplex,
+    entropy with step ``eta``: FTRL+, OFTRL, FTRL and (plain) mirror descent.
+    """
+    from gamedyn import FTL, FTRL, OFTL, OFTRL, Entropy, FTRLPlus, MirrorDescent
+
+    return {
+        "w": {"OFTL": OFTL(), "FTL": FTL(), "FTRL+": FTRLPlus()},
+        "p": {"FTRL+ entropy": FTRLPlus(Entropy(), eta), "OFTRL entropy": OFTRL(Entropy(), eta),
+              "FTRL entropy": FTRL(Entropy(), eta), "MD entropy": MirrorDescent(Entropy(), eta)},
+    }
+
+
+PAPER_PAIRS: Any = (
+    ("OFTL", "FTRL+ entropy", "linear", "w", "Propositions 1-2 (smooth / accelerated perceptron)"),
+    ("FTRL+", "OFTRL entropy", "linear", "p", "Theorem 6 (Nesterov's accelerated gradient)"),
+)

@@ -1,0 +1,55 @@
+"""The result the matrix-game recipes return."""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+
+from gamedyn.protocol import GameResult
+
+
+@attrs.frozen
+class MatrixGameResult:
+    r"""A matrix-game recipe's output: the averaged strategies, their value and Nash gap, and the game.
+
+    ``row`` = :math:`\bar x_T=\frac1T\sum_tx_t` (the maximiser's average), ``column`` =
+    :math:`\bar y_T` (the minimiser's), ``value`` = :math:`\bar x_T^\top M\bar y_T`, ``nash_gap`` =
+    :math:`\max_x x^\top M\bar y_T-\min_y\bar x_T^\top My\ge0` (the game value :math:`v^\star` lies
+    between the two terms, so :math:`|\mathrm{value}-v^\star|\le` ``nash_gap``). ``row_last`` and
+    ``column_last`` are the round-T plays (last iterates); ``game`` is the runner's
+    :class:`gamedyn.GameResult` (row player = w, column player = p).
+    """
+
+    row: np.ndarray
+    column: np.ndarray
+    value: float
+    nash_gap: float
+    game: GameResult
+
+    @property
+    def row_last(self) -> np.ndarray:
+        return self.game.w_last
+
+    @property
+    def column_last(self) -> np.ndarray:
+        return self.game.p_last
+
+
+def matrix_game_result(M, game: GameResult) -> MatrixGameResult:
+    """Package the runner's result of the game Bilinear(M.T) (row player = w, column player = p)."""
+    row, column = game.w_average, game.p_average
+    best_row, best_column = float(np.max(M @ column)), float(np.min(row @ M))
+    return MatrixGameResult(row, column, float(row @ M @ column), best_row - best_column, game)
+
+
+def matrix_game_inputs(M, T, row_start, column_start) -> tuple:
+    """The checked payoff matrix, horizon and start strategies (``None`` = uniform, each domain's centre)."""
+    from gamedyn._validation import check_count
+    from gamedyn.matrix_games import check_payoff_matrix, check_strategy
+
+    matrix = check_payoff_matrix(M)
+    T = check_count(T, "T")
+    m, n = matrix.shape
+    row_start = None if row_start is None else check_strategy(row_start, m, "row_start")
+    column_start = None if column_start is None else check_strategy(column_start, n, "column_start")
+    return matrix, T, row_start, column_start

@@ -1,0 +1,96 @@
+"""The pair explorer: every legal seating, illegal ones marked, the paper's pairs rediscovered."""
+
+import math
+
+import numpy as np
+import pytest
+
+from gamedyn import FTL, FTRL, OFTL, OFTRL, Bilinear, Entropy, FTRLPlus, RegularizedBilinear, cli, explore, play
+from gamedyn.datasets import make_separable, signed_rows
+from gamedyn.exploration import PAPER_PAIRS, fitted_exponent, geometric_checkpoints, separator_learners
+
+A = signed_rows(*make_separable(100, 10, 0.1, 0))
+
+
+@pytest.fixture(scope="module")
+def table():
+    return explore(RegularizedBilinear(A), separator_learners(), T=2000)
+
+
+@pytest.mark.slow
+def test_rediscovers_the_papers_table(table):
+    """Props 1-2 and Thm 6 at about T^-2 on Theorem 2's bound, at the top; plain pairs about T^-1 or slower."""
+    paper = [table.row(w, p, weights, first) for w, p, weights, first, _ in PAPER_PAIRS]
+    for row in paper:
+        assert row.status == "ok" and -2.3 <= row.bound_exponent <= -1.8, row
+    plain = [row for row in table.rows if row.status == "ok" and row.weights == "constant"
+             and row.w_name in ("FTL", "OFTL") and row.p_name in ("FTRL entropy", "MD entropy")]
+    assert plain and all(-1.3 <= row.bound_exponent <= -0.5 for row in plain)
+    best = table.ranked()[:len(paper)]
+    worst_paper = max(row.bound_exponent for row in paper)
+    assert all(row.bound_exponent <= worst_paper + 0.05 for row in best)
+    assert max(row.bound for row in paper) < 0.01 * min(row.bound for row in plain)
+
+
+def test_illegal_seatings_are_marked_not_run(table):
+    """FTRL+ in the first seat: 4 p-learners x 2 weights for the w-player, 3 w-learners x 2 weights for the p-player."""
+    illegal = [row for row in table.rows if row.status == "illegal"]
+    expected = {(w, p, weights, "w") for w in ["FTRL+"] for p in separator_learners()["p"] for weights in ("constant", "linear")}
+    expected |= {(w, "FTRL+ entropy", weights, "p") for w in separator_learners()["w"] for weights in ("constant", "linear")}
+    assert {(row.w_name, row.p_name, row.weights, row.first) for row in illegal} == expected
+    assert all("moves first" in row.reason and math.isnan(row.bound) for row in illegal)
+    assert len(table.rows) == 3 * 4 * 2 * 2
+
+
+def test_certificate_bounds_the_gap_at_every_checkpoint(table):
+    """Theorem 2 with one weight sequence: 0 <= G_t <= B_t at every recorded t."""
+    for row in table.rows:
+        if row.status == "ok":
+            bounds, gaps = np.array(row.bounds), np.array(row.gaps)
+            assert np.all(gaps >= -1e-12) and np.all(gaps <= bounds + 1e-12), row.label
+
+
+def test_final_numbers_equal_the_runners_result():
+    learners = {"w": {"OFTL": OFTL()}, "p": {"OFTRL": OFTRL(Entropy(), 0.25)}}
+    exploration = explore(RegularizedBilinear(A), learners, T=300, weights="linear", first="p")
+    result = play(RegularizedBilinear(A), OFTL(), OFTRL(Entropy(), 0.25), 300, weights="linear", first="p")
+    (row,) = exploration.rows
+    assert row.bound == pytest.approx(result.theorem2_bound, rel=1e-12)
+    assert row.gap == pytest.approx(result.duality_gap, rel=1e-9, abs=1e-15)
+    assert row.checkpoints[-1] == 300
+
+
+def test_runner_refusals_are_error_rows_not_crashes():
+    """FTL on R^d with a linear loss (Bilinear, no quadratic part) has no minimiser."""
+    exploration = explore(Bilinear(A), {"w": {"FTL": FTL()}, "p": {"FTRL": FTRL(Entropy(), 0.25)}}, T=5,
+                          weights="constant", first="w")
+    (row,) = exploration.rows
+    assert row.status == "error" and "unbounded below" in row.reason
+    assert "error" in exploration.format() and "| error" in exploration.to_markdown()
+
+
+def test_fitted_exponent_recovers_a_power_law():
+    grid = geometric_checkpoints(10_000)
+    assert grid[0] == 1 and grid[-1] == 10_000 and len(grid) >= 20
+    assert fitted_exponent(grid, [3.0 * t**-1.7 for t in grid], 10) == pytest.approx(-1.7, abs=1e-12)
+    assert math.isnan(fitted_exponent(grid, [0.0 for t in grid], 10))
+
+
+def test_bad_input_names_the_argument():
+    with pytest.raises(ValueError, match="learners must be"):
+        explore(RegularizedBilinear(A), {"w": [OFTL()]}, T=10)
+    with pytest.raises(TypeError, match=r"learners\['p'\]\['x'\] is not a learner"):
+        explore(RegularizedBilinear(A), {"w": [OFTL()], "p": {"x": 3}}, T=10)
+    with pytest.raises(ValueError, match="first must be"):
+        explore(RegularizedBilinear(A), separator_learners(), T=10, first="q")
+    with pytest.raises(TypeError, match="payoff"):
+        explore(A, separator_learners(), T=10)
+    with pytest.raises(ValueError, match="T"):
+        explore(RegularizedBilinear(A), separator_learners(), T=0)
+
+
+def test_command_line_explore(capsys):
+    code = cli.main(["explore", "--synthetic", "30,5,0.1", "--T", "60", "--markdown"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.count("illegal") == 14 and "| w-learner | p-learner |" in out
