@@ -238,19 +238,12 @@ def _margins(A, w):
     return margin, (margin / norm if norm > 0 else math.nan)
 
 
-# How each recipe's output (its docstring's ``.w``) reads off the running sums after round t.
-_RECIPE_OUTPUT = {
-    "smooth_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
-    "accelerated_perceptron": lambda state, theta: state.w_sum * (0.25 if theta == "wang" else 0.5),  # v_t
-    "mirror_prox_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
-    "nag_margin": lambda state, theta: state.w_sum / 4,  # s_t
-    "pnorm_perceptron": lambda state, theta: state.w_sum / state.w_weight_total,  # w_bar_t
-}
+def recipe_output(name: str, state, theta: str = "wang", p: float = 2.0) -> np.ndarray:
+    """The recipe's output ``.w`` after the round that ``state`` (a RoundState) describes: the output
+    rule the recipe declares in its own file (:class:`gamedyn.recipes.Recipe`)."""
+    from gamedyn.recipes import RECIPES
 
-
-def recipe_output(name: str, state, theta: str = "wang") -> np.ndarray:
-    """The recipe's output ``.w`` after the round that ``state`` (a RoundState) describes."""
-    return _RECIPE_OUTPUT[name](state, theta)
+    return RECIPES[name].read_output(state, theta=theta, p=p)
 
 
 def _theorem2(w_regret, p_regret, state_weights):
@@ -272,6 +265,7 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
     from gamedyn.certificates import certify_not_separable
 
     wanted, reports = set(steps), []
+    recipe, options = entry.recipe, {"p": p, "theta": theta}
 
     def report(state):
         if progress is not None:
@@ -280,20 +274,14 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
             w_regret, p_regret = state.w_regret, state.p_regret
             if w_comparator is not None:
                 w_regret = state.w_played_loss - state.w_loss_sum.value(w_comparator)
-            reports.append(StepReport(state.t, *_margins(A, recipe_output(entry.name, state, theta)), w_regret, p_regret,
+            reports.append(StepReport(state.t, *_margins(A, recipe.read_output(state, **options)), w_regret, p_regret,
                                       _theorem2(w_regret, p_regret, (state.w_weight_total, state.p_weight_total)),
                                       state.certificate_tracker.upper))
             if on_step is not None:
                 on_step(reports[-1])
         return False  # never stop: this rule only reads the round
 
-    options = dict(checkpoint_options or {}, stop=report)
-    if entry.name == "pnorm_perceptron":
-        result = entry.function(A, T, p, **options)
-    elif entry.name == "accelerated_perceptron":
-        result = entry.function(A, T, theta=theta, **options)
-    else:
-        result = entry.function(A, T, **options)
+    result = recipe.run(A, T, stop=report, checkpoints=checkpoint_options, **options)
     game = result.game
     w_regret = game.w_regret if w_comparator is None else game.w_regret_against(w_comparator)
     certificate = certify_not_separable(A, result.certificate) if result.certificate.separable is None else result.certificate
@@ -306,33 +294,25 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
 
 
 def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None) -> tuple:
-    """Run an original algorithm; report its output at ``steps`` (from its trajectory when it fits)."""
-    name = entry.name.removeprefix("original.")
-    function = entry.function
-    if name in ("perceptron", "pnorm_perceptron"):
-        w, updates = function(A, T) if name == "perceptron" else function(A, p, T)
+    """Run an original algorithm; report its output at ``steps`` (from its trajectory when it fits).
+
+    How to call it and read its output is the entry's :class:`gamedyn.registry.OriginalForm`.
+    """
+    form, options = entry.form, {"p": p, "theta": theta}
+    if form.updates:
+        w, updates = form.call(A, T, options, False)
         reports = [StepReport(updates, *_margins(A, w))]
         reason = (f"separated after {updates} updates" if reports[0].margin > 0
                   else f"not separated within T = {T} updates")
     else:
         n, d = A.shape
-        if T * (n + d) > _TRAJECTORY_LIMIT:
+        if T * (n + d) > _TRAJECTORY_LIMIT or form.at is None:
             steps = [T]  # the whole trajectory would not fit comfortably in memory
-        options = {"theta": theta} if name == "accelerated_perceptron" else {}
         if steps == [T]:
-            output = function(A, T, **options)
-            outputs = {T: output if name == "nag" else output[0]}
+            outputs = {T: form.final(form.call(A, T, options, False))}
         else:
-            path = function(A, T, trajectory=True, **options)
-            if name == "smooth_perceptron":
-                outputs = {t: path.v[t - 1] for t in steps}  # T rounds = v_{T-1} (Proposition 1)
-            elif name == "accelerated_perceptron":
-                outputs = {t: path.v[t] for t in steps}
-            elif name == "mirror_prox":
-                running = np.cumsum(path.w_half, axis=0)
-                outputs = {t: running[t - 1] / t for t in steps}  # w_bar_t, the mean of the half iterates
-            else:  # nag
-                outputs = {t: path.s[t] for t in steps}
+            path = form.call(A, T, options, True)
+            outputs = {t: form.at(path, t) for t in steps}
         reports = [StepReport(t, *_margins(A, outputs[t])) for t in sorted(outputs)]
         reason = f"completed T = {T} iterations"
     if on_step is not None:
@@ -390,12 +370,9 @@ def command_run(args) -> int:
     steps = reporting_steps(args.T, args.every)
     is_recipe = entry.kind == "recipe"
     comparator, notes = None, []
-    if entry.name == "pnorm_perceptron" and gamma is not None:
-        from gamedyn.margins import max_margin_q
-
-        comparator = max_margin_q(data.A, args.p / (args.p - 1)).direction
-        notes.append("R_w is R_w(u) against the unit q-norm max-margin direction u (Theorem 7): "
-                     "the w-player's domain is all of R^d, where the regret against the best point is infinite")
+    if is_recipe and entry.recipe.comparator is not None and gamma is not None:  # declared by the recipe (Theorem 7's R_w(u))
+        comparator = entry.recipe.w_comparator(data.A, p=args.p, theta=args.theta)
+        notes.append(entry.recipe.comparator_note)
     if not is_recipe:
         notes.append("an original algorithm: regrets and Theorem 2's bound belong to the game form ('-')")
     if not args.json:

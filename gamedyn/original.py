@@ -26,10 +26,12 @@ __all__ = [
     "AcceleratedPerceptronTrajectory",
     "MirrorProxTrajectory",
     "NAGTrajectory",
+    "AcceleratedPNormTrajectory",
     "smooth_perceptron",
     "accelerated_perceptron",
     "mirror_prox",
     "nag",
+    "accelerated_pnorm_perceptron",
     "perceptron",
     "pnorm_perceptron",
 ]
@@ -90,6 +92,17 @@ class NAGTrajectory:
     u: np.ndarray
     v: np.ndarray
     s: np.ndarray
+
+
+@attrs.frozen
+class AcceleratedPNormTrajectory:
+    """Iterates of :func:`accelerated_pnorm_perceptron`: ``w`` (T, d) and ``pi`` (T, n), row ``t-1``
+    = ``w_t``, ``pi_t`` (t = 1..T). Outputs: ``w_bar = w.mean(0)``, ``pi_bar = pi.mean(0)``."""
+
+    w: np.ndarray
+    pi: np.ndarray
+    w_bar: np.ndarray
+    pi_bar: np.ndarray
 
 
 def smooth_perceptron(A, T, *, trajectory: bool = False):
@@ -322,3 +335,70 @@ def pnorm_perceptron(A, p, max_updates):
     p = _check_p(p)
     max_updates = check_count(max_updates, "max_updates")
     return _perceptron_loop(A, max_updates, lambda theta: pnorm_link(theta, p))
+
+
+def _dual_link(theta: np.ndarray, p: float) -> np.ndarray:
+    """``f_p(theta) = sign(theta) |theta|^(p-1) / ||theta||_p^(p-2)``, the gradient of ``||theta||_p^2 / 2``.
+
+    Written out here (not shared with the learners' ``QNorm``) so the loop below checks the recipe
+    independently. ``theta`` is divided by ``max |theta_j|`` first (f_p is 1-homogeneous), so
+    ``|theta_j|^(p-1)`` neither overflows nor underflows for large ``p``.
+    """
+    top = float(np.max(np.abs(theta))) if theta.size else 0.0
+    if top == 0.0:
+        return np.zeros_like(theta)
+    u = theta / top
+    magnitudes = np.abs(u)
+    norm_p = float(np.sum(magnitudes**p)) ** (1.0 / p)
+    return top * np.sign(u) * magnitudes ** (p - 1.0) / norm_p ** (p - 2.0)
+
+
+def accelerated_pnorm_perceptron(A, T, p, *, trajectory: bool = False):
+    """The accelerated p-norm Perceptron (the paper's Algorithm 4, spec section 8), as a plain loop.
+
+    Rows ``||a_i||_p <= 1``, ``p >= 2``, ``q = p/(p-1)``. Steps
+    ``eta_w = 1/sqrt(2 (q-1) log n)`` and ``eta_p = 1/eta_w``. ``pi_0 = u_n``; for ``t = 1, ..., T``::
+
+        theta_t = A^T (pi_1 + ... + pi_{t-1} + pi_{t-1})          (the last term counts twice: the hint)
+        w_t     = eta_w (q - 1) f_p(theta_t)                    (f_p(theta) = grad ||theta||_p^2 / 2)
+        pi_t    = sigma(eta_p A (w_1 + ... + w_t))
+
+    The algorithm exists only as a game in the paper; this is its closed form, written from the
+    spec's formulas, never from the learners. Theorem 7:
+    ``min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n)/T``. Returns ``(w_bar_T, pi_bar_T)``, the
+    averages of the plays, or with ``trajectory=True`` an :class:`AcceleratedPNormTrajectory`.
+
+    >>> from gamedyn.datasets import make_separable_lp, signed_rows
+    >>> from gamedyn.margins import max_margin_q
+    >>> A = signed_rows(*make_separable_lp(60, 10, 4.0, 0.1, seed=0))
+    >>> w_bar, pi_bar = accelerated_pnorm_perceptron(A, 100, 4.0)
+    >>> bool(np.min(A @ w_bar) >= max_margin_q(A, 4 / 3).upper - np.sqrt(2 * 3 * np.log(60)) / 100)
+    True
+    """
+    A = _matrix(A)
+    T = check_count(T, "T")
+    p = _check_p(p)
+    n, d = A.shape
+    if n < 2:
+        raise ValueError("Algorithm 4's steps need n >= 2 rows (eta_w = 1/sqrt(2(q-1) log n)); pass more rows.")
+    q = p / (p - 1.0)
+    eta_w = 1.0 / np.sqrt(2.0 * (q - 1.0) * np.log(n))
+    eta_p = 1.0 / eta_w
+    pi_previous = np.full(n, 1.0 / n)  # pi_0 = u_n
+    pi_before = np.zeros(n)  # pi_1 + ... + pi_{t-1}
+    w_total = np.zeros(d)  # w_1 + ... + w_t
+    plays = {"w": [], "pi": []} if trajectory else None
+    for _ in range(T):
+        theta = A.T @ (pi_before + pi_previous)
+        w = eta_w * (q - 1.0) * _dual_link(theta, p)
+        w_total = w_total + w
+        pi = softmin(A @ w_total, eta_p)
+        pi_before = pi_before + pi
+        pi_previous = pi
+        if trajectory:
+            plays["w"].append(w)
+            plays["pi"].append(pi)
+    w_bar, pi_bar = w_total / T, pi_before / T
+    if trajectory:
+        return AcceleratedPNormTrajectory(w=np.array(plays["w"]), pi=np.array(plays["pi"]), w_bar=w_bar, pi_bar=pi_bar)
+    return w_bar, pi_bar

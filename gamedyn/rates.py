@@ -11,10 +11,11 @@ theorem    statement checked (spec section)                                     
 3          R_w <= 2 sum ||p_t - p_{t-1}||_1^2;  R_p <= 4 log n - 2 sum ||p_t - p_{t-1}||_1^2;
            m(w_bar_T) >= gamma^2/2 - 8 log n / (T(T+1))   (4.4)                           smooth
 4          the regret bounds of 3 and min_i (A v_T)_i / ||v_T|| >= gamma - 8 log n / (gamma T(T+1))  (5.5)  accelerated
-5          R_w + R_p <= 1/(2 eta_w) + log n / eta_p;  min_i (A w_bar_T)_i >= gamma - sqrt(2 log n)/T  (7.3)  mirror prox
+5          eta_w eta_p <= 1;  R_w + R_p <= 1/(2 eta_w) + log n / eta_p;  min_i (A w_bar_T)_i >= gamma - sqrt(2 log n)/T  (7.3)  mirror prox
 6          R_w + R_p <= 4 log n + 1;  m(w_bar_T) >= gamma^2/2 - (8 log n + 2)/(T(T+1));
            min_i (A s_T)_i / ||s_T|| >= gamma - (8 log n + 2)/(gamma T(T+1))   (6.3)      NAG
-7          R_w(u) + R_p <= R_q(u)/eta_w + eta_w log n <= sqrt(2(p-1) log n);
+7          eta_w eta_p <= 1;  R_w(u) + R_p <= R_q(u)/eta_w + eta_w log n;
+           max_{||u||_q<=1} R_w(u) + R_p <= sqrt(2(p-1) log n);
            min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n)/T   (8)                    p-norm
 =========  =============================================================================  ========
 """
@@ -101,17 +102,20 @@ def theorem4(A, T, *, oracle=None):
 
 
 def theorem5(A, T, *, eta_w=None, eta_p=None, oracle=None):
-    """Theorem 5 (mirror prox): R_w + R_p <= 1/(2 eta_w) + log n/eta_p and the margin of w_bar_T."""
+    """Theorem 5 (mirror prox): eta_w eta_p <= 1, R_w + R_p <= 1/(2 eta_w) + log n/eta_p and the margin of w_bar_T.
+
+    Without ``eta_w`` / ``eta_p`` the recipe's own default steps are measured (read off its result).
+    """
     from gamedyn.recipes import mirror_prox_perceptron
 
     A = _dense(A)
     oracle = max_margin(A) if oracle is None else oracle
     n = A.shape[0]
-    eta_w = 1 / np.sqrt(2 * np.log(n)) if eta_w is None else eta_w
-    eta_p = np.sqrt(2 * np.log(n)) if eta_p is None else eta_p
     run = mirror_prox_perceptron(A, T, eta_w, eta_p)
+    eta_w, eta_p = run.steps["eta_w"], run.steps["eta_p"]
     regret_bound = 1 / (2 * eta_w) + np.log(n) / eta_p
     return [
+        RateCheck("5", "eta_w eta_p", eta_w * eta_p, 1.0, "<="),
         RateCheck("5", "R_w + R_p", run.game.w_regret + run.game.p_regret, regret_bound, "<="),
         RateCheck("5", "min_i (A w_bar_T)_i", float(np.min(A @ run.w)), oracle.upper - regret_bound / T, ">="),
     ]
@@ -134,20 +138,28 @@ def theorem6(A, T, *, oracle=None):
 
 
 def theorem7(A, T, p, *, oracle=None):
-    """Theorem 7 (p-norm): R_w(u) + R_p <= R_q(u)/eta_w + eta_w log n <= sqrt(2(p-1) log n), and the margin."""
+    """Theorem 7 (p-norm), with the recipe's own steps: eta_p eta_w <= 1 (the condition the proof needs),
+    R_w(u) + R_p <= R_q(u)/eta_w + eta_w log n at the max-margin direction u, the worst case over the
+    unit q-ball max_u R_w(u) + R_p <= sqrt(2(p-1) log n), and the margin of w_bar_T.
+
+    ``max_{||u||_q <= 1} R_w(u) = sum_t h_t(w_t) + ||A^T sum_t pi_t||_p`` (Hoelder: the w-losses are
+    ``h_t(u) = -pi_t^T A u``), measured, not the algebraic value of the bound.
+    """
     from gamedyn.recipes import pnorm_perceptron
 
     A = _dense(A)
     q = p / (p - 1)
     oracle = max_margin_q(A, q) if oracle is None else oracle
     n = A.shape[0]
-    eta_w = 1 / np.sqrt(2 * (q - 1) * np.log(n))
     run = pnorm_perceptron(A, T, p)
+    eta_w, eta_p = run.steps["eta_w"], run.steps["eta_p"]
     u = oracle.direction  # ||u||_q = 1
     measured = run.game.w_regret_against(u) + run.game.p_regret
+    worst_w_regret = run.game.w_played_loss + float(np.linalg.norm(A.T @ run.game.p_sum, ord=p))
     constant = np.sqrt(2 * (p - 1) * np.log(n))
     return [
+        RateCheck("7", "eta_w eta_p", eta_w * eta_p, 1.0, "<="),
         RateCheck("7", "R_w(u) + R_p", measured, QNorm(q).value(u) / eta_w + eta_w * np.log(n), "<="),
-        RateCheck("7", "R_q(u)/eta_w + eta_w log n", QNorm(q).value(u) / eta_w + eta_w * np.log(n), constant, "<="),
+        RateCheck("7", "max_u R_w(u) + R_p", worst_w_regret + run.game.p_regret, constant, "<="),
         RateCheck("7", "min_i (A w_bar_T)_i", float(np.min(A @ run.w)), oracle.upper - constant / T, ">="),
     ]

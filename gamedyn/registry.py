@@ -25,6 +25,24 @@ class Entry:
     function: Callable
     summary: str
     reference: str
+    recipe: object = None  # a recipe's declaration (gamedyn.recipes.Recipe): its options, output rule, comparator
+    form: "OriginalForm | None" = None  # an original's: how to call it and read its output
+
+
+@attrs.frozen
+class OriginalForm:
+    """How an original algorithm is called and how its output ``w`` reads off what it returns.
+
+    ``call(A, T, options, trajectory)`` runs it (``options``: ``p``, ``theta``); ``final(result)``
+    is ``w`` after the T rounds; ``at(trajectory, t)`` is ``w`` after round ``t`` (None when the
+    original keeps no trajectory). ``updates=True``: ``T`` caps perceptron updates and the result
+    is ``(w, updates)``.
+    """
+
+    call: Callable
+    final: Callable = None
+    at: Callable | None = None
+    updates: bool = False
 
 
 @attrs.frozen
@@ -55,38 +73,46 @@ def _recipes():
 
 
 def recipe_entries() -> list[Entry]:
-    recipes = _recipes()
-    return [
-        Entry("smooth_perceptron", "recipe", recipes.smooth_perceptron,
-              "OFTL (w) vs FTRL+ entropy eta=1/4 (p), alpha_t = t, g = p'Aw - |w|^2/2", "Prop. 1; Soheili & Pena 2012"),
-        Entry("accelerated_perceptron", "recipe", recipes.accelerated_perceptron,
-              "the same game; output v_T = 1/4 sum alpha_t w_t (theta='ji': p on weights t+1, eta=1/2)",
-              "Prop. 2; Ji, Srebro & Telgarsky 2021"),
-        Entry("mirror_prox_perceptron", "recipe", recipes.mirror_prox_perceptron,
-              "optimistic OMD (ball) vs optimistic OMD (entropy), hints at the opponent's secondary iterate",
-              "Thm. 5; Yu, Kilinc-Karzan & Carbonell 2014"),
-        Entry("nag_margin", "recipe", recipes.nag_margin,
-              "FTRL+ no regulariser (w) vs OFTRL entropy eta=1/4 (p), p first; s_T = 1/4 sum alpha_t w_t",
-              "Thm. 6; Nesterov's accelerated gradient"),
-        Entry("pnorm_perceptron", "recipe", recipes.pnorm_perceptron,
-              "OFTRL with ||w||_q^2/(2(q-1)) (w) vs FTRL+ entropy (p), alpha_t = 1", "Thm. 7; Algorithm 4"),
-    ]
+    """One entry per recipe, read from each recipe's own declaration (``gamedyn.recipes.RECIPES``)."""
+    return [Entry(recipe.name, "recipe", recipe.function, recipe.summary, recipe.reference, recipe)
+            for recipe in _recipes().RECIPES.values()]
+
+
+def _first(result):
+    return result[0]
 
 
 def original_entries() -> list[Entry]:
+    """One entry per original algorithm, each with its :class:`OriginalForm`."""
     return [
         Entry("original.smooth_perceptron", "original", original.smooth_perceptron,
-              "Soheili-Pena smoothed primal-dual iteration, returns (v_{T-1}, q_{T-1})", "Algorithm 1"),
+              "Soheili-Pena smoothed primal-dual iteration, returns (v_{T-1}, q_{T-1})", "Algorithm 1",
+              form=OriginalForm(lambda A, T, options, trajectory: original.smooth_perceptron(A, T, trajectory=trajectory),
+                                _first, lambda path, t: path.v[t - 1])),  # T rounds = v_{T-1} (Proposition 1)
         Entry("original.accelerated_perceptron", "original", original.accelerated_perceptron,
-              "Ji et al.'s primal-dual iteration, returns (v_T, q_T)", "Algorithm 2"),
+              "Ji et al.'s primal-dual iteration, returns (v_T, q_T)", "Algorithm 2",
+              form=OriginalForm(lambda A, T, options, trajectory: original.accelerated_perceptron(
+                  A, T, options.get("theta", "wang"), trajectory=trajectory), _first, lambda path, t: path.v[t])),
         Entry("original.mirror_prox", "original", original.mirror_prox,
-              "extragradient on ball x simplex, returns (w_bar_T, p_bar_T)", "Yu et al. 2014"),
+              "extragradient on ball x simplex, returns (w_bar_T, p_bar_T)", "Yu et al. 2014",
+              form=OriginalForm(lambda A, T, options, trajectory: original.mirror_prox(A, T, trajectory=trajectory),
+                                _first, lambda path, t: path.w_half[:t].mean(axis=0))),  # mean of the half iterates
         Entry("original.nag", "original", original.nag,
-              "Nesterov's accelerated gradient on the exponential loss, returns s_T", "Algorithm 3"),
+              "Nesterov's accelerated gradient on the exponential loss, returns s_T", "Algorithm 3",
+              form=OriginalForm(lambda A, T, options, trajectory: original.nag(A, T, trajectory=trajectory),
+                                lambda s: s, lambda path, t: path.s[t])),
+        Entry("original.accelerated_pnorm_perceptron", "original", original.accelerated_pnorm_perceptron,
+              "Algorithm 4's closed form, w_t = eta_w (q-1) f_p(theta_t), returns (w_bar_T, pi_bar_T)",
+              "Algorithm 4; Theorem 7",
+              form=OriginalForm(lambda A, T, options, trajectory: original.accelerated_pnorm_perceptron(
+                  A, T, options.get("p", 2.0), trajectory=trajectory), _first, lambda path, t: path.w[:t].mean(axis=0))),
         Entry("original.perceptron", "original", original.perceptron,
-              "batch perceptron on the most violated row, returns (w, updates)", "Rosenblatt; Novikoff bound"),
+              "batch perceptron on the most violated row, returns (w, updates)", "Rosenblatt; Novikoff bound",
+              form=OriginalForm(lambda A, T, options, trajectory: original.perceptron(A, T), updates=True)),
         Entry("original.pnorm_perceptron", "original", original.pnorm_perceptron,
-              "p-norm perceptron, returns (w, updates)", "Gentile 2001"),
+              "p-norm perceptron, returns (w, updates)", "Gentile 2001",
+              form=OriginalForm(lambda A, T, options, trajectory: original.pnorm_perceptron(A, options.get("p", 2.0), T),
+                                updates=True)),
     ]
 
 
@@ -146,6 +172,20 @@ def _yu(A, T):
             ("plays p_t = p_{t-1/2}", result.game.trace["p"], path.p_half)]
 
 
+ALGORITHM4_P = (2.0, 4.0)  # the p of Algorithm 4's equivalence (rows with ||a_i||_2 <= 1 have ||a_i||_p <= 1)
+
+
+def _algorithm4(A, T):
+    pairs = []
+    for p in ALGORITHM4_P:
+        result = _recipes().pnorm_perceptron(A, T, p, record=True)
+        path = original.accelerated_pnorm_perceptron(A, T, p, trajectory=True)
+        pairs += [(f"w_bar_T, p = {p:g}", result.w, path.w_bar), (f"pi_bar_T, p = {p:g}", result.p, path.pi_bar),
+                  (f"plays w_t, p = {p:g}", result.game.trace["w"], path.w),
+                  (f"plays pi_t, p = {p:g}", result.game.trace["p"], path.pi)]
+    return pairs
+
+
 EQUIVALENCES = [
     Equivalence("Proposition 1", "smooth perceptron: v_{T-1} = w_bar_T, q_{T-1} = sum_t alpha_t p_t / S_T",
                 _proposition1, ("smooth_perceptron",)),
@@ -161,4 +201,6 @@ EQUIVALENCES = [
                 _theorem6, ("nag_margin",)),
     Equivalence("Theorem 5 (Yu et al.)", "mirror prox: the plays are the half iterates; w_bar_T, p_bar_T agree",
                 _yu, ("mirror_prox_perceptron",)),
+    Equivalence("Theorem 7 (Algorithm 4)", "accelerated p-norm perceptron: the plays w_t, pi_t and w_bar_T, "
+                "pi_bar_T equal Algorithm 4's closed-form loop (p = 2, 4)", _algorithm4, ("pnorm_perceptron",)),
 ]

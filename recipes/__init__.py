@@ -4,6 +4,10 @@ Installed as ``gamedyn.recipes``; one module per recipe, each reading like the p
 The names and the meaning of ``.w`` / ``.p`` are a public contract.
 """
 
+import importlib
+import pkgutil
+
+from gamedyn.recipes._recipe import Recipe
 from gamedyn.recipes._result import RecipeResult
 from gamedyn.recipes.accelerated_perceptron import accelerated_perceptron
 from gamedyn.recipes._matrix_result import MatrixGameResult
@@ -15,8 +19,26 @@ from gamedyn.recipes.optimistic_hedge import optimistic_hedge
 from gamedyn.recipes.pnorm_perceptron import pnorm_perceptron
 from gamedyn.recipes.smooth_perceptron import smooth_perceptron
 
-__all__ = [
-    "RecipeResult", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin", "pnorm_perceptron",
-    "smooth_perceptron",
-    "MatrixGameResult", "fictitious_play", "hedge", "optimistic_hedge",
-]
+_ORDER = ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin", "pnorm_perceptron")
+
+
+def _declared_recipes() -> dict:
+    """name -> :class:`Recipe`, from the ``RECIPE`` of every public module of this package.
+
+    Modules without one (the matrix-game dynamics, whose results are not margins) are not listed.
+    """
+    found = {}
+    for info in pkgutil.iter_modules(__path__):
+        if not info.name.startswith("_"):
+            recipe = getattr(importlib.import_module(f"{__name__}.{info.name}"), "RECIPE", None)
+            if isinstance(recipe, Recipe):
+                found[recipe.name] = recipe
+    ordered = sorted(found, key=lambda name: (_ORDER.index(name) if name in _ORDER else len(_ORDER), name))
+    return {name: found[name] for name in ordered}
+
+
+RECIPES = _declared_recipes()  # read by the registry and the command line
+globals().update({name: recipe.function for name, recipe in RECIPES.items()})  # a new module's recipe, too
+
+__all__ = ["Recipe", "RecipeResult", "RECIPES", *RECIPES, "MatrixGameResult", "fictitious_play", "hedge",
+           "optimistic_hedge"]

@@ -13,14 +13,17 @@ class RecipeResult:
     """A recipe's output in the original algorithm's terms, plus the game that produced it.
 
     ``w`` and ``p`` mean what the recipe's docstring says (a public contract); ``game`` is the
-    runner's :class:`gamedyn.GameResult` with the regrets and Theorem 2's bound. ``row_scale`` is
-    the factor max_i ||x_i|| the rows were divided by (``normalize=True``; 1.0 otherwise): the
-    game, ``w`` and the certificate are on the rescaled rows A / row_scale.
+    runner's :class:`gamedyn.GameResult` with the regrets and Theorem 2's bound. ``steps`` holds the
+    step sizes the recipe used (e.g. ``{"eta_w": ..., "eta_p": ...}``; empty when its box fixes
+    them), so a rate check measures the recipe's own defaults instead of recomputing them.
+    ``row_scale`` is the factor max_i ||x_i|| the rows were divided by (``normalize=True``; 1.0
+    otherwise): the game, ``w`` and the certificate are on the rescaled rows A / row_scale.
     """
 
     w: np.ndarray
     p: np.ndarray
     game: GameResult
+    steps: dict = attrs.field(factory=dict)
     row_scale: float = 1.0
 
     @property

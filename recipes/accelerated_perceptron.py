@@ -19,6 +19,7 @@ output     v_T = 1/2 sum_t alpha_{t+1} w_t,   q_T = p_T
 
 from gamedyn import OFTL, Entropy, FTRLPlus, RegularizedBilinear, play
 from gamedyn._validation import check_unit_rows
+from gamedyn.recipes._recipe import Recipe
 from gamedyn.recipes._result import RecipeResult
 
 _P_PLAYER = {  # theta -> (eta, p-player weights, output weights, output scale)
@@ -54,3 +55,13 @@ def accelerated_perceptron(A, T, theta="wang", *, stop=None, record=False, norma
         resume_from=resume_from,
     )
     return RecipeResult(w=scale * game.w_sum, p=game.p_last, game=game, row_scale=row_scale)
+
+
+RECIPE = Recipe(
+    name="accelerated_perceptron", reference="Prop. 2; Ji, Srebro & Telgarsky 2021",
+    summary="the same game; output v_T = 1/4 sum alpha_t w_t (theta='ji': p on weights t+1, eta=1/2)",
+    game=("payoff: p^T A w - 1/2 ||w||^2", "w: OFTL, psi_t = h_{t-1}", "p: FTRL+, entropy, eta = 1/4 (ji: 1/2, weights t+1)",
+          "weights: alpha_t = t", "first: w"),
+    function=accelerated_perceptron, options=("theta",),
+    output=lambda w_sum, total, options: _P_PLAYER[options.get("theta", "wang")][3] * w_sum,  # v_T
+)

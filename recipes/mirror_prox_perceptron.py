@@ -16,6 +16,7 @@ import numpy as np
 
 from gamedyn import OMD, Bilinear, Entropy, MirrorDescent, OpponentSecondary, SquaredEuclidean, play
 from gamedyn._validation import check_positive, check_unit_rows
+from gamedyn.recipes._recipe import Recipe, average
 from gamedyn.recipes._result import RecipeResult
 
 
@@ -46,4 +47,14 @@ def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, stop=None, record=Fa
         checkpoint_every=checkpoint_every,
         resume_from=resume_from,
     )
-    return RecipeResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale)
+    return RecipeResult(w=game.w_average, p=game.p_average, game=game, steps={"eta_w": eta_w, "eta_p": eta_p},
+                        row_scale=row_scale)
+
+
+RECIPE = Recipe(
+    name="mirror_prox_perceptron", reference="Thm. 5; Yu, Kilinc-Karzan & Carbonell 2014",
+    summary="optimistic OMD (ball) vs optimistic OMD (entropy), hints at the opponent's secondary iterate",
+    game=("payoff: p^T A w, ||w|| <= 1", "w: optimistic OMD, ball, hint at y^p_{t-1}",
+          "p: optimistic OMD, entropy, hint at y^w_{t-1}", "weights: alpha_t = 1", "first: w"),
+    function=mirror_prox_perceptron, output=average,  # w_bar_T
+)

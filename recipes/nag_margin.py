@@ -11,6 +11,7 @@ output     s_T = 1/4 sum_t alpha_t w_t = T(T+1)/8 w_bar_T   (the seed's "s_T = 2
 
 from gamedyn import OFTRL, Entropy, FTRLPlus, RegularizedBilinear, play
 from gamedyn._validation import check_unit_rows
+from gamedyn.recipes._recipe import Recipe
 from gamedyn.recipes._result import RecipeResult
 
 
@@ -32,3 +33,12 @@ def nag_margin(A, T, *, stop=None, record=False, normalize=False,
         resume_from=resume_from,
     )
     return RecipeResult(w=game.w_sum / 4, p=game.p_last, game=game, row_scale=row_scale)
+
+
+RECIPE = Recipe(
+    name="nag_margin", reference="Thm. 6; Nesterov's accelerated gradient",
+    summary="FTRL+ no regulariser (w) vs OFTRL entropy eta=1/4 (p), p first; s_T = 1/4 sum alpha_t w_t",
+    game=("payoff: p^T A w - 1/2 ||w||^2", "w: FTRL+, no regulariser", "p: OFTRL, entropy, eta = 1/4, psi_t = l_{t-1}",
+          "weights: alpha_t = t", "first: p"),
+    function=nag_margin, output=lambda w_sum, total, options: w_sum / 4,  # s_T
+)

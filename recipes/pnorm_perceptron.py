@@ -16,6 +16,7 @@ import numpy as np
 
 from gamedyn import OFTRL, Bilinear, Entropy, FTRLPlus, QNorm, play
 from gamedyn._validation import check_unit_rows
+from gamedyn.recipes._recipe import Recipe, average
 from gamedyn.recipes._result import RecipeResult
 
 
@@ -31,10 +32,11 @@ def pnorm_perceptron(A, T, p, *, stop=None, record=False, normalize=False,
         raise ValueError("Theorem 7's steps need n >= 2 rows (they involve log n).")
     q = p / (p - 1)
     eta_w = 1 / np.sqrt(2 * (q - 1) * np.log(n))
+    eta_p = 1 / eta_w
     game = play(
         payoff,
         w_learner=OFTRL(QNorm(q), eta=eta_w),
-        p_learner=FTRLPlus(Entropy(), eta=1 / eta_w),
+        p_learner=FTRLPlus(Entropy(), eta=eta_p),
         T=T,
         weights="constant",
         first="w",
@@ -45,4 +47,24 @@ def pnorm_perceptron(A, T, p, *, stop=None, record=False, normalize=False,
         checkpoint_every=checkpoint_every,
         resume_from=resume_from,
     )
-    return RecipeResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale)
+    return RecipeResult(w=game.w_average, p=game.p_average, game=game, steps={"eta_w": eta_w, "eta_p": eta_p},
+                        row_scale=row_scale)
+
+
+def _max_margin_direction(A, options):
+    from gamedyn.margins import max_margin_q
+
+    p = options.get("p", 2.0)
+    return max_margin_q(A, p / (p - 1)).direction
+
+
+RECIPE = Recipe(
+    name="pnorm_perceptron", reference="Thm. 7; Algorithm 4",
+    summary="OFTRL with ||w||_q^2/(2(q-1)) (w) vs FTRL+ entropy (p), alpha_t = 1",
+    game=("payoff: pi^T A w", "w: OFTRL, ||w||_q^2/(2(q-1)), psi_t = h_{t-1}, eta_w", "p: FTRL+, entropy, eta_p = 1/eta_w",
+          "weights: alpha_t = 1", "first: w"),
+    function=pnorm_perceptron, output=average, options=("p",),  # w_bar_T
+    comparator=_max_margin_direction,
+    comparator_note="R_w is R_w(u) against the unit q-norm max-margin direction u (Theorem 7): the w-player's "
+                    "domain is all of R^d, where the regret against the best point is infinite",
+)

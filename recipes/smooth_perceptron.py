@@ -11,6 +11,7 @@ output     w_bar_T = v_{T-1}  and  sum_t alpha_t p_t / S_T = q_{T-1}
 
 from gamedyn import OFTL, Entropy, FTRLPlus, RegularizedBilinear, play
 from gamedyn._validation import check_unit_rows
+from gamedyn.recipes._recipe import Recipe, average
 from gamedyn.recipes._result import RecipeResult
 
 
@@ -41,3 +42,12 @@ def smooth_perceptron(A, T, *, stop=None, record=False, normalize=False,
         resume_from=resume_from,
     )
     return RecipeResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale)
+
+
+RECIPE = Recipe(
+    name="smooth_perceptron", reference="Prop. 1; Soheili & Pena 2012",
+    summary="OFTL (w) vs FTRL+ entropy eta=1/4 (p), alpha_t = t, g = p'Aw - |w|^2/2",
+    game=("payoff: p^T A w - 1/2 ||w||^2", "w: OFTL, psi_t = h_{t-1}", "p: FTRL+, entropy, eta = 1/4",
+          "weights: alpha_t = t", "first: w"),
+    function=smooth_perceptron, output=average,  # w_bar_T = v_{T-1}
+)

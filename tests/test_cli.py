@@ -322,3 +322,16 @@ def test_run_reports_the_certified_upper_end_each_step(capsys):
     rows = [line.split() for line in out.splitlines() if line.strip() and line.split()[0].isdigit()]
     uppers = [float(row[-1]) for row in rows]
     assert all(upper >= gamma * (1 - 1e-5) for upper in uppers)  # gamma is printed to 6 digits
+
+
+@pytest.mark.parametrize("name", ["smooth_perceptron", "accelerated_perceptron", "mirror_prox", "nag",
+                                  "accelerated_pnorm_perceptron"])
+def test_original_output_read_from_its_trajectory_is_its_final_output(name):
+    """The registry's OriginalForm: w after round t (read from the trajectory) = the output of the t-round run."""
+    A = signed_rows(*make_separable(40, 5, 0.1, 1))
+    entry = cli.resolve_entry(f"original.{name}")
+    reports, _ = cli.run_original(entry, A, 12, [1, 5, 12], p=3.0)
+    assert [step.t for step in reports] == [1, 5, 12]
+    for step in reports:
+        w = entry.form.final(entry.form.call(A, step.t, {"p": 3.0, "theta": "wang"}, False))
+        assert step.margin == pytest.approx(float(np.min(A @ w)), rel=1e-12, abs=1e-15)

@@ -2,10 +2,15 @@
 
 The blocks of one page run in order in one namespace, so a page reads as one session. The suite
 fails if it collects no block at all, so the teaching material can never silently stop running.
+A ```python block followed directly by an ```output block must print that output (compared as
+doctest does, with ``...`` matching anything and runs of whitespace equal); on the pages under
+``CHECKED_OUTPUT_FOLDERS`` every block that prints must show its output that way.
 """
 
+import contextlib
 import doctest
 import importlib
+import io
 import pathlib
 import pkgutil
 import re
@@ -17,10 +22,18 @@ import gamedyn
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
+# a python block, optionally followed (blank lines only between) by the output it prints
+BLOCK_AND_OUTPUT = re.compile(r"^```python\n(.*?)^```[ \t]*(?:\n|\Z)(?:\s*\n)*(?:^```output\n(.*?)^```)?",
+                              re.DOTALL | re.MULTILINE)
+CHECKED_OUTPUT_FOLDERS = ("docs/recipes", "docs/explanation")
+_OUTPUT_CHECKER = doctest.OutputChecker()
+_OUTPUT_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
 def test_pages_have_code_blocks():
     blocks = sum(len(BLOCK.findall(page.read_text())) for page in PAGES)
+    for page in PAGES:  # the output-checking pattern sees every block the plain one does
+        assert len(BLOCK_AND_OUTPUT.findall(page.read_text())) == len(BLOCK.findall(page.read_text())), page
     assert blocks >= 5, f"only {blocks} python blocks found in {len(PAGES)} pages"
 
 
@@ -28,11 +41,28 @@ def test_pages_have_code_blocks():
 def test_page_code_blocks_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # blocks that write files write them here
     namespace = {"__name__": "__docs__"}
-    for number, block in enumerate(BLOCK.findall(page.read_text()), start=1):
+    must_show = str(page.relative_to(ROOT)).startswith(CHECKED_OUTPUT_FOLDERS)
+    for number, (block, expected) in enumerate(BLOCK_AND_OUTPUT.findall(page.read_text()), start=1):
+        printed = io.StringIO()
         try:
-            exec(compile(block, f"{page.name}[block {number}]", "exec"), namespace)
+            with contextlib.redirect_stdout(printed):
+                exec(compile(block, f"{page.name}[block {number}]", "exec"), namespace)
         except Exception as error:  # pragma: no cover - the message is the point
             raise AssertionError(f"{page.relative_to(ROOT)} block {number} failed: {error!r}\n{block}") from error
+        where = f"{page.relative_to(ROOT)} block {number}"
+        if expected:
+            assert _OUTPUT_CHECKER.check_output(expected, printed.getvalue(), _OUTPUT_FLAGS), (
+                f"{where} printed\n{printed.getvalue()}\nbut the page shows\n{expected}")
+        elif must_show:
+            assert not printed.getvalue(), f"{where} prints but shows no ```output block:\n{printed.getvalue()}"
+
+
+def test_output_blocks_follow_a_python_block():
+    """An ```output block anywhere else would never be compared."""
+    for page in PAGES:
+        text = page.read_text()
+        attached = sum(1 for _, output in BLOCK_AND_OUTPUT.findall(text) if output)
+        assert text.count("```output\n") == attached, f"{page.relative_to(ROOT)}: an ```output block after no python block"
 
 
 def _modules():

@@ -454,3 +454,25 @@ def test_theorems_1_and_4_on_random_data(n, d, gamma, seed, T):
     if n > 1:  # for n = 1 the bound reads gamma >= gamma, which rounding may break either way
         gamma_max = max_margin(A).upper
         assert normalized_margin(A, v) >= gamma_max - 8 * np.log(n) / (gamma_max * T * (T + 1))
+
+
+def test_accelerated_pnorm_perceptron_rejects_bad_input():
+    from gamedyn.original import accelerated_pnorm_perceptron
+
+    with pytest.raises(ValueError, match="p must be finite and >= 2"):
+        accelerated_pnorm_perceptron(A_SMALL, 5, 1.5)
+    with pytest.raises(ValueError, match="n >= 2 rows"):
+        accelerated_pnorm_perceptron(A_SMALL[:1], 5, 4.0)
+    with pytest.raises(ValueError, match="T"):
+        accelerated_pnorm_perceptron(A_SMALL, 0, 4.0)
+
+
+def test_accelerated_pnorm_perceptron_is_theorem7_at_p_2():
+    """p = 2: f_2 is the identity, so w_1 = eta_w A^T u_n with eta_w = 1/sqrt(2 log n) (spec section 8)."""
+    from gamedyn.original import accelerated_pnorm_perceptron
+
+    n = A_SMALL.shape[0]
+    path = accelerated_pnorm_perceptron(A_SMALL, 3, 2.0, trajectory=True)
+    expected = A_SMALL.T @ np.full(n, 1 / n) / np.sqrt(2 * np.log(n))
+    assert np.allclose(path.w[0], expected, rtol=1e-14, atol=0)
+    assert np.allclose(path.w_bar, path.w.mean(axis=0), rtol=1e-14, atol=0)

@@ -88,6 +88,33 @@ def test_wrong_proposition2_constants_fail():
         assert relative_error(wrong_eta.p_last, q) > 5e-2
 
 
+def _algorithm4_game(A, T, p, eta_w, eta_p):
+    from gamedyn import Bilinear, QNorm
+
+    return play(Bilinear(A), OFTRL(QNorm(p / (p - 1)), eta_w), FTRLPlus(Entropy(), eta_p), T, record=True)
+
+
+@pytest.mark.parametrize("p", [2.0, 4.0])
+def test_wrong_algorithm4_constants_fail(A, p):
+    """Issue 11 item 8: Algorithm 4 with eta_p = 2/eta_w (breaks Theorem 7's eta_p <= 1/eta_w) or without
+    the square root of eta_w is caught by the independent loop, by at least 7 orders of magnitude."""
+    n = A.shape[0]
+    q = p / (p - 1)
+    eta_w = 1 / np.sqrt(2 * (q - 1) * np.log(n))
+    no_root = 1 / (2 * (q - 1) * np.log(n))
+    for T in (1, 2, 3, 10, 100):
+        path = original.accelerated_pnorm_perceptron(A, T, p, trajectory=True)
+
+        def error(game):
+            return max(relative_error(game.trace["w"], path.w), relative_error(game.trace["p"], path.pi))
+
+        assert error(_algorithm4_game(A, T, p, eta_w, 1 / eta_w)) <= 1e-12  # the right constants
+        assert error(_algorithm4_game(A, T, p, eta_w, 2 / eta_w)) > 1e-3  # eta_p = 2/eta_w
+        # Without the root, w_t is rescaled by sqrt(2(q-1) log n)^-1 and pi_t is unchanged (f_p is 1-homogeneous):
+        # the direction survives, the iterates do not.
+        assert error(_algorithm4_game(A, T, p, no_root, 1 / no_root)) > 0.1
+
+
 def test_non_optimistic_nag_player_fails():
     A = data("n>d")
     v = original.nag(A, 20)
@@ -184,3 +211,66 @@ def test_recipes_import_as_gamedyn_recipes_modules():
     for name in ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin", "pnorm_perceptron"):
         module = importlib.import_module(f"gamedyn.recipes.{name}")
         assert callable(getattr(module, name))
+
+
+@pytest.mark.parametrize("p", [2.0, 4.0])
+def test_theorem7_worst_case_regret_is_the_sup_over_the_q_ball(p):
+    """rates.theorem7's 'max_u R_w(u) + R_p' is the supremum over ||u||_q <= 1: no sampled u exceeds it, and
+    u = f_p(A^T sum_t pi_t) / ||.||_q attains it (Hoelder's equality case)."""
+    from gamedyn._numerics import pnorm_link
+
+    A = signed_rows(*make_separable_lp(60, 8, p, 0.05, 5))
+    q = p / (p - 1)
+    checks = {check.quantity: check for check in rates.theorem7(A, 50, p)}
+    run = gamedyn.recipes.pnorm_perceptron(A, 50, p)
+    sup = checks["max_u R_w(u) + R_p"].measured
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        u = rng.standard_normal(A.shape[1])
+        u /= np.linalg.norm(u, ord=q)
+        assert run.game.w_regret_against(u) + run.game.p_regret <= sup + 1e-12 * abs(sup)
+    u = pnorm_link(A.T @ run.game.p_sum, p)  # grad ||theta||_p^2 / 2 has q-norm ||theta||_p
+    u /= np.linalg.norm(u, ord=q)
+    assert run.game.w_regret_against(u) + run.game.p_regret == pytest.approx(sup, rel=1e-12)
+    assert checks["eta_w eta_p"].measured == pytest.approx(1.0, rel=1e-15)
+
+
+# ------------------------------------------------------------------ declarations (issue 8 item 6)
+
+
+def test_every_recipe_module_declares_itself_once():
+    import importlib
+    import pkgutil
+
+    from gamedyn.registry import recipe_entries
+
+    modules = [info.name for info in pkgutil.iter_modules(gamedyn.recipes.__path__) if not info.name.startswith("_")
+               and hasattr(importlib.import_module(f"gamedyn.recipes.{info.name}"), "RECIPE")]
+    assert sorted(gamedyn.recipes.RECIPES) == sorted(modules)  # every declaration found, nothing else
+    assert {"smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin",
+            "pnorm_perceptron"} <= set(modules)
+    for name in modules:
+        declaration = importlib.import_module(f"gamedyn.recipes.{name}").RECIPE
+        assert declaration.name == name and declaration.function is getattr(gamedyn.recipes, name)
+        assert len(declaration.game) == 5  # payoff, w-player, p-player, weights, first mover
+    assert [entry.name for entry in recipe_entries()] == list(gamedyn.recipes.RECIPES)
+    assert all(entry.recipe is gamedyn.recipes.RECIPES[entry.name] for entry in recipe_entries())
+
+
+@pytest.mark.parametrize("name, options", [
+    ("smooth_perceptron", {}), ("accelerated_perceptron", {"theta": "wang"}), ("accelerated_perceptron", {"theta": "ji"}),
+    ("mirror_prox_perceptron", {}), ("nag_margin", {}), ("pnorm_perceptron", {"p": 3.0}),
+])
+def test_a_declared_output_rule_reads_the_final_result_and_every_round(name, options):
+    recipe = gamedyn.recipes.RECIPES[name]
+    A = data("n>d")
+    rounds = {}
+
+    def stop(state):
+        rounds[state.t] = recipe.read_output(state, **options)
+        return False
+
+    result = recipe.run(A, 12, stop=stop, **options)
+    np.testing.assert_allclose(recipe.read_output(result.game, **options), result.w, rtol=1e-13, atol=0)
+    for t in (1, 5, 12):  # round t's output is the T = t run's output
+        np.testing.assert_allclose(rounds[t], recipe.run(A, t, **options).w, rtol=1e-12, atol=0)

@@ -166,3 +166,109 @@ def test_figures_command_writes_every_png(capsys, tmp_path):
             assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
     assert all(str(tmp_path / name) in out for name in written)
     assert np.all([os.path.getsize(tmp_path / name) > 10_000 for name in written])
+
+
+# ------------------------------------------------------------------ every row can fail (issue 11 item 9)
+
+
+def test_a_claim_past_its_time_limit_fails_fast():
+    import time
+
+    import attrs
+
+    def slow(context):
+        time.sleep(30)
+        return Measurement(0.0, 1.0, True)
+
+    profile = attrs.evolve(reproduce.PROFILES["quick"], claim_seconds=0.5)
+    start = time.perf_counter()
+    outcome = reproduce.run_claim(broken_claim(slow), Context(profile))
+    assert time.perf_counter() - start < 5
+    assert not outcome.passed and "ClaimTimeout" in outcome.measurement.detail
+
+
+def test_claims_after_the_run_limit_fail_unrun():
+    import attrs
+
+    import time
+
+    ran = []
+    claim = broken_claim(lambda context: ran.append(time.sleep(0.2)) or Measurement(0.0, 1.0, True))
+    profile = attrs.evolve(reproduce.PROFILES["quick"], total_seconds=0.1)
+    outcomes = reproduce.run_claims([claim, claim], Context(profile))
+    assert len(ran) == 1  # the first claim starts inside the budget; the second does not run
+    assert outcomes[0].passed and not outcomes[1].passed and "not run" in outcomes[1].measurement.detail
+
+
+def test_the_quick_and_default_profiles_have_time_limits():
+    for name in ("quick", "default"):
+        assert reproduce.PROFILES[name].claim_seconds and reproduce.PROFILES[name].total_seconds
+
+
+def _claim(name):
+    return next(claim for claim in reproduce.CLAIMS if claim.name == name)
+
+
+def test_the_theorem7_acceleration_row_needs_data_hard_for_the_baseline():
+    from gamedyn.experiments.iterations import HARD_PNORM, IterationTable
+
+    def measure(baseline, recipe):
+        context = Context(reproduce.PROFILES["quick"])
+        context._cache["iterations"] = IterationTable((), {(HARD_PNORM, "p-norm perceptron p=2"): baseline,
+                                                           (HARD_PNORM, "pnorm_perceptron p=2"): recipe})
+        return _claim("Acceleration (Thm 7)").check(context)
+
+    assert measure(2.1, 0.9).passed
+    assert not measure(2.1, 1.6).passed  # no acceleration
+    assert not measure(0.8, 0.1).passed  # data easy for the baseline: the row would show nothing
+    assert "not hard" in measure(0.8, 0.1).detail
+
+
+def test_theorem_3_3_i_reports_a_measured_value_not_the_t0_equality():
+    measurement = _claim("Theorem 3.3 (i)").check(Context(reproduce.PROFILES["quick"]))
+    assert measurement.passed and measurement.measured < -0.1  # ln(L eta) at t = 0 is 0 up to rounding
+
+
+def test_the_schedule_formula_is_schedule_7():
+    """The transcription used by the 'Schedule (7)' row, against the spec's printed values (section 2 item 1:
+    eta_1 = S_0/(2 ln^2 S_0) = 4.0e-4 for gamma = 0.1, 5.7e-5 for 0.05, 5.2e-6 for 0.02)."""
+    for gamma, eta_1 in ((0.1, 4.0e-4), (0.05, 5.7e-5), (0.02, 5.2e-6)):
+        eta, S = reproduce.schedule_by_the_formula(gamma, 3)
+        assert eta[0] == pytest.approx(1 / math.log(2), rel=1e-15)
+        assert eta[1] == pytest.approx(eta_1, rel=0.03)
+        assert S[2] == pytest.approx(S[1] + gamma**2 * eta[2], rel=1e-15)
+
+
+@pytest.mark.skipif(reproduce.logistic_available() is not None, reason="gamedyn.logistic is not importable")
+@pytest.mark.parametrize("row, target, perturb", [
+    ("Schedule (7)", "IncreasingSchedule.compute", lambda out: (out[0] + math.log(2), out[1])),  # the 1/2 dropped
+    ("GD (6)", "gd", lambda out: __import__("attrs").evolve(out, w=out.w * (1 + 1e-6))),
+    ("Adaptive SGD (10)+(11)", "adaptive_sgd", lambda out: __import__("attrs").evolve(out, w=out.w * (1 + 1e-6))),
+])
+def test_the_seed2_exact_rows_fail_when_the_library_drifts(monkeypatch, row, target, perturb):
+    from gamedyn import logistic
+
+    owner, name = (logistic.IncreasingSchedule, "compute") if "." in target else (logistic, target)
+    real = getattr(owner, name)
+    monkeypatch.setattr(owner, name, lambda *args, **kwargs: perturb(real(*args, **kwargs)))
+    measurement = _claim(row).check(Context(reproduce.PROFILES["quick"]))
+    assert not measurement.passed, measurement
+
+
+def test_a_broken_recipe_makes_quick_fail_fast(capsys, monkeypatch):
+    import time
+
+    import attrs
+
+    import gamedyn.recipes
+
+    def stuck(*args, **kwargs):  # a recipe that never returns in reasonable time
+        time.sleep(120)
+
+    monkeypatch.setattr(gamedyn.recipes, "pnorm_perceptron", stuck)
+    monkeypatch.setitem(reproduce.PROFILES, "quick",
+                        attrs.evolve(reproduce.PROFILES["quick"], claim_seconds=1.0, total_seconds=3.0))
+    start = time.perf_counter()
+    code, out, _ = run_cli(capsys, "reproduce", "--quick", "pnorm_perceptron")
+    assert code == 1 and time.perf_counter() - start < 30
+    assert "ClaimTimeout" in out and "not run" in out

@@ -263,9 +263,10 @@ def plot_iterations(data: dict, path) -> str:
     from matplotlib.ticker import FuncFormatter
 
     titles = {"hard": "perceptron-hard data with a decoy (x-axis: certified max margin)",
+              "hard (p=2)": "perceptron-hard data, p-norm algorithms at p = 2 (Theorem 7)",
               "lp": "l_p data with a decoy, p = 4 (x-axis: certified gamma_q)"}
     plain = FuncFormatter(lambda value, _: f"{value:g}")
-    figure, axes = _figure(1, max(len(data), 1), size=(11, 5.6))
+    figure, axes = _figure(1, max(len(data), 1), size=(5.5 * max(len(data), 2), 5.6))
     for ax, (family, curves) in zip(axes.ravel(), data.items()):
         markers = iter("osD^vx*+")
         for algorithm, curve in curves.items():

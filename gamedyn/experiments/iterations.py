@@ -14,6 +14,9 @@ the decoy the symmetric hard instance is separated in round 1 and the count says
 * ``"hard"``: :func:`gamedyn.datasets.perceptron_hard_instance` (m < 1/g^2 unit rows over a
   regular simplex, on which the perceptron needs about 1/g^2 updates) plus the decoy; the x-axis
   is the certified max margin of the result (about 0.4 g).
+* ``"hard (p=2)"``: the same hard data for the p-norm perceptron and the accelerated p-norm recipe
+  (Theorem 7) at p = 2, where the baseline p-norm perceptron *is* the perceptron and needs about
+  1/g^2 updates; the acceleration of Theorem 7 is visible only on data hard for the baseline.
 * ``"lp"``: :func:`gamedyn.datasets.make_separable_lp` rows (||x||_p <= 1, sparse target) plus
   the decoy, for the p-norm perceptron and the accelerated p-norm recipe (x-axis: certified gamma_q).
 
@@ -29,6 +32,7 @@ from gamedyn import original, positive_margin
 from gamedyn.datasets import add_decoy, make_separable_lp, perceptron_hard_instance, signed_rows
 from gamedyn.margins import max_margin, max_margin_q
 
+HARD_PNORM = "hard (p=2)"  # the family of the hard data run by the p-norm algorithms
 QUICK_MARGINS = (0.2, 0.1, 0.07)
 DEFAULT_MARGINS = (0.2, 0.1, 0.07, 0.05)
 FULL_MARGINS = (0.2, 0.1, 0.07, 0.05, 0.035, 0.025)
@@ -99,6 +103,11 @@ def iterations_to_separation(margins=DEFAULT_MARGINS, *, p=4.0, lp_n=2000, lp_d=
             "nag_margin": _rounds_to_separation(recipes.nag_margin, A, cap),
         }
         rows += [IterationRow("hard", name, actual, A.shape[0], count) for name, count in runs.items()]
+        runs = {
+            "p-norm perceptron p=2": _updates_to_separation(original.pnorm_perceptron, A, cap, 2.0),
+            "pnorm_perceptron p=2": _rounds_to_separation(recipes.pnorm_perceptron, A, cap, p=2.0),
+        }
+        rows += [IterationRow(HARD_PNORM, name, actual, A.shape[0], count) for name, count in runs.items()]
     for gamma in margins:
         A = add_decoy(signed_rows(*make_separable_lp(lp_n, lp_d, p, gamma, seed)))
         gamma_q = max_margin_q(A, p / (p - 1)).lower
