@@ -617,7 +617,8 @@ def adaptive_sgd(A, T: int, eps: float, seed=None, indices=None, record=None, *,
 
 
 def block_adaptive_sgd(
-    A, T: int, eps0: float, delta: float, gamma, seed=None, indices=None, record=None, target=None
+    A, T: int, eps0: float, delta: float, gamma, seed=None, indices=None, record=None, target=None, *,
+    checkpoint=None, checkpoint_every=None, resume_from=None,
 ) -> SGDResult:
     """Block Adaptive SGD (14): the step of (11) with ``eps_k = eps0 / 2^k`` on ``[s_k, s_{k+1})``.
 
@@ -625,6 +626,7 @@ def block_adaptive_sgd(
     stream continue across blocks. ``gamma`` is a margin > 0 or ``"auto"``. ``hitting_time``
     refers to ``target`` (default ``eps0``); Theorem 3.5 (i) says it is at most
     ``theorem_3_5_horizon(n, gamma, eps0, delta, target)`` with probability >= 1 - delta.
+    ``checkpoint``, ``checkpoint_every``, ``resume_from``: as in :func:`adaptive_sgd`.
     """
     A = _check_data(A)
     T = check_count(T, "T")
@@ -633,14 +635,16 @@ def block_adaptive_sgd(
     gamma = resolve_margin(gamma, A)
     target = eps0 if target is None else _check_open_unit(target, "target", "1e-6")
     n = A.shape[0]
-    idx = _check_indices(indices, n, T, seed)
     times = _check_record(record, T)
     lengths = []
     while sum(lengths) < T:
         lengths.append(_block_length(n, gamma, eps0, delta, len(lengths)))
     starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     log_eps = [math.log(eps0) - _LN2 * k for k in range(len(lengths))]
-    w, recorded, hit, evaluations = _run_sgd(A, T, starts.tolist(), log_eps, idx, times, math.log(target))
+    w, recorded, hit, evaluations = _sgd_run_with_checkpoints(
+        "block_adaptive_sgd", A, T, {"eps0": eps0, "delta": delta, "gamma": gamma, "target": target,
+                                     "indices_given": indices is not None},
+        seed, indices, times, starts.tolist(), log_eps, math.log(target), checkpoint, checkpoint_every, resume_from)
     return SGDResult(
         w=w, times=times, log_loss=recorded, hitting_time=hit, target=target, loss_evaluations=evaluations,
         block_starts=starts, block_eps=np.exp(np.array(log_eps)),

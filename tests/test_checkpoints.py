@@ -200,6 +200,21 @@ def test_adaptive_sgd_resumes_bit_identically(every, tmp_path, monkeypatch):
     assert (uninterrupted.hitting_time, uninterrupted.loss_evaluations) == (resumed.hitting_time, resumed.loss_evaluations)
 
 
+def test_block_adaptive_sgd_resumes_bit_identically(tmp_path, monkeypatch):
+    """The block schedule (14) (its first block is longer than T here: the block index is saved, but
+    a crossing of blocks is not exercised at this size)."""
+    options = dict(eps0=0.5, delta=0.5, gamma="auto", seed=4)
+    uninterrupted = logistic.block_adaptive_sgd(SGD_DATA, 4000, **options)
+    path = tmp_path / "block.npz"
+    with monkeypatch.context() as patch:
+        _crash_sgd_after(patch, 2500)
+        with pytest.raises(Crash):
+            logistic.block_adaptive_sgd(SGD_DATA, 4000, checkpoint=path, checkpoint_every=300, **options)
+    resumed = logistic.block_adaptive_sgd(SGD_DATA, 4000, resume_from=path, **options)
+    assert np.array_equal(uninterrupted.w, resumed.w) and np.array_equal(uninterrupted.log_loss, resumed.log_loss)
+    assert uninterrupted.hitting_time == resumed.hitting_time
+
+
 def test_adaptive_sgd_without_a_seed_resumes_on_its_own_stream(tmp_path, monkeypatch):
     """seed=None: the checkpoint keeps the generator's state, so the resumed run draws the same stream."""
     path = tmp_path / "sgd.npz"
