@@ -112,9 +112,16 @@ def describe(value, _seen=None):
                   "labels": describe(value.labels, seen), "batch_size": int(value.batch_size)}
     elif callable(value) and hasattr(value, "__qualname__"):
         result = {"callable": f"{getattr(value, '__module__', '')}.{value.__qualname__}"}
-    else:  # e.g. a LinearOperator: its entries cannot be read, its type and shape are what is known
-        result = {"type": type(value).__qualname__, "shape": list(getattr(value, "shape", ())),
-                  "dtype": str(getattr(value, "dtype", ""))}
+    elif hasattr(value, "matvec") and hasattr(value, "rmatvec") and len(getattr(value, "shape", ())) == 2:
+        # a LinearOperator: its entries cannot be read, so it is known by one product each way with
+        # fixed pseudo-random vectors (another operator of the same shape gives other products)
+        n, d = value.shape
+        probes = np.random.default_rng(20240901)
+        result = {"operator": type(value).__qualname__, "shape": [int(n), int(d)], "dtype": str(value.dtype),
+                  "A @ probe": _array_digest(np.asarray(value.matvec(probes.standard_normal(d)))),
+                  "A.T @ probe": _array_digest(np.asarray(value.rmatvec(probes.standard_normal(n))))}
+    else:
+        result = {"type": type(value).__qualname__, "repr": repr(value)}
     seen[key] = result
     return result
 

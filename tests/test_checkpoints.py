@@ -168,6 +168,39 @@ def test_play_with_its_own_weights_and_outputs_resumes(first, tmp_path):
     _assert_games_identical(uninterrupted, play(payoff, w_learner, p_learner, T, resume_from=path, **options))
 
 
+def test_batched_games_resume_bit_identically(tmp_path):
+    """K one-vs-rest games in one pass (states with a trailing batch axis)."""
+    from gamedyn import one_vs_rest
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    X /= np.max(np.linalg.norm(X, axis=1))
+    Y = np.where(rng.normal(size=(60, 3)) + 2 * X[:, :3] > 0, 1.0, -1.0)
+    uninterrupted = recipes.nag_margin(one_vs_rest(X, Y), T)
+    path = tmp_path / "batch.npz"
+    with pytest.raises(Crash):
+        recipes.nag_margin(one_vs_rest(X, Y), T, checkpoint=path, checkpoint_every=4, stop=_crash_at(CRASH))
+    resumed = recipes.nag_margin(one_vs_rest(X, Y), T, resume_from=path)
+    assert np.array_equal(uninterrupted.w, resumed.w)
+    assert np.array_equal(uninterrupted.game.w_regret, resumed.game.w_regret)
+    with pytest.raises(CheckpointMismatchError, match="payoff"):
+        recipes.nag_margin(one_vs_rest(X, -Y), T, resume_from=path)
+
+
+def test_a_matrix_free_payoff_is_known_by_its_products(tmp_path):
+    """A LinearOperator cannot be hashed entry by entry: its fingerprint is one product each way,
+    so another operator of the same shape is refused and the same one resumes."""
+    from scipy.sparse.linalg import aslinearoperator
+
+    path = tmp_path / "operator.npz"
+    uninterrupted = recipes.smooth_perceptron(aslinearoperator(A), T)
+    with pytest.raises(Crash):
+        recipes.smooth_perceptron(aslinearoperator(A), T, checkpoint=path, checkpoint_every=10, stop=_crash_at(CRASH))
+    assert np.array_equal(recipes.smooth_perceptron(aslinearoperator(A), T, resume_from=path).w, uninterrupted.w)
+    with pytest.raises(CheckpointMismatchError, match="payoff"):
+        recipes.smooth_perceptron(aslinearoperator(A[::-1].copy()), T, resume_from=path)
+
+
 # ---------------------------------------------------------------------------------- adaptive SGD
 
 
