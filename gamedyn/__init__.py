@@ -6,6 +6,10 @@ Protocol 1 and reports the averaged iterates, the regrets and Theorem 2's certif
 accelerated perceptrons and NAG are recipes in :mod:`gamedyn.recipes`.
 """
 
+from gamedyn import _startup  # first: Ctrl-C while the command line imports prints one line (exit 130)
+
+_startup.install()
+
 from gamedyn._numerics import NumericalRangeError
 from gamedyn.batched import BatchedMatrix, one_vs_rest, shared_matrix
 from gamedyn.checkpoints import CheckpointError, CheckpointMismatchError, checkpoint_info

@@ -74,11 +74,32 @@ def parse_synthetic_spec(text: str) -> tuple[int, int, float]:
     return n, d, gamma
 
 
+_SYNTHETIC_COPIES = 10  # make_separable draws batches of 4n points (two arrays), then the signed rows, the oracle
+
+
+def available_memory() -> float:
+    """Bytes of physical memory available now (``inf`` where the system does not say)."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return float("inf")
+
+
+def check_memory(needed: float, what: str, detail: str) -> None:
+    """A one-line ``ValueError`` before allocating when ``needed`` bytes exceed the available memory."""
+    available = available_memory()
+    if needed > available:
+        raise ValueError(f"{what} needs about {needed / 2**30:.3g} GiB ({detail}) but {available / 2**30:.3g} GiB "
+                         "of memory is available; pass a smaller n or d.")
+
+
 def synthetic_data(spec: str, seed: int = 0) -> DataSet:
     """:func:`gamedyn.datasets.make_separable` from an ``"n,d,gamma"`` spec."""
     from gamedyn.datasets import make_separable, signed_rows
 
     n, d, gamma = parse_synthetic_spec(spec)
+    check_memory(_SYNTHETIC_COPIES * 8.0 * n * d, f"--synthetic {spec}",
+                 "10 copies of its n x d float64 values while the data are drawn and checked")
     A = signed_rows(*make_separable(n, d, gamma, seed))
     return DataSet(np.asarray(A, dtype=np.float64), f"make_separable(n={n}, d={d}, gamma={gamma:g}, seed={seed})")
 
@@ -155,20 +176,46 @@ def _signed_rows_from_columns(table, source: str) -> np.ndarray:
     return _signed_rows(table[:, :-1], table[:, -1], source)
 
 
+_MAGIC = {".npy": (b"\x93NUMPY",), ".npz": (b"PK\x03\x04", b"PK\x05\x06")}  # NumPy / zip signatures
+
+
+def _numpy_error(path: str, kind: str, error: BaseException) -> ValueError:
+    """One line naming the file; never numpy's advice to load pickled data."""
+    text = " ".join(str(error).split())
+    if "pickle" in text.lower() or "object arrays" in text.lower():
+        reason = "it holds Python objects (pickled data), which gamedyn never loads"
+    else:
+        reason = f"corrupt or truncated ({type(error).__name__}: {text})" if text else "corrupt or truncated"
+    return ValueError(f"{path}: cannot be read as a {kind} file: {reason}; save numeric arrays with numpy.save / numpy.savez.")
+
+
 def _load_numpy(path: str, kind: str):
+    with open(path, "rb") as handle:
+        head = handle.read(6)
+    if not head.startswith(_MAGIC[kind]):
+        what = "a zip archive" if kind == ".npz" else "the NumPy format"
+        raise ValueError(f"{path}: cannot be read as a {kind} file: it is not {what} (its first bytes are "
+                         f"{head!r}); write it with numpy.save / numpy.savez, or give the right extension.")
     try:
         return np.load(path, allow_pickle=False)
-    except Exception as error:  # numpy raises ValueError, OSError or UnpicklingError on a bad file
-        raise ValueError(f"{path}: cannot be read as a {kind} file ({error}).") from None
+    except Exception as error:  # numpy raises ValueError, OSError, EOFError or BadZipFile on a bad file
+        raise _numpy_error(path, kind, error) from None
 
 
 def _signed_rows_from_npz(path: str) -> np.ndarray:
     with _load_numpy(path, ".npz") as archive:
         names = set(archive.files)
-        if "A" in names:
-            return _finite_matrix(archive["A"], path)
-        if {"X", "y"} <= names:
-            return _signed_rows(archive["X"], archive["y"], path)
+        try:
+            if "A" in names:
+                return _finite_matrix(archive["A"], path)
+            if {"X", "y"} <= names:
+                return _signed_rows(archive["X"], archive["y"], path)
+        except ValueError as error:
+            if str(error).startswith(path):
+                raise
+            raise _numpy_error(path, ".npz", error) from None
+        except Exception as error:  # a corrupt member: zlib.error, BadZipFile, EOFError, OSError
+            raise _numpy_error(path, ".npz", error) from None
     raise ValueError(
         f"{path}: a .npz file needs arrays 'X' and 'y', or one array 'A' of signed rows; "
         f"found {sorted(names) or 'no arrays'}."
@@ -183,19 +230,28 @@ def _signed_rows_from_npy(path: str, layout: str) -> np.ndarray:
 
 
 def _read_csv(path: str) -> np.ndarray:
-    with open(path, encoding="utf-8") as handle:
-        first = next((line for line in handle if line.strip() and not line.lstrip().startswith("#")), None)
-    if first is None:
-        raise ValueError(f"{path}: the file is empty; it needs one example a line, label last.")
     try:
-        [float(field) for field in first.split(",")]
-        header = 0
-    except ValueError:
-        header = 1
-    try:
-        return np.loadtxt(path, delimiter=",", ndmin=2, skiprows=header)
-    except ValueError as error:
-        raise ValueError(f"{path}: not a numeric CSV file ({error}); use numbers separated by commas, label last.") from None
+        with open(path, encoding="utf-8") as handle:
+            first = next((line for line in handle if line.strip() and not line.lstrip().startswith("#")), None)
+        if first is None:
+            raise ValueError(f"{path}: the file is empty; it needs one example a line, label last.")
+        try:
+            [float(field) for field in first.split(",")]
+            header = 0
+        except ValueError:
+            header = 1
+        try:
+            return np.loadtxt(path, delimiter=",", ndmin=2, skiprows=header, encoding="utf-8")
+        except UnicodeDecodeError:
+            raise
+        except ValueError as error:
+            raise ValueError(f"{path}: not a numeric CSV file ({error}); use numbers separated by commas, label last.") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"{path}: not a text CSV file (byte {error.object[error.start:error.start + 1]!r} at offset "
+            f"{error.start} is not UTF-8 text); a .csv must hold numbers separated by commas, label last "
+            "(binary arrays go in .npy or .npz)."
+        ) from None
 
 
 def _signed_rows_from_svmlight(path: str) -> np.ndarray:

@@ -53,6 +53,15 @@ def vector_norm(z, order: float = 2.0) -> float:
     return scale * float(np.sum(np.abs(unit) ** order) ** (1.0 / order))
 
 
+def _fast_norm(z, order: float) -> float:
+    """``||z||_order``: one dot product for order 2, falling back to :func:`vector_norm` on overflow/underflow."""
+    if order == 2.0:
+        square = float(z @ z)
+        if 1e-280 < square < 1e280:
+            return math.sqrt(square)
+    return vector_norm(z, order)
+
+
 def dual_norm(q: float) -> float:
     """The exponent q* with 1/q + 1/q* = 1 (q = 2 gives 2)."""
     return 2.0 if q == 2.0 else q / (q - 1.0)
@@ -175,14 +184,21 @@ class CertificateTracker:
     # -- per round ---------------------------------------------------------------------------
     def observe(self, t: int, p, w_weight: float, w_loss_linear_sum, w_weight_total: float,
                 p_loss_linear_sum, w_output_sum) -> None:
-        """Round t: ``p`` = p_t, ``w_weight`` = the w-player's alpha_t, the two loss sums, the output sum."""
+        """Round t: ``p`` = p_t, ``w_weight`` = the w-player's alpha_t, the two loss sums, the output sum.
+
+        Cost: one dot product of length d, one axpy of length n; the witness is copied only when U_t
+        stops improving (the best round's average is otherwise the running one).
+        """
         self.t = t
-        self._dual_sum += w_weight * p
-        self._weight_total += w_weight
-        upper = vector_norm(np.asarray(w_loss_linear_sum) / w_weight_total, self.dual_exponent)
+        upper = _fast_norm(w_loss_linear_sum, self.dual_exponent) / w_weight_total
         if upper < self.upper:
             self.upper, self.upper_round = upper, t
+        elif self.upper_round == t - 1 and self._witness is None:  # the best was the previous round: keep it
             self._witness = self._dual_sum / self._weight_total
+        if self.upper_round == t:
+            self._witness = None  # the best is now the running average (read lazily)
+        self._dual_sum += w_weight * p
+        self._weight_total += w_weight
         self._margins = p_loss_linear_sum if self.margin_from_sums else None
         self._output_sum = w_output_sum
 
@@ -200,6 +216,9 @@ class CertificateTracker:
 
     @property
     def witness(self) -> np.ndarray:
+        """The distribution whose dual bound is ``upper``."""
+        if self._witness is None:
+            return self._dual_sum / self._weight_total
         return self._witness
 
     def relative_gap(self) -> float:
@@ -214,7 +233,7 @@ class CertificateTracker:
             return self.upper  # the min-norm point is an l2 construction
         n, d = self.A.shape
         k = min(n, rows if rows is not None else 2 * (d + 1))
-        chosen = np.argsort(-self._witness)[:k]
+        chosen = np.argsort(-self.witness)[:k]
         A_S = self.A[chosen]
         A_S = A_S.toarray() if sp.issparse(A_S) else np.asarray(A_S, dtype=np.float64)
         # Least-distance programming: u >= 0 minimising ||A_S^T u||^2 + (1^T u - 1)^2 is s * pi with pi
@@ -240,7 +259,7 @@ class CertificateTracker:
         if self.separable_exact is False:
             return True
         n, d = self.A.shape
-        order = np.argsort(-self._witness, kind="stable")
+        order = np.argsort(-self.witness, kind="stable")
         scale = _row_norm_max(self.A)
         k = min(n, d + 1)
         while True:
@@ -273,9 +292,10 @@ class CertificateTracker:
         if self._output_sum is not None:
             norm = vector_norm(self._output_sum, self.q)
             lower = 0.0 if norm == 0.0 else float(np.min(np.asarray(_product(self.A, self._output_sum)).ravel())) / norm
-        upper = vector_norm(np.asarray(_transpose_product(self.A, self._witness)).ravel(), self.dual_exponent)
+        witness = self.witness
+        upper = vector_norm(np.asarray(_transpose_product(self.A, witness)).ravel(), self.dual_exponent)
         separable = True if lower > 0 else (False if self.separable_exact is False else None)
-        return Certificate(lower=lower, upper=upper, separable=separable, p=self._witness.copy(), q=self.q,
+        return Certificate(lower=lower, upper=upper, separable=separable, p=np.array(witness, dtype=np.float64), q=self.q,
                            rounds=self.t)
 
 

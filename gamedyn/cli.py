@@ -33,8 +33,11 @@ the normalised margin is the lower end), and ends with a verdict line: separable
 bracket, not separable (0 in the convex hull of the rows, Gordan: exit status 0, the data are
 certified, not refused), or undecided.
 
-Errors (unknown recipe, unreadable file, bad labels, T <= 0, a bad ``--synthetic`` spec) print ONE line on stderr naming the problem and the fix, and exit with
-status 2. Set ``GAMEDYN_TRACEBACK=1`` to see the Python traceback instead.
+Errors (unknown recipe, unreadable or corrupt file, bad labels, T <= 0, a bad ``--synthetic`` spec
+or one too large for the memory, an unwritable ``--out``, out of memory) print ONE line on stderr naming the problem and the fix, and exit with status 2; ``--out`` is checked
+before any claim runs. Ctrl-C prints one line and exits with status 130, also while the command
+line is still importing numpy and scipy. Set ``GAMEDYN_TRACEBACK=1`` to see the Python traceback
+instead.
 """
 
 from __future__ import annotations
@@ -147,8 +150,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit status (0 ok, 1 a claim failed, 2 an error)."""
-    parser = build_parser()
+    """Run the command line; returns the exit status (0 ok, 1 a claim failed, 2 an error, 130 Ctrl-C)."""
+    from gamedyn import _startup
+
+    _startup.restore()  # Ctrl-C is a KeyboardInterrupt again, handled below
+    try:
+        parser = build_parser()
+    except KeyboardInterrupt:
+        print("gamedyn: interrupted", file=sys.stderr)
+        return 130
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit:  # --help (0) or a usage error (2), already printed by argparse
@@ -158,10 +168,12 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # e.g. `gamedyn list | head -1`
         sys.stderr.close()
         return 1
-    except (ValueError, TypeError, OSError, ImportError) as error:
+    except (ValueError, TypeError, OSError, ImportError, MemoryError) as error:
         if os.environ.get("GAMEDYN_TRACEBACK"):
             raise
         message = " ".join(str(error).split()) or type(error).__name__
+        if isinstance(error, MemoryError):
+            message = f"out of memory ({message}); use smaller data, a smaller --T or fewer claims"
         print(f"gamedyn {args.command}: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as interrupt:
@@ -350,7 +362,7 @@ def _finite_or_none(value):
 
 
 def command_run(args) -> int:
-    from gamedyn.margins import max_margin
+    from gamedyn.margins import MarginUndecidedError, NotSeparableError, max_margin
 
     entry = resolve_entry(args.recipe)
     if args.T < 1:
@@ -365,12 +377,18 @@ def command_run(args) -> int:
     data = _load(args)
     try:
         gamma = max_margin(data.A).gamma
-    except ValueError:  # not separable: the run certifies it (Gordan) instead of refusing the data
+    except NotSeparableError:  # not separable: the run certifies it (Gordan) instead of refusing the data
         gamma = None
+    except MarginUndecidedError as error:
+        raise ValueError(
+            f"{data.source}: float64 cannot decide whether the data are separable through the origin (the max "
+            f"margin lies in [{error.lower:.3g}, {error.upper:.3g}], no direction is certified positive); "
+            "these algorithms need a margin float64 can resolve: check the labels and near-duplicate rows."
+        ) from None
     steps = reporting_steps(args.T, args.every)
     is_recipe = entry.kind == "recipe"
     comparator, notes = None, []
-    if is_recipe and entry.recipe.comparator is not None and gamma is not None:  # declared by the recipe (Theorem 7's R_w(u))
+    if is_recipe and entry.recipe.comparator is not None and gamma is not None:  # declared (Theorem 7's R_w(u))
         comparator = entry.recipe.w_comparator(data.A, p=args.p, theta=args.theta)
         notes.append(entry.recipe.comparator_note)
     if not is_recipe:
@@ -407,7 +425,8 @@ def command_run(args) -> int:
         document = {
             "algorithm": entry.name, "kind": entry.kind, "reference": entry.reference,
             "data": {"source": data.source, "n": data.n, "d": data.d, "scaled_by": data.scaled_by},
-            "max_margin": gamma if gamma is not None else 0.0, "separable": gamma is not None, "T": args.T, "stop_reason": reason, "seconds": round(seconds, 3), "notes": notes,
+            "max_margin": gamma if gamma is not None else 0.0, "separable": gamma is not None, "T": args.T,
+            "stop_reason": reason, "seconds": round(seconds, 3), "notes": notes,
             "steps": [{key: (_finite_or_none(value) if isinstance(value, float) else value)
                        for key, value in attrs.asdict(step).items()} for step in reports],
         }
@@ -447,12 +466,28 @@ def _verdict(reports, A) -> str:
 # -------------------------------------------------------------------------------- reproduce
 
 
+def check_writable_folder(path: str, option: str = "--out") -> None:
+    """Create ``path`` if needed and write a scratch file there; an ``OSError`` naming ``option`` if not."""
+    import tempfile
+
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise OSError(f"{option} {path}: not a writable folder ({reason}); pass {option} with a folder you can "
+                      "write to.") from None
+
+
 def command_reproduce(args) -> int:
     from gamedyn import reproduce
 
     profile = reproduce.PROFILES["quick" if args.quick else "full" if args.full else "default"]
     claims = reproduce.select_claims(reproduce.CLAIMS, args.names)
     out_dir = args.out if args.out is not None else (None if args.quick else DEFAULT_OUT)
+    if out_dir is not None:
+        check_writable_folder(out_dir)  # before any claim runs, not after minutes of them
     notes = []
     missing_logistic = reproduce.logistic_available()
     if missing_logistic is not None:
@@ -508,6 +543,7 @@ def command_figures(args) -> int:
 
     if reproduce.matplotlib_missing():
         raise ImportError("figures need matplotlib: pip install gamedyn[plot]")
+    check_writable_folder(args.out)
     start = time.perf_counter()
     paths = reproduce.write_figures(args.out, quick=args.quick)
     for path in paths:

@@ -19,11 +19,15 @@ Contents
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
+import os
+from fractions import Fraction
 
 import attrs
 import numpy as np
+import scipy.integrate
 import scipy.sparse as sp
 
 from gamedyn import checkpoints as _checkpoints
@@ -56,6 +60,8 @@ __all__ = [
 _LN2 = math.log(2.0)
 _SERIES_FROM = 33.0  # above this margin ln l(m) = -m - e^{-m}/2 to full precision (spec 4.1)
 _CHUNK = 8192  # the SGD index stream is drawn in chunks of this size (spec section 5)
+_TINY = np.finfo(np.float64).tiny
+_ABEL_LIMIT = 1e-3  # IncreasingSchedule leaps over phase 1 where gamma^2/(2 ln^2 S) is below this  # smallest normal float64: below it gamma^2 is computed in logs
 
 
 # --------------------------------------------------------------------------------------------
@@ -244,9 +250,16 @@ class IncreasingSchedule:
     def log_eta0(self) -> float:
         return -math.log(_LN2 + self.w0_norm)
 
+    def _growth(self, d: float) -> float:
+        """``ln(S_t / S_{t-1}) = log1p(gamma^2 / (2 D_t))``; in logs when ``gamma^2`` underflows."""
+        g2 = self.gamma**2
+        if g2 >= _TINY:
+            return math.log1p(g2 / (2.0 * d))
+        return math.log1p(math.exp(2.0 * math.log(self.gamma) - _LN2 - math.log(d)))
+
     def _steps(self):
         """Yield ``(ln eta_t, ln S_t)`` for t = 0, 1, 2, ... (the recursion (7))."""
-        two_f0, g2 = 2.0 * self.f0, self.gamma**2
+        two_f0 = 2.0 * self.f0
         plus = self.variant == "lnplus"
         log_eta = self.log_eta0
         log_s = 2.0 * math.log(self.gamma) + log_eta
@@ -255,7 +268,7 @@ class IncreasingSchedule:
             base = max(log_s, 0.0) if plus else log_s
             d = max(two_f0, base * base)
             log_eta = log_s - _LN2 - math.log(d)
-            log_s = log_s + math.log1p(g2 / (2.0 * d))
+            log_s = log_s + self._growth(d)
             yield log_eta, log_s
 
     def compute(self, T: int):
@@ -276,17 +289,103 @@ class IncreasingSchedule:
         return self.compute(T)[1]
 
     def _first_above(self, level: float) -> int:
-        for t, (_, log_s) in enumerate(self._steps()):
-            if log_s > level:
+        """First t with ``ln S_t > level`` (``level`` is ``-sqrt(2 F0)`` or ``+sqrt(2 F0)``), without
+        running the whole recursion step by step.
+
+        Write ``x_t = ln S_t``. While ``x_t <= sqrt(2 F0)`` the recursion (7) has two regimes:
+        ``x < -sqrt(2 F0)`` (paper variant): ``x <- x + h(x)``, ``h(x) = log1p(c / x^2)``,
+        ``c = gamma^2/2``; otherwise (and always for ``lnplus``) ``D = 2 F0`` and ``x <- x + b`` with
+        ``b = log1p(gamma^2/(4 F0))``, so the count is ``floor((level - x)/b) + 1``. The first regime
+        is leapt over with an Abel function ``alpha`` (``alpha(x + h(x)) = alpha(x) + 1``):
+        ``alpha(x) = int dx / v(x)`` where ``v = h - h h'/2 + h h'^2/3 + h^2 h''/12`` is the vector
+        field whose time-1 flow is the step (truncation error ``O((c/x^2)^3)`` per step), so
+        ``x_t > L`` iff ``t > alpha(L) - alpha(x_0)``; the integral is one ``quad`` call. Where
+        ``c / x^2 > 1e-3`` (at most a few thousand steps) the recursion itself is run, which also
+        corrects the last step of the leap. Counts beyond ``2^53`` are exact Python ints of the
+        computed ratio (relative accuracy about 1e-13).
+        """
+        two_f0 = 2.0 * self.f0
+        x = 2.0 * math.log(self.gamma) + self.log_eta0
+        if x > level:
+            return 0
+        border = -math.sqrt(two_f0)
+        t = 0
+        if self.variant == "paper" and x <= border:
+            target = min(level, border)
+            t, x = self._phase_one(x, target)
+            if target == level or x > level:
                 return t
-        raise AssertionError("unreachable")  # pragma: no cover - S_t grows without bound
+        return t + self._geometric_count(level - x)
+
+    def _phase_one(self, x0: float, target: float):
+        """``(t, x_t)`` for the first t with ``x_t > target``, ``x_0 = x0 <= target <= -sqrt(2 F0)``."""
+        log_c = 2.0 * math.log(self.gamma) - _LN2
+        switch = -math.exp(0.5 * (log_c - math.log(_ABEL_LIMIT)))  # where c / x^2 = _ABEL_LIMIT
+        leap_to = min(target, switch)
+        t, x = 0, x0
+        if leap_to > x0:
+            t, fraction = self._steps_between(x0, leap_to)  # x_t <= leap_to < x_{t+1}
+            x = self._abel_inverse(leap_to, fraction)
+        two_f0 = 2.0 * self.f0
+        while x <= target:  # the recursion (7) itself, as in _steps
+            step = x + self._growth(max(two_f0, x * x))
+            t += 1
+            if step == x:  # below one ulp: after the leap alpha says x_t > target, float cannot show it
+                break
+            x = step
+        return t, x
+    def _geometric_count(self, distance: float) -> int:
+        """Smallest k >= 1 with ``k b > distance >= 0``, ``b = log1p(gamma^2/(4 F0))``."""
+        g2 = self.gamma**2
+        if g2 >= _TINY:
+            b = math.log1p(g2 / (4.0 * self.f0))
+            ratio = distance / b
+            if ratio < 2.0**53:
+                return math.floor(ratio) + 1
+            b = Fraction(b)
+        else:  # b = gamma^2/(4 F0) to full precision (log1p(u) = u below 1e-17), as an exact rational
+            b = Fraction(self.gamma) ** 2 / (4 * Fraction(self.f0))
+        return math.floor(Fraction(distance) / b) + 1
+
+    def _abel_density(self, x):
+        """``c / v(x)`` (see :meth:`_first_above`), finite even when ``c = gamma^2/2`` underflows."""
+        x = np.asarray(x, dtype=np.float64)
+        log_c = 2.0 * math.log(self.gamma) - _LN2
+        u = np.exp(log_c - 2.0 * np.log(-x))  # c / x^2 (x < 0 here)
+        h = np.log1p(u)
+        g = np.where(u > 0, u / np.where(h > 0, h, 1.0), 1.0)  # c / h = x^2 g
+        h1 = -2.0 * u / (x * (1.0 + u))
+        h2 = 6.0 * u / (x * x * (1.0 + u)) - (2.0 * u / x) ** 2 / (1.0 + u) ** 2
+        return x * x * g / (1.0 - 0.5 * h1 + h1 * h1 / 3.0 + h * h2 / 12.0)
+
+    def _steps_between(self, a: float, b: float):
+        """``alpha(b) - alpha(a)`` as ``(integer part, fractional part)``."""
+        value, _ = scipy.integrate.quad(self._abel_density, a, b, epsabs=0.0, epsrel=1.2e-14, limit=200)
+        c = self.gamma**2 / 2.0
+        if c >= _TINY and value / c < 2.0**53:
+            steps = value / c
+            whole = math.floor(steps)
+            return whole, steps - whole
+        exact = Fraction(value) / (Fraction(self.gamma) ** 2 / 2)
+        whole = math.floor(exact)
+        return whole, float(exact - whole)
+
+    def _abel_inverse(self, point: float, fraction: float) -> float:
+        """``y <= point`` with ``alpha(point) - alpha(y) = fraction`` (in [0, 1)), by chord steps."""
+        slope = math.exp(2.0 * math.log(self.gamma) - _LN2) / float(self._abel_density(point))  # 1/alpha'
+        y = point
+        for _ in range(4):
+            gone = self._steps_between(y, point)[1] if y < point else 0.0
+            y = min(point, y - (fraction - gone) * slope)
+        return y
 
     @property
     def tau1(self) -> int:
         """First t with ``ln S_t > -sqrt(2 F0)``: end of phase 1 (Lemma A.3).
 
         Phase 1 is non-empty iff ``S_0 < exp(-sqrt(2 F0))`` (``gamma < 0.4105`` for ``w_0 = 0``).
-        Found by running the recursion: about ``(2/(3 gamma^2)) |ln S_0|^3`` steps.
+        About ``(2/(3 gamma^2)) |ln S_0|^3`` steps; counted without stepping (see :meth:`_first_above`),
+        so ``gamma = 0.001`` (1.6e9 steps) takes milliseconds.
         """
         return self._first_above(-math.sqrt(2.0 * self.f0))
 
@@ -302,16 +401,41 @@ class IncreasingSchedule:
 @attrs.frozen(eq=False)
 class GDResult:
     """Output of :func:`gd`: ``w`` = w_T, ``log_loss[t] = ln L(w_t)`` (t = 0..T),
-    ``log_eta[t] = ln eta_t`` (t = 0..T-1) and, when asked for, ``snapshots[k] = w_{snapshot_times[k]}``."""
+    ``log_eta[t] = ln eta_t`` (t = 0..T-1) and, when asked for, ``snapshots[k] = w_{snapshot_times[k]}``.
+
+    With ``gd(..., record=times)`` only those times are kept: ``times`` holds them (sorted),
+    ``log_loss[k] = ln L(w_{times[k]})`` and ``log_eta[k] = ln eta_{times[k]}`` (the step the
+    schedule gives at that time, also at t = T). ``times`` is None when every t is kept."""
 
     w: np.ndarray
     log_loss: np.ndarray
     log_eta: np.ndarray
     snapshot_times: np.ndarray = attrs.field(factory=lambda: np.zeros(0, dtype=np.int64))
     snapshots: np.ndarray = attrs.field(factory=lambda: np.zeros((0, 0)))
+    times: np.ndarray | None = None
 
 
-def gd(A, T: int, step, w0=None, *, snapshots=None) -> GDResult:
+def _physical_memory() -> float:
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return math.inf
+
+
+def _history_arrays(T: int):
+    """``ln L`` (T + 1) and ``ln eta`` (T) for every t, or a MemoryError that says how to avoid them."""
+    needed = 16.0 * (T + 1)
+    advice = (f"gd keeps ln L(w_t) and ln eta_t for every t by default, {needed:.3g} bytes for T = {T}; "
+              "pass record=[0, T] (or any few times) to keep only those, in O(1) memory.")
+    if needed > _physical_memory():
+        raise MemoryError(advice)
+    try:
+        return np.empty(T + 1), np.empty(T)
+    except MemoryError:
+        raise MemoryError(advice) from None
+
+
+def gd(A, T: int, step, w0=None, *, snapshots=None, record=None) -> GDResult:
     """Full-batch GD ``w_{t+1} = w_t - eta_t grad L(w_t)`` (eq. 6) for ``T`` iterations.
 
     ``step`` is a positive float (constant step, section 1.2 of the spec) or an
@@ -319,10 +443,15 @@ def gd(A, T: int, step, w0=None, *, snapshots=None) -> GDResult:
     ``IncreasingSchedule.from_data(A, gamma, w0)``. The update is
     ``w += A^T exp(ln eta_t + ln sigma(-m) - ln n)``, so a huge step times a vanishing sigmoid
     never forms ``inf * 0``. ``snapshots`` (optional iterations in [0, T]) keeps those ``w_t``.
+    ``record`` (optional iterations in [0, T]) keeps ``ln L`` and ``ln eta`` only there (O(1)
+    memory in T); by default every t is kept, O(T) memory, and a ``T`` whose history cannot fit
+    raises a ``MemoryError`` saying to pass ``record`` before anything runs. The schedule is
+    evaluated lazily, step by step, in both cases (the same floating-point operations).
     """
     A = _check_data(A)
     T = check_count(T, "T")
     keep = _check_record(snapshots, T, "snapshots") if snapshots is not None else np.zeros(0, dtype=np.int64)
+    times = _check_record(record, T) if record is not None else None
     n, d = A.shape
     w = np.zeros(d) if w0 is None else check_vector(w0, "w0", size=d).copy()
     if isinstance(step, IncreasingSchedule):
@@ -334,28 +463,40 @@ def gd(A, T: int, step, w0=None, *, snapshots=None) -> GDResult:
                 f"step was built for ||w0|| = {step.w0_norm!r}, F(w0) = {step.f0!r} but w0 has "
                 f"||w0|| = {norm!r}, F(w0) = {f0!r}; build it with IncreasingSchedule.from_data(A, gamma, w0)."
             )
-        log_eta = step.log_eta(T)
+        log_etas = (pair[0] for pair in step._steps())
     elif isinstance(step, (numbers.Real, np.floating)) and not isinstance(step, bool):
-        log_eta = np.full(T, math.log(check_positive(step, "step")))
+        constant = math.log(check_positive(step, "step"))
+        log_etas = iter(lambda: constant, None)
     else:
         raise TypeError(
             f"step must be a positive float (constant step) or an IncreasingSchedule, got {step!r}; "
             "pass e.g. step=4.0 or step=IncreasingSchedule.from_data(A)."
         )
+    if times is None:
+        log_loss, log_eta = _history_arrays(T)
+    else:
+        log_loss, log_eta = np.empty(times.size), np.empty(times.size)
     AT = A.T
-    log_loss = np.empty(T + 1)
     kept = np.empty((keep.size, d))
-    shift = log_eta - math.log(n)
-    k = 0
+    log_n = math.log(n)
+    k = r = 0
     for t in range(T + 1):
         if k < keep.size and keep[k] == t:
             kept[k] = w
             k += 1
         m = np.asarray(A @ w)
-        log_loss[t], log_sig = _loss_and_log_sigmoid(m)
+        value, log_sig = _loss_and_log_sigmoid(m)
+        log_eta_t = next(log_etas)
+        if times is None:
+            log_loss[t] = value
+            if t < T:
+                log_eta[t] = log_eta_t
+        elif r < times.size and times[r] == t:
+            log_loss[r], log_eta[r] = value, log_eta_t
+            r += 1
         if t < T:
-            w = w + AT @ np.exp(shift[t] + log_sig)
-    return GDResult(w=w, log_loss=log_loss, log_eta=log_eta, snapshot_times=keep, snapshots=kept)
+            w = w + AT @ np.exp((log_eta_t - log_n) + log_sig)
+    return GDResult(w=w, log_loss=log_loss, log_eta=log_eta, snapshot_times=keep, snapshots=kept, times=times)
 
 
 # --------------------------------------------------------------------------------------------
@@ -371,8 +512,9 @@ class SGDResult:
     batch); ``hitting_time`` = first t <= T with ``L(w_t) <= target`` (None if never);
     ``target`` the tolerance it refers to; ``loss_evaluations`` how many full losses were computed
     (records plus the exact skip-rule checks). For the block version ``block_starts`` holds
-    ``s_0 = 0, s_1, ..., s_K`` (the last one >= T) and ``block_eps`` the ``eps_k`` of each block;
-    both are empty for :func:`adaptive_sgd`.
+    ``s_0 = 0, s_1, ..., s_K`` (the last one >= T; int64, or exact Python ints in an object array
+    when a block is longer than int64) and ``block_eps`` the ``eps_k`` of each block; both are
+    empty for :func:`adaptive_sgd`.
     """
 
     w: np.ndarray
@@ -385,21 +527,31 @@ class SGDResult:
     block_eps: np.ndarray = attrs.field(factory=lambda: np.zeros(0))
 
 
+def _index_chunks(n: int, seed):
+    """The chunks ``default_rng(seed).integers(0, n, 8192)``, one after the other, drawn lazily."""
+    rng = np.random.default_rng(seed)
+    while True:
+        yield rng.integers(0, n, size=_CHUNK)
+
+
 def sgd_indices(n: int, T: int, seed=None):
     """The index stream ``i_0, ..., i_{T-1}`` that ``seed`` produces in the SGD functions.
 
     ``default_rng(seed).integers(0, n, 8192)`` drawn chunk after chunk (spec section 5); pass
-    the result as ``indices=`` to replay a run exactly.
+    the result as ``indices=`` to replay a run exactly. The SGD functions draw the same chunks
+    lazily, so they never hold the O(T) stream.
     """
     n, T = check_count(n, "n"), check_count(T, "T")
-    rng = np.random.default_rng(seed)
-    chunks = [rng.integers(0, n, size=_CHUNK) for _ in range(-(-T // _CHUNK))]
-    return np.concatenate(chunks)[:T]
+    out = np.empty(T, dtype=np.int64)
+    for start, chunk in zip(range(0, T, _CHUNK), _index_chunks(n, seed)):
+        out[start:start + _CHUNK] = chunk[:T - start]
+    return out
 
 
 def _check_indices(indices, n: int, T: int, seed):
+    """The index stream as an iterator of chunks of length 8192 (the last may be longer than needed)."""
     if indices is None:
-        return sgd_indices(n, T, seed)
+        return _index_chunks(n, seed)
     if seed is not None:
         raise ValueError("pass either seed or indices, not both; indices replays a fixed stream.")
     idx = np.asarray(indices)
@@ -411,12 +563,12 @@ def _check_indices(indices, n: int, T: int, seed):
     idx = idx[:T].astype(np.int64)
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise ValueError(f"indices must lie in [0, n) = [0, {n}), got range [{idx.min()}, {idx.max()}].")
-    return idx
+    return (idx[start:start + _CHUNK] for start in range(0, T, _CHUNK))
 
 
 def _check_record(record, T: int, name: str = "record"):
-    if record is None:
-        return np.arange(T + 1)
+    if record is None:  # the first and last iterate: O(1) memory and two full losses by default
+        return np.array([0, T], dtype=np.int64)
     times = np.asarray(record)
     if times.ndim != 1 or not np.issubdtype(times.dtype, np.integer) or times.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array of integer times in [0, T], got {record!r}.")
@@ -479,12 +631,13 @@ def sgd_coefficient(m, eps):
 class _SGDState:
     """Everything the SGD loop carries from iteration t to t + 1 (saved in a checkpoint)."""
 
-    __slots__ = ("t", "w", "recorded", "k", "evaluations", "hit", "budget", "block")
+    __slots__ = ("t", "w", "recorded", "k", "evaluations", "hit", "budget", "block", "chunk")
     FIELDS = __slots__
 
     def __init__(self, d: int, records: int):
         self.t, self.w, self.recorded = 0, np.zeros(d), np.empty(records)
         self.k, self.evaluations, self.hit, self.budget, self.block = 0, 0, None, -math.inf, 0
+        self.chunk = None  # the chunk of the index stream that holds i_{t-1} (None before t = 1)
 
 
 def _run_sgd(A, T, starts, log_eps, idx, times, log_target, state=None, every=None, save=None):
@@ -515,7 +668,7 @@ def _sgd_segment(A, T, starts, log_eps, idx, times, log_target, state, end, dot,
     """Iterations t = state.t .. end - 1 of :func:`_run_sgd` (the record check at t, then the step)."""
     w, recorded = state.w, state.recorded
     k, evaluations, hit, budget, block = state.k, state.evaluations, state.hit, state.budget, state.block
-    log_eps_t = log_eps[block]
+    chunk, log_eps_t = state.chunk, log_eps[block]
     for t in range(state.t, end):
         on_record = k < times.shape[0] and times[k] == t
         if on_record or (hit is None and budget <= slack):
@@ -533,38 +686,54 @@ def _sgd_segment(A, T, starts, log_eps, idx, times, log_target, state, end, dot,
         while block + 1 < len(log_eps) and t >= starts[block + 1]:
             block += 1
             log_eps_t = log_eps[block]
-        i = idx[t]
+        if t % _CHUNK == 0:
+            chunk = next(idx)
+        i = chunk[t % _CHUNK]
         m = dot(i, w)
         c = math.exp(_scalar_log_sigmoid_neg(m) - max(log_eps_t, _scalar_log_loss(m)))
         axpy(i, c, w)
         budget -= c * scale[i]
     state.t, state.k, state.evaluations, state.hit, state.budget, state.block = end, k, evaluations, hit, budget, block
+    state.chunk = chunk
+
+
+def _generator_chunks(n: int, generator):
+    """The chunks ``generator.integers(0, n, 8192)``, one after the other (as :func:`_index_chunks`)."""
+    while True:
+        yield generator.integers(0, n, size=_CHUNK)
+
+
+def _generator_from_state(state: dict):
+    generator = np.random.Generator(getattr(np.random, state["bit_generator"])())
+    generator.bit_generator.state = state
+    return generator
 
 
 def _sgd_run_with_checkpoints(kind, A, T, parts, seed, indices, times, starts, log_eps, log_target,
                               checkpoint, checkpoint_every, resume_from):
     """The index stream, then :func:`_run_sgd`, writing / resuming checkpoints (gamedyn.checkpoints).
 
-    The stream is drawn from the generator's state at the start, which the checkpoint keeps
-    (``rng_state``): a run with ``seed=None`` resumes on the same stream.
+    The stream is drawn lazily in chunks of 8192. A checkpoint keeps the generator's state at the
+    start (``rng_state``, which names the stream: a run with ``seed=None`` resumes on the same one),
+    its state now (``rng_now``, after the current chunk) and the current chunk itself, so the
+    resumed run draws exactly the chunks the uninterrupted one would.
     """
     every = _checkpoints.check_options(checkpoint, checkpoint_every, resume_from)
     n = A.shape[0]
-    rng_state = None
-    if indices is None and (checkpoint is not None or resume_from is not None):
-        saved = _checkpoints.read_header(resume_from).get("rng_state") if resume_from is not None else None
-        if seed is None and saved is not None:
-            generator = np.random.Generator(getattr(np.random, saved["bit_generator"])())
-            generator.bit_generator.state = saved
-        else:
-            generator = np.random.default_rng(seed)
-        rng_state = generator.bit_generator.state
-        idx = sgd_indices(n, T, generator)
-    else:
-        idx = _check_indices(indices, n, T, seed)
     if checkpoint is None and resume_from is None:
-        return _run_sgd(A, T, starts, log_eps, idx, times, log_target)
-    configuration = _checkpoints.fingerprint(dict(parts, A=A, T=T, stream=idx, record=times))
+        return _run_sgd(A, T, starts, log_eps, _check_indices(indices, n, T, seed), times, log_target)
+    header = _checkpoints.read_header(resume_from) if resume_from is not None else {}
+    generator = given = None
+    if indices is None:
+        saved = header.get("rng_state")
+        generator = _generator_from_state(saved) if seed is None and saved is not None else np.random.default_rng(seed)
+        rng_state = generator.bit_generator.state
+        stream = json.dumps(rng_state, sort_keys=True)
+    else:
+        _check_indices(indices, n, T, seed)  # the checks, with their messages
+        given, rng_state = np.asarray(indices)[:T].astype(np.int64), None
+        stream = given
+    configuration = _checkpoints.fingerprint(dict(parts, A=A, T=T, stream=stream, record=times))
     state = _SGDState(A.shape[1], times.shape[0])
     if resume_from is not None:
         templates = {field: getattr(state, field) for field in _SGDState.FIELDS}
@@ -575,12 +744,20 @@ def _sgd_run_with_checkpoints(kind, A, T, parts, seed, indices, times, starts, l
                 state.recorded[:value.shape[0]] = value
             else:
                 setattr(state, field, value)
+        if generator is not None:
+            generator.bit_generator.state = header["rng_now"]
+    drawn = -(-min(state.t, T) // _CHUNK)  # chunks the loop has drawn before iteration state.t
+    if generator is not None:
+        idx = _generator_chunks(n, generator)
+    else:
+        idx = (given[start:start + _CHUNK] for start in range(drawn * _CHUNK, T, _CHUNK))
 
     def save(current):
         values = {field: getattr(current, field) for field in _SGDState.FIELDS}
         values["recorded"] = current.recorded[:current.k]
         _checkpoints.write(checkpoint, kind, configuration, min(current.t, T), values,
                            {"T": T, "finished": current.t > T, "rng_state": rng_state,
+                            "rng_now": None if generator is None else generator.bit_generator.state,
                             "stop_reason": f"completed T = {T} steps" if current.t > T else None})
 
     result = _run_sgd(A, T, starts, log_eps, idx, times, log_target, state, every,
@@ -595,15 +772,19 @@ def adaptive_sgd(A, T: int, eps: float, seed=None, indices=None, record=None, *,
     """Adaptive SGD (10)+(11) from ``w_0 = 0`` for ``T`` steps.
 
     ``eta_t = min(1/eps, 1/l(m_{i_t}))`` and ``w_{t+1} = w_t + eta_t sigma(-m_{i_t}) z_{i_t}`` with
-    ``i_t`` uniform (stream :func:`sgd_indices` of ``seed``; ``indices`` replays a given stream).
-    ``record`` = iterations at which the full-batch ``ln L(w_t)`` is stored (default every t =
-    0..T). ``hitting_time`` is ``tau = inf{t : L(w_t) <= eps}`` of Theorem 3.4, computed exactly
-    whatever ``record`` is.
+    ``i_t`` uniform (stream :func:`sgd_indices` of ``seed``, drawn lazily in chunks of 8192:
+    ``T = 10**12`` allocates nothing up front; ``indices`` replays a given stream).
+    ``record`` = iterations at which the full-batch ``ln L(w_t)`` is stored (default ``[0, T]``;
+    ``record=np.arange(T + 1)`` keeps the whole curve at one full loss per step and O(T) memory).
+    ``hitting_time`` is ``tau = inf{t : L(w_t) <= eps}`` of Theorem 3.4, computed exactly whatever
+    ``record`` is: the full loss is evaluated only when a lower bound on it may have reached ``eps``
+    (see ``_run_sgd``), which ``loss_evaluations`` counts.
 
     Checkpoints (:mod:`gamedyn.checkpoints`): ``checkpoint=path`` writes the iterate, the records,
-    the skip rule's budget and the generator's state every ``checkpoint_every`` steps (if given)
-    and at the end; ``resume_from=path`` continues, with the same arguments, bit-identically (with
-    ``seed=None`` the stream comes from the generator state saved in the checkpoint).
+    the skip rule's budget, the current chunk of indices and the generator's state every
+    ``checkpoint_every`` steps (if given) and at the end; ``resume_from=path`` continues, with the
+    same arguments, bit-identically (with ``seed=None`` the stream comes from the generator state
+    saved in the checkpoint).
     """
     A = _check_data(A)
     T = check_count(T, "T")
@@ -626,6 +807,8 @@ def block_adaptive_sgd(
     stream continue across blocks. ``gamma`` is a margin > 0 or ``"auto"``. ``hitting_time``
     refers to ``target`` (default ``eps0``); Theorem 3.5 (i) says it is at most
     ``theorem_3_5_horizon(n, gamma, eps0, delta, target)`` with probability >= 1 - delta.
+    ``record`` and the index stream behave as in :func:`adaptive_sgd`. Block lengths are exact
+    Python ints (a tiny ``gamma`` gives blocks beyond int64; ``block_starts`` is then an object array).
     ``checkpoint``, ``checkpoint_every``, ``resume_from``: as in :func:`adaptive_sgd`.
     """
     A = _check_data(A)
@@ -637,14 +820,19 @@ def block_adaptive_sgd(
     n = A.shape[0]
     times = _check_record(record, T)
     lengths = []
-    while sum(lengths) < T:
+    total = 0
+    while total < T:  # Python ints: a block may be longer than int64 for a tiny gamma
         lengths.append(_block_length(n, gamma, eps0, delta, len(lengths)))
-    starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        total += lengths[-1]
+    starts = [0]
+    for length in lengths:
+        starts.append(starts[-1] + length)
     log_eps = [math.log(eps0) - _LN2 * k for k in range(len(lengths))]
     w, recorded, hit, evaluations = _sgd_run_with_checkpoints(
         "block_adaptive_sgd", A, T, {"eps0": eps0, "delta": delta, "gamma": gamma, "target": target,
                                      "indices_given": indices is not None},
-        seed, indices, times, starts.tolist(), log_eps, math.log(target), checkpoint, checkpoint_every, resume_from)
+        seed, indices, times, starts, log_eps, math.log(target), checkpoint, checkpoint_every, resume_from)
+    starts = _integer_array(starts)
     return SGDResult(
         w=w, times=times, log_loss=recorded, hitting_time=hit, target=target, loss_evaluations=evaluations,
         block_starts=starts, block_eps=np.exp(np.array(log_eps)),
@@ -670,8 +858,9 @@ def theorem_3_3_ii_log(gamma, t):
     t = np.asarray(t, dtype=np.float64)
     if t.size == 0 or not np.all(np.isfinite(t)) or np.any(t < 1):
         raise ValueError(f"t must be finite iterations >= 1, got {t!r}; pass e.g. t=np.arange(1, T + 1).")
-    c = (0.75 * gamma**2) ** (1.0 / 3.0)
-    log_C = (2.0 / 3.0) * math.log(4.5 * gamma**2) - 2.0 * math.log(gamma**2 / _LN2)
+    log_gamma = math.log(gamma)  # in logs: gamma^2 may underflow
+    c = math.exp((math.log(0.75) + 2.0 * log_gamma) / 3.0)
+    log_C = (2.0 / 3.0) * (math.log(4.5) + 2.0 * log_gamma) - 2.0 * (2.0 * log_gamma - math.log(_LN2))
     return log_C + (2.0 / 3.0) * np.log(t) - c * np.cbrt(t)
 
 
@@ -693,28 +882,54 @@ def lemma_3_2_log(schedule: IncreasingSchedule, s: int, t: int, F_s: float) -> f
 
 def theorem_3_4(n: int, gamma, eps: float, delta: float | None = None) -> float:
     """Theorem 3.4: ``E[tau] <= (2n/gamma^2) ln^2(4n/eps)``; with ``delta`` the bound
-    ``(1/delta)(2n/gamma^2) ln^2(4n/eps)`` that ``tau`` stays below with probability >= 1 - delta."""
+    ``(1/delta)(2n/gamma^2) ln^2(4n/eps)`` that ``tau`` stays below with probability >= 1 - delta.
+
+    Evaluated in logs, so tiny margins never divide by an underflowed ``gamma^2``; a bound beyond
+    the float64 range (``gamma`` below about 1e-153) is returned as ``inf`` (true, and vacuous).
+    """
     n = check_count(n, "n")
     gamma = _check_gamma_number(gamma)
     eps = _check_open_unit(eps, "eps", "1e-8")
-    bound = (2.0 * n / gamma**2) * (math.log(4.0 * n) - math.log(eps)) ** 2
+    log_term = math.log(4.0 * n) - math.log(eps)
+    if gamma**2 >= _TINY:
+        bound = (2.0 * n / gamma**2) * log_term**2
+    else:
+        log_bound = math.log(2.0 * n) - 2.0 * math.log(gamma) + 2.0 * math.log(log_term)
+        bound = math.exp(log_bound) if log_bound < 709.0 else math.inf
     return bound if delta is None else bound / _check_open_unit(delta, "delta", "0.1")
 
 
 def _block_length(n: int, gamma: float, eps0: float, delta: float, k: int) -> int:
+    """``N_k`` as a Python int: the ceiling of the float formula, or, where ``gamma^2`` underflows or
+    the value exceeds the float64 range, the ceiling of the same formula in exact rationals."""
     log_arg = math.log(8.0 * n / delta) - math.log(eps0) + k * _LN2  # ln(8n/(delta eps_k))
-    return math.ceil((4.0 * n / (delta * gamma**2)) * log_arg**2)
+    denominator = delta * gamma**2
+    if denominator >= _TINY:
+        value = (4.0 * n / denominator) * log_arg**2
+        if math.isfinite(value):
+            return math.ceil(value)
+    return math.ceil(4 * n * Fraction(log_arg) ** 2 / (Fraction(delta) * Fraction(gamma) ** 2))
+
+
+def _integer_array(values) -> np.ndarray:
+    """int64 when every value fits, else an object array of exact Python ints (never a wrap-around)."""
+    if all(value <= np.iinfo(np.int64).max for value in values):
+        return np.array(values, dtype=np.int64)
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
+    return out
 
 
 def theorem_3_5_blocks(n: int, gamma, eps0: float, delta: float, num_blocks: int):
     """Theorem 3.5 / (14): block lengths ``N_k = ceil((4n/(delta gamma^2)) ln^2(8n/(delta eps_k)))``,
-    k = 0..num_blocks-1, with ``eps_k = eps0/2^k`` (int64 array)."""
+    k = 0..num_blocks-1, with ``eps_k = eps0/2^k``: an int64 array, or, when some ``N_k`` exceeds
+    int64 (``gamma`` below about 3e-7), an object array of exact Python ints."""
     n = check_count(n, "n")
     gamma = _check_gamma_number(gamma)
     eps0 = _check_open_unit(eps0, "eps0", "0.5")
     delta = _check_open_unit(delta, "delta", "0.1")
     num_blocks = check_count(num_blocks, "num_blocks")
-    return np.array([_block_length(n, gamma, eps0, delta, k) for k in range(num_blocks)], dtype=np.int64)
+    return _integer_array([_block_length(n, gamma, eps0, delta, k) for k in range(num_blocks)])
 
 
 def theorem_3_5_horizon(n: int, gamma, eps0: float, delta: float, eps: float) -> tuple[int, int]:
@@ -728,4 +943,4 @@ def theorem_3_5_horizon(n: int, gamma, eps0: float, delta: float, eps: float) ->
     while eps0 / 2.0**k_eps > eps:
         k_eps += 1
     lengths = theorem_3_5_blocks(n, gamma, eps0, delta, k_eps + 1)
-    return k_eps, int(lengths.sum())
+    return k_eps, int(sum(int(length) for length in lengths))

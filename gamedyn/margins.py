@@ -17,6 +17,9 @@ computed in float64.
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import attrs
 import numpy as np
 import scipy.linalg
@@ -28,7 +31,10 @@ from gamedyn._validation import check_matrix, check_q, check_vector
 
 _EPS = np.finfo(np.float64).eps
 
-__all__ = ["MaxMargin", "QNormMargin", "margin", "normalized_margin", "max_margin", "max_margin_q"]
+__all__ = [
+    "MaxMargin", "QNormMargin", "NotSeparableError", "MarginUndecidedError", "margin", "normalized_margin",
+    "max_margin", "max_margin_q", "scaled_to_unit_rows",
+]
 
 
 def _dense64(A) -> np.ndarray:
@@ -111,94 +117,198 @@ class QNormMargin:
         return self.upper - self.lower
 
 
-def _not_separable(A: np.ndarray) -> ValueError:
-    return ValueError(
-        f"A is not separable: the min-norm point of the convex hull of its {A.shape[0]} rows is 0 "
-        "(no w with min_i (A w)_i > 0, Gordan's theorem), so the max margin is <= 0. Check that the "
-        "rows are y_i x_i with labels in {-1, +1}, that the data are separable by a hyperplane "
-        "through the origin (add a constant feature for a bias), and that no row is zero."
+class NotSeparableError(ValueError):
+    """The rows are not separable through the origin, to float64 resolution.
+
+    ``upper`` is a certified upper bound on the max margin (on the caller's scale): the norm of a
+    point of the convex hull of the rows, at or below the rounding error of computing it.
+    """
+
+    def __init__(self, message: str, upper: float):
+        super().__init__(message)
+        self.upper = upper
+
+
+class MarginUndecidedError(ValueError):
+    """float64 cannot decide whether the rows are separable: no direction is certified to have a
+    positive margin, yet no point of the hull is certified to be 0.
+
+    ``lower`` (an attained margin, possibly <= 0) and ``upper`` (a weak-duality bound) bracket the
+    max margin on the caller's scale; ``direction`` attains ``lower``.
+    """
+
+    def __init__(self, message: str, lower: float, upper: float, direction: np.ndarray):
+        super().__init__(message)
+        self.lower, self.upper, self.direction = lower, upper, direction
+
+
+def _not_separable(A: np.ndarray, upper: float, relative: float) -> NotSeparableError:
+    return NotSeparableError(
+        f"A is not separable: the min-norm point of the convex hull of its {A.shape[0]} rows is 0 to "
+        f"float64 resolution (its norm is {upper:.3g}, {relative:.2g} of the largest row norm, the rounding "
+        "level) and no direction has a margin distinguishable from rounding, so there is no w with "
+        "min_i (A w)_i > 0 (Gordan's theorem) and the max margin is <= 0 up to rounding. Check "
+        "that the rows are y_i x_i with labels in {-1, +1}, that the data are separable by a hyperplane "
+        "through the origin (add a constant feature for a bias), and that no row is zero.",
+        upper,
     )
 
 
-def _certificate(A: np.ndarray, w: np.ndarray, pi: np.ndarray):
-    """(lower, direction) from a primal ``w`` and (upper, dual) from a nonnegative ``pi``."""
-    direction = w / np.linalg.norm(w)
-    dual = pi / np.sum(pi)
-    return float(np.min(A @ direction)), direction, float(np.linalg.norm(A.T @ dual)), dual
+def _rounding_factor(k: int) -> float:
+    """``gamma_k = k u / (1 - k u)``: a sum of ``k`` products in float64 is within ``gamma_k`` times
+    the sum of their absolute values of the exact sum, in any summation order (Higham, Thm 3.1)."""
+    unit = _EPS / 2.0
+    return k * unit / (1.0 - k * unit)
 
 
-def _polish(A_S: np.ndarray):
-    """Minimum-norm ``w`` with ``A_S w = 1`` and multipliers ``lam >= 0`` with ``A_S^T lam = w``.
+def scaled_to_unit_rows(A: np.ndarray):
+    """``(A 2^-e, e)`` with the largest row norm of ``A 2^-e`` in [1/2, 1) (``e = None`` if ``A = 0``).
 
-    One QR factorisation ``A_S^T = Q R`` gives both: ``w = Q R^{-T} 1`` and ``lam = R^{-1} R^{-T} 1``.
-    Rank-deficient supports fall back to least squares (and to NNLS for the multipliers).
+    Scaling by a power of two is exact (barring subnormal entries), so every margin of the scaled
+    rows is the original margin times ``2^-e`` exactly, and thresholds on the scaled rows are
+    relative to the largest row norm. The largest |entry| is brought to [1/2, 1) first, so the
+    norms neither overflow nor underflow.
+    """
+    largest = float(np.max(np.abs(A))) if A.size else 0.0
+    if largest == 0.0:
+        return A, None
+    first = math.frexp(largest)[1]
+    A = np.ldexp(A, -first)
+    second = math.frexp(float(np.max(np.linalg.norm(A, axis=1))))[1]
+    return np.ldexp(A, -second), first + second
+
+
+def _certified_positive(A: np.ndarray, direction: np.ndarray) -> bool:
+    """True when every exact ``a_i . direction`` is > 0: the computed value exceeds its rounding bound."""
+    bound = _rounding_factor(A.shape[1]) * (np.abs(A) @ np.abs(direction))
+    return bool(np.min(A @ direction - bound) > 0.0)
+
+
+def _polish(A_S: np.ndarray) -> list:
+    """Candidates ``(w, lam)``: minimum-norm ``w`` with ``A_S w = 1`` and multipliers ``lam >= 0`` with
+    ``A_S^T lam = w``.
+
+    One QR factorisation ``A_S^T = Q R`` gives both: ``w = Q R^{-T} 1`` and ``lam = R^{-1} R^{-T} 1``
+    (triangular solves stay accurate on graded supports such as a tiny margin next to unit rows).
+    Least squares (and NNLS for the multipliers) is a second candidate, for rank-deficient supports.
+    Every candidate is certified afterwards, so a poor one costs nothing.
     """
     k = A_S.shape[0]
+    candidates = []
     if k <= A_S.shape[1]:
         Q, R = scipy.linalg.qr(A_S.T, mode="economic")
         diagonal = np.abs(np.diag(R))
-        if np.min(diagonal) > 1e-10 * np.max(diagonal):
-            y = scipy.linalg.solve_triangular(R, np.ones(k), trans="T")
-            lam = scipy.linalg.solve_triangular(R, y)
-            if np.min(lam) >= 0:
-                return Q @ y, lam
+        if np.min(diagonal) > 0:
+            with np.errstate(all="ignore"):
+                y = scipy.linalg.solve_triangular(R, np.ones(k), trans="T")
+                lam = scipy.linalg.solve_triangular(R, y)
+            candidates.append((Q @ y, lam))
+        if k == A_S.shape[1]:  # square support: LU with partial pivoting is exact on graded rows
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+                    w = scipy.linalg.solve(A_S, np.ones(k))
+                    candidates.append((w, scipy.linalg.solve(A_S.T, w)))
+            except (scipy.linalg.LinAlgError, ValueError):
+                pass
     w = np.linalg.lstsq(A_S, np.ones(k), rcond=None)[0]
     lam = np.linalg.lstsq(A_S.T, w, rcond=None)[0]
     if np.min(lam) < 0:
         lam = scipy.optimize.nnls(A_S.T, w)[0]
-    return w, lam
+    return candidates + [(w, lam)]
 
 
 def max_margin(A) -> MaxMargin:
-    """Exact l2 max margin by least-distance programming (spec section 10).
+    """Exact l2 max margin by least-distance programming (spec section 10), scale-invariant.
 
-    Solves ``min ||w||_2 s.t. A w >= 1`` with the LDP theorem: Lawson-Hanson NNLS on
+    The rows are first scaled by a power of two ``2^-e`` (exact) so that the largest row norm lies in
+    [1/2, 1); every threshold below is relative to it, so ``max_margin(c A)`` is ``c max_margin(A)``
+    for any ``c > 0`` (exactly when ``c`` is a power of two). On the scaled rows it solves
+    ``min ||w||_2 s.t. A w >= 1`` with the LDP theorem: Lawson-Hanson NNLS on
     ``min_{u >= 0} ||E u - f||`` with ``E = [A^T; 1^T]`` and ``f = e_{d+1}``; then
     ``w = -r_{1:d} / r_{d+1}`` with ``r = E u - f`` (so ``w = A^T u / (1 - 1^T u)``) and the dual is
     ``pi = u / 1^T u``. The solution is polished on the support ``S`` of ``u``: the minimum-norm
     solution of ``A_S w = 1`` (which lies in the row space of ``A_S``) and the matching multipliers
-    ``A_S^T lambda = w``, both from one QR factorisation of ``A_S^T``. Whichever certificate is
-    sharper (NNLS or polished) is kept, separately for the lower and the upper end, so both ends stay
-    valid whatever happens in the polish. Measured gap: <= 1e-14 (spec section 10).
+    ``A_S^T lambda = w``, both from one QR factorisation of ``A_S^T``; the direction ``A^T pi`` (the
+    min-norm point, normalised) is a third candidate. Whichever certificate is sharper is kept,
+    separately for the lower and the upper end. Measured gap: <= 1e-14 (spec section 10).
+
+    Verdict (no absolute threshold): the data are separable when the kept direction's computed
+    margins exceed their rounding bound ``gamma_d sum_j |a_ij| |w_j|`` (so the exact margins are
+    > 0); they are not separable when ``||A^T pi||`` is at the rounding level ``2 gamma_n`` of the
+    largest row norm (0 lies in the hull to float64 resolution). Otherwise float64 cannot decide
+    and :class:`MarginUndecidedError` reports the certified bracket; separable data are never
+    called "not separable" because of their scale.
 
     Scipy sparse ``A`` is densified; float32 is computed in float64.
 
     Raises:
-        ValueError: if the rows are not separable through the origin (max margin <= 0).
+        NotSeparableError: (a ``ValueError``) if the rows are not separable through the origin.
+        MarginUndecidedError: (a ``ValueError``) if float64 cannot decide; it carries the bracket.
 
     >>> from gamedyn.datasets import signed_rows, symmetric_pair
     >>> result = max_margin(signed_rows(*symmetric_pair(0.3)))
     >>> round(result.gamma, 14), result.support.tolist(), result.gap <= 1e-14
     (0.3, [0, 1], True)
+    >>> max_margin(signed_rows(*symmetric_pair(1e-8))).gamma  # far below sqrt(machine epsilon)
+    1e-08
     """
-    A = _dense64(A)
+    A_input = _dense64(A)
+    A, exponent = scaled_to_unit_rows(A_input)
+    if exponent is None:
+        raise _not_separable(A, 0.0, 0.0)
     n, d = A.shape
     E = np.vstack([A.T, np.ones((1, n))])
     f = np.zeros(d + 1)
     f[d] = 1.0
     u, _ = scipy.optimize.nnls(E, f, maxiter=max(50 * n, 1000))
     r = E @ u - f
-    if not np.all(np.isfinite(u)) or np.sum(u) <= 0 or r[d] >= 0 or -r[d] <= 1e-14 * np.linalg.norm(r):
-        raise _not_separable(A)
-    w_nnls = -r[:d] / r[d]
-    lower, direction, upper, dual = _certificate(A, w_nnls, u)
+    lower, upper, direction, dual = -np.inf, np.inf, None, None
 
-    support = np.flatnonzero(u > 0)
-    w_pol, lam = _polish(A[support])
-    if np.all(np.isfinite(w_pol)) and np.linalg.norm(w_pol) > 0 and np.sum(lam) > 0:
-        pi = np.zeros(n)
-        pi[support] = lam
-        lower_p, direction_p, upper_p, dual_p = _certificate(A, w_pol, pi)
-        if lower_p > lower:
-            lower, direction = lower_p, direction_p
-        if upper_p < upper:
-            upper, dual = upper_p, dual_p
-    if not lower > 0:
-        raise _not_separable(A)
+    def consider(w, pi):
+        """Keep the sharper ends: the margin of ``w`` (attained) and ``||A^T pi||`` (weak duality)."""
+        nonlocal lower, upper, direction, dual
+        largest = float(np.max(np.abs(w))) if np.all(np.isfinite(w)) else 0.0
+        if largest > 0.0:
+            candidate = w / largest  # overflow-safe normalisation
+            candidate = candidate / np.linalg.norm(candidate)
+            value = float(np.min(A @ candidate))
+            if value > lower:
+                lower, direction = value, candidate
+        if np.all(np.isfinite(pi)) and np.min(pi) >= 0 and np.sum(pi) > 0:
+            candidate = pi / np.sum(pi)
+            value = float(np.linalg.norm(A.T @ candidate))
+            if value < upper:
+                upper, dual = value, candidate
+
+    if np.all(np.isfinite(u)) and np.sum(u) > 0:
+        if r[d] < 0:
+            consider(-r[:d] / r[d], u)
+        consider(A.T @ (u / np.sum(u)), u)  # the min-norm point's direction
+        support = np.flatnonzero(u > 0)
+        for w_polished, lam in _polish(A[support]):
+            pi = np.zeros(n)
+            pi[support] = lam
+            consider(w_polished, pi)
+    certified = direction is not None and _certified_positive(A, direction)
+    if not certified and dual is not None and upper <= 2.0 * _rounding_factor(n + d):
+        raise _not_separable(A, math.ldexp(upper, exponent), upper)
+    if not certified:
+        lower_out, upper_out = math.ldexp(lower, exponent), math.ldexp(upper, exponent)
+        raise MarginUndecidedError(
+            "float64 could not decide whether A is separable: no direction was certified to have a positive "
+            f"margin (the best found has margin {lower_out:.3g}) and the min-norm point of the hull found has norm "
+            f"{upper_out:.3g} ({upper:.3g} of the largest row norm, above the rounding level). Certified: "
+            f"max margin <= {upper_out:.3g}. Check the labels and near-duplicate rows with opposite signs.",
+            lower_out, upper_out, direction,
+        )
+    gamma, upper = math.ldexp(lower, exponent), math.ldexp(upper, exponent)
+    if not math.isfinite(upper):
+        raise ValueError("the max margin of A exceeds the float64 range; divide A by a constant (the margin scales linearly).")
     return MaxMargin(
-        gamma=lower,
+        gamma=gamma,
         upper=upper,
-        gap=upper - lower,
+        gap=upper - gamma,
         direction=direction,
         dual=dual,
         support=np.flatnonzero(dual > 0),
@@ -225,13 +335,16 @@ def max_margin_q(A, q) -> QNormMargin:
     Certificate: ``w = f_p(z) / ||z||_p`` with ``z = A^T pi`` has ``||w||_q = 1`` and
     ``<w, z> = ||z||_p``; ``lower = min_i (A w)_i`` is attained by ``w`` and ``upper = ||A^T pi||_p``
     is the dual value at a feasible ``pi``, so ``lower <= gamma_q <= upper`` (up to rounding) by weak
-    duality, whatever the solver's accuracy. The best ends over all iterates are kept. Measured
+    duality, whatever the solver's accuracy. The best ends over all iterates are kept, and the l2
+    max-margin direction (scaled to ``||w||_q = 1``) is a candidate for the lower end too. Measured
     relative width: 1e-16 to 1e-12. For ``q = 2``, :func:`max_margin` is the exact oracle.
 
-    Scipy sparse ``A`` is densified; float32 is computed in float64.
+    The rows are scaled by a power of two to a largest norm in [1/2, 1) first (as in
+    :func:`max_margin`), so ``max_margin_q(c A, q)`` is ``c max_margin_q(A, q)`` and every threshold is
+    relative. Scipy sparse ``A`` is densified; float32 is computed in float64.
 
     Raises:
-        ValueError: if the data are not separable (checked with :func:`max_margin`).
+        NotSeparableError, MarginUndecidedError: (``ValueError``) as :func:`max_margin`.
 
     A single row ``a`` has ``gamma_q = ||a||_p`` (Hoelder); here ``q = 4/3``, ``p = 4``:
 
@@ -241,10 +354,13 @@ def max_margin_q(A, q) -> QNormMargin:
     """
     q = check_q(q)
     p = q / (q - 1.0)
-    A = _dense64(A)
+    A, exponent = scaled_to_unit_rows(_dense64(A))  # exact power-of-two scaling: thresholds are relative
     n, d = A.shape
-    start = max_margin(A).dual
+    l2 = max_margin(A)  # raises for non-separable data (also for A = 0)
+    start = l2.dual
     best = {"lower": -np.inf, "upper": np.inf, "w": None, "pi": None}
+    l2_direction = l2.direction / _pnorm(l2.direction, q)  # feasible: ||w||_q = 1
+    best["lower"], best["w"] = float(np.min(A @ l2_direction)), l2_direction
 
     def certify(pi):
         """Record the certificate of ``pi``; return ``(A w, ||A^T pi||_p)`` for its direction ``w``."""
@@ -274,7 +390,8 @@ def max_margin_q(A, q) -> QNormMargin:
         if values[j] >= upper * (1.0 - 1e-13):
             break
         support, x = np.append(support, j), np.append(x, 0.0)
-    return QNormMargin(q=q, p=p, lower=best["lower"], upper=best["upper"], direction=best["w"], dual=best["pi"])
+    return QNormMargin(q=q, p=p, lower=math.ldexp(best["lower"], exponent), upper=math.ldexp(best["upper"], exponent),
+                       direction=best["w"], dual=best["pi"])
 
 
 def _phi_derivatives(z: np.ndarray, p: float):

@@ -368,8 +368,9 @@ def play(
     uniform distribution) are w_0 and p_0, from which the runner builds each learner's f_0 (the t = 1
     hint). ``stop(round_state)`` ends the run after the first round where it returns True.
     ``record=True`` keeps every play in ``result.trace`` (O(T) memory, off by default).
-    For a :class:`Bilinear` payoff (or the regularised one) ``result.certificate`` is the certified
-    bracket of :mod:`gamedyn.certificates`, with w measured in ``margin_norm`` (q; default 2).
+    For a :class:`Bilinear` payoff (or the regularised one) with w in R^d or a ball (the margin game),
+    ``result.certificate`` is the certified bracket of :mod:`gamedyn.certificates`, with w measured in
+    ``margin_norm`` (q; default 2).
 
     Domains: the payoff states the set each player plays on (``payoff.w_domain``,
     ``payoff.p_domain``; ``Bilinear`` puts p on the simplex), and a learner on another domain is
@@ -444,7 +445,7 @@ def play(
     del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
-    tracker = _certificate_tracker(payoff, margin_norm, p_weight is output_weight)
+    tracker = _certificate_tracker(payoff, w_learner.domain, margin_norm, p_weight is output_weight)
     start, rounds, stop_reason, finished = 1, T, f"completed T = {T} rounds", False
     if resume_from is not None:
         start, stop_reason, finished = _resume(resume_from, configuration, w_seat, p_seat, tracker)
@@ -599,10 +600,12 @@ def _resume(path, configuration, w_seat, p_seat, tracker):
     return header["round"] + 1, header["stop_reason"], bool(header["finished"])
 
 
-def _certificate_tracker(payoff, margin_norm, margin_from_sums):
-    """A :class:`gamedyn.certificates.CertificateTracker` for bilinear payoffs, else None."""
-    if not isinstance(payoff, Bilinear) or getattr(payoff.A, "batch_size", None) is not None:
-        return None  # batched games: one bracket per game is not tracked yet
+def _certificate_tracker(payoff, w_domain, margin_norm, margin_from_sums):
+    """A :class:`gamedyn.certificates.CertificateTracker` for the margin game: a bilinear payoff with w in
+    R^d or a ball (weak duality gamma* <= ||A^T p||); None otherwise (e.g. matrix games, w in a simplex,
+    and batched games, whose per-game brackets are not tracked yet)."""
+    if not isinstance(payoff, Bilinear) or isinstance(w_domain, Simplex) or getattr(payoff.A, "batch_size", None) is not None:
+        return None
     from gamedyn.certificates import CertificateTracker
 
     return CertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums)

@@ -47,8 +47,8 @@ def pnorm_perceptron(A, T, p, *, stop=None, record=False, normalize=False,
         checkpoint_every=checkpoint_every,
         resume_from=resume_from,
     )
-    return RecipeResult(w=game.w_average, p=game.p_average, game=game, steps={"eta_w": eta_w, "eta_p": eta_p},
-                        row_scale=row_scale)
+    return RecipeResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale,
+                        steps={"eta_w": eta_w, "eta_p": eta_p})
 
 
 def _max_margin_direction(A, options):

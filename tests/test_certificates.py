@@ -320,3 +320,10 @@ def test_play_rejects_a_bad_margin_norm(bad):
 def test_sharpen_every_is_named_in_its_error():
     with pytest.raises(ValueError, match="sharpen_every"):
         stops.margin_within(0.1, sharpen_every=-1)
+
+
+def test_matrix_games_carry_no_margin_certificate():
+    """w in a simplex (a matrix game's row player) is not the margin game: no certificate is claimed."""
+    from gamedyn.recipes import hedge
+
+    assert hedge([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], 20).game.certificate is None

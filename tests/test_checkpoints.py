@@ -218,16 +218,21 @@ def _crash_sgd_after(monkeypatch, step):
     monkeypatch.setattr(logistic, "_sgd_segment", crashing)
 
 
-@pytest.mark.parametrize("every", [1, 97, 1000])
-def test_adaptive_sgd_resumes_bit_identically(every, tmp_path, monkeypatch):
-    uninterrupted = adaptive_sgd(SGD_DATA, 3000, 1e-3, seed=5)
+@pytest.mark.parametrize("every", [97, 1000, 8192])
+@pytest.mark.parametrize("given", [False, True])
+def test_adaptive_sgd_resumes_bit_identically(every, given, tmp_path, monkeypatch):
+    """T spans several chunks of 8192 indices; the checkpoint falls inside the second chunk (or on
+    its start, every = 8192), so the current chunk and the generator's state must both be restored."""
+    T, record = 20000, [0, 5000, 9999, 10000, 15000, 20000]
+    source = dict(indices=sgd_indices(SGD_DATA.shape[0], T, 5)) if given else dict(seed=5)
+    uninterrupted = adaptive_sgd(SGD_DATA, T, 1e-6, record=record, **source)
     path = tmp_path / "sgd.npz"
     with monkeypatch.context() as patch:
-        _crash_sgd_after(patch, 1500)
+        _crash_sgd_after(patch, 10000)
         with pytest.raises(Crash):
-            adaptive_sgd(SGD_DATA, 3000, 1e-3, seed=5, checkpoint=path, checkpoint_every=every)
-    assert checkpoint_info(path)["round"] == 1500 // every * every
-    resumed = adaptive_sgd(SGD_DATA, 3000, 1e-3, seed=5, resume_from=path)
+            adaptive_sgd(SGD_DATA, T, 1e-6, record=record, checkpoint=path, checkpoint_every=every, **source)
+    assert checkpoint_info(path)["round"] == 10000 // every * every >= 8192
+    resumed = adaptive_sgd(SGD_DATA, T, 1e-6, record=record, resume_from=path, **source)
     for name in ("w", "times", "log_loss"):
         assert np.array_equal(getattr(uninterrupted, name), getattr(resumed, name)), name
     assert (uninterrupted.hitting_time, uninterrupted.loss_evaluations) == (resumed.hitting_time, resumed.loss_evaluations)
@@ -252,10 +257,10 @@ def test_adaptive_sgd_without_a_seed_resumes_on_its_own_stream(tmp_path, monkeyp
     """seed=None: the checkpoint keeps the generator's state, so the resumed run draws the same stream."""
     path = tmp_path / "sgd.npz"
     with monkeypatch.context() as patch:
-        _crash_sgd_after(patch, 700)
+        _crash_sgd_after(patch, 9000)
         with pytest.raises(Crash):
-            adaptive_sgd(SGD_DATA, 2000, 1e-3, record=[0, 500, 1000, 2000], checkpoint=path, checkpoint_every=250)
-    resumed = adaptive_sgd(SGD_DATA, 2000, 1e-3, record=[0, 500, 1000, 2000], resume_from=path)
+            adaptive_sgd(SGD_DATA, 12000, 1e-6, record=[0, 500, 10000, 12000], checkpoint=path, checkpoint_every=2500)
+    resumed = adaptive_sgd(SGD_DATA, 12000, 1e-6, record=[0, 500, 10000, 12000], resume_from=path)
     import numpy.random as random
 
     from gamedyn.checkpoints import read_header
@@ -263,8 +268,8 @@ def test_adaptive_sgd_without_a_seed_resumes_on_its_own_stream(tmp_path, monkeyp
     state = read_header(path)["rng_state"]
     generator = random.Generator(getattr(random, state["bit_generator"])())
     generator.bit_generator.state = state
-    replay = adaptive_sgd(SGD_DATA, 2000, 1e-3, record=[0, 500, 1000, 2000],
-                          indices=sgd_indices(SGD_DATA.shape[0], 2000, generator))
+    replay = adaptive_sgd(SGD_DATA, 12000, 1e-6, record=[0, 500, 10000, 12000],
+                          indices=sgd_indices(SGD_DATA.shape[0], 12000, generator))
     assert np.array_equal(replay.w, resumed.w) and np.array_equal(replay.log_loss, resumed.log_loss)
     assert replay.hitting_time == resumed.hitting_time
 

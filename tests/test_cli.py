@@ -324,6 +324,128 @@ def test_run_reports_the_certified_upper_end_each_step(capsys):
     assert all(upper >= gamma * (1 - 1e-5) for upper in uppers)  # gamma is printed to 6 digits
 
 
+# ------------------------------------------------------------------ leaks (issue 11, item 7)
+
+
+def test_synthetic_data_too_large_for_memory_is_one_line_before_allocating(capsys, monkeypatch):
+    """Regression: --synthetic 100000000,20,0.05 printed a MemoryError traceback."""
+    from gamedyn import _data_files
+
+    available = min(_data_files.available_memory(), 100 * 2.0**30)  # also on a machine with 149 GiB free
+    monkeypatch.setattr(_data_files, "available_memory", lambda: available)
+    code, out, err = run_cli(capsys, "run", "nag_margin", "--synthetic", "100000000,20,0.05")
+    assert code == 2 and out == ""
+    assert "--synthetic 100000000,20,0.05 needs about 149 GiB" in err and "smaller n or d" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_memory_error_anywhere_is_one_line(capsys, monkeypatch):
+    from gamedyn import _data_files
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(_data_files, "synthetic_data", exhausted)
+    code, _, err = run_cli(capsys, "run", "nag_margin")
+    assert code == 2 and err.startswith("gamedyn run: error: out of memory") and len(err.strip().splitlines()) == 1
+
+
+def test_unwritable_out_is_found_before_any_claim_runs(tmp_path, capsys, monkeypatch):
+    """Regression: an unwritable --out was found only after every claim had run."""
+    from gamedyn import reproduce
+
+    def never(*args, **kwargs):
+        raise AssertionError("a claim ran before --out was checked")
+
+    monkeypatch.setattr(reproduce, "run_claims", never)
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    for command in (["reproduce", "--quick"], ["reproduce"], ["figures"]):
+        if command == ["figures"] and reproduce.matplotlib_missing():
+            continue
+        code, _, err = run_cli(capsys, *command, "--out", str(a_file / "report"))
+        assert code == 2 and "--out" in err and "not a writable folder" in err, (command, err)
+        assert len(err.strip().splitlines()) == 1
+
+
+_TRIP = """import os, signal, sys
+
+class Trip:  # Ctrl-C arrives while gamedyn imports its dependencies
+    def find_spec(self, name, path=None, target=None):
+        if name == "gamedyn.datasets":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, Trip())
+"""
+
+
+@pytest.mark.parametrize("launcher", ["module", "script"])
+def test_ctrl_c_during_start_up_prints_one_line_and_exits_130(tmp_path, launcher):
+    """Regression: an interrupt during the imports printed a KeyboardInterrupt traceback."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(_TRIP)
+    if launcher == "module":
+        command = [sys.executable, "-m", "gamedyn", "list"]
+    else:  # what pip's console script does, under the script's name
+        script = tmp_path / "gamedyn"
+        script.write_text("import sys\nfrom gamedyn.cli import main\nsys.exit(main())\n")
+        command = [sys.executable, str(script), "list"]
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), root]))
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=root, env=environment)
+    assert completed.returncode == 130, completed.stderr
+    assert completed.stderr == "gamedyn: interrupted while starting\n" and completed.stdout == ""
+
+
+def test_importing_gamedyn_elsewhere_keeps_the_default_interrupt_handler():
+    code = "import signal, gamedyn; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=root)
+    assert completed.stdout.strip() == "True", completed.stderr
+
+
+def _corrupt_files(folder):
+    not_numpy = folder / "text.npy"
+    not_numpy.write_text("not numpy")
+    pickled = folder / "objects.npy"
+    np.save(pickled, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    truncated = folder / "truncated.npy"
+    np.save(truncated, np.ones((100, 3)))
+    truncated.write_bytes(truncated.read_bytes()[:300])
+    not_zip = folder / "garbage.npz"
+    not_zip.write_bytes(b"PK\x03\x04garbage")
+    pickled_member = folder / "objects.npz"
+    np.savez(pickled_member, A=np.array([{"a": 1}], dtype=object))
+    binary_csv = folder / "binary.csv"
+    binary_csv.write_bytes(bytes(range(256)) * 4)
+    return [not_numpy, pickled, truncated, not_zip, pickled_member, binary_csv]
+
+
+def test_corrupt_numpy_and_binary_csv_files_are_one_line_naming_the_file(tmp_path, capsys):
+    """Regression: numpy's allow_pickle advice, and a UTF-8 decode error without the file name."""
+    for path in _corrupt_files(tmp_path):
+        code, _, err = run_cli(capsys, "run", "nag_margin", "--data", str(path))
+        assert code == 2, (path, err)
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+        assert str(path) in err and "allow_pickle" not in err, err
+
+
+@pytest.mark.parametrize("gamma", [1e-9, 1e-12])
+def test_run_accepts_a_tiny_margin_data_file(tmp_path, capsys, gamma):
+    """Regression (issue 11 item 1, knock-on): `gamedyn run` called tiny-margin data not separable."""
+    from gamedyn.datasets import symmetric_pair
+
+    X, y = symmetric_pair(gamma)
+    path = tmp_path / "tiny.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",")
+    document = run_json(capsys, "run", "perceptron", "--data", str(path), "--T", "10")
+    assert document["max_margin"] == pytest.approx(gamma, rel=1e-6)
+    assert document["steps"][-1]["margin"] > 0
+
+
 @pytest.mark.parametrize("name", ["smooth_perceptron", "accelerated_perceptron", "mirror_prox", "nag",
                                   "accelerated_pnorm_perceptron"])
 def test_original_output_read_from_its_trajectory_is_its_final_output(name):

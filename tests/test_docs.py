@@ -97,9 +97,10 @@ def _public_names(module):
 
 REFERENCED_MODULES = ["gamedyn", "gamedyn.recipes", "gamedyn.original", "gamedyn.margins", "gamedyn.datasets",
                       "gamedyn.rates", "gamedyn.registry", "gamedyn.logistic", "gamedyn.experiments.iterations",
-                      "gamedyn.experiments.logistic_figures", "gamedyn.certificates", "gamedyn.stops", "gamedyn.sklearn",
-                      "gamedyn.checkpoints", "gamedyn.matrix_games", "gamedyn.original_games",
-                      "gamedyn.exploration", "gamedyn.plot", "gamedyn.experiments.matrix_games"]
+                      "gamedyn.experiments.logistic_figures", "gamedyn.matrix_games", "gamedyn.original_games",
+                      "gamedyn.exploration", "gamedyn.plot", "gamedyn.experiments.matrix_games",
+                      "gamedyn.certificates", "gamedyn.stops", "gamedyn.sklearn",
+                      "gamedyn.checkpoints"]
 
 
 @pytest.mark.parametrize("name", REFERENCED_MODULES)

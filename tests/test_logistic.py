@@ -429,7 +429,7 @@ def test_hitting_time_skip_rule_is_exact(scale):
     """The cheap hitting time (records only at 0 and T) equals the one read off every-t records."""
     A = scale * synthetic(200, 2, 0.1, 0)
     for seed in range(3):
-        full = adaptive_sgd(A, 3000, 1e-6, seed=seed)
+        full = adaptive_sgd(A, 3000, 1e-6, seed=seed, record=np.arange(3001))  # every t, asked for
         hit = int(np.argmax(full.log_loss <= math.log(1e-6)))
         assert full.log_loss[hit] <= math.log(1e-6) and full.hitting_time == hit
         cheap = adaptive_sgd(A, 3000, 1e-6, seed=seed, record=[0, 3000])
@@ -470,7 +470,7 @@ def test_adaptive_sgd_fig3_set_hits_every_seed():
 @pytest.mark.parametrize("eps", [1e-300, 5e-324])
 def test_tiny_eps_stays_finite(eps):
     A = np.array([[0.6, 0.8]])
-    res = adaptive_sgd(A, 2000, eps, seed=0)
+    res = adaptive_sgd(A, 2000, eps, seed=0, record=np.arange(2001))
     assert np.all(np.isfinite(res.log_loss)) and np.all(np.isfinite(res.w))
     # the loss falls below eps (then the 1/eps cap slows it): far below 1e-300, still finite in log form
     assert res.log_loss[-1] <= math.log(eps) < math.log(1e-300) + 1e-9
@@ -615,3 +615,136 @@ def test_gd_snapshots_match_shorter_runs():
     np.testing.assert_array_equal(res.snapshots[2], res.w)
     with pytest.raises(ValueError, match="snapshots times must lie"):
         gd(A, 5, 1.0, snapshots=[9])
+
+
+# ------------------------------------------------------------------------------------------------
+# Small margins, long horizons (issue 11, item 6)
+# ------------------------------------------------------------------------------------------------
+
+
+def _first_above_by_steps(schedule, level):
+    """The old tau: run the recursion (7) until ln S_t > level."""
+    for t, (_, log_s) in enumerate(schedule._steps()):
+        if log_s > level:
+            return t
+
+
+TAU_GAMMAS = [float(g) for g in np.geomspace(0.03, 0.95, 10)] + [0.4105, 0.42]
+
+
+@pytest.mark.parametrize("variant", ["paper", "lnplus"])
+@pytest.mark.parametrize("w0_norm, f0", [(0.0, 1.0), (0.7, 2.5), (2.0, 0.3)])
+def test_tau_without_stepping_equals_the_step_loop(variant, w0_norm, f0):
+    for gamma in TAU_GAMMAS:
+        schedule = IncreasingSchedule(gamma, variant, w0_norm, f0)
+        level = math.sqrt(2 * f0)
+        assert schedule.tau1 == _first_above_by_steps(schedule, -level), (gamma, variant)
+        assert schedule.tau2 == _first_above_by_steps(schedule, level), (gamma, variant)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("gamma", [0.02])  # 0.015 and 0.01 (4.6e6 steps) also agree; 30 s more
+def test_tau_without_stepping_equals_the_step_loop_at_millions_of_steps(gamma):
+    schedule = IncreasingSchedule(gamma)
+    assert schedule.tau1 == _first_above_by_steps(schedule, -math.sqrt(2))
+    assert schedule.tau2 == _first_above_by_steps(schedule, math.sqrt(2))
+
+
+def test_tau_at_gamma_one_thousandth_takes_milliseconds():
+    """Regression: the step loop did not finish in 120 s (1.6e9 steps)."""
+    import time
+
+    start = time.process_time()
+    schedule = IncreasingSchedule(0.001)
+    tau1, tau2 = schedule.tau1, schedule.tau2
+    assert time.process_time() - start < 0.5
+    # phase 1: ln^3 S falls in magnitude by about 1.5 gamma^2 a step (Lemma A.3); phase 2 is geometric
+    x0 = 2 * math.log(0.001) - math.log(math.log(2.0))
+    assert tau1 == pytest.approx((abs(x0) ** 3 - 2**1.5) / (1.5 * 0.001**2), rel=2e-3)
+    assert abs((tau2 - tau1) - 2 * math.sqrt(2) / math.log1p(0.001**2 / 4)) <= 2
+
+
+@pytest.mark.parametrize("gamma", [1e-7, 1e-170, 1e-300])
+def test_seed2_bounds_at_tiny_margins_are_exact_or_infinite(gamma):
+    """Regression: OverflowError below gamma ~ 3e-7 and ZeroDivisionError below ~1e-170."""
+    from fractions import Fraction
+
+    n, eps0, delta = 100, 0.5, 0.1
+    blocks = theorem_3_5_blocks(n, gamma, eps0, delta, 3)
+    for k, length in enumerate(blocks):
+        log_arg = math.log(8.0 * n / delta) - math.log(eps0) + k * math.log(2.0)
+        exact = 4 * n * Fraction(log_arg) ** 2 / (Fraction(delta) * Fraction(gamma) ** 2)
+        assert length == math.ceil(exact) or (gamma > 1e-150 and length == pytest.approx(float(exact), rel=1e-15))
+        assert length > np.iinfo(np.int64).max  # beyond int64: exact Python ints, never wrapped
+    k_eps, horizon = theorem_3_5_horizon(n, gamma, eps0, delta, 1e-3)
+    assert horizon == sum(theorem_3_5_blocks(n, gamma, eps0, delta, k_eps + 1))
+    bound = theorem_3_4(n, gamma, 1e-3)
+    assert bound > 1e13 and (math.isinf(bound) or bound == pytest.approx(2 * n / gamma**2 * math.log(4e5) ** 2))
+    assert np.all(np.isfinite(theorem_3_3_ii_log(gamma, [1.0, 10.0])))
+    schedule = IncreasingSchedule(gamma)
+    assert isinstance(schedule.tau1, int) and schedule.tau2 > schedule.tau1 > 10**13
+    result = block_adaptive_sgd(pair(0.3), 50, eps0, delta, gamma, seed=0)
+    assert result.block_starts.tolist() == [0, int(theorem_3_5_blocks(2, gamma, eps0, delta, 1)[0])]
+    np.testing.assert_array_equal(result.w, adaptive_sgd(pair(0.3), 50, eps0, seed=0).w)
+
+
+def test_adaptive_sgd_default_does_not_evaluate_the_loss_every_step():
+    """Regression: the default recorded ln L(w_t) at every t, one full loss per step."""
+    A = synthetic(200, 2, 0.1, 0)
+    T = 3000
+    every = adaptive_sgd(A, T, 1e-6, seed=1, record=np.arange(T + 1))
+    default = adaptive_sgd(A, T, 1e-6, seed=1)
+    assert default.times.tolist() == [0, T] and default.loss_evaluations < (T + 1) / 4
+    assert default.hitting_time == every.hitting_time
+    np.testing.assert_array_equal(default.w, every.w)
+    np.testing.assert_array_equal(default.log_loss, every.log_loss[[0, T]])
+
+
+def test_sgd_index_stream_is_drawn_lazily_and_replays_bit_for_bit():
+    """Regression: the O(T) stream (and every-t records) were allocated up front."""
+    import tracemalloc
+
+    A = pair(0.3)
+    T = 50_000
+    tracemalloc.start()
+    try:
+        result = adaptive_sgd(A, T, 1e-300, seed=4)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * T / 2  # the old stream alone took 8 T bytes
+    replay = adaptive_sgd(A, T, 1e-300, indices=sgd_indices(2, T, 4))
+    np.testing.assert_array_equal(result.w, replay.w)
+    assert result.hitting_time == replay.hitting_time
+    blocks = block_adaptive_sgd(A, 20_000, 0.5, 0.5, 0.3, seed=4)
+    np.testing.assert_array_equal(blocks.w, block_adaptive_sgd(A, 20_000, 0.5, 0.5, 0.3, indices=sgd_indices(2, 20_000, 4)).w)
+
+
+def test_gd_with_a_huge_horizon_says_how_to_avoid_the_history():
+    """Regression: gd(T=10**12) raised numpy's raw MemoryError."""
+    with pytest.raises(MemoryError, match=r"pass record=\[0, T\]"):
+        gd(pair(0.3), 10**12, 1.0)
+
+
+@pytest.mark.parametrize("step", [4.0, "schedule"])
+def test_gd_record_keeps_the_same_values_at_the_chosen_times(step):
+    A = synthetic(100, 3, 0.2, 1)
+    step = IncreasingSchedule.from_data(A) if step == "schedule" else step
+    full = gd(A, 300, step)
+    few = gd(A, 300, step, record=[300, 0, 17])
+    np.testing.assert_array_equal(few.times, [0, 17, 300])
+    np.testing.assert_array_equal(few.w, full.w)
+    np.testing.assert_array_equal(few.log_loss, full.log_loss[[0, 17, 300]])
+    np.testing.assert_array_equal(few.log_eta[:2], full.log_eta[[0, 17]])
+    expected_last = step.compute(300)[0][300] if isinstance(step, IncreasingSchedule) else math.log(step)
+    assert few.log_eta[2] == expected_last
+
+
+def test_auto_margin_is_scale_invariant_for_the_schedule_and_block_sgd():
+    """Regression (issue 11 item 1, knock-on): gamma='auto' refused 1e-8 A and tiny-margin pairs."""
+    A = synthetic(50, 3, 0.2, 1)
+    base = IncreasingSchedule.from_data(A).gamma
+    assert IncreasingSchedule.from_data(1e-8 * A).gamma == pytest.approx(1e-8 * base, rel=1e-12)
+    assert resolve_margin("auto", pair(1e-8)) == pytest.approx(1e-8, rel=1e-15)
+    result = block_adaptive_sgd(pair(1e-8), 100, 0.5, 0.1, "auto", seed=0)
+    assert result.block_starts.tolist() == [0, int(theorem_3_5_blocks(2, resolve_margin("auto", pair(1e-8)), 0.5, 0.1, 1)[0])]

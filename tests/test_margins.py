@@ -206,3 +206,94 @@ def test_max_margin_q_validates_q_and_separability():
         max_margin_q(A, 3.0)
     with pytest.raises(ValueError, match="A is not separable"):
         max_margin_q(np.array([[1.0, 0.0], [-1.0, 0.0]]), 1.5)
+
+
+# ------------------------------------------------------------------------------------------------
+# Scale invariance and tiny margins (issue 11, item 1)
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("gamma", [1e-8, 1e-12, 1e-17, 1e-300])
+def test_max_margin_of_tiny_symmetric_pair_is_exact_and_certified(gamma):
+    """Regression: below about 2e-8 the old absolute LDP test called these separable rows
+    "not separable", while the Perceptron separates them in 2 updates."""
+    from gamedyn.original import perceptron
+
+    A = signed_rows(*symmetric_pair(gamma))
+    result = max_margin(A)
+    assert result.gamma == pytest.approx(gamma, rel=4 * EPS)
+    assert result.gamma <= result.upper * (1 + 4 * EPS)
+    assert result.gamma == margin(A, result.direction) > 0
+    if gamma >= 1e-17:  # the Perceptron's own updates underflow far below
+        w, updates = perceptron(A, 10)
+        assert updates <= 2 and margin(A, w) > 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(DATASETS[:2] + DATASETS[3:]), st.integers(-1000, 1000))
+def test_max_margin_scales_exactly_by_powers_of_two(args, power):
+    A = _signed(*args)
+    base, scaled = max_margin(A), max_margin(np.ldexp(A, power))
+    assert scaled.gamma == np.ldexp(base.gamma, power) and scaled.upper == np.ldexp(base.upper, power)
+    np.testing.assert_array_equal(scaled.direction, base.direction)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(DATASETS[:2] + DATASETS[3:]), st.floats(1e-300, 1e300))
+def test_max_margin_is_linear_in_the_scale(args, c):
+    """max_margin(c A) = c max_margin(A) for every c > 0, e.g. 1e-8 A (the issue's reproducer)."""
+    A = _signed(*args)
+    base, scaled = max_margin(A), max_margin(c * A)
+    assert scaled.gamma == pytest.approx(c * base.gamma, rel=1e-12)
+    assert scaled.upper == pytest.approx(c * base.upper, rel=1e-12)
+
+
+def test_max_margin_of_1e_minus_8_times_a_separable_set():
+    A = _signed(20, 5, 0.1, 0)
+    assert max_margin(1e-8 * A).gamma == pytest.approx(1e-8 * max_margin(A).gamma, rel=1e-13)
+
+
+@pytest.mark.parametrize("q", [1.2, 1.5, 2.0])
+@pytest.mark.parametrize("c", [1e-8, 1e-300, 1e300])
+def test_max_margin_q_is_linear_in_the_scale(q, c):
+    A = _signed(20, 5, 0.1, 0)
+    base, scaled = max_margin_q(A, q), max_margin_q(c * A, q)
+    assert scaled.lower == pytest.approx(c * base.lower, rel=1e-12)
+    assert scaled.upper == pytest.approx(c * base.upper, rel=1e-12)
+
+
+@pytest.mark.parametrize("q", [1.2, 1.5, 2.0])
+def test_max_margin_q_of_tiny_symmetric_pair(q):
+    """Rows (gamma, +-h): w = e_1 has ||w||_q = 1 and margin gamma; pi = (1/2, 1/2) gives A^T pi = gamma e_1."""
+    result = max_margin_q(signed_rows(*symmetric_pair(1e-8)), q)
+    assert result.lower == pytest.approx(1e-8, rel=1e-12) and result.upper == pytest.approx(1e-8, rel=1e-12)
+
+
+def test_non_separable_verdict_is_named_and_certifies_an_upper_bound():
+    from gamedyn.margins import NotSeparableError
+
+    B = np.random.default_rng(0).normal(size=(50, 5))  # 0 is inside the hull, at any scale
+    for scale in (1.0, 1e-200, 1e200):
+        with pytest.raises(NotSeparableError, match="to float64 resolution") as caught:
+            max_margin(scale * B)
+        assert 0.0 <= caught.value.upper <= 1e-13 * scale * np.max(np.linalg.norm(B, axis=1))
+
+
+def test_undecided_verdict_reports_the_bracket(monkeypatch):
+    """When neither end is certified (here: a solver that returns a poor dual) the oracle says so."""
+    import gamedyn.margins as margins
+
+    A = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
+    monkeypatch.setattr(margins.scipy.optimize, "nnls", lambda E, f, maxiter=None: (np.array([0.0, 0.0, 1.0]), 0.0))
+    with pytest.raises(margins.MarginUndecidedError, match="could not decide") as caught:
+        margins.max_margin(A)
+    assert caught.value.lower <= 0.0 < caught.value.upper == pytest.approx(1.0)
+
+
+def test_rate_checks_accept_a_tiny_margin():
+    """Regression (issue 11 item 1, knock-on): the rate checks called the oracle, which refused."""
+    from gamedyn import rates
+
+    A = signed_rows(*symmetric_pair(1e-8))
+    for check in rates.theorem5(A, 3) + rates.theorem7(A, 3, 2.0):
+        assert np.isfinite(check.measured) and np.isfinite(check.bound)
