@@ -627,6 +627,8 @@ def online(learner, losses, weights=None, *, initial_loss: Loss | None = None) -
     Round t: the learner plays z_t (shown f_t first if it needs the current loss, like FTRL+), then
     observes alpha_t f_t. Returns the plays and the weighted regret
     R_T = sum_t alpha_t f_t(z_t) - min_{z in Z} sum_t alpha_t f_t(z).
+    As for :func:`play`, the result never holds NaN (the regret is +inf only where Z has no best
+    point) and an overflow raises :class:`NumericalRangeError`.
     """
     _check_learner(learner, "learner")
     losses = list(losses)
