@@ -10,9 +10,9 @@ from gamedyn import _startup  # first: Ctrl-C while the command line imports pri
 
 _startup.install()
 
-from gamedyn._numerics import NumericalRangeError
-from gamedyn.batched import BatchedMatrix, one_vs_rest, shared_matrix
-from gamedyn.checkpoints import CheckpointError, CheckpointMismatchError, checkpoint_info
+from gamedyn._numerics import NumericalRangeError  # noqa: E402
+from gamedyn.batched import BatchedMatrix, one_vs_rest, shared_matrix  # noqa: E402
+from gamedyn.checkpoints import CheckpointError, CheckpointMismatchError, checkpoint_info  # noqa: E402
 from gamedyn.datasets import signed_rows
 from gamedyn.margins import margin, max_margin, max_margin_q, normalized_margin
 from gamedyn.hints import CurrentLoss, LastLoss, NoHint, OpponentSecondary

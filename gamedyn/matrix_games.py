@@ -22,6 +22,8 @@ recipes :func:`gamedyn.recipes.hedge`, :func:`gamedyn.recipes.optimistic_hedge` 
 
 from __future__ import annotations
 
+import math
+
 import attrs
 import numpy as np
 import scipy.optimize
@@ -75,6 +77,11 @@ class MatrixGameSolution:
 def _maximin(matrix) -> tuple:
     """max_{x in simplex} min_j (x^T M)_j as the LP  min -v  s.t.  v <= (M^T x)_j, sum x = 1, x >= 0."""
     m, n = matrix.shape
+    # HiGHS's tolerances are absolute (about 1e-7): solve on M / 2^k with max |M| / 2^k in [1/2, 1)
+    # (exact in floating point) and scale the value back, so the answer does not depend on M's units.
+    largest = float(np.max(np.abs(matrix)))
+    scale = math.ldexp(1.0, math.frexp(largest)[1]) if largest > 0 else 1.0
+    matrix = matrix / scale
     cost = np.zeros(m + 1)
     cost[-1] = -1.0
     upper = np.hstack([-matrix.T, np.ones((n, 1))])
@@ -85,7 +92,7 @@ def _maximin(matrix) -> tuple:
     if solution.status != 0:  # pragma: no cover - a finite matrix game always has a solution
         raise RuntimeError(f"linprog failed on the matrix game: {solution.message}")
     strategy = np.maximum(solution.x[:m], 0.0)
-    return float(solution.x[-1]), strategy / strategy.sum()
+    return float(solution.x[-1]) * scale, strategy / strategy.sum()
 
 
 def solve_matrix_game(M) -> MatrixGameSolution:

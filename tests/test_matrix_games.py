@@ -259,3 +259,11 @@ def test_reproduce_matrix_rows_fail_when_the_rate_is_too_slow(monkeypatch):
     claim = next(claim for claim in matrix_games.matrix_game_claims() if claim.name.startswith("Optimistic"))
     measurement = claim.check(reproduce.Context(reproduce.PROFILES["quick"]))
     assert not measurement.passed and -1.2 < measurement.measured < -0.9
+
+
+@pytest.mark.parametrize("scale", [1.6035119e-11, 1e-200, 1.0, 1e200])
+def test_linprog_value_scales_with_the_matrix(scale):
+    """v*(cM) = c v*(M) for c > 0: the LP is solved in M's own units (found by hypothesis: M = [[1.6e-11]] gave -0.0)."""
+    M = np.array([[0.0, -1.0, 2.0], [1.0, 0.5, -1.0]])
+    assert solve_matrix_game(scale * M).value == pytest.approx(scale * solve_matrix_game(M).value, rel=1e-12)
+    assert solve_matrix_game([[scale]]).value == scale
