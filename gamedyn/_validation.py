@@ -219,12 +219,13 @@ def check_unit_rows(A, normalize: bool = False, *, norm: float = 2.0, name: str 
     largest = top * float(np.max(norms))
     if normalize:
         return (A / largest).astype(A.dtype) if sp.issparse(A) else (A / np.asarray(largest, dtype=A.dtype)), largest
-    if largest > 1.0 + 16 * np.finfo(A.dtype).eps:  # rounding of rows scaled to norm 1 (float32: 2e-6)
+    # rounding of rows scaled to norm 1: a sum of d squares is exact to about d eps (Higham's gamma_d)
+    if largest > 1.0 + max(16, A.shape[1]) * np.finfo(A.dtype).eps:
         row = int(np.argmax(norms))
         raise ValueError(
-            f"{name} has rows with ||x_i||_{norm:g} > 1 (row {row} has norm {largest:.6g}); the theorems assume "
+            f"{name} has rows with ||x_i||_{norm:g} > 1 (row {row} has norm {largest!r}); the theorems assume "
             f"every row has norm <= 1. Pass normalize=True to rescale the rows by max ||x_i|| (recorded as "
-            f"result.row_scale), or divide {name} by {largest:.6g} yourself."
+            f"result.row_scale), or divide {name} by {largest!r} yourself."
         )
     return A, 1.0
 
