@@ -15,24 +15,29 @@ from gamedyn.batched import BatchedMatrix, one_vs_rest, shared_matrix  # noqa: E
 from gamedyn.checkpoints import CheckpointError, CheckpointMismatchError, checkpoint_info  # noqa: E402
 from gamedyn.datasets import signed_rows
 from gamedyn.margins import margin, max_margin, max_margin_q, normalized_margin
-from gamedyn.hints import CurrentLoss, LastLoss, NoHint, OpponentSecondary
+from gamedyn.hints import CurrentLoss, FirstRoundLoss, LastLoss, NoHint, OpponentSecondary
 from gamedyn.learners import (
     FTL,
     FTRL,
+    BestResponse,
     OFTL,
     OFTRL,
     OMD,
     FollowTheRegularizedLeader,
     FTRLPlus,
     MirrorDescent,
+    StepSchedule,
 )
 from gamedyn.payoffs import Bilinear, ConcaveConvex, Loss, Payoff, RegularizedBilinear
+from gamedyn.fenchel import FenchelConjugate, FenchelGame, Objective
 from gamedyn.exploration import Exploration, explore
 from gamedyn.matrix_games import nash_gap, solve_matrix_game
 from gamedyn.protocol import GameResult, OnlineResult, RoundState, online, play, positive_margin
 from gamedyn.regularizers import (
     Ball,
+    Box,
     Entropy,
+    L1Ball,
     QNorm,
     Reals,
     Regularizer,
@@ -57,4 +62,6 @@ __all__ = [
     "normalized_margin", "NumericalRangeError", "BatchedMatrix", "one_vs_rest", "shared_matrix",
     "CheckpointError", "CheckpointMismatchError", "checkpoint_info",
     "Exploration", "explore", "nash_gap", "solve_matrix_game",
+    "Objective", "FenchelGame", "FenchelConjugate", "L1Ball", "Box", "BestResponse", "FirstRoundLoss",
+    "StepSchedule",
 ]

@@ -11,7 +11,10 @@ File formats, chosen by the extension:
 ``.csv``                           comma-separated numbers, one example a line, label in the last
                                    column; a first line that is not numeric is a header and skipped
 ``.svm .svmlight .libsvm .txt``    svmlight / libsvm text, read by scikit-learn's
-                                   ``load_svmlight_file`` (``pip install gamedyn[data]``)
+                                   ``load_svmlight_file`` (``pip install gamedyn[data]``); kept sparse
+a folder                           ``.npy`` row chunks ``X_000.npy, X_001.npy, ...`` + ``y.npy``, or
+                                   ``A_000.npy, ...`` (signed rows), memory-mapped out of core
+                                   (``pip install gamedyn[dask]``, see :mod:`gamedyn.distributed`)
 =================================  ==================================================================
 
 Labels must lie in {-1, +1} or in {0, 1} (0 is read as -1); anything else is an error. The signed
@@ -26,6 +29,8 @@ import os
 
 import attrs
 import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
 from gamedyn._validation import check_matrix
 
@@ -35,7 +40,11 @@ NPY_LAYOUTS = ("A", "Xy")
 
 @attrs.frozen(eq=False)
 class DataSet:
-    """Signed rows ``A`` (dense float64, max row norm 1) and where they came from."""
+    """Signed rows ``A`` (max row norm 1) and where they came from.
+
+    ``A`` is a dense float64 array, a CSR matrix (svmlight files) or a
+    :class:`gamedyn.distributed.RowBlockedOperator` (a folder of ``.npy`` chunks).
+    """
 
     A: np.ndarray
     source: str  # e.g. "data.csv" or "make_separable(n=200, d=20, gamma=0.05, seed=0)"
@@ -120,7 +129,7 @@ def load_data_file(path, layout: str = "A") -> DataSet:
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file; check the path given to --data.")
     if os.path.isdir(path):
-        raise IsADirectoryError(f"{path} is a directory; pass a data file (.npz, .npy, .csv or svmlight).")
+        return load_npy_folder(path)
     extension = os.path.splitext(path)[1].lower()
     if extension == ".npz":
         A = _signed_rows_from_npz(path)
@@ -265,11 +274,32 @@ def _signed_rows_from_svmlight(path: str) -> np.ndarray:
         X, y = load_svmlight_file(path)
     except (ValueError, RuntimeError) as error:
         raise ValueError(f"{path}: not a valid svmlight/libsvm file ({error}).") from None
-    return _signed_rows(X.toarray(), y, path)
+    signs = signs_from_labels(y, path)
+    if not np.all(np.isfinite(X.data)):
+        raise ValueError(f"{path}: the data contains NaN or infinite entries; remove or impute them first.")
+    return sp.csr_matrix(X.multiply(signs[:, None]))  # stays sparse: never densified
 
 
-def _scaled(A: np.ndarray, source: str) -> DataSet:
-    largest = float(np.max(np.linalg.norm(A, axis=1)))
+def load_npy_folder(path) -> DataSet:
+    """A folder of ``.npy`` row chunks (``X_000.npy ...`` + ``y.npy``, or ``A_000.npy ...``), out of core.
+
+    The chunks are memory-mapped behind a :class:`gamedyn.distributed.RowBlockedOperator` (dask's
+    threaded scheduler, or the current ``dask.distributed.Client``); one pass finds the largest row
+    norm (and rejects NaN or infinite entries), and the rows are scaled by it inside the operator.
+    """
+    from gamedyn.distributed import RowBlockedOperator
+
+    A = RowBlockedOperator.from_npy_folder(path)
+    largest = A.largest_row_norm()
+    if largest == 0.0:
+        raise ValueError(f"{path}: every row is zero; there is nothing to separate.")
+    return DataSet(A.with_row_scale(1.0 / largest), os.path.basename(os.path.normpath(path)) + os.sep,
+                   scaled_by=largest)
+
+
+def _scaled(A, source: str) -> DataSet:
+    norms = sp.linalg.norm(A, axis=1) if sp.issparse(A) else np.linalg.norm(A, axis=1)
+    largest = float(np.max(norms))
     if largest == 0.0:
         raise ValueError(f"{source}: every row is zero; there is nothing to separate.")
     return DataSet(A / largest, os.path.basename(source), scaled_by=largest)

@@ -81,7 +81,7 @@ def one_vs_rest(X, Y) -> BatchedMatrix:
     >>> from gamedyn.datasets import signed_rows
     >>> rng = np.random.default_rng(0)
     >>> X, Y = rng.normal(size=(40, 3)), np.sign(rng.normal(size=(40, 2)))
-    >>> X /= np.max(np.linalg.norm(X, axis=1))  # rows with ||x_i|| <= 1
+    >>> X = X / np.max(np.linalg.norm(X, axis=1))  # rows of norm <= 1, as the recipes require
     >>> batch = recipes.nag_margin(one_vs_rest(X, Y), 20)
     >>> alone = recipes.nag_margin(signed_rows(X, Y[:, 1]), 20)
     >>> bool(np.allclose(batch.w[:, 1], alone.w, rtol=1e-12, atol=0))

@@ -67,28 +67,11 @@ def dual_norm(q: float) -> float:
     return 2.0 if q == 2.0 else q / (q - 1.0)
 
 
-_BLOCK = 16384  # entries of A converted to float64 at a time
-
-
-def _product(A, w) -> np.ndarray:
-    """``A @ w`` in float64 without a float64 copy of a float32 A (blocks of rows)."""
-    w = np.asarray(w, dtype=np.float64)
-    if not isinstance(A, np.ndarray) or A.dtype == np.float64:
-        return np.asarray(A @ w).ravel()
-    block = max(1, _BLOCK // A.shape[1])
-    return np.concatenate([A[start:start + block].astype(np.float64) @ w for start in range(0, A.shape[0], block)])
-
-
-def _transpose_product(A, p) -> np.ndarray:
-    """``A.T @ p`` in float64 without a float64 copy of a float32 A (blocks of rows)."""
-    p = np.asarray(p, dtype=np.float64)
-    if not isinstance(A, np.ndarray) or A.dtype == np.float64:
-        return np.asarray(A.T @ p).ravel()
-    block = max(1, _BLOCK // A.shape[1])
-    total = np.zeros(A.shape[1])
-    for start in range(0, A.shape[0], block):
-        total += A[start:start + block].astype(np.float64).T @ p[start:start + block]
-    return total
+def _times(M, v) -> np.ndarray:
+    """``M @ v`` as a float64 vector, without upcasting a float32 ``M`` (which would copy it)."""
+    if getattr(M, "dtype", None) == np.float32:
+        v = np.asarray(v, dtype=np.float32)
+    return np.asarray(M @ v, dtype=np.float64).ravel()
 
 
 def _row_norm_max(A) -> float:
@@ -211,7 +194,7 @@ class CertificateTracker:
         norm = vector_norm(self._output_sum, self.q)
         if norm == 0.0:
             return 0.0
-        margins = self._margins if self._margins is not None else _product(self.A, self._output_sum)
+        margins = self._margins if self._margins is not None else _times(self.A, self._output_sum)
         return float(np.min(margins)) / norm
 
     @property
@@ -246,7 +229,7 @@ class CertificateTracker:
             return self.upper
         candidate = np.zeros(n)
         candidate[chosen] = u / np.sum(u)
-        upper = vector_norm(np.asarray(_transpose_product(self.A, candidate)).ravel(), self.dual_exponent)
+        upper = vector_norm(_times(self.A.T, candidate), self.dual_exponent)
         if upper < self.upper:
             self.upper, self.upper_round, self._witness = upper, self.t, candidate
         return self.upper
@@ -276,7 +259,7 @@ class CertificateTracker:
                 lam = lam / np.sum(lam)
                 candidate = np.zeros(n)
                 candidate[chosen] = lam
-                residual = vector_norm(np.asarray(_transpose_product(self.A, candidate)).ravel(), self.dual_exponent)
+                residual = vector_norm(_times(self.A.T, candidate), self.dual_exponent)
                 if residual <= _GORDAN_TOLERANCE * scale:
                     self.separable_exact = False
                     self._witness = candidate
@@ -291,9 +274,9 @@ class CertificateTracker:
         lower = -math.inf
         if self._output_sum is not None:
             norm = vector_norm(self._output_sum, self.q)
-            lower = 0.0 if norm == 0.0 else float(np.min(np.asarray(_product(self.A, self._output_sum)).ravel())) / norm
+            lower = 0.0 if norm == 0.0 else float(np.min(_times(self.A, self._output_sum))) / norm
         witness = self.witness
-        upper = vector_norm(np.asarray(_transpose_product(self.A, witness)).ravel(), self.dual_exponent)
+        upper = vector_norm(_times(self.A.T, witness), self.dual_exponent)
         separable = True if lower > 0 else (False if self.separable_exact is False else None)
         return Certificate(lower=lower, upper=upper, separable=separable, p=np.array(witness, dtype=np.float64), q=self.q,
                            rounds=self.t)

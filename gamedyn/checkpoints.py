@@ -141,8 +141,11 @@ def _flatten(value, arrays: dict, where: str):
     if value is None:
         return {"none": True}
     if isinstance(value, Loss):
+        # the convex term (a Fenchel game's phi) is a function of the game, not a number: only whether
+        # it is present is saved, and resuming takes it from the fresh run's state (same configuration)
         return {"loss": [_flatten(value.linear, arrays, where + ".linear"),
-                         _flatten(value.curvature, arrays, where + ".curvature")]}
+                         _flatten(value.curvature, arrays, where + ".curvature")],
+                "convex": value.convex is not None}
     if isinstance(value, np.ndarray) or isinstance(value, (numbers.Number, np.generic)):
         key = f"a{len(arrays)}"
         arrays[key] = np.array(value)  # a copy: later in-place updates of the run do not reach it
@@ -159,8 +162,9 @@ def _flatten(value, arrays: dict, where: str):
 _SCALARS = {"float": float, "int": int, "bool": bool}
 
 
-def _rebuild(layout, arrays, template, where: str):
-    """The value described by ``layout``, in the types of ``template`` (a state built by ``init``)."""
+def _rebuild(layout, arrays, template, where: str, convex=None):
+    """The value described by ``layout``, in the types of ``template`` (a state built by ``init``);
+    ``convex`` is the game's convex loss term, for a saved Loss that had one and a template without it."""
     if "none" in layout:
         return None
     if "loss" in layout:
@@ -168,8 +172,14 @@ def _rebuild(layout, arrays, template, where: str):
             raise CheckpointMismatchError(f"{where}: the checkpoint holds a Loss where this run's learner has "
                                           f"{type(template).__name__}.")
         linear, curvature = layout["loss"]
+        saved_convex, convex = convex, None
+        if layout.get("convex", False):
+            convex = template.convex if template.convex is not None else saved_convex
+            if convex is None:
+                raise CheckpointMismatchError(f"{where}: the checkpoint holds a Loss with a convex term where this "
+                                              f"run's learner has none.")
         return Loss(_rebuild(linear, arrays, template.linear, where + ".linear"),
-                    _rebuild(curvature, arrays, template.curvature, where + ".curvature"))
+                    _rebuild(curvature, arrays, template.curvature, where + ".curvature"), convex)
     if "array" in layout:
         array = arrays[layout["array"]]
         scalar = layout["scalar"]
@@ -183,13 +193,13 @@ def _rebuild(layout, arrays, template, where: str):
                 or len(template) != len(layout["items"]):
             raise CheckpointMismatchError(f"{where}: the checkpoint holds a {layout['tuple']} where this run's "
                                           f"learner has {type(template).__qualname__}.")
-        items = [_rebuild(item, arrays, part, f"{where}[{i}]")
+        items = [_rebuild(item, arrays, part, f"{where}[{i}]", convex)
                  for i, (item, part) in enumerate(zip(layout["items"], template))]
         return type(template)._make(items) if hasattr(type(template), "_make") else type(template)(items)
     if "list" in layout:
         template = template if isinstance(template, list) and len(template) == len(layout["list"]) \
             else [None] * len(layout["list"])
-        return [_rebuild(item, arrays, part, f"{where}[{i}]") for i, (item, part) in enumerate(zip(layout["list"], template))]
+        return [_rebuild(item, arrays, part, f"{where}[{i}]", convex) for i, (item, part) in enumerate(zip(layout["list"], template))]
     raise CheckpointError(f"{where}: unknown entry {sorted(layout)} in the checkpoint layout.")
 
 
@@ -261,9 +271,11 @@ def checkpoint_info(path) -> dict:
     return {key: header.get(key) for key in ("kind", "version", "round", "T", "finished", "stop_reason")}
 
 
-def read(path, kind: str, fingerprint_: dict, templates: dict):
+def read(path, kind: str, fingerprint_: dict, templates: dict, convex_terms: dict | None = None):
     """``(header, state)``: the checkpoint at ``path`` checked against this run's fingerprint and rebuilt
-    in the types of ``templates`` (name -> a value of the same structure, e.g. a fresh learner state)."""
+    in the types of ``templates`` (name -> a value of the same structure, e.g. a fresh learner state).
+    ``convex_terms`` (owner -> the game's convex loss term, owner being a name's part before its first
+    dot) restores the convex term of saved losses, which a checkpoint records only as present."""
     header, arrays = _read_raw(path)
     if header.get("kind") != kind:
         raise CheckpointMismatchError(f"{os.fspath(path)!r} is a checkpoint of {header.get('kind')!r}, not of {kind!r}.")
@@ -276,7 +288,9 @@ def read(path, kind: str, fingerprint_: dict, templates: dict):
             f"exactly the arguments of the run that wrote it (same data, learners, T, weights, seed), or start afresh."
         )
     layout = header["layout"]
-    state = {name: _rebuild(layout[name], arrays, templates.get(name), name) for name in layout}
+    convex_terms = convex_terms or {}
+    state = {name: _rebuild(layout[name], arrays, templates.get(name), name, convex_terms.get(name.split(".", 1)[0]))
+             for name in layout}
     return header, state
 
 

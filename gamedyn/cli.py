@@ -12,12 +12,15 @@ Commands::
 output, the two players' weighted regrets and Theorem 2's bound (R_w + R_p)/S_t. Steps are
 1, 2, 5, 10, 20, 50, ... and T, or every K rounds with ``--every K``. On a terminal a progress bar
 is drawn on stderr; in a pipe or a log nothing but the report is written. ``--json`` prints one
-JSON document instead (non-finite numbers, e.g. an infinite regret, become null).
+JSON document instead, with the final output vector under ``"output"`` (non-finite numbers, e.g.
+an infinite regret, become null).
 
 Data files (``--data``): ``.npz`` with arrays ``X`` and ``y`` (or ``A``, the signed rows); ``.npy``
 holding ``A`` (or, with ``--npy-layout Xy``, features with the label in the last column); ``.csv``
 with the label in the last column; svmlight/libsvm text (``.svm``, ``.svmlight``, ``.libsvm``,
-``.txt``; needs ``pip install gamedyn[data]``). Labels in {-1, +1} or {0, 1}. Rows are scaled so
+``.txt``; needs ``pip install gamedyn[data]``; kept sparse); or a folder of ``.npy`` row chunks
+(``X_000.npy, ...`` + ``y.npy``, or ``A_000.npy, ...``), memory-mapped out of core (recipes only;
+needs ``pip install gamedyn[dask]``). Labels in {-1, +1} or {0, 1}. Rows are scaled so
 that max ||x_i|| = 1, and the output says so. Without ``--data`` the data are
 ``--synthetic 200,20,0.05`` (:func:`gamedyn.datasets.make_separable` with ``--seed``).
 
@@ -51,6 +54,7 @@ import time
 
 import attrs
 import numpy as np
+from scipy.sparse.linalg import LinearOperator
 
 from gamedyn._progress import ProgressBar
 
@@ -65,7 +69,9 @@ _RUN_EPILOG = """data files (--data FILE):
   .npz                            arrays X (n x d) and y (n labels), or one array A of signed rows y_i x_i
   .npy                            one 2-D array: A (default), or with --npy-layout Xy the label in the last column
   .csv                            label in the last column; a non-numeric first line is a header
-  .svm .svmlight .libsvm .txt     svmlight/libsvm text (needs: pip install gamedyn[data])
+  .svm .svmlight .libsvm .txt     svmlight/libsvm text, kept sparse (needs: pip install gamedyn[data])
+  FOLDER/                         .npy row chunks X_000.npy X_001.npy ... + y.npy, or A_000.npy ... (signed
+                                  rows), memory-mapped out of core; recipes only (needs: pip install gamedyn[dask])
 labels in {-1,+1} or {0,1} (0 is read as -1); rows are scaled so that max ||x_i|| = 1.
 
 output per reporting step: the margin min_i (A w)_i and the normalised margin of the algorithm's
@@ -92,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
                               epilog=_RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("recipe", help="a name from `gamedyn list` (originals also without 'original.', e.g. perceptron)")
     source = run.add_mutually_exclusive_group()
-    source.add_argument("--data", metavar="FILE", help=".npz (X, y or A), .npy, .csv (label last) or svmlight")
+    source.add_argument("--data", metavar="FILE", help=".npz (X, y or A), .npy, .csv (label last), svmlight, or a folder of .npy row chunks")
     source.add_argument("--synthetic", metavar="n,d,gamma",
                         help=f"make_separable data (default {DEFAULT_SYNTHETIC})")
     run.add_argument("--npy-layout", choices=("A", "Xy"), default="A",
@@ -267,7 +273,7 @@ def _theorem2(w_regret, p_regret, state_weights):
 
 def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on_step=None, progress=None,
                checkpoint_options=None) -> tuple:
-    """Play a recipe for T rounds, reporting at ``steps``; returns (reports, stop reason).
+    """Play a recipe for T rounds, reporting at ``steps``; returns (reports, stop reason, output ``.w``).
 
     ``checkpoint_options`` (``checkpoint``, ``checkpoint_every``, ``resume_from``) go to the recipe.
 
@@ -288,7 +294,7 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
                 w_regret = state.w_played_loss - state.w_loss_sum.value(w_comparator)
             reports.append(StepReport(state.t, *_margins(A, recipe.read_output(state, **options)), w_regret, p_regret,
                                       _theorem2(w_regret, p_regret, (state.w_weight_total, state.p_weight_total)),
-                                      state.certificate_tracker.upper))
+                                      None if state.certificate_tracker is None else state.certificate_tracker.upper))
             if on_step is not None:
                 on_step(reports[-1])
         return False  # never stop: this rule only reads the round
@@ -296,24 +302,28 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
     result = recipe.run(A, T, stop=report, checkpoints=checkpoint_options, **options)
     game = result.game
     w_regret = game.w_regret if w_comparator is None else game.w_regret_against(w_comparator)
-    certificate = certify_not_separable(A, result.certificate) if result.certificate.separable is None else result.certificate
+    certificate = result.certificate  # None for matrix-free data (an operator): no tracked bracket
+    if certificate is not None and certificate.separable is None:
+        certificate = certify_not_separable(A, certificate)
     reports.append(StepReport(T, *_margins(A, result.w), w_regret, game.p_regret,
                               _theorem2(w_regret, game.p_regret, (game.weight_total, game.p_weight_total)),
-                              certificate.upper, certificate.verdict()))
+                              None if certificate is None else certificate.upper,
+                              None if certificate is None else certificate.verdict()))
     if on_step is not None:
         on_step(reports[-1])
-    return reports, game.stop_reason
+    return reports, game.stop_reason, np.asarray(result.w)
 
 
 def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None) -> tuple:
     """Run an original algorithm; report its output at ``steps`` (from its trajectory when it fits).
 
     How to call it and read its output is the entry's :class:`gamedyn.registry.OriginalForm`.
+    Returns (reports, reason, the final output vector).
     """
     form, options = entry.form, {"p": p, "theta": theta}
     if form.updates:
         w, updates = form.call(A, T, options, False)
-        reports = [StepReport(updates, *_margins(A, w))]
+        reports, final = [StepReport(updates, *_margins(A, w))], w
         reason = (f"separated after {updates} updates" if reports[0].margin > 0
                   else f"not separated within T = {T} updates")
     else:
@@ -326,11 +336,12 @@ def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None) -> tu
             path = form.call(A, T, options, True)
             outputs = {t: form.at(path, t) for t in steps}
         reports = [StepReport(t, *_margins(A, outputs[t])) for t in sorted(outputs)]
+        final = outputs[max(outputs)]
         reason = f"completed T = {T} iterations"
     if on_step is not None:
         for step in reports:
             on_step(step)
-    return reports, reason
+    return reports, reason, np.asarray(final)
 
 
 _COLUMNS = ("t", "margin", "normalised", "R_w", "R_p", "(R_w+R_p)/S_t", "upper U_t")
@@ -371,12 +382,17 @@ def command_run(args) -> int:
         raise ValueError(f"--every must be a positive integer, got {args.every}.")
     if args.seed < 0:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}.")
-    if entry.name.endswith("pnorm_perceptron") and not (2.0 <= args.p < math.inf):
+    declared_options = entry.recipe.options if entry.recipe is not None else entry.form.options
+    if "p" in declared_options and not (2.0 <= args.p < math.inf):  # the p-norm algorithms declare a p
         raise ValueError(f"--p must be a number >= 2 for the p-norm algorithms, got {args.p:g}.")
     checkpoint_options = _checkpoint_options(args, entry)
     data = _load(args)
+    out_of_core = isinstance(data.A, LinearOperator)  # a folder of .npy chunks: only products, no rows
+    if out_of_core and entry.kind != "recipe":
+        raise ValueError(f"{entry.name} reads rows of A in memory; on a folder of .npy chunks run a recipe "
+                         "(`gamedyn list` shows them), which needs only A @ w and A.T @ p.")
     try:
-        gamma = max_margin(data.A).gamma
+        gamma = math.nan if out_of_core else max_margin(data.A).gamma
     except NotSeparableError:  # not separable: the run certifies it (Gordan) instead of refusing the data
         gamma = None
     except MarginUndecidedError as error:
@@ -388,7 +404,10 @@ def command_run(args) -> int:
     steps = reporting_steps(args.T, args.every)
     is_recipe = entry.kind == "recipe"
     comparator, notes = None, []
-    if is_recipe and entry.recipe.comparator is not None and gamma is not None:  # declared (Theorem 7's R_w(u))
+    if out_of_core:
+        notes.append("out-of-core data: the exact max margin and Theorem 7's comparator need A in memory "
+                     "and are not computed")
+    if is_recipe and entry.recipe.comparator is not None and gamma is not None and not out_of_core:  # declared (Theorem 7's R_w(u))
         comparator = entry.recipe.w_comparator(data.A, p=args.p, theta=args.theta)
         notes.append(entry.recipe.comparator_note)
     if not is_recipe:
@@ -396,8 +415,9 @@ def command_run(args) -> int:
     if not args.json:
         print(f"gamedyn run {entry.name}  [{entry.reference}]")
         print(f"data: {data.describe()}")
-        print(f"max margin gamma = {gamma:.6g} (exact l2 oracle)" if gamma is not None else
-              "max margin gamma = 0: the exact l2 oracle finds the data not separable through the origin")
+        if not out_of_core:
+            print(f"max margin gamma = {gamma:.6g} (exact l2 oracle)" if gamma is not None else
+                  "max margin gamma = 0: the exact l2 oracle finds the data not separable through the origin")
         for note in notes:
             print(note)
         if args.resume is not None:
@@ -414,21 +434,22 @@ def command_run(args) -> int:
                 print(_row(step), flush=True)
 
         if is_recipe:
-            reports, reason = run_recipe(entry, data.A, args.T, steps, p=args.p, theta=args.theta,
-                                         w_comparator=comparator, on_step=show, progress=progress,
-                                         checkpoint_options=checkpoint_options)
+            reports, reason, output = run_recipe(entry, data.A, args.T, steps, p=args.p, theta=args.theta,
+                                                 w_comparator=comparator, on_step=show, progress=progress,
+                                                 checkpoint_options=checkpoint_options)
         else:
-            reports, reason = run_original(entry, data.A, args.T, steps, p=args.p, theta=args.theta, on_step=show)
+            reports, reason, output = run_original(entry, data.A, args.T, steps, p=args.p, theta=args.theta, on_step=show)
     seconds = time.perf_counter() - start
 
     if args.json:
         document = {
             "algorithm": entry.name, "kind": entry.kind, "reference": entry.reference,
             "data": {"source": data.source, "n": data.n, "d": data.d, "scaled_by": data.scaled_by},
-            "max_margin": gamma if gamma is not None else 0.0, "separable": gamma is not None, "T": args.T,
-            "stop_reason": reason, "seconds": round(seconds, 3), "notes": notes,
+            "max_margin": (_finite_or_none(gamma) if gamma is not None else 0.0), "separable": None if out_of_core else gamma is not None,
+            "T": args.T, "stop_reason": reason, "seconds": round(seconds, 3), "notes": notes,
             "steps": [{key: (_finite_or_none(value) if isinstance(value, float) else value)
                        for key, value in attrs.asdict(step).items()} for step in reports],
+            "output": [_finite_or_none(float(value)) for value in output],
         }
         print(json.dumps(document, allow_nan=False))
     else:

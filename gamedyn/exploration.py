@@ -143,8 +143,8 @@ def _gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float:
     if not payoff.structured:
         return math.nan
     p_loss, w_loss = payoff.loss_for_p(w_bar), payoff.loss_for_w(p_bar)
-    p_best = p_domain.minimize_quadratic(p_loss.linear, p_loss.curvature)
-    w_best = w_domain.minimize_quadratic(w_loss.linear, w_loss.curvature)
+    p_best = p_loss.minimize_over(p_domain)
+    w_best = w_loss.minimize_over(w_domain)
     if p_best is None or w_best is None:
         return math.inf
     return payoff.value(w_best, p_bar) - payoff.value(w_bar, p_best)

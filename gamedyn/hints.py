@@ -13,7 +13,7 @@ A hint is a small object with explicit state, consulted by its learner before ea
   anyway (it is a function of the player's own play, so using it stays a legal strategy).
 
 Write your own by implementing these three methods. Built in: :class:`NoHint` (FTRL, mirror
-descent), :class:`LastLoss` (psi_t = f_{t-1}: OFTL, OFTRL, optimistic OMD), :class:`CurrentLoss`
+descent), :class:`LastLoss` (psi_t = f_{t-1}: OFTL, OFTRL, optimistic OMD), :class:`FirstRoundLoss` (psi_1 = f_0 only), :class:`CurrentLoss`
 (psi_t = f_t: FTRL+, legal only for the player who moves second) and :class:`OpponentSecondary`
 (the mirror-prox hint of spec section 7.2).
 """
@@ -57,6 +57,28 @@ class LastLoss:
 
     def update(self, state, point, loss: Loss, weight: float):
         return loss
+
+
+@attrs.frozen
+class FirstRoundLoss:
+    """psi_1 = f_0, then psi_t = 0: FTL whose first play answers the opponent's initial point.
+
+    f_0 is the loss the runner builds from the opponent's initial point (``initial_w`` /
+    ``initial_p``). FTL with this hint plays argmin alpha_1 f_0 at t = 1 (where the empty sum fixes
+    nothing) and argmin sum_{s<t} alpha_s f_s afterwards: the y-player of Frank-Wolfe as a game,
+    whose first gradient is taken at the start x_0.
+    """
+
+    needs_current_loss = False
+
+    def init(self, dimension: int, initial_loss: Loss):
+        return initial_loss
+
+    def predict(self, state, current_loss: Loss | None = None):
+        return state
+
+    def update(self, state, point, loss: Loss, weight: float):
+        return None
 
 
 @attrs.frozen

@@ -7,7 +7,10 @@ Every learner is an immutable configuration with three pure functions (the optax
   alpha_t is already known;
 * ``update(state, point, loss, weight) -> state`` — after observing the weighted loss alpha_t f_t.
 
-A learner knows nothing of games, perceptrons or the round number. Two optional parts let the
+A learner knows nothing of games or perceptrons; it counts its own rounds only for a step-size
+schedule. **Steps.** Every learner's ``eta`` is a positive number (default 1 everywhere), a
+:class:`StepSchedule` (or a list, tuple or callable t -> eta_t, turned into one) applied at the
+learner's round t, or a NumPy array of K constant steps for K batched games. Two optional parts let the
 runner skip work (a user-written learner may ignore both):
 
 * ``loss_sum(state) -> Loss`` — a learner that keeps the weighted loss sum sum_{s<=t} alpha_s f_s
@@ -61,7 +64,54 @@ def _check_hint(instance, attribute, value):
         raise TypeError(f"hint must have init, predict and update methods (see gamedyn.hints), got {value!r}.")
 
 
+@attrs.frozen
+class StepSchedule:
+    r"""A step-size schedule :math:`\eta_t`, t = 1, 2, ...: a sequence ``(eta_1, eta_2, ...)`` or a
+    callable ``t -> eta_t``. Every learner's ``eta`` accepts one (a list or tuple, or a callable,
+    is turned into a ``StepSchedule``); each learner counts its own rounds, so round t uses
+    :math:`\eta_t` in both its play and its update. A NumPy array as ``eta`` means something else:
+    one constant step per batched game (a sweep).
+
+    >>> StepSchedule([1.0, 0.5])(2), StepSchedule(lambda t: 1 / t)(4)
+    (0.5, 0.25)
+    """
+
+    steps: Any = attrs.field()
+
+    def __attrs_post_init__(self):
+        if not callable(self.steps):
+            steps = tuple(float(step) for step in self.steps)
+            if not steps or not all(np.isfinite(step) and step > 0 for step in steps):
+                raise ValueError(f"a step sequence must hold positive finite steps, got {self.steps!r}.")
+            object.__setattr__(self, "steps", steps)
+
+    def __call__(self, t: int) -> float:
+        if callable(self.steps):
+            step = float(self.steps(t))
+            if not (np.isfinite(step) and step > 0):
+                raise ValueError(f"eta({t}) = {step!r}; every step eta_t must be positive and finite.")
+            return step
+        if t > len(self.steps):
+            raise ValueError(f"the step sequence holds {len(self.steps)} steps but round {t} needs eta_{t}; "
+                             f"give at least T steps, or a callable t -> eta_t.")
+        return self.steps[t - 1]
+
+
+def _as_step(value):
+    """eta: a number, an array (one step per batched game), or a schedule (a list, tuple or callable)."""
+    if isinstance(value, (list, tuple)) or (callable(value) and not isinstance(value, StepSchedule)):
+        return StepSchedule(value)
+    return value
+
+
+def _step_at(eta, t: int):
+    """eta_t: the schedule's value at the learner's round t, else the constant (or per-game) step."""
+    return eta(t) if type(eta) is StepSchedule else eta
+
+
 def _check_eta(instance, attribute, value):
+    if isinstance(value, StepSchedule):
+        return
     if isinstance(value, np.ndarray):  # a sweep: one step per batched game
         if value.ndim != 1 or value.size == 0 or not np.all(np.isfinite(value)) or np.any(value <= 0):
             raise ValueError(f"eta as an array must be 1-D, one positive finite step per batched game; got {value!r}.")
@@ -138,6 +188,7 @@ class FTRLState(NamedTuple):
     hint_state: Any
     centre_cache: Any = None
     guessed: list | None = None
+    round: int = 1
 
 
 @attrs.frozen
@@ -149,7 +200,7 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
     """
 
     regularizer: Regularizer = attrs.field(validator=_check_regularizer)
-    eta: float = attrs.field(default=1.0, validator=_check_eta)
+    eta: float = attrs.field(default=1.0, converter=_as_step, validator=_check_eta)
     hint: Any = attrs.field(factory=NoHint, validator=_check_hint)
     centre: Any = attrs.field(default=None, kw_only=True, eq=False)
 
@@ -168,7 +219,10 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
             total = state.loss_sum.plus_scaled(guess, weight)
             if state.guessed is not None:
                 state.guessed[0] = (guess, weight, total)
-        return self.regularizer.argmin_with_cache(total.linear, total.curvature, self.eta, state.centre, state.centre_cache)
+        eta = _step_at(self.eta, state.round)
+        if total.convex is not None:  # curvature times a convex function other than 1/2 ||.||^2 (see Loss)
+            return self.regularizer.argmin_of_loss(total, eta, state.centre)
+        return self.regularizer.argmin_with_cache(total.linear, total.curvature, eta, state.centre, state.centre_cache)
 
     def update(self, state: FTRLState, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None) -> FTRLState:
         memo = state.guessed[0] if state.guessed is not None else None
@@ -182,6 +236,7 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
             self._hint_update(state.hint_state, point, loss, weight, induced_loss),
             state.centre_cache,
             [None],
+            state.round + 1,
         )
 
     def loss_sum(self, state: FTRLState) -> Loss:
@@ -199,7 +254,7 @@ def OFTL(domain=None, hint=None) -> FollowTheRegularizedLeader:
     return FollowTheRegularizedLeader(Zero() if domain is None else Zero(domain), 1.0, LastLoss() if hint is None else hint)
 
 
-def FTRL(regularizer: Regularizer, eta: float, *, centre=None) -> FollowTheRegularizedLeader:
+def FTRL(regularizer: Regularizer, eta: float = 1.0, *, centre=None) -> FollowTheRegularizedLeader:
     """FTRL: z_t = argmin_z eta sum_{i<t} alpha_i f_i(z) + D_R(z, z_0)."""
     return FollowTheRegularizedLeader(regularizer, eta, NoHint(), centre=centre)
 
@@ -212,7 +267,7 @@ def FTRLPlus(regularizer: Regularizer | None = None, eta: float = 1.0, *, centre
     return FollowTheRegularizedLeader(Zero() if regularizer is None else regularizer, eta, CurrentLoss(), centre=centre)
 
 
-def OFTRL(regularizer: Regularizer, eta: float, hint=None, *, centre=None) -> FollowTheRegularizedLeader:
+def OFTRL(regularizer: Regularizer, eta: float = 1.0, hint=None, *, centre=None) -> FollowTheRegularizedLeader:
     """Optimistic FTRL: z_t = argmin_z eta(sum_{i<t} alpha_i f_i(z) + alpha_t psi_t(z)) + D_R(z, z_0)."""
     return FollowTheRegularizedLeader(regularizer, eta, LastLoss() if hint is None else hint, centre=centre)
 
@@ -224,6 +279,7 @@ class OMDState(NamedTuple):
     secondary: np.ndarray
     hint_state: Any
     secondary_cache: Any = None
+    round: int = 1
 
 
 @attrs.frozen
@@ -235,7 +291,7 @@ class OMD(_RegularizedLearner):
     """
 
     regularizer: Regularizer = attrs.field(validator=_check_regularizer)
-    eta: float = attrs.field(default=1.0, validator=_check_eta)
+    eta: float = attrs.field(default=1.0, converter=_as_step, validator=_check_eta)
     hint: Any = attrs.field(factory=LastLoss, validator=_check_hint)
     centre: Any = attrs.field(default=None, kw_only=True, eq=False)
 
@@ -249,15 +305,48 @@ class OMD(_RegularizedLearner):
         guess = self.hint.predict(state.hint_state, current_loss)
         if guess is None:
             return state.secondary
-        return self.regularizer.argmin_with_cache(_times(weight, guess.gradient(state.secondary)), 0.0, self.eta,
-                                                  state.secondary, state.secondary_cache)
+        return self.regularizer.argmin_with_cache(_times(weight, guess.gradient(state.secondary)), 0.0,
+                                                  _step_at(self.eta, state.round), state.secondary, state.secondary_cache)
 
     def update(self, state: OMDState, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None) -> OMDState:
         gradient = loss.gradient(point)
-        secondary, cache = self.regularizer.argmin_and_cache(_times(weight, gradient), 0.0, self.eta,
-                                                             state.secondary, state.secondary_cache)
+        secondary, cache = _mirror_step(self.regularizer, _times(weight, gradient), _step_at(self.eta, state.round),
+                                        state.secondary, state.secondary_cache)
         return OMDState(secondary, self._hint_update(state.hint_state, point, Loss(gradient, 0.0), weight, induced_loss),
-                        cache)
+                        cache, state.round + 1)
+
+
+def _same_array(a, b) -> bool:
+    """The same array object, or equal values (None only matches None)."""
+    if a is b:
+        return True
+    if a is None or b is None or a.shape != b.shape:
+        return False
+    return bool((a == b).all())
+
+
+def _mirror_step(regularizer, linear, eta, centre, cache):
+    """``regularizer.argmin_and_cache(linear, 0, eta, centre, cache)``, remembering the last step.
+
+    The secondary step y_t = argmin eta <g, x> + D_R(x, y_{t-1}) is often taken twice per round
+    on the same inputs: a player's own update and an opponent's shadow of it
+    (:class:`gamedyn.OpponentSecondary`, mirror prox) both step from equal y_{t-1} with the very
+    same gradient array (the one the runner computed). A one-slot memo on the regularizer returns
+    the first result to the second caller, so both states then share the same arrays and mirror
+    prox costs its own four mirror steps per round, not six. The memo is checked in full (the
+    gradient by identity, the step by value, centre and its cache by identity or value), so a hit
+    returns exactly what the step would compute; it holds one step's arrays (O(dimension)).
+    """
+    memo = getattr(regularizer, "_last_mirror_step", None)
+    if (memo is not None and memo[0] is linear and (memo[1] is eta or (eta.__class__ is float and memo[1] == eta))
+            and _same_array(memo[2], centre) and _same_array(memo[3], cache)):
+        return memo[4]
+    result = regularizer.argmin_and_cache(linear, 0.0, eta, centre, cache)
+    try:
+        object.__setattr__(regularizer, "_last_mirror_step", (linear, eta, centre, cache, result))
+    except AttributeError:  # a regularizer with __slots__ only: no memo, every step computed
+        pass
+    return result
 
 
 def _times(weight, vector):
@@ -265,6 +354,18 @@ def _times(weight, vector):
     return vector if weight == 1.0 else weight * vector
 
 
-def MirrorDescent(regularizer: Regularizer, eta: float, *, centre=None) -> OMD:
+def BestResponse(domain) -> OMD:
+    r"""The best responder (BR+): z_t = argmin_{z in Z} f_t(z), the round's own loss alone.
+
+    It sees f_t before it plays, so it must move second. For a linear loss this is the domain's
+    linear minimisation oracle (``domain.linear_minimizer``): the x-player of Frank-Wolfe as a game
+    (Abernethy & Wang 2017). Built from the existing parts: mirror descent with the zero
+    regularizer (no Bregman term, so the previous point is forgotten) and the hint psi_t = f_t.
+    Its regret is <= 0 (it never does worse than any fixed point on the round it plays).
+    """
+    return OMD(Zero(domain), 1.0, CurrentLoss())
+
+
+def MirrorDescent(regularizer: Regularizer, eta: float = 1.0, *, centre=None) -> OMD:
     """Online mirror descent: z_{t+1} = argmin_z eta alpha_t <grad f_t(z_t), z> + D_R(z, z_t)."""
     return OMD(regularizer, eta, NoHint(), centre=centre)

@@ -72,6 +72,8 @@ class MatrixGameSolution:
     value: float
     row: np.ndarray
     column: np.ndarray
+    lower: float = attrs.field(default=None, kw_only=True)  # min_j (row^T M)_j <= v*, certified
+    upper: float = attrs.field(default=None, kw_only=True)  # v* <= max_i (M column)_i, certified
 
 
 def _maximin(matrix) -> tuple:
@@ -95,6 +97,12 @@ def _maximin(matrix) -> tuple:
     return float(solution.x[-1]) * scale, strategy / strategy.sum()
 
 
+def _optimal_pair(matrix) -> tuple:
+    _, row = _maximin(matrix)
+    _, column = _maximin(-matrix.T)  # max_y min_x y^T (-M^T) x = -min_y max_x x^T M y
+    return row, column
+
+
 def solve_matrix_game(M) -> MatrixGameSolution:
     r"""The value :math:`v^\star` and an optimal pair, by ``scipy.optimize.linprog`` (HiGHS).
 
@@ -104,9 +112,13 @@ def solve_matrix_game(M) -> MatrixGameSolution:
     (0.0, [0.333333, 0.333333, 0.333333])
     """
     matrix = check_payoff_matrix(M)
-    value, row = _maximin(matrix)
-    _, column = _maximin(-matrix.T)  # max_y min_x y^T (-M^T) x = -min_y max_x x^T M y
-    return MatrixGameSolution(value, row, column)
+    row, column = _optimal_pair(matrix)
+    # The LP's own value variable is only as good as HiGHS's absolute tolerance (about 1e-7 of max |M|,
+    # and entries that differ by less look equal to it). The strategies certify v* from both sides:
+    # lower = min_j (row^T M)_j <= v* <= max_i (M column)_i = upper, equal at an exact solution.
+    lower, upper = float(np.min(row @ matrix)), float(np.max(matrix @ column))
+    value = min(max(0.5 * lower + 0.5 * upper, lower), upper) if lower <= upper else 0.5 * lower + 0.5 * upper
+    return MatrixGameSolution(value, row, column, lower=lower, upper=upper)
 
 
 def best_response_values(M, row, column) -> tuple:

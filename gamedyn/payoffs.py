@@ -24,27 +24,39 @@ from gamedyn.regularizers import Simplex
 
 
 class Loss:
-    """f(z) = <linear, z> + (curvature / 2) ||z||^2, defined up to an additive constant.
+    r"""f(z) = <linear, z> + curvature * phi(z), defined up to an additive constant.
+
+    ``phi`` is ``convex``: ``None`` (the default) means :math:`\phi(z)=\tfrac12\|z\|^2`, the
+    "linear + quadratic" losses of every bilinear payoff. Any other fixed convex function with a
+    known argmin oracle can take its place, e.g. the Fenchel conjugate :math:`f^*` of an
+    :class:`gamedyn.Objective` (the y-player's loss in the Fenchel game): it must provide
+    ``value(z)``, ``gradient(z)`` and ``minimize(linear, strength, domain)`` =
+    :math:`\arg\min_{z\in Z}\langle\mathrm{linear},z\rangle+\mathrm{strength}\,\phi(z)` (or None when
+    unbounded). Sums keep the structure: the strengths add, the linear parts add, so an FTL learner
+    still updates in O(dimension) and :meth:`minimize_over` is the oracle's closed form.
 
     ``linear`` has the player's dimension as its first axis; a trailing axis (shape ``(dim, K)``)
     holds K batched games that share one round (see :func:`gamedyn.one_vs_rest`), and then
-    :meth:`value` returns one value per game. A cheap value type (two slots, created several times
+    :meth:`value` returns one value per game. A cheap value type (three slots, created several times
     per round): it is never modified in place, and neither is its ``linear`` array.
     """
 
-    __slots__ = ("linear", "curvature")
+    __slots__ = ("linear", "curvature", "convex")
 
-    def __init__(self, linear, curvature: float = 0.0):
+    def __init__(self, linear, curvature: float = 0.0, convex=None):
         self.linear = linear
         self.curvature = curvature
+        self.convex = convex
 
     def __repr__(self) -> str:
-        return f"Loss(linear={self.linear!r}, curvature={self.curvature!r})"
+        extra = "" if self.convex is None else f", convex={self.convex!r}"
+        return f"Loss(linear={self.linear!r}, curvature={self.curvature!r}{extra})"
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Loss):
             return NotImplemented
-        return bool(np.array_equal(self.linear, other.linear) and self.curvature == other.curvature)
+        return bool(np.array_equal(self.linear, other.linear) and self.curvature == other.curvature
+                    and self.convex is other.convex)
 
     __hash__ = None
 
@@ -54,7 +66,10 @@ class Loss:
         if linear.ndim == 1:
             total = float(linear @ z)
             if self.curvature:
-                total += 0.5 * self.curvature * float(z @ z)
+                if self.convex is None:
+                    total += 0.5 * self.curvature * float(z @ z)
+                else:
+                    total += self.curvature * float(self.convex.value(z))
             return total
         total = np.einsum("i...,i...->...", linear, z)
         if self.curvature:
@@ -62,22 +77,45 @@ class Loss:
         return total
 
     def gradient(self, z):
-        """grad f(z) = linear + curvature z (the linear part itself when the curvature is 0)."""
+        """grad f(z) = linear + curvature grad phi(z) (the linear part itself when the curvature is 0)."""
         if not self.curvature:
             return self.linear
-        return self.linear + self.curvature * z
+        if self.convex is None:
+            return self.linear + self.curvature * z
+        return self.linear + self.curvature * self.convex.gradient(z)
+
+    def minimize_over(self, domain):
+        """argmin over the domain of f (None when unbounded below): the domain's closed form for
+        phi = 1/2 ||.||^2 (``domain.minimize_quadratic``), else phi's own oracle."""
+        if self.convex is None or not self.curvature:
+            return domain.minimize_quadratic(self.linear, self.curvature)
+        return self.convex.minimize(self.linear, self.curvature, domain)
+
+    def _convex_of_sum(self, other: "Loss", weight: float = 1.0):
+        if self.convex is other.convex or not (weight * other.curvature):
+            return self.convex
+        if not self.curvature:
+            return other.convex
+        raise ValueError(
+            "Cannot add losses whose curvature multiplies different convex functions "
+            f"({self.convex!r} and {other.convex!r}); a player's losses must share one phi."
+        )
 
     def scaled(self, weight: float) -> "Loss":
-        return Loss(weight * self.linear, weight * self.curvature)
+        return Loss(weight * self.linear, weight * self.curvature, self.convex)
 
     def plus_scaled(self, other: "Loss", weight: float) -> "Loss":
         """self + weight * other in one step (what an FTRL learner adds each round)."""
+        convex = self.convex if self.convex is other.convex else self._convex_of_sum(other, weight)
+        if weight.__class__ is float and weight == 1.0:  # alpha_t = 1: one pass (1.0 * x == x exactly)
+            return Loss(self.linear + other.linear, self.curvature + other.curvature, convex)
         linear = weight * other.linear
         linear += self.linear  # one new array (the same sum as self.linear + weight * other.linear)
-        return Loss(linear, self.curvature + weight * other.curvature)
+        return Loss(linear, self.curvature + weight * other.curvature, convex)
 
     def __add__(self, other: "Loss") -> "Loss":
-        return Loss(self.linear + other.linear, self.curvature + other.curvature)
+        convex = self.convex if self.convex is other.convex else self._convex_of_sum(other)
+        return Loss(self.linear + other.linear, self.curvature + other.curvature, convex)
 
     @classmethod
     def zero(cls, dimension) -> "Loss":
@@ -112,6 +150,15 @@ class Payoff:
     def loss_for_w(self, p, w_played=None) -> Loss:
         raise NotImplementedError
 
+    def played_values(self, w, p, w_loss: Loss, p_loss: Loss):
+        """``(h_t(w_t), l_t(p_t))``: each player's round loss at its own play, for the regrets.
+
+        ``w_loss`` / ``p_loss`` are this round's losses from :meth:`loss_for_w` / :meth:`loss_for_p`.
+        The default evaluates each (two inner products); a payoff whose two values share a term
+        overrides it (:class:`Bilinear`: both are g(w_t, p_t), one inner product).
+        """
+        return w_loss.value(w), p_loss.value(p)
+
 
 def _check_domain(instance, attribute, value):
     if value is not None and not all(hasattr(value, name) for name in ("contains", "project", "minimize_quadratic")):
@@ -128,6 +175,10 @@ def _matrix_and_transpose(A):
     other format's view of the same arrays. A ``scipy.sparse.linalg.LinearOperator`` (or any
     subclass, e.g. an out-of-core operator) is never densified: ``A.T @ p`` calls its ``rmatvec``.
     """
+    if type(A).__module__.startswith("dask.array"):  # keep the blocks where they are: one task per block
+        from gamedyn.distributed import RowBlockedOperator
+
+        A = RowBlockedOperator.from_dask_array(A)
     A = check_matrix(A, "A", allow_operator=True, sparse_formats=("csr", "csc"))
     return A, A.T
 
@@ -137,7 +188,9 @@ class Bilinear(Payoff):
     """g(w, p) = p^T A w, A of shape (n, d): w in R^d (or a ball), p in the n-simplex.
 
     l(p) = <A w, p>, h(w) = <-A^T p, w>. ``A`` may be a numpy array, a scipy.sparse matrix, a
-    ``scipy.sparse.linalg.LinearOperator`` or a batch of games (:func:`gamedyn.one_vs_rest`).
+    ``scipy.sparse.linalg.LinearOperator``, a batch of games (:func:`gamedyn.one_vs_rest`), or a
+    row-chunked dask array (wrapped in :class:`gamedyn.distributed.RowBlockedOperator`: one task
+    per row block, the blocks persisted where they are).
     The p-player must play on the simplex (``p_domain = Simplex()``: the rows are mixed); the
     w-player on any domain (``w_domain = None``).
 
@@ -197,6 +250,25 @@ class Bilinear(Payoff):
     def loss_for_w(self, p, w_played=None) -> Loss:
         return Loss(self._minus_transpose_times(p), 0.0)
 
+    def played_values(self, w, p, w_loss: Loss, p_loss: Loss):
+        r"""One inner product for both played losses: :math:`l_t(p_t)=\langle Aw_t,p_t\rangle=g(w_t,p_t)`
+        and :math:`h_t(w_t)=-\langle Aw_t,p_t\rangle+\tfrac c2\|w_t\|^2` (c = ``w_loss.curvature``).
+
+        Taken for a dense float64 A and one game, where ``p_loss.linear`` is A w_t exactly as
+        the products compute it; otherwise (float32, operators, batches) each loss is evaluated on
+        its own product, as :meth:`Payoff.played_values` does. With the shared scalar the played
+        terms of R_w + R_p cancel exactly, as they do in exact arithmetic.
+        """
+        linear = p_loss.linear
+        if (self._product_dtype is not None or linear.ndim != 1 or w_loss.convex is not None
+                or p_loss.convex is not None):
+            return w_loss.value(w), p_loss.value(p)
+        value = float(linear @ p)
+        curvature = w_loss.curvature
+        if curvature:
+            return 0.5 * curvature * float(w @ w) - value, value
+        return -value, value
+
     def _minus_transpose_times(self, p):
         """-A^T p; negated in place when the product is known to be a fresh array (dense float64 A)."""
         if self._product_dtype is None:
@@ -250,6 +322,35 @@ class ConcaveConvex(Payoff):
     def value(self, w, p) -> float:
         return float(self.value_function(w, p))
 
+    def numerical_duality_gap(self, w_domain, p_domain, w_bar, p_bar) -> float:
+        r""":math:`\max_{w\in W}g(w,\bar p)-\min_{p\in Q}g(\bar w,p)`, each term by scipy.optimize.
+
+        The sets are the players' domains (or the stated comparator sets): SLSQP on the simplex and
+        the l2 ball, L-BFGS-B on a box and on R^d, projected gradient with backtracking elsewhere.
+        A numerical answer (accurate to about 1e-9 of g's magnitude over the points involved, not of
+        the gap itself: a gap far below g's size is resolved only that far), +inf when the best reply over
+        R^d runs off (norm beyond 1e12: the game has no best reply there), ``None`` when the
+        optimiser fails (e.g. values beyond float64's range), never NaN.
+        """
+        w_bar, p_bar = np.asarray(w_bar, dtype=np.float64), np.asarray(p_bar, dtype=np.float64)
+        if w_bar.ndim != 1 or p_bar.ndim != 1:
+            return None
+        try:
+            with np.errstate(all="ignore"):
+                gap = self._numerical_gap(w_domain, p_domain, w_bar, p_bar)
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError):
+            return None
+        return gap if not np.isnan(gap) and gap != -np.inf else None
+
+    def _numerical_gap(self, w_domain, p_domain, w_bar, p_bar) -> float:
+        best_w = _numerical_minimum(lambda w: -self.value(w, p_bar), lambda w: -np.asarray(self.gradient_w(w, p_bar)),
+                                    w_domain, w_bar)
+        best_p = _numerical_minimum(lambda p: self.value(w_bar, p), lambda p: np.asarray(self.gradient_p(w_bar, p)),
+                                    p_domain, p_bar)
+        if best_w is None or best_p is None:
+            return float("inf")
+        return self.value(best_w, p_bar) - self.value(w_bar, best_p)
+
     def loss_for_p(self, w, p_played=None) -> Loss:
         if p_played is None:
             raise ValueError(
@@ -265,3 +366,51 @@ class ConcaveConvex(Payoff):
                 "loss before playing (FTRLPlus) is not supported. Use OFTRL or OMD for this player."
             )
         return Loss(-np.asarray(self.gradient_w(w_played, p), dtype=np.float64), 0.0)
+
+
+def _numerical_minimum(function, gradient, domain, start):
+    """argmin over the domain of a smooth convex function (None when it runs off over R^d)."""
+    import scipy.optimize
+
+    from gamedyn.regularizers import Ball, Box, Reals
+
+    start = np.asarray(start, dtype=np.float64)
+    # scipy's tolerances are absolute: solve for f / s, s the size of f and of its gradient at the start
+    scale = max(abs(float(function(start))), float(np.max(np.abs(gradient(start)), initial=0.0)))
+    scale = scale if np.isfinite(scale) and scale > 0 else 1.0
+
+    def objective(z):
+        return float(function(z)) / scale, np.asarray(gradient(z), dtype=np.float64) / scale
+
+    options = {"ftol": 1e-15, "maxiter": 2000}
+    if isinstance(domain, Simplex):
+        constraints = [{"type": "eq", "fun": lambda z: np.sum(z) - 1.0, "jac": lambda z: np.ones_like(z)}]
+        solution = scipy.optimize.minimize(objective, start, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * start.size,
+                                           constraints=constraints, options=options)
+        return domain.project(solution.x)
+    if isinstance(domain, Ball):
+        constraints = [{"type": "ineq", "fun": lambda z: domain.radius**2 - z @ z, "jac": lambda z: -2.0 * z}]
+        solution = scipy.optimize.minimize(objective, start, jac=True, method="SLSQP", constraints=constraints,
+                                           options=options)
+        return domain.project(solution.x)
+    if isinstance(domain, (Box, Reals)):
+        bounds = list(zip(domain.lower, domain.upper)) if isinstance(domain, Box) else None
+        solution = scipy.optimize.minimize(objective, start, jac=True, method="L-BFGS-B", bounds=bounds,
+                                           options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20000})
+        if isinstance(domain, Reals) and not float(np.max(np.abs(solution.x), initial=0.0)) < 1e12:
+            return None
+        return solution.x
+    point, value = domain.project(start), None  # projected gradient with backtracking (any domain with project)
+    step = 1.0
+    for _ in range(5000):
+        value, slope = objective(point)
+        while True:
+            candidate = domain.project(point - step * slope)
+            candidate_value = float(function(candidate)) / scale
+            if candidate_value <= value + slope @ (candidate - point) + (candidate - point) @ (candidate - point) / (2 * step):
+                break
+            step /= 2
+        if np.allclose(candidate, point, rtol=1e-14, atol=1e-15):
+            return candidate
+        point, step = candidate, step * 2
+    return point

@@ -89,17 +89,19 @@ class _Seat:
     """
 
     __slots__ = ("name", "learner", "state", "weight", "output_weight", "opponent_loss", "play_sum",
-                 "loss_linear", "loss_curvature", "played_loss_total", "weight_total", "output_weight_total",
-                 "last", "learner_keeps_sum", "sees_induced_loss")
+                 "loss_linear", "loss_curvature", "loss_convex", "played_loss_total", "weight_total", "output_weight_total",
+                 "last", "learner_keeps_sum", "sees_induced_loss", "update")
 
     def __init__(self, name, learner, state, weight, output_weight, opponent_loss, shape):
         self.name, self.learner, self.state = name, learner, state
         self.weight, self.output_weight, self.opponent_loss = weight, output_weight, opponent_loss
         self.learner_keeps_sum = callable(getattr(learner, "loss_sum", None))
         self.sees_induced_loss = bool(getattr(learner, "sees_induced_loss", False))
+        self.update = learner.update  # bound once: no attribute lookup per round
         self.play_sum = np.zeros(shape)
         self.loss_linear = None if self.learner_keeps_sum else np.zeros(shape)
         self.loss_curvature = 0.0
+        self.loss_convex = None  # phi of the losses' curvature term (None: 1/2 ||.||^2), see Loss
         self.played_loss_total = np.zeros(shape[1:]) if len(shape) > 1 else 0.0
         self.weight_total = 0.0
         self.output_weight_total = 0.0
@@ -109,18 +111,24 @@ class _Seat:
     def loss_sum(self) -> Loss:
         if self.learner_keeps_sum:
             return self.learner.loss_sum(self.state)
-        return Loss(self.loss_linear, self.loss_curvature)
+        return Loss(self.loss_linear, self.loss_curvature, self.loss_convex)
 
-    def settle(self, point, loss: Loss, weight: float, output_weight: float, induced_loss: Loss) -> None:
-        """The end of a round for this seat: the learner's update and the runner's running sums."""
+    def settle(self, point, loss: Loss, weight: float, output_weight: float, induced_loss: Loss,
+               played_value) -> None:
+        """The end of a round for this seat: the learner's update and the runner's running sums.
+
+        ``played_value`` is f_t(z_t), this seat's round loss at its own play
+        (:meth:`gamedyn.Payoff.played_values` computes both seats' at once)."""
         if self.sees_induced_loss:
-            self.state = self.learner.update(self.state, point, loss, weight, induced_loss=induced_loss)
+            self.state = self.update(self.state, point, loss, weight, induced_loss=induced_loss)
         else:
-            self.state = self.learner.update(self.state, point, loss, weight)
+            self.state = self.update(self.state, point, loss, weight)
         if not self.learner_keeps_sum:
             self.loss_linear += loss.linear if weight == 1.0 else weight * loss.linear
             self.loss_curvature += weight * loss.curvature
-        self.played_loss_total += weight * loss.value(point)
+            if loss.convex is not None:
+                self.loss_convex = loss.convex
+        self.played_loss_total += weight * played_value
         self.weight_total += weight
         if output_weight == 1.0:
             self.play_sum += point
@@ -204,6 +212,7 @@ class GameResult:
     stop_reason: str
     trace: dict | None = None
     certificate: Any = None  # gamedyn.certificates.Certificate for bilinear payoffs, else None
+    metrics: dict | None = None
 
     def w_regret_against(self, u) -> float:
         """R_w(u) = sum_t alpha_t (h_t(w_t) - h_t(u)) for a fixed comparator u."""
@@ -224,7 +233,7 @@ def _regret(domain, loss_sum: Loss, played_loss: float) -> float:
                    for k in range(loss_sum.linear.shape[1])]
         values = np.array(regrets, dtype=np.float64)
         return values.view(_UnboundedGames) if any(isinstance(r, _Unbounded) for r in regrets) else values
-    best = domain.minimize_quadratic(loss_sum.linear, loss_sum.curvature)
+    best = loss_sum.minimize_over(domain)
     if best is None:
         return _UNBOUNDED
     return played_loss - loss_sum.value(best)
@@ -234,7 +243,7 @@ def _best_response(domain, loss: Loss):
     """argmin over the domain of the loss (None if unbounded), column by column for batched games:
     then ``(points, bounded)`` with a zero column where a game's loss is unbounded below."""
     if loss.linear.ndim == 1:
-        return domain.minimize_quadratic(loss.linear, loss.curvature)
+        return loss.minimize_over(domain)
     columns = [domain.minimize_quadratic(loss.linear[:, k], loss.curvature) for k in range(loss.linear.shape[1])]
     bounded = np.array([column is not None for column in columns])
     points = np.stack([np.zeros(loss.linear.shape[0]) if column is None else column for column in columns], axis=1)
@@ -245,8 +254,9 @@ def _duality_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float | No
     """max_w g(w, p_bar) - min_p g(w_bar, p): zero exactly at a saddle point (inf when unbounded).
 
     Batched games: one gap per game."""
-    if not payoff.structured:
-        return None
+    if not payoff.structured:  # a payoff without loss structure may compute its gap numerically
+        numerical = getattr(payoff, "numerical_duality_gap", None)
+        return None if numerical is None else numerical(w_domain, p_domain, w_bar, p_bar)
     p_best = _best_response(p_domain, payoff.loss_for_p(w_bar))
     w_best = _best_response(w_domain, payoff.loss_for_w(p_bar))
     if w_bar.ndim > 1:
@@ -285,6 +295,82 @@ def _initial_point(value, learner, dimension: int, name: str):
     if not learner.domain.contains(point):
         raise ValueError(f"{name} must lie in its player's domain {learner.domain!r}.")
     return point
+
+
+def _started(learner, given, point, player: str):
+    """The learner with its centre z_0 set to the given initial point (``initial_w`` / ``initial_p``).
+
+    A learner whose ``centre`` is None starts there; one whose ``centre`` is already that point is
+    unchanged; a different centre, or a learner without ``centre``, is refused: the two would be
+    two different starts.
+    """
+    if given is None:
+        return learner
+    name = f"initial_{player}"
+    if not attrs.has(type(learner)) or "centre" not in attrs.fields_dict(type(learner)):
+        raise ValueError(
+            f"{name} was given, but {player}_learner {type(learner).__name__} has no centre= to start from; "
+            f"start it yourself (its init) and drop {name}, or use a gamedyn learner (FTRL, OFTRL, OMD, ...)."
+        )
+    if learner.centre is None:
+        return attrs.evolve(learner, centre=point)
+    centre = np.asarray(learner.centre, dtype=np.float64)
+    if centre.shape != point.shape or not np.allclose(centre, point, rtol=1e-12, atol=0.0):
+        raise ValueError(
+            f"{name} and {player}_learner's centre= are both the start z_0 but differ; pass only one of them."
+        )
+    return learner
+
+
+def _check_comparators(domain, name: str):
+    if not all(hasattr(domain, method) for method in ("contains", "minimize_quadratic")):
+        raise TypeError(f"{name} must be a domain (Ball(radius), Simplex(), Box(lower, upper), ...), got {domain!r}.")
+    return domain
+
+
+def _check_metrics(metrics) -> int:
+    """0 (off), or k: the duality gap every k rounds."""
+    if metrics is False or metrics is None:
+        return 0
+    if metrics is True:
+        return 1
+    if isinstance(metrics, numbers.Integral) and not isinstance(metrics, bool) and metrics > 0:
+        return int(metrics)
+    raise ValueError(f"metrics must be False, True or a positive int k (the duality gap every k rounds), got {metrics!r}.")
+
+
+class _MetricsRecorder:
+    """The opt-in per-round record: regrets and Theorem 2's bound every round, the gap every k rounds."""
+
+    def __init__(self, payoff, w_domain, p_domain, same_weights: bool, every: int):
+        self.payoff, self.w_domain, self.p_domain = payoff, w_domain, p_domain
+        self.same_weights, self.every = same_weights, every
+        self.rows, self.gaps = [], []
+
+    def round(self, t, w_seat, p_seat, last: bool):
+        w_regret = _regret(self.w_domain, w_seat.loss_sum, w_seat.played_loss_total)
+        p_regret = _regret(self.p_domain, p_seat.loss_sum, p_seat.played_loss_total)
+        bound = (w_regret + p_regret) / w_seat.weight_total if self.same_weights else np.nan
+        self.rows.append((t, w_regret, p_regret, bound))
+        if self.same_weights and (t % self.every == 0 or last):
+            self._gap(t, w_seat, p_seat)
+
+    def _gap(self, t, w_seat, p_seat):
+        gap = _duality_gap(self.payoff, self.w_domain, self.p_domain, w_seat.play_sum / w_seat.output_weight_total,
+                           p_seat.play_sum / p_seat.output_weight_total)
+        self.gaps.append((t, np.nan if gap is None else gap))
+
+    def result(self, rounds, w_seat, p_seat) -> dict:
+        if self.same_weights and (not self.gaps or self.gaps[-1][0] != rounds):
+            self._gap(rounds, w_seat, p_seat)  # a stop rule ended the run early
+        t, w_regret, p_regret, bound = zip(*self.rows)
+        metrics = {"t": np.array(t), "w_regret": np.array(w_regret, dtype=np.float64),
+                   "p_regret": np.array(p_regret, dtype=np.float64)}
+        if self.same_weights:
+            metrics["theorem2_bound"] = np.array(bound, dtype=np.float64)
+            metrics["gap_t"] = np.array([row[0] for row in self.gaps])
+            metrics["duality_gap"] = np.array([row[1] for row in self.gaps], dtype=np.float64)
+        return metrics
 
 
 def _check_learner(learner, name: str):
@@ -351,6 +437,9 @@ def play(
     stop: Callable[[RoundState], bool] | None = None,
     record: bool = False,
     callback: Callable[[RoundState], Any] | None = None,
+    metrics: bool | int = False,
+    w_comparators=None,
+    p_comparators=None,
     output_weights=None,
     margin_norm: float = 2.0,
     checkpoint=None,
@@ -364,13 +453,35 @@ def play(
     lets the p-player use its own sequence, as Ji et al.'s theta = 1 form needs; Theorem 2's bound
     is then not reported. ``output_weights`` (default: the w-player's weights) are the weights of
     the reported sums and averages of both players' plays, for outputs such as Ji et al.'s
-    sum_t alpha_{t+1} w_t. ``initial_w`` / ``initial_p`` (default: each domain's centre, 0 or the
-    uniform distribution) are w_0 and p_0, from which the runner builds each learner's f_0 (the t = 1
-    hint). ``stop(round_state)`` ends the run after the first round where it returns True.
+    sum_t alpha_{t+1} w_t.
+
+    **Starts.** ``initial_w`` / ``initial_p`` (default: each domain's centre, 0 or the uniform
+    distribution) are the points w_0 and p_0 before round 1. Each does two things: it is the
+    player's own start, the centre z_0 of its learner (``centre=``; a regularized learner with no
+    hint then plays z_0 in round 1, e.g. ``FTRL(Entropy(), eta)`` plays p_0), and it builds the
+    *opponent's* f_0 (the loss ``g(w_0, .)`` or ``-g(., p_0)``, what ``LastLoss`` / ``FirstRoundLoss``
+    hint with at t = 1). A learner whose ``centre=`` is set to another point, or a learner without
+    ``centre``, is refused with a ``ValueError``. Learners without a regularizer (FTL, OFTL,
+    BestResponse) have no start of their own: their round-1 play is the argmin of their first loss
+    or hint, so for them ``initial_w`` / ``initial_p`` only shape the opponent's f_0.
+    ``stop(round_state)`` ends the run after the first round where it returns True.
     ``record=True`` keeps every play in ``result.trace`` (O(T) memory, off by default).
     For a :class:`Bilinear` payoff (or the regularised one) with w in R^d or a ball (the margin game),
     ``result.certificate`` is the certified bracket of :mod:`gamedyn.certificates`, with w measured in
     ``margin_norm`` (q; default 2).
+
+    **Per-round metrics** (opt-in, O(T) memory): ``metrics=True`` (or ``metrics=k``) fills
+    ``result.metrics`` with arrays ready to plot: ``t``, ``w_regret`` and ``p_regret`` (R_w(t),
+    R_p(t) against each domain's best point) and ``theorem2_bound`` ((R_w + R_p)/S_t) every round;
+    ``gap_t`` and ``duality_gap`` (G_t at the averages, which costs two payoff products) every k-th
+    round and at the last. The bound and the gap need one weight sequence (no ``p_weights`` /
+    ``output_weights``); otherwise only the regrets are recorded.
+
+    **Comparators.** Regrets (and so the bound and the gap) are taken against the best fixed
+    point of each learner's domain; on R^d against a linear loss that is +inf. ``w_comparators``
+    / ``p_comparators`` (a domain, e.g. ``Ball(1.0)``) state another comparator set U:
+    R(U) = sum_t alpha_t f_t(z_t) - min_{u in U} sum_t alpha_t f_t(u), and the gap's best replies
+    range over U too.
 
     Domains: the payoff states the set each player plays on (``payoff.w_domain``,
     ``payoff.p_domain``; ``Bilinear`` puts p on the simplex), and a learner on another domain is
@@ -404,6 +515,7 @@ def play(
         raise ValueError(f"first must be 'w' (Protocol 1) or 'p' (Algorithm 3), got {first!r}.")
     if stop is not None and not callable(stop):
         raise TypeError(f"stop must be a callable round_state -> bool, got {stop!r}.")
+    metrics_every = _check_metrics(metrics)
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be a callable round_state -> None, got {callback!r}.")
     _check_domain(payoff, w_learner, "w")
@@ -422,6 +534,10 @@ def play(
     p_weight = w_weight if p_weights is None else _weight_function(p_weights, "p_weights", T)
     output_weight = w_weight if output_weights is None else _weight_function(output_weights, "output_weights", T)
     checkpoint_every = _checkpoints.check_options(checkpoint, checkpoint_every, resume_from)
+    if metrics_every and (checkpoint is not None or resume_from is not None):
+        raise ValueError("metrics= cannot be combined with checkpoint= or resume_from=: the per-round metrics "
+                         "record (O(T) rows) is not saved in a checkpoint, so a resumed run would lose the rounds "
+                         "before it; pass metrics=False, or stream the regrets with callback=.")
     if record and resume_from is not None:
         raise ValueError("record=True cannot resume: the trace of the rounds before the checkpoint is not in it; "
                          "pass record=False, or stream the plays with callback=.")
@@ -431,56 +547,78 @@ def play(
             "payoff": payoff, "w_learner": w_learner, "p_learner": p_learner, "T": T,
             "weights": _schedule(weights, T), "p_weights": _schedule(p_weights, T),
             "output_weights": _schedule(output_weights, T), "first": first, "initial_w": initial_w,
-            "initial_p": initial_p, "margin_norm": margin_norm})
+            "initial_p": initial_p, "margin_norm": margin_norm,
+            "w_comparators": w_comparators, "p_comparators": p_comparators})
 
     d, n = payoff.w_dimension, payoff.p_dimension
     w0 = _initial_point(initial_w, w_learner, d, "initial_w")
     p0 = _initial_point(initial_p, p_learner, n, "initial_p")
+    w_learner = _started(w_learner, initial_w, w0, "w")
+    p_learner = _started(p_learner, initial_p, p0, "p")
     # The t = 1 convention: each learner's f_0 is its round loss against the opponent's initial point.
     w_initial_loss, p_initial_loss = payoff.loss_for_w(p0, w0), payoff.loss_for_p(w0, p0)
     w_seat = _Seat("w", w_learner, w_learner.init(d, w_initial_loss), w_weight, output_weight,
                    payoff.loss_for_w, w_initial_loss.linear.shape)
     p_seat = _Seat("p", p_learner, p_learner.init(n, p_initial_loss), p_weight, output_weight,
                    payoff.loss_for_p, p_initial_loss.linear.shape)
+    w_convex, p_convex = w_initial_loss.convex, p_initial_loss.convex  # for a resumed run's loss sums
     del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
     tracker = _certificate_tracker(payoff, w_learner.domain, margin_norm, p_weight is output_weight)
     start, rounds, stop_reason, finished = 1, T, f"completed T = {T} rounds", False
     if resume_from is not None:
-        start, stop_reason, finished = _resume(resume_from, configuration, w_seat, p_seat, tracker)
+        start, stop_reason, finished = _resume(resume_from, configuration, w_seat, p_seat, tracker,
+                                                 {"w": w_convex, "p": p_convex})
         rounds = start - 1 if finished else T
         start = T + 1 if finished else start  # a finished run (last round or a stop rule) plays no more
+    same_weights = p_weights is None and output_weights is None
+    w_comparators = w_learner.domain if w_comparators is None else _check_comparators(w_comparators, "w_comparators")
+    p_comparators = p_learner.domain if p_comparators is None else _check_comparators(p_comparators, "p_comparators")
+    recorder = _MetricsRecorder(payoff, w_comparators, p_comparators, same_weights, metrics_every) if metrics_every else None
     follower_sees_current = follower.learner.needs_current_loss
     leader_output_is_weight = output_weights is None and leader.weight is w_weight
     follower_output_is_weight = output_weights is None and follower.weight is w_weight
 
     # The round: one product per play (the follower's loss from the leader's play, the leader's
     # loss from the follower's play), shared by the learners, their hints and the running sums.
+    # Everything a round calls is bound to a local once, before the loop (no attribute lookups per round).
+    leader_weight_of, follower_weight_of = leader.weight, follower.weight
+    leader_plays, follower_plays = leader.learner.play, follower.learner.play
+    leader_loss_of, follower_loss_of = leader.opponent_loss, follower.opponent_loss
+    leader_settle, follower_settle = leader.settle, follower.settle
+    played_values, w_leads = payoff.played_values, first == "w"
+    both_outputs_are_weights = leader_output_is_weight and follower_output_is_weight
     hooks = stop is not None or callback is not None or checkpoint is not None
     interrupt = _checkpoints.InterruptFlag() if checkpoint is not None else contextlib.nullcontext()
     with interrupt:
         for t in range(start, T + 1):
-            leader_weight, follower_weight = leader.weight(t), follower.weight(t)
-            leader_play = leader.learner.play(leader.state, leader_weight)
+            leader_weight, follower_weight = leader_weight_of(t), follower_weight_of(t)
+            leader_play = leader_plays(leader.state, leader_weight)
             if follower_sees_current:
-                follower_loss = follower.opponent_loss(leader_play, None)
-                follower_play = follower.learner.play(follower.state, follower_weight, follower_loss)
+                follower_loss = follower_loss_of(leader_play, None)
+                follower_play = follower_plays(follower.state, follower_weight, follower_loss)
             else:
-                follower_play = follower.learner.play(follower.state, follower_weight)
-                follower_loss = follower.opponent_loss(leader_play, follower_play)
-            leader_loss = leader.opponent_loss(follower_play, leader_play)
-            output = None if leader_output_is_weight and follower_output_is_weight else output_weight(t)
-            leader.settle(leader_play, leader_loss, leader_weight,
-                          leader_weight if leader_output_is_weight else output, follower_loss)
-            follower.settle(follower_play, follower_loss, follower_weight,
-                            follower_weight if follower_output_is_weight else output, leader_loss)
+                follower_play = follower_plays(follower.state, follower_weight)
+                follower_loss = follower_loss_of(leader_play, follower_play)
+            leader_loss = leader_loss_of(follower_play, leader_play)
+            if w_leads:
+                leader_value, follower_value = played_values(leader_play, follower_play, leader_loss, follower_loss)
+            else:
+                follower_value, leader_value = played_values(follower_play, leader_play, follower_loss, leader_loss)
+            output = None if both_outputs_are_weights else output_weight(t)
+            leader_settle(leader_play, leader_loss, leader_weight,
+                          leader_weight if leader_output_is_weight else output, follower_loss, leader_value)
+            follower_settle(follower_play, follower_loss, follower_weight,
+                            follower_weight if follower_output_is_weight else output, leader_loss, follower_value)
             if tracker is not None:  # certificate hook: O(n + d) per round, no product (gamedyn.certificates)
                 tracker.observe(t, p_seat.last, leader_weight if leader is w_seat else follower_weight,
                                 w_seat.loss_sum.linear, w_seat.weight_total, p_seat.loss_sum.linear, w_seat.play_sum)
             if record:
                 trace["w"].append(w_seat.last)
                 trace["p"].append(p_seat.last)
+            if recorder is not None:
+                recorder.round(t, w_seat, p_seat, t == T)
             if hooks:
                 if stop is None and callback is None:
                     if (checkpoint_every is not None and t % checkpoint_every == 0) or interrupt.raised:
@@ -514,11 +652,10 @@ def play(
     w_average = w_seat.play_sum / w_seat.output_weight_total
     p_average = p_seat.play_sum / p_seat.output_weight_total
     w_loss_sum, p_loss_sum = w_seat.loss_sum, p_seat.loss_sum
-    w_regret = _regret(w_learner.domain, w_loss_sum, w_seat.played_loss_total)
-    p_regret = _regret(p_learner.domain, p_loss_sum, p_seat.played_loss_total)
-    same_weights = p_weights is None and output_weights is None
+    w_regret = _regret(w_comparators, w_loss_sum, w_seat.played_loss_total)
+    p_regret = _regret(p_comparators, p_loss_sum, p_seat.played_loss_total)
     theorem2_bound = (w_regret + p_regret) / w_seat.weight_total if same_weights else None
-    duality_gap = _duality_gap(payoff, w_learner.domain, p_learner.domain, w_average, p_average) if same_weights else None
+    duality_gap = _duality_gap(payoff, w_comparators, p_comparators, w_average, p_average) if same_weights else None
     unbounded = {name for name, value in (("w_regret", w_regret), ("p_regret", p_regret), ("duality_gap", duality_gap))
                  if isinstance(value, (_Unbounded, _UnboundedGames))}
     if unbounded & {"w_regret", "p_regret"}:
@@ -549,6 +686,7 @@ def play(
         stop_reason=stop_reason,
         trace={key: np.array(value) for key, value in trace.items()} if record else None,
         certificate=tracker.certificate() if tracker is not None else None,
+        metrics=None if recorder is None else recorder.result(rounds, w_seat, p_seat),
     )
 
 
@@ -568,6 +706,7 @@ _TRACKER_FIELDS = ("t", "_dual_sum", "_weight_total", "upper", "upper_round", "_
 def _save(path, configuration, t, T, w_seat, p_seat, tracker, finished, stop_reason):
     """Write every number the run carries into round t + 1 (gamedyn.checkpoints)."""
     state = {f"{seat.name}.{field}": getattr(seat, field) for seat in (w_seat, p_seat) for field in _SEAT_FIELDS}
+    state.update({f"{seat.name}.has_convex": seat.loss_convex is not None for seat in (w_seat, p_seat)})
     if tracker is not None:
         state.update({f"tracker.{field}": getattr(tracker, field) for field in _TRACKER_FIELDS})
     _checkpoints.write(path, "play", configuration, t, state,
@@ -580,19 +719,26 @@ def _raise_if_interrupted(interrupt, t, path):
                                 f"(resume with resume_from={path!r} and the same arguments).")
 
 
-def _resume(path, configuration, w_seat, p_seat, tracker):
+def _resume(path, configuration, w_seat, p_seat, tracker, convex_terms):
     """Load a checkpoint into the freshly initialised seats and tracker; returns
     ``(first round to play, stop reason, finished)``."""
     templates = {f"{seat.name}.{field}": getattr(seat, field) for seat in (w_seat, p_seat) for field in _SEAT_FIELDS}
+    templates.update({f"{seat.name}.has_convex": False for seat in (w_seat, p_seat)})
     if tracker is not None:
         templates.update({f"tracker.{field}": getattr(tracker, field) for field in _TRACKER_FIELDS})
-    header, state = _checkpoints.read(path, "play", configuration, templates)
+    header, state = _checkpoints.read(path, "play", configuration, templates, convex_terms)
     if set(state) != set(templates):
         raise _checkpoints.CheckpointMismatchError(
             f"{path!r} holds {sorted(set(state) ^ set(templates))} that this run does not (or the reverse).")
     for name, value in state.items():
         owner, field = name.split(".", 1)
         target = {"w": w_seat, "p": p_seat, "tracker": tracker}[owner]
+        if field == "has_convex":  # the losses' convex term: a function of the game, taken from its f_0
+            target.loss_convex = convex_terms[owner] if value else None
+            if value and convex_terms[owner] is None:
+                raise _checkpoints.CheckpointMismatchError(
+                    f"{path!r} was written by a game whose {owner}-losses have a convex term; this run's have none.")
+            continue
         setattr(target, field, value)
     if tracker is not None:  # the tracker reads the runner's sums, as after its last observe
         tracker._margins = p_seat.loss_sum.linear if tracker.margin_from_sums else None
@@ -602,9 +748,12 @@ def _resume(path, configuration, w_seat, p_seat, tracker):
 
 def _certificate_tracker(payoff, w_domain, margin_norm, margin_from_sums):
     """A :class:`gamedyn.certificates.CertificateTracker` for the margin game: a bilinear payoff with w in
-    R^d or a ball (weak duality gamma* <= ||A^T p||); None otherwise (e.g. matrix games, w in a simplex,
-    and batched games, whose per-game brackets are not tracked yet)."""
-    if not isinstance(payoff, Bilinear) or isinstance(w_domain, Simplex) or getattr(payoff.A, "batch_size", None) is not None:
+    R^d or a ball (weak duality gamma* <= ||A^T p||); None otherwise (e.g. matrix games, w in a simplex)."""
+    if not isinstance(payoff, Bilinear) or isinstance(w_domain, Simplex) or getattr(payoff, "batch_size", None):
+        return None  # batched games (one_vs_rest) and operators: no per-game tracker (yet)
+    import scipy.sparse as sp
+
+    if not (isinstance(payoff.A, np.ndarray) or sp.issparse(payoff.A)):
         return None
     from gamedyn.certificates import CertificateTracker
 

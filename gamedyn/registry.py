@@ -36,13 +36,25 @@ class OriginalForm:
     ``call(A, T, options, trajectory)`` runs it (``options``: ``p``, ``theta``); ``final(result)``
     is ``w`` after the T rounds; ``at(trajectory, t)`` is ``w`` after round ``t`` (None when the
     original keeps no trajectory). ``updates=True``: ``T`` caps perceptron updates and the result
-    is ``(w, updates)``.
+    is ``(w, updates)``. ``options`` names the options it reads (as :class:`gamedyn.recipes.Recipe`'s).
+    ``rounds_to_separate(n, gamma, options) -> float | None``: the updates after which its bound
+    guarantees a separating ``w`` (Novikoff, Gentile), read by the iterations experiment, which prints
+    it as ``label``.
     """
 
     call: Callable
     final: Callable = None
     at: Callable | None = None
     updates: bool = False
+    options: tuple = ()
+    rounds_to_separate: Callable | None = None
+    label: str = ""
+
+    def sufficient_rounds(self, n, gamma, **options):
+        """Updates after which the original's bound guarantees a positive margin (None: no bound)."""
+        if self.rounds_to_separate is None:
+            return None
+        return self.rounds_to_separate(n, gamma, {key: value for key, value in options.items() if key in self.options})
 
 
 @attrs.frozen
@@ -82,6 +94,16 @@ def _first(result):
     return result[0]
 
 
+def _novikoff(n, gamma, options):
+    """Novikoff: the perceptron makes at most 1/gamma^2 updates on rows with ||a_i||_2 <= 1."""
+    return 1 / gamma**2
+
+
+def _gentile(n, gamma_q, options):
+    """Gentile 2001: the p-norm perceptron makes at most (p-1)/gamma_q^2 updates on rows with ||a_i||_p <= 1."""
+    return (options.get("p", 2.0) - 1) / gamma_q**2
+
+
 def original_entries() -> list[Entry]:
     """One entry per original algorithm, each with its :class:`OriginalForm`."""
     return [
@@ -92,7 +114,8 @@ def original_entries() -> list[Entry]:
         Entry("original.accelerated_perceptron", "original", original.accelerated_perceptron,
               "Ji et al.'s primal-dual iteration, returns (v_T, q_T)", "Algorithm 2",
               form=OriginalForm(lambda A, T, options, trajectory: original.accelerated_perceptron(
-                  A, T, options.get("theta", "wang"), trajectory=trajectory), _first, lambda path, t: path.v[t])),
+                  A, T, options.get("theta", "wang"), trajectory=trajectory), _first, lambda path, t: path.v[t],
+                  options=("theta",))),
         Entry("original.mirror_prox", "original", original.mirror_prox,
               "extragradient on ball x simplex, returns (w_bar_T, p_bar_T)", "Yu et al. 2014",
               form=OriginalForm(lambda A, T, options, trajectory: original.mirror_prox(A, T, trajectory=trajectory),
@@ -105,14 +128,16 @@ def original_entries() -> list[Entry]:
               "Algorithm 4's closed form, w_t = eta_w (q-1) f_p(theta_t), returns (w_bar_T, pi_bar_T)",
               "Algorithm 4; Theorem 7",
               form=OriginalForm(lambda A, T, options, trajectory: original.accelerated_pnorm_perceptron(
-                  A, T, options.get("p", 2.0), trajectory=trajectory), _first, lambda path, t: path.w[:t].mean(axis=0))),
+                  A, T, options.get("p", 2.0), trajectory=trajectory), _first, lambda path, t: path.w[:t].mean(axis=0),
+                  options=("p",))),
         Entry("original.perceptron", "original", original.perceptron,
               "batch perceptron on the most violated row, returns (w, updates)", "Rosenblatt; Novikoff bound",
-              form=OriginalForm(lambda A, T, options, trajectory: original.perceptron(A, T), updates=True)),
+              form=OriginalForm(lambda A, T, options, trajectory: original.perceptron(A, T), updates=True,
+                                rounds_to_separate=_novikoff, label="perceptron")),
         Entry("original.pnorm_perceptron", "original", original.pnorm_perceptron,
               "p-norm perceptron, returns (w, updates)", "Gentile 2001",
               form=OriginalForm(lambda A, T, options, trajectory: original.pnorm_perceptron(A, options.get("p", 2.0), T),
-                                updates=True)),
+                                updates=True, options=("p",), rounds_to_separate=_gentile, label="p-norm perceptron")),
     ]
 
 
@@ -186,6 +211,45 @@ def _algorithm4(A, T):
     return pairs
 
 
+def _fenchel_objective(A):
+    from gamedyn.experiments.fenchel import logistic_objective
+
+    return logistic_objective(A, ridge=0.1)
+
+
+def _frank_wolfe(A, T):
+    from gamedyn import Ball, Box, L1Ball, Simplex, original_fenchel
+
+    objective, d = _fenchel_objective(A), A.shape[1]
+    box = (-np.ones(d), np.linspace(0.5, 1.0, d))
+    cases = [("simplex", Simplex(), "simplex", None), ("l2 ball", Ball(1.0), "ball", 1.0),
+             ("l1 ball", L1Ball(2.0), "l1", 2.0), ("box", Box(*box), "box", box)]
+    return [(f"x_T on the {label}", _recipes().frank_wolfe(objective, domain, T).x,
+             original_fenchel.frank_wolfe(objective.gradient, kind, parameters, d, T))
+            for label, domain, kind, parameters in cases]
+
+
+def _accelerated_gradient(A, T):
+    from gamedyn import Ball, original_fenchel
+
+    objective, d = _fenchel_objective(A), A.shape[1]
+    step = 1.0 / (4.0 * objective.smoothness)
+    x0 = np.full(d, 0.5 / np.sqrt(d))
+    return [("w_T = x_bar_T on R^d", _recipes().accelerated_gradient(objective, T, x0=x0).x,
+             original_fenchel.accelerated_gradient(objective.gradient, step, x0, T)),
+            ("w_T = x_bar_T on Ball(0.6)", _recipes().accelerated_gradient(objective, T, Ball(0.6), x0=x0).x,
+             original_fenchel.accelerated_gradient(objective.gradient, step, x0, T, "ball", 0.6))]
+
+
+def _heavy_ball(A, T):
+    from gamedyn import original_fenchel
+
+    objective, d = _fenchel_objective(A), A.shape[1]
+    x0 = np.full(d, 0.5 / np.sqrt(d))
+    return [("x_T = x_bar_T", _recipes().heavy_ball(objective, T, x0=x0).x,
+             original_fenchel.heavy_ball(objective.gradient, 1.0 / (4.0 * objective.smoothness), x0, T))]
+
+
 EQUIVALENCES = [
     Equivalence("Proposition 1", "smooth perceptron: v_{T-1} = w_bar_T, q_{T-1} = sum_t alpha_t p_t / S_T",
                 _proposition1, ("smooth_perceptron",)),
@@ -201,6 +265,15 @@ EQUIVALENCES = [
                 _theorem6, ("nag_margin",)),
     Equivalence("Theorem 5 (Yu et al.)", "mirror prox: the plays are the half iterates; w_bar_T, p_bar_T agree",
                 _yu, ("mirror_prox_perceptron",)),
+    Equivalence("Frank-Wolfe (Abernethy & Wang 2017)", "FTL (y) vs best response (x), alpha_t = t, on the "
+                "Fenchel game of ridge logistic loss: x_bar_T = Frank-Wolfe's x_T (c_t = 2/(t+1)) on 4 domains",
+                _frank_wolfe, ("frank_wolfe",)),
+    Equivalence("Accelerated gradient (Wang & Abernethy 2018)", "optimistic FTL (y) vs OMD shown y_t (x), alpha_t = t: "
+                "x_bar_T = w_T of Nesterov's similar-triangles form, on R^d and a ball",
+                _accelerated_gradient, ("accelerated_gradient",)),
+    Equivalence("Heavy ball (Wang & Abernethy 2018)", "FTL (y) vs gradient descent shown y_t (x), alpha_t = t: "
+                "x_bar_T = heavy ball with eta_t = 2 gamma t/(t+1), mu_t = (t-2)/(t+1)",
+                _heavy_ball, ("heavy_ball",)),
     Equivalence("Theorem 7 (Algorithm 4)", "accelerated p-norm perceptron: the plays w_t, pi_t and w_bar_T, "
                 "pi_bar_T equal Algorithm 4's closed-form loop (p = 2, 4)", _algorithm4, ("pnorm_perceptron",)),
 ]

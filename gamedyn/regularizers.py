@@ -32,6 +32,9 @@ from gamedyn._numerics import (
 )
 from gamedyn._validation import check_positive, check_q
 
+# x.max(axis) / x.min(axis) / x.sum(axis) as the ufuncs' own reductions, without the Python method wrappers
+_maximum, _minimum, _add = np.maximum.reduce, np.minimum.reduce, np.add.reduce
+
 # --------------------------------------------------------------------------------------- domains
 
 
@@ -56,6 +59,10 @@ class Reals:
     def project(self, z):
         return z
 
+    def linear_minimizer(self, linear):
+        """argmin over R^d of <linear, z>: None (unbounded below) unless linear = 0."""
+        return self.minimize_quadratic(linear, 0.0)
+
     def minimize_quadratic(self, linear, curvature: float):
         """argmin_z <linear, z> + (curvature/2)||z||^2 over R^d, or None when unbounded below.
 
@@ -64,10 +71,15 @@ class Reals:
         """
         linear = np.asarray(linear, dtype=np.float64)
         if curvature > 0:
-            top = float(np.max(np.abs(linear))) if linear.size else 0.0
+            # max |x_i| from two reductions (no |x| array, no method wrappers); NaN propagates through both.
+            if linear.size:
+                high, low = float(_maximum(linear, axis=None)), float(_minimum(linear, axis=None))
+                top = high if high >= -low else -low
+            else:
+                top = 0.0
             if not top / float(curvature) < np.inf:  # NaN, or beyond float64
                 raise _out_of_range("Reals.minimize_quadratic", "-linear / curvature", top / float(curvature))
-            return -linear / curvature
+            return np.divide(linear, -curvature)  # == -linear / curvature bit for bit, in one pass
         return None if np.any(linear != 0) else np.zeros_like(linear)
 
 
@@ -106,6 +118,10 @@ class Ball:
         if scale == 0.0 or unit_norm <= self.radius / scale:
             return z
         return self._onto_sphere(z, scale, unit_norm, "Ball.project")
+
+    def linear_minimizer(self, linear):
+        """argmin over the ball of <linear, z>: -radius linear / ||linear|| (0 for linear = 0), the LMO."""
+        return self.minimize_quadratic(linear, 0.0)
 
     def minimize_quadratic(self, linear, curvature: float):
         """argmin over the ball of <linear, z> + (curvature/2)||z||^2 (closed form).
@@ -167,6 +183,10 @@ class Simplex:
         with np.errstate(over="ignore"):  # entries below top - 1.8e308 become -inf: never in the support
             return _project_shifted(z - top)
 
+    def linear_minimizer(self, linear):
+        """argmin over the simplex of <linear, z>: the vertex of the smallest entry (the LMO)."""
+        return self.minimize_quadratic(linear, 0.0)
+
     def minimize_quadratic(self, linear, curvature: float):
         """argmin over the simplex of <linear, z> + (curvature/2)||z||^2.
 
@@ -191,6 +211,131 @@ class Simplex:
 
 
 _SPAN_LIMIT = 1.0e308
+
+
+def _project_onto_l1_ball(z, radius: float):
+    """Euclidean projection onto {||z||_1 <= radius} (Duchi et al. 2008, sort-based, exact)."""
+    magnitude = np.abs(z)
+    if float(magnitude.sum()) <= radius:
+        return z
+    ordered = np.sort(magnitude)[::-1]
+    cumulative = np.cumsum(ordered) - radius
+    index = np.arange(1, z.size + 1)
+    rho = np.flatnonzero(ordered * index > cumulative)[-1]
+    threshold = cumulative[rho] / (rho + 1)
+    return np.sign(z) * np.maximum(magnitude - threshold, 0.0)
+
+
+@attrs.frozen
+class L1Ball:
+    r"""The l1 ball {z : ||z||_1 <= radius}; centre 0.
+
+    Linear minimisation oracle :meth:`linear_minimizer`: :math:`-r\,\mathrm{sign}(g_i)e_i` at
+    :math:`i=\arg\max_j|g_j|` (smallest index on ties; 0 for g = 0). Euclidean projection by the
+    sort-based threshold of Duchi et al. (2008).
+    """
+
+    radius: float = attrs.field(default=1.0, converter=float)
+
+    def __attrs_post_init__(self):
+        check_positive(self.radius, "radius")
+
+    def contains(self, z, tolerance: float = 1e-9) -> bool:
+        z = np.asarray(z, dtype=np.float64)
+        return bool(np.all(np.isfinite(z)) and float(np.abs(z).sum()) <= self.radius * (1 + tolerance))
+
+    def default_centre(self, dimension: int):
+        return np.zeros(dimension)
+
+    def project(self, z):
+        z = np.asarray(z, dtype=np.float64)
+        if not np.all(np.isfinite(z)):
+            raise _out_of_range("L1Ball.project", "the point", float(np.max(np.abs(z))))
+        return _project_onto_l1_ball(z, self.radius)
+
+    def linear_minimizer(self, linear):
+        """argmin over the l1 ball of <linear, z>: a signed vertex (the LMO)."""
+        linear = np.asarray(linear, dtype=np.float64)
+        vertex = np.zeros_like(linear)
+        index = int(np.argmax(np.abs(linear)))
+        if linear[index] != 0:
+            vertex[index] = -self.radius * np.sign(linear[index])
+        return vertex
+
+    def minimize_quadratic(self, linear, curvature: float):
+        """argmin over the ball of <linear, z> + (curvature/2)||z||^2: the projection of -linear/c, or the LMO."""
+        if curvature > 0:
+            return self.project(-np.asarray(linear, dtype=np.float64) / curvature)
+        return self.linear_minimizer(linear)
+
+
+def _as_bound(value, name: str):
+    array = np.atleast_1d(np.asarray(value, dtype=np.float64))
+    if array.ndim != 1 or array.size == 0 or not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be a non-empty 1-D array of finite numbers, got {value!r}.")
+    array.setflags(write=False)
+    return array
+
+
+@attrs.frozen(eq=False)
+class Box:
+    r"""The box {z : lower <= z <= upper} (coordinate-wise); centre (lower + upper) / 2.
+
+    Linear minimisation oracle :meth:`linear_minimizer`: :math:`z_i=\mathrm{lower}_i` where
+    :math:`g_i>0`, :math:`\mathrm{upper}_i` where :math:`g_i<0`, the midpoint where :math:`g_i=0`.
+    Projection: clipping.
+    """
+
+    lower: np.ndarray = attrs.field(converter=lambda value: _as_bound(value, "lower"))
+    upper: np.ndarray = attrs.field(converter=lambda value: _as_bound(value, "upper"))
+
+    def __attrs_post_init__(self):
+        if self.lower.shape != self.upper.shape:
+            raise ValueError(f"lower and upper must have the same length, got {self.lower.size} and {self.upper.size}.")
+        if np.any(self.lower > self.upper):
+            raise ValueError("lower must be <= upper in every coordinate; swap the offending bounds.")
+
+    def __eq__(self, other):
+        if not isinstance(other, Box):
+            return NotImplemented
+        return bool(np.array_equal(self.lower, other.lower) and np.array_equal(self.upper, other.upper))
+
+    __hash__ = None
+
+    @property
+    def dimension(self) -> int:
+        return self.lower.size
+
+    def _check_dimension(self, dimension: int):
+        if dimension != self.lower.size:
+            raise ValueError(f"Box has {self.lower.size} coordinates but the player has dimension {dimension}; "
+                             f"give Box bounds of length {dimension}.")
+
+    def contains(self, z, tolerance: float = 1e-9) -> bool:
+        z = np.asarray(z, dtype=np.float64)
+        if z.shape != self.lower.shape:
+            return False
+        slack = tolerance * np.maximum(1.0, np.maximum(np.abs(self.lower), np.abs(self.upper)))
+        return bool(np.all(z >= self.lower - slack) and np.all(z <= self.upper + slack))
+
+    def default_centre(self, dimension: int):
+        self._check_dimension(dimension)
+        return 0.5 * self.lower + 0.5 * self.upper
+
+    def project(self, z):
+        return np.clip(np.asarray(z, dtype=np.float64), self.lower, self.upper)
+
+    def linear_minimizer(self, linear):
+        """argmin over the box of <linear, z>: lower where linear > 0, upper where < 0, midpoint at 0."""
+        linear = np.asarray(linear, dtype=np.float64)
+        self._check_dimension(linear.size)
+        return np.where(linear > 0, self.lower, np.where(linear < 0, self.upper, 0.5 * self.lower + 0.5 * self.upper))
+
+    def minimize_quadratic(self, linear, curvature: float):
+        """argmin over the box of <linear, z> + (curvature/2)||z||^2: clip(-linear/c), or the LMO."""
+        if curvature > 0:
+            return self.project(-np.asarray(linear, dtype=np.float64) / curvature)
+        return self.linear_minimizer(linear)
 
 
 # ---------------------------------------------------------------------------------- regularizers
@@ -225,6 +370,16 @@ class Regularizer:
     def argmin(self, linear, curvature: float, eta: float, centre):
         """argmin_z eta (<linear, z> + curvature/2 ||z||^2) + D_R(z, centre) over the domain."""
         return numerical_argmin(self, linear, curvature, eta, centre)
+
+    def argmin_of_loss(self, loss, eta: float, centre):
+        """argmin_z eta f(z) + D_R(z, centre) for a :class:`gamedyn.Loss` whose curvature multiplies
+        its own convex function (``loss.convex``, e.g. a Fenchel conjugate). Only the zero
+        regularizer has this in closed form (the loss's own oracle); others refuse it."""
+        raise ValueError(
+            f"{type(self).__name__} cannot minimise a loss whose curvature multiplies {loss.convex!r} "
+            f"(no closed form for eta f + D_R); use a learner without regularizer for this player, "
+            f"e.g. FTL(), OFTL() or BestResponse(domain)."
+        )
 
     def centre_cache(self, centre):
         """What :meth:`argmin_with_cache` may reuse about a centre that never changes (default: nothing).
@@ -296,12 +451,12 @@ class Entropy(Regularizer):
         logits = linear * -eta
         if cache is not None:
             logits += cache  # log z_0 - eta theta, in one new array
-        top = logits.max(axis=0)
+        top = _maximum(logits, axis=0)  # the ufunc's reduce itself: no Python wrapper per round
         if not _all_finite(top):  # overflow, NaN, or every weight vanished: the careful path
             return self._careful_argmin(linear, eta, centre)
         logits -= top
         np.exp(logits, out=logits)
-        logits /= logits.sum(axis=0)
+        logits /= _add(logits, axis=0)
         return logits
 
     def argmin_and_cache(self, linear, curvature: float, eta: float, centre, cache):
@@ -311,12 +466,12 @@ class Entropy(Regularizer):
         log_point = linear * -eta
         if cache is not None:
             log_point += cache
-        top = log_point.max(axis=0)
+        top = _maximum(log_point, axis=0)
         if not _all_finite(top):
             point = self._careful_argmin(linear, eta, centre)
             return point, self.centre_cache(point)
         log_point -= top
-        log_point -= np.log(np.exp(log_point).sum(axis=0))
+        log_point -= np.log(_add(np.exp(log_point), axis=0))
         return np.exp(log_point), log_point
 
     def _careful_argmin(self, linear, eta, centre):
@@ -347,6 +502,8 @@ class Entropy(Regularizer):
                 top = logits.max()
         weights = np.exp(logits - top)
         return weights / weights.sum()
+
+
 
 
 def _all_finite(top) -> bool:
@@ -459,6 +616,13 @@ class Zero(Regularizer):
 
     def inverse_mirror_map(self, theta):
         raise ValueError("The zero regularizer has no inverse mirror map; use argmin on a strongly convex loss.")
+
+    def argmin_of_loss(self, loss, eta: float, centre):
+        """The loss's own minimiser over the domain (e.g. grad f at a weighted average, Fenchel game)."""
+        point = loss.minimize_over(self.domain)
+        if point is None:
+            raise ValueError("FTL's loss has no minimiser on this domain (unbounded below); use a bounded domain.")
+        return point
 
     def argmin(self, linear, curvature: float, eta: float, centre):
         point = self.domain.minimize_quadratic(np.asarray(linear), curvature)

@@ -18,6 +18,9 @@ Groups of claims (a name on the command line selects a group, a recipe or a pape
   for GD with schedule (7), strict monotonicity, Theorem 3.4 for Adaptive SGD and Theorem 3.5 (i)
   for Block Adaptive SGD.
 
+* ``fenchel`` -- :mod:`gamedyn.experiments.fenchel`: Frank-Wolfe's O(1/T) on the simplex and
+  accelerated gradient's O(1/T^2) (Nesterov's worst quadratic, a random quadratic, logistic loss).
+
 Profiles: ``quick`` (a smoke run, well under 20 s), ``default`` and ``full`` (larger T, more data
 sets, smaller margins). See :data:`PROFILES`. Each profile has wall-clock limits: a claim that runs
 past ``claim_seconds`` is stopped and FAILs, and once the run has used ``total_seconds`` the
@@ -309,19 +312,17 @@ def rate_claims() -> list:
 
 # ------------------------------------------------------------------------------- iterations
 
-_ACCELERATED_ON_HARD = ("smooth_perceptron", "accelerated", "mirror_prox_perceptron", "nag_margin")
+def _slope_check(family: str, kind: str, at_most: float | None = None, at_least: float | None = None):
+    """The fitted slopes of the ``family`` rows of ``kind`` ("recipe": game rounds, "original": updates)."""
 
-
-def _slope_check(family: str, algorithms, at_most: float | None = None, at_least: float | None = None):
     def check(context: Context) -> Measurement:
         table = context.iteration_table()
-        slopes = {name: slope for (fam, name), slope in table.slopes.items()
-                  if fam == family and any(name.startswith(prefix) for prefix in algorithms)}
+        chosen = {row.algorithm for row in table.rows if row.family == family and row.kind == kind}
+        slopes = {name: slope for (fam, name), slope in table.slopes.items() if fam == family and name in chosen}
         if not slopes:
             return Measurement(math.nan, at_most if at_most is not None else at_least, False,
-                               f"no {algorithms} rows in the {family!r} family of the iterations table")
-        counts = [row.iterations for row in table.rows
-                  if row.family == family and any(row.algorithm.startswith(prefix) for prefix in algorithms)]
+                               f"no {kind} rows in the {family!r} family of the iterations table")
+        counts = [row.iterations for row in table.rows if row.family == family and row.algorithm in chosen]
         note = ("; vacuous here: 1 round at every margin (the first play, from the uniform p_0, already separates)"
                 if counts and all(count == 1 for count in counts) else "")
         listing = ", ".join(f"{name} {slope:.2f}" for name, slope in slopes.items())
@@ -355,37 +356,11 @@ def _theorem7_acceleration(context: Context) -> Measurement:
     return Measurement(recipe, ACCELERATED_SLOPE_AT_MOST, bool(hard and recipe <= ACCELERATED_SLOPE_AT_MOST), detail)
 
 
-def _sufficient_rounds(row) -> float | None:
-    """The number of iterations after which the theorem guarantees a positive margin."""
-    n, gamma = row.n, row.gamma
-    log_n = math.log(n)
-    named_p = re.search(r"p=([0-9.]+)", row.algorithm)  # the l_p rows are named "... p=4"
-    p = float(named_p.group(1)) if named_p else 2.0
-
-    def quadratic(constant):  # smallest T with T(T+1) > constant / gamma^2
-        return math.floor((-1 + math.sqrt(1 + 4 * constant / gamma**2)) / 2) + 1
-
-    name = row.algorithm
-    if name == "perceptron":
-        return 1 / gamma**2  # Novikoff
-    if name.startswith("p-norm perceptron"):
-        return (p - 1) / gamma**2
-    if name in ("smooth_perceptron", "accelerated_perceptron"):
-        return quadratic(8 * log_n)  # Theorem 4 (the smooth perceptron's w_bar_T has v_T's direction)
-    if name == "nag_margin":
-        return quadratic(8 * log_n + 2)  # Theorem 6
-    if name == "mirror_prox_perceptron":
-        return math.floor(math.sqrt(2 * log_n) / gamma) + 1  # Theorem 5
-    if name.startswith("pnorm_perceptron"):
-        return math.floor(math.sqrt(2 * (p - 1) * log_n) / gamma) + 1  # Theorem 7
-    return None  # Ji et al.'s theta = 1: not one of the paper's theorems
-
-
 def _iteration_bound_check(context: Context) -> Measurement:
     table = context.iteration_table()
     worst, where, missing = 0.0, "", []
     for row in table.rows:
-        bound = _sufficient_rounds(row)
+        bound = row.sufficient_rounds  # declared by the recipe / original (Novikoff, Gentile, Thms 4-7)
         if bound is None:
             continue
         if row.iterations is None:
@@ -402,10 +377,10 @@ def iteration_claims() -> list:
     return [
         Claim("Novikoff is tight", "perceptron: iterations ~ 1/gamma^2 on the perceptron-hard data (slope ~ 2)",
               "iterations", ("perceptron", "Novikoff"), "slope", ">=",
-              _slope_check("hard", ("perceptron",), at_least=PERCEPTRON_SLOPE_AT_LEAST)),
+              _slope_check("hard", "original", at_least=PERCEPTRON_SLOPE_AT_LEAST)),
         Claim("Acceleration (Thms 4-6)", "accelerated recipes: iterations ~ sqrt(log n)/gamma (slope ~ 1), hard data",
               "iterations", ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin"),
-              "max slope", "<=", _slope_check("hard", _ACCELERATED_ON_HARD, at_most=ACCELERATED_SLOPE_AT_MOST)),
+              "max slope", "<=", _slope_check("hard", kind="recipe", at_most=ACCELERATED_SLOPE_AT_MOST)),
         Claim("Acceleration (Thm 7)", "accelerated p-norm (p = 2): iterations ~ sqrt((p-1) log n)/gamma (slope ~ 1) "
               "on data where the p-norm perceptron needs ~ 1/gamma^2 (slope >= 1.8)", "iterations",
               ("pnorm_perceptron", "Theorem 7"), "slope", "<=", _theorem7_acceleration),
@@ -665,6 +640,9 @@ def build_claims() -> list:
     from gamedyn.experiments.matrix_games import matrix_game_claims
 
     claims += matrix_game_claims()
+    from gamedyn.experiments.fenchel import fenchel_claims
+
+    claims += fenchel_claims()
     return claims
 
 

@@ -16,6 +16,10 @@ from gamedyn.recipes.hedge import hedge
 from gamedyn.recipes.mirror_prox_perceptron import mirror_prox_perceptron
 from gamedyn.recipes.nag_margin import nag_margin
 from gamedyn.recipes.optimistic_hedge import optimistic_hedge
+from gamedyn.recipes._fenchel_result import FenchelResult
+from gamedyn.recipes.accelerated_gradient import accelerated_gradient
+from gamedyn.recipes.frank_wolfe import frank_wolfe
+from gamedyn.recipes.heavy_ball import heavy_ball
 from gamedyn.recipes.pnorm_perceptron import pnorm_perceptron
 from gamedyn.recipes.smooth_perceptron import smooth_perceptron
 
@@ -25,7 +29,8 @@ _ORDER = ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron
 def _declared_recipes() -> dict:
     """name -> :class:`Recipe`, from the ``RECIPE`` of every public module of this package.
 
-    Modules without one (the matrix-game dynamics, whose results are not margins) are not listed.
+    Modules without one (the matrix-game dynamics and the Fenchel-game recipes, whose results are not
+    margins on data A) are not listed.
     """
     found = {}
     for info in pkgutil.iter_modules(__path__):
@@ -41,4 +46,5 @@ RECIPES = _declared_recipes()  # read by the registry and the command line
 globals().update({name: recipe.function for name, recipe in RECIPES.items()})  # a new module's recipe, too
 
 __all__ = ["Recipe", "RecipeResult", "RECIPES", *RECIPES, "MatrixGameResult", "fictitious_play", "hedge",
-           "optimistic_hedge"]
+           "optimistic_hedge",
+           "FenchelResult", "accelerated_gradient", "frank_wolfe", "heavy_ball"]

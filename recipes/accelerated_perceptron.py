@@ -17,9 +17,13 @@ output     v_T = 1/2 sum_t alpha_{t+1} w_t,   q_T = p_T
 =========  ==========================================================================
 """
 
+import math
+
+import numpy as np
+
 from gamedyn import OFTL, Entropy, FTRLPlus, RegularizedBilinear, play
 from gamedyn._validation import check_unit_rows
-from gamedyn.recipes._recipe import Recipe
+from gamedyn.recipes._recipe import Recipe, rounds_with_quadratic_rate
 from gamedyn.recipes._result import RecipeResult
 
 _P_PLAYER = {  # theta -> (eta, p-player weights, output weights, output scale)
@@ -57,6 +61,19 @@ def accelerated_perceptron(A, T, theta="wang", *, stop=None, record=False, norma
     return RecipeResult(w=scale * game.w_sum, p=game.p_last, game=game, row_scale=row_scale)
 
 
+def _rounds_to_separate(n, gamma, options):
+    """Theorem 4 (theta = "wang"): min_i (A v_T)_i / ||v_T|| >= gamma - 8 log n / (gamma T(T+1)), positive
+    once T(T+1) > 8 log n / gamma^2. None for Ji et al.'s theta = 1: not one of the paper's theorems."""
+    if options.get("theta", "wang") != "wang":
+        return None
+    return rounds_with_quadratic_rate(8 * math.log(n), gamma)
+
+
+def _regret_bound(n, options):
+    """Theorem 4 (theta = "wang"): R_w + R_p <= 4 log n. None for theta = 1: the players' weights differ."""
+    return ("Thm 4: 4 log n", 4 * np.log(n)) if options.get("theta", "wang") == "wang" else None
+
+
 RECIPE = Recipe(
     name="accelerated_perceptron", reference="Prop. 2; Ji, Srebro & Telgarsky 2021",
     summary="the same game; output v_T = 1/4 sum alpha_t w_t (theta='ji': p on weights t+1, eta=1/2)",
@@ -64,4 +81,5 @@ RECIPE = Recipe(
           "weights: alpha_t = t", "first: w"),
     function=accelerated_perceptron, options=("theta",),
     output=lambda w_sum, total, options: _P_PLAYER[options.get("theta", "wang")][3] * w_sum,  # v_T
+    rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound, variants=(("accelerated (theta=1)", {"theta": "ji"}),),
 )

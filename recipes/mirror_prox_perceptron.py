@@ -12,11 +12,13 @@ Each hint is the round loss at the *opponent's secondary iterate*, which each pl
 from its own plays by running a shadow of the opponent's mirror descent.
 """
 
+import math
+
 import numpy as np
 
 from gamedyn import OMD, Bilinear, Entropy, MirrorDescent, OpponentSecondary, SquaredEuclidean, play
 from gamedyn._validation import check_positive, check_unit_rows
-from gamedyn.recipes._recipe import Recipe, average
+from gamedyn.recipes._recipe import Recipe, average, rounds_with_linear_rate
 from gamedyn.recipes._result import RecipeResult
 
 
@@ -51,10 +53,22 @@ def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, stop=None, record=Fa
                         steps={"eta_w": eta_w, "eta_p": eta_p})
 
 
+def _rounds_to_separate(n, gamma, options):
+    """Theorem 5 (default steps): min_i (A w_bar_T)_i >= gamma - sqrt(2 log n) / T, positive once
+    T > sqrt(2 log n) / gamma."""
+    return rounds_with_linear_rate(math.sqrt(2 * math.log(n)), gamma)
+
+
+def _regret_bound(n, options):
+    """Theorem 5 (default steps): R_w + R_p <= 1/(2 eta_w) + log n / eta_p = sqrt(2 log n)."""
+    return "Thm 5: sqrt(2 log n)", np.sqrt(2 * np.log(n))
+
+
 RECIPE = Recipe(
     name="mirror_prox_perceptron", reference="Thm. 5; Yu, Kilinc-Karzan & Carbonell 2014",
     summary="optimistic OMD (ball) vs optimistic OMD (entropy), hints at the opponent's secondary iterate",
     game=("payoff: p^T A w, ||w|| <= 1", "w: optimistic OMD, ball, hint at y^p_{t-1}",
           "p: optimistic OMD, entropy, hint at y^w_{t-1}", "weights: alpha_t = 1", "first: w"),
     function=mirror_prox_perceptron, output=average,  # w_bar_T
+    rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
 )

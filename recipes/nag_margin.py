@@ -9,9 +9,13 @@ output     s_T = 1/4 sum_t alpha_t w_t = T(T+1)/8 w_bar_T   (the seed's "s_T = 2
 =========  ==========================================================================
 """
 
+import math
+
+import numpy as np
+
 from gamedyn import OFTRL, Entropy, FTRLPlus, RegularizedBilinear, play
 from gamedyn._validation import check_unit_rows
-from gamedyn.recipes._recipe import Recipe
+from gamedyn.recipes._recipe import Recipe, rounds_with_quadratic_rate
 from gamedyn.recipes._result import RecipeResult
 
 
@@ -35,10 +39,22 @@ def nag_margin(A, T, *, stop=None, record=False, normalize=False,
     return RecipeResult(w=game.w_sum / 4, p=game.p_last, game=game, row_scale=row_scale)
 
 
+def _rounds_to_separate(n, gamma, options):
+    """Theorem 6: min_i (A s_T)_i / ||s_T|| >= gamma - (8 log n + 2) / (gamma T(T+1)), positive once
+    T(T+1) > (8 log n + 2) / gamma^2."""
+    return rounds_with_quadratic_rate(8 * math.log(n) + 2, gamma)
+
+
+def _regret_bound(n, options):
+    """Theorem 6: R_w + R_p <= 4 log n + 1."""
+    return "Thm 6: 4 log n + 1", 4 * np.log(n) + 1
+
+
 RECIPE = Recipe(
     name="nag_margin", reference="Thm. 6; Nesterov's accelerated gradient",
     summary="FTRL+ no regulariser (w) vs OFTRL entropy eta=1/4 (p), p first; s_T = 1/4 sum alpha_t w_t",
     game=("payoff: p^T A w - 1/2 ||w||^2", "w: FTRL+, no regulariser", "p: OFTRL, entropy, eta = 1/4, psi_t = l_{t-1}",
           "weights: alpha_t = t", "first: p"),
     function=nag_margin, output=lambda w_sum, total, options: w_sum / 4,  # s_T
+    rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
 )

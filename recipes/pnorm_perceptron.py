@@ -10,13 +10,14 @@ output     w_bar_T = 1/T sum_t w_t
 =========  ==========================================================================
 """
 
+import math
 import numbers
 
 import numpy as np
 
 from gamedyn import OFTRL, Bilinear, Entropy, FTRLPlus, QNorm, play
 from gamedyn._validation import check_unit_rows
-from gamedyn.recipes._recipe import Recipe, average
+from gamedyn.recipes._recipe import Recipe, average, rounds_with_linear_rate
 from gamedyn.recipes._result import RecipeResult
 
 
@@ -58,12 +59,25 @@ def _max_margin_direction(A, options):
     return max_margin_q(A, p / (p - 1)).direction
 
 
+def _rounds_to_separate(n, gamma_q, options):
+    """Theorem 7: min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n) / T, positive once
+    T > sqrt(2(p-1) log n) / gamma_q (``gamma_q``: the margin in the dual norm q = p/(p-1))."""
+    p = options.get("p", 2.0)
+    return rounds_with_linear_rate(math.sqrt(2 * (p - 1) * math.log(n)), gamma_q)
+
+
+def _regret_bound(n, options):
+    """Theorem 7: max_{||u||_q <= 1} R_w(u) + R_p <= sqrt(2(p-1) log n)."""
+    return "Thm 7: sqrt(2(p-1) log n)", np.sqrt(2 * (options.get("p", 2.0) - 1) * np.log(n))
+
+
 RECIPE = Recipe(
     name="pnorm_perceptron", reference="Thm. 7; Algorithm 4",
     summary="OFTRL with ||w||_q^2/(2(q-1)) (w) vs FTRL+ entropy (p), alpha_t = 1",
     game=("payoff: pi^T A w", "w: OFTRL, ||w||_q^2/(2(q-1)), psi_t = h_{t-1}, eta_w", "p: FTRL+, entropy, eta_p = 1/eta_w",
           "weights: alpha_t = 1", "first: w"),
     function=pnorm_perceptron, output=average, options=("p",),  # w_bar_T
+    rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
     comparator=_max_margin_direction,
     comparator_note="R_w is R_w(u) against the unit q-norm max-margin direction u (Theorem 7): the w-player's "
                     "domain is all of R^d, where the regret against the best point is infinite",

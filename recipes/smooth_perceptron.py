@@ -9,10 +9,25 @@ output     w_bar_T = v_{T-1}  and  sum_t alpha_t p_t / S_T = q_{T-1}
 =========  ==========================================================================
 """
 
+import math
+
+import numpy as np
+
 from gamedyn import OFTL, Entropy, FTRLPlus, RegularizedBilinear, play
 from gamedyn._validation import check_unit_rows
-from gamedyn.recipes._recipe import Recipe, average
+from gamedyn.recipes._recipe import Recipe, average, rounds_with_quadratic_rate
 from gamedyn.recipes._result import RecipeResult
+
+
+def _rounds_to_separate(n, gamma, options):
+    """Theorem 4: min_i (A v_T)_i / ||v_T|| >= gamma - 8 log n / (gamma T(T+1)), positive once
+    T(T+1) > 8 log n / gamma^2 (w_bar_T = v_{T-1} has the accelerated perceptron's direction, Theorem 1)."""
+    return rounds_with_quadratic_rate(8 * math.log(n), gamma)
+
+
+def _regret_bound(n, options):
+    """Theorem 3: R_w + R_p <= 4 log n (the path-length terms of R_w and R_p cancel)."""
+    return "Thm 3: 4 log n", 4 * np.log(n)
 
 
 def smooth_perceptron(A, T, *, stop=None, record=False, normalize=False,
@@ -50,4 +65,5 @@ RECIPE = Recipe(
     game=("payoff: p^T A w - 1/2 ||w||^2", "w: OFTL, psi_t = h_{t-1}", "p: FTRL+, entropy, eta = 1/4",
           "weights: alpha_t = t", "first: w"),
     function=smooth_perceptron, output=average,  # w_bar_T = v_{T-1}
+    rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
 )

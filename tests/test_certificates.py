@@ -327,3 +327,13 @@ def test_matrix_games_carry_no_margin_certificate():
     from gamedyn.recipes import hedge
 
     assert hedge([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], 20).game.certificate is None
+
+
+def test_unit_rows_in_high_dimension_pass_despite_rounding():
+    """Regression: perceptron_hard_instance(0.02) + decoy (d = 2501) computes a row norm of 1 + 83 eps."""
+    from gamedyn.datasets import add_decoy, perceptron_hard_instance
+
+    A = add_decoy(perceptron_hard_instance(0.02))
+    assert recipes.smooth_perceptron(A, 2).row_scale == 1.0
+    with pytest.raises(ValueError, match="normalize=True"):
+        recipes.smooth_perceptron(A * (1 + 1e-9), 2)

@@ -168,6 +168,48 @@ def test_play_with_its_own_weights_and_outputs_resumes(first, tmp_path):
     _assert_games_identical(uninterrupted, play(payoff, w_learner, p_learner, T, resume_from=path, **options))
 
 
+def _fenchel_play(**options):
+    from gamedyn import FenchelGame, Objective, Simplex
+    from gamedyn.hints import FirstRoundLoss
+    from gamedyn.learners import BestResponse, FollowTheRegularizedLeader
+    from gamedyn.regularizers import Zero
+
+    objective = Objective(_fenchel_value, _fenchel_gradient, smoothness=2.0)
+    return play(FenchelGame(objective, Simplex(), dimension=3), FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),
+                BestResponse(Simplex()), T, weights="linear", first="w", initial_p=np.full(3, 1 / 3), **options)
+
+
+_TARGET = np.array([0.2, 0.5, 0.3])
+
+
+def _fenchel_value(x):
+    return float((x - _TARGET) @ (x - _TARGET))
+
+
+def _fenchel_gradient(x):
+    return 2 * (x - _TARGET)
+
+
+def test_a_fenchel_game_resumes_bit_identically(tmp_path):
+    """Losses with a convex term (f*): the term is the game's, restored from the fresh run, not saved."""
+    uninterrupted = _fenchel_play()
+    path = tmp_path / "fenchel.npz"
+    with pytest.raises(Crash):
+        _fenchel_play(checkpoint=path, checkpoint_every=4, stop=_crash_at(CRASH))
+    resumed = _fenchel_play(resume_from=path)
+    _assert_games_identical(uninterrupted, resumed)
+    assert resumed.w_loss_sum.convex is not None and resumed.duality_gap == uninterrupted.duality_gap
+
+
+def test_metrics_are_refused_with_checkpoints(tmp_path):
+    """The per-round metrics record is not saved, so metrics= with checkpoint= or resume_from= is refused."""
+    payoff, path = Bilinear(A), tmp_path / "run.npz"
+    with pytest.raises(ValueError, match="metrics= cannot be combined"):
+        play(payoff, OFTRL(SquaredEuclidean(), 0.3), OMD(Entropy(), 0.7), T, checkpoint=path, metrics=True)
+    with pytest.raises(ValueError, match="metrics= cannot be combined"):
+        play(payoff, OFTRL(SquaredEuclidean(), 0.3), OMD(Entropy(), 0.7), T, resume_from=path, metrics=2)
+
+
 def test_batched_games_resume_bit_identically(tmp_path):
     """K one-vs-rest games in one pass (states with a trailing batch axis)."""
     from gamedyn import one_vs_rest

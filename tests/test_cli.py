@@ -62,6 +62,7 @@ def test_run_json_matches_the_recipe_and_theorem2(capsys):
     assert final["normalized_margin"] == pytest.approx(normalized_margin(A, result.w), rel=1e-12)
     assert final["theorem2_bound"] == pytest.approx(result.game.theorem2_bound, rel=1e-12)
     assert document["max_margin"] == pytest.approx(max_margin(A).gamma, rel=1e-12)
+    np.testing.assert_allclose(document["output"], result.w, rtol=1e-15)  # the output vector itself
     for step in document["steps"]:  # Theorem 2's bound is (R_w + R_p) / S_t with S_t = t(t+1)/2
         t = step["t"]
         assert step["theorem2_bound"] == pytest.approx((step["w_regret"] + step["p_regret"]) / (t * (t + 1) / 2))
@@ -106,6 +107,9 @@ def test_originals_give_the_same_normalised_margin_as_their_recipe(capsys, name)
     original_steps = run_json(capsys, "run", original_name, *arguments)["steps"]
     recipe_steps = run_json(capsys, "run", recipe, *arguments)["steps"]
     assert [step["t"] for step in original_steps] == [step["t"] for step in recipe_steps]
+    original_output = np.array(run_json(capsys, "run", original_name, *arguments)["output"])
+    recipe_output_ = np.array(run_json(capsys, "run", recipe, *arguments)["output"])
+    np.testing.assert_allclose(original_output, recipe_output_, rtol=1e-9, atol=1e-12)  # the output vectors agree
     for ours, theirs in zip(original_steps, recipe_steps):  # Propositions 1, 2, Theorems 5, 6
         assert ours["normalized_margin"] == pytest.approx(theirs["normalized_margin"], rel=1e-10, abs=1e-12)
 
@@ -452,8 +456,19 @@ def test_original_output_read_from_its_trajectory_is_its_final_output(name):
     """The registry's OriginalForm: w after round t (read from the trajectory) = the output of the t-round run."""
     A = signed_rows(*make_separable(40, 5, 0.1, 1))
     entry = cli.resolve_entry(f"original.{name}")
-    reports, _ = cli.run_original(entry, A, 12, [1, 5, 12], p=3.0)
+    reports, _, output = cli.run_original(entry, A, 12, [1, 5, 12], p=3.0)
     assert [step.t for step in reports] == [1, 5, 12]
     for step in reports:
         w = entry.form.final(entry.form.call(A, step.t, {"p": 3.0, "theta": "wang"}, False))
         assert step.margin == pytest.approx(float(np.min(A @ w)), rel=1e-12, abs=1e-15)
+    np.testing.assert_allclose(output, w, rtol=1e-12, atol=1e-15)  # the final output vector (run --json)
+
+
+@pytest.mark.parametrize("name", [entry.name for entry in recipe_entries() + original_entries()])
+def test_p_below_2_is_refused_exactly_for_the_algorithms_that_declare_a_p(capsys, name):
+    """``--p`` is checked for the entries whose declaration (Recipe or OriginalForm) names a ``p`` option."""
+    entry = next(entry for entry in recipe_entries() + original_entries() if entry.name == name)
+    declares_p = "p" in (entry.recipe.options if entry.recipe is not None else entry.form.options)
+    code, _, err = run_cli(capsys, "run", name, "--synthetic", "40,3,0.2", "--T", "3", "--p", "1.5")
+    assert declares_p == ("pnorm" in name)  # the three p-norm algorithms, and only they, declare a p
+    assert (code != 0 and "--p must be a number >= 2" in err) if declares_p else code == 0, (code, err)

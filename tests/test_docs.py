@@ -39,6 +39,10 @@ def test_pages_have_code_blocks():
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_page_code_blocks_run(page, tmp_path, monkeypatch):
+    text = page.read_text()
+    for requirement in re.findall(r"<!-- requires: (.*?) -->", text):  # a page on an optional extra
+        for module in requirement.split():
+            pytest.importorskip(module)
     monkeypatch.chdir(tmp_path)  # blocks that write files write them here
     namespace = {"__name__": "__docs__"}
     must_show = str(page.relative_to(ROOT)).startswith(CHECKED_OUTPUT_FOLDERS)
@@ -63,6 +67,17 @@ def test_output_blocks_follow_a_python_block():
         text = page.read_text()
         attached = sum(1 for _, output in BLOCK_AND_OUTPUT.findall(text) if output)
         assert text.count("```output\n") == attached, f"{page.relative_to(ROOT)}: an ```output block after no python block"
+
+
+PRIVATE_IMPORT = re.compile(r"^\s*(from|import)\s+gamedyn(\.\w+)*\._\w+|gamedyn(\.\w+)*\._[a-z]\w*\b", re.MULTILINE)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
+def test_pages_use_public_modules_only(page):
+    """A reader copies the blocks: none may import a private module (gamedyn._x) or use a private name."""
+    for number, block in enumerate(BLOCK.findall(page.read_text()), start=1):
+        found = PRIVATE_IMPORT.search(block)
+        assert found is None, f"{page.relative_to(ROOT)} block {number} uses a private name: {found.group(0)!r}"
 
 
 def _modules():
@@ -99,7 +114,8 @@ REFERENCED_MODULES = ["gamedyn", "gamedyn.recipes", "gamedyn.original", "gamedyn
                       "gamedyn.rates", "gamedyn.registry", "gamedyn.logistic", "gamedyn.experiments.iterations",
                       "gamedyn.experiments.logistic_figures", "gamedyn.matrix_games", "gamedyn.original_games",
                       "gamedyn.exploration", "gamedyn.plot", "gamedyn.experiments.matrix_games",
-                      "gamedyn.certificates", "gamedyn.stops", "gamedyn.sklearn",
+                      "gamedyn.distributed", "gamedyn.certificates", "gamedyn.stops", "gamedyn.sklearn",
+                      "gamedyn.fenchel", "gamedyn.original_fenchel", "gamedyn.experiments.fenchel",
                       "gamedyn.checkpoints"]
 
 

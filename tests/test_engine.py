@@ -251,8 +251,7 @@ def test_originals_and_oracles_that_read_rows_say_so(function):
 
 @pytest.mark.parametrize("format", ["csr", "csc"])
 def test_sparse_matrix_is_used_through_views_not_copies(format):
-    A = sp.random(80, 12, density=0.3, format=format, random_state=0, dtype=np.float64)
-    A = A / np.sqrt(A.multiply(A).sum(axis=1).max())  # rows with ||x_i|| <= 1, as the recipes require
+    A = sp.random(80, 12, density=0.3, format=format, random_state=0, dtype=np.float64) / 2.0  # rows of norm <= 1
     payoff = Bilinear(A)
     assert payoff.A is A
     assert np.shares_memory(payoff._A_transpose.data, A.data)
@@ -286,8 +285,8 @@ def test_loss_is_a_value_type():
 def _multiclass(n=200, d=6, K=4, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
-    X /= np.max(np.linalg.norm(X, axis=1))  # rows with ||x_i|| <= 1, as the recipes require
-    return X, np.where(rng.normal(size=(n, K)) + 2 * X[:, :K] > 0, 1.0, -1.0)
+    Y = np.where(rng.normal(size=(n, K)) + 2 * X[:, :K] > 0, 1.0, -1.0)
+    return X / np.max(np.linalg.norm(X, axis=1)), Y  # rows of norm <= 1, as the recipes require (issue 9)
 
 
 BATCHED = ["smooth_perceptron", "accelerated_perceptron", "accelerated_perceptron_ji", "nag_margin", "pnorm_perceptron"]
@@ -364,3 +363,98 @@ def test_ftrl_plus_reuses_the_played_sum_only_for_the_same_loss():
     np.testing.assert_array_equal(learner.update(state, None, first, 2.0).loss_sum.linear, 2.0 * first.linear)
     np.testing.assert_array_equal(learner.update(state, None, other, 2.0).loss_sum.linear, 2.0 * other.linear)
     np.testing.assert_array_equal(learner.update(state, None, first, 3.0).loss_sum.linear, 3.0 * first.linear)
+
+
+# ------------------------------------------------------------------ issue 8, second pass (h8-speed)
+
+
+@pytest.mark.parametrize("payoff_type", [Bilinear, RegularizedBilinear])
+def test_bilinear_played_losses_share_one_inner_product(payoff_type):
+    """Both played losses are g(w_t, p_t) (plus the w-player's quadratic part): computed once, the
+    played terms of R_w + R_p cancel exactly, and each still equals its loss evaluated alone."""
+    A = _data(40, 5, seed=3)
+    payoff = payoff_type(A)
+    w_learner = OFTRL(SquaredEuclidean(), 0.3) if payoff_type is Bilinear else OFTL()
+    result = play(payoff, w_learner, OFTRL(Entropy(), 0.5), 50, weights="linear")
+    if payoff_type is Bilinear:
+        assert result.w_played_loss == -result.p_played_loss  # exact: one scalar per round
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        w, p = rng.normal(size=5), rng.dirichlet(np.ones(40))
+        w_loss, p_loss = payoff.loss_for_w(p, w), payoff.loss_for_p(w, p)
+        shared = payoff.played_values(w, p, w_loss, p_loss)
+        alone = (w_loss.value(w), p_loss.value(p))
+        np.testing.assert_allclose(shared, alone, rtol=1e-13, atol=1e-13 * np.abs(A).max())
+        assert shared[1] == alone[1]
+
+
+def test_played_values_fall_back_to_each_loss_for_float32_and_batches():
+    """float32 A: each played loss on its own product (the two products round differently)."""
+    A = _data(30, 4).astype(np.float32)
+    payoff = Bilinear(A)
+    w, p = np.ones(4) / 2, np.full(30, 1 / 30)
+    w_loss, p_loss = payoff.loss_for_w(p, w), payoff.loss_for_p(w, p)
+    assert payoff.played_values(w, p, w_loss, p_loss) == (w_loss.value(w), p_loss.value(p))
+
+
+def test_mirror_prox_takes_four_mirror_steps_per_round(monkeypatch):
+    """The shadow of the opponent's secondary step (OpponentSecondary) reuses the opponent's own
+    step: 2 entropy steps (p's play, p's secondary) and 2 ball steps per round, not 3 + 3; the
+    half iterates still equal the original mirror prox's."""
+    import gamedyn.regularizers as regularizers
+
+    counts = {"entropy": 0, "euclidean": 0}
+    entropy_step, entropy_play = regularizers.Entropy.argmin_and_cache, regularizers.Entropy.argmin_with_cache
+    euclidean_step = regularizers.SquaredEuclidean.argmin
+
+    def counted(key, function):
+        def wrapper(*args, **kwargs):
+            counts[key] += 1
+            return function(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(regularizers.Entropy, "argmin_and_cache", counted("entropy", entropy_step))
+    monkeypatch.setattr(regularizers.Entropy, "argmin_with_cache", counted("entropy", entropy_play))
+    monkeypatch.setattr(regularizers.SquaredEuclidean, "argmin", counted("euclidean", euclidean_step))
+    A, T = _data(50, 6, seed=1), 40
+    result = recipes.mirror_prox_perceptron(A, T)
+    assert counts == {"entropy": 2 * T, "euclidean": 2 * T}
+    w_bar, p_bar = original.mirror_prox(A, T)
+    np.testing.assert_allclose(result.w, w_bar, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(result.p, p_bar, rtol=1e-10, atol=1e-12)
+
+
+def test_mirror_step_memo_never_answers_a_different_step():
+    """Same regularizer, same gradient array, but another centre or step: computed, not recalled."""
+    from gamedyn.learners import _mirror_step
+
+    entropy = Entropy()
+    gradient = np.array([0.3, -0.2, 0.5])
+    centre = np.array([0.2, 0.3, 0.5])
+    first = _mirror_step(entropy, gradient, 0.7, centre, entropy.centre_cache(centre))
+    again = _mirror_step(entropy, gradient, 0.7, centre.copy(), entropy.centre_cache(centre))
+    assert again is first  # equal inputs: the same arrays
+    other_centre = np.array([0.5, 0.3, 0.2])
+    for eta in (0.7, 0.9):  # another centre, then another step
+        step = _mirror_step(entropy, gradient, eta, other_centre, entropy.centre_cache(other_centre))
+        expected = entropy.argmin_and_cache(gradient, 0.0, eta, other_centre, entropy.centre_cache(other_centre))
+        np.testing.assert_array_equal(step[0], expected[0])
+        np.testing.assert_array_equal(step[1], expected[1])
+    other_step = step
+    fresh_gradient = gradient.copy()  # equal values, another array: recomputed (identity is the key)
+    assert _mirror_step(entropy, fresh_gradient, 0.9, other_centre, entropy.centre_cache(other_centre)) is not other_step
+
+
+def test_reals_minimizer_fast_overflow_check_agrees_with_the_exact_one():
+    """max |x_i| from two reductions decides; -x / c is returned bit for bit at every magnitude,
+    a true overflow or a NaN still raises, and nothing warns."""
+    from gamedyn import Reals
+    from gamedyn._numerics import NumericalRangeError
+
+    reals = Reals()
+    for linear, curvature in ((np.array([3.0, -4.0]), 0.7), (np.array([1e200, -1e200]), 2.0), (np.array([1e-300]), 1e-5)):
+        np.testing.assert_array_equal(reals.minimize_quadratic(linear, curvature), -linear / curvature)
+    with pytest.raises(NumericalRangeError):
+        reals.minimize_quadratic(np.array([1e300, 1.0]), 1e-10)
+    with pytest.raises(NumericalRangeError):
+        reals.minimize_quadratic(np.array([np.nan, 1.0]), 1.0)

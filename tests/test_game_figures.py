@@ -51,7 +51,7 @@ def test_regret_sums_stay_below_their_bounds(traces):
         np.testing.assert_allclose(panel["total"], panel["w_regret"] + panel["p_regret"])
         if panel["bound"] is not None:
             assert np.all(panel["total"] <= panel["bound"] + 1e-9), label
-    assert data["panels"]["accelerated theta=1 (Ji et al.)"]["bound"] is None  # different weights
+    assert data["panels"]["accelerated (theta=1)"]["bound"] is None  # different weights
 
 
 def small_table():

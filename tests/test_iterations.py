@@ -60,3 +60,44 @@ def test_table_prints_every_algorithm_and_slope(table):
     for family, algorithm in table.slopes:
         assert algorithm in text
     assert "slope" in text and "hard data" in text and "lp data" in text
+
+
+# ------------------------------------------------------------ declared horizons (issue 8 item 6)
+
+
+def test_every_row_carries_the_horizon_its_declaration_states(table):
+    """Each row's ``sufficient_rounds`` is the theorem's count: the smallest T whose bound is positive."""
+    for row in table.rows:
+        n, gamma, T = row.n, row.gamma, row.sufficient_rounds
+        log_n = np.log(n)
+        if row.algorithm == "accelerated (theta=1)":
+            assert T is None and row.kind == "recipe"
+        elif row.kind == "original":  # Novikoff 1/gamma^2, Gentile (p-1)/gamma_q^2
+            p = float(row.algorithm.split("p=")[1]) if "p=" in row.algorithm else 2.0
+            assert T == pytest.approx((p - 1) / gamma**2, rel=1e-14), row
+        elif row.algorithm.startswith(("mirror_prox", "pnorm")):  # gamma - c / T > 0 (Theorems 5, 7)
+            p = float(row.algorithm.split("p=")[1]) if "p=" in row.algorithm else 2.0
+            c = np.sqrt(2 * (p - 1) * log_n)
+            assert T == int(T) and gamma - c / T > 0 >= gamma - c / (T - 1), row
+        else:  # gamma - c / (gamma T (T+1)) > 0 (Theorems 4, 6)
+            c = 8 * log_n + (2 if row.algorithm == "nag_margin" else 0)
+            assert T == int(T) and gamma - c / (gamma * T * (T + 1)) > 0 >= gamma - c / (gamma * (T - 1) * T), row
+
+
+def test_a_new_declared_recipe_joins_the_experiments_without_edits(monkeypatch):
+    """A new recipe module's ``RECIPE`` is all the iterations table and the game figures need."""
+    from gamedyn.experiments import game_figures
+    from gamedyn.recipes import RECIPES, Recipe
+
+    nag = RECIPES["nag_margin"]
+    new = Recipe(name="nag_twice", reference="test", summary="NAG again", game=nag.game, function=nag.function,
+                 output=nag.output, rounds_to_separate=lambda n, gamma, options: 10**6,
+                 regret_bound=lambda n, options: ("Thm 6 again", 4 * np.log(n) + 1),
+                 variants=(("nag_twice (variant)", {}),))
+    monkeypatch.setitem(RECIPES, "nag_twice", new)
+    table = iterations_to_separation((0.2,), lp_n=200)
+    rows = {row.algorithm: row for row in table.rows if row.family == "hard"}
+    assert rows["nag_twice"].iterations == rows["nag_margin"].iterations  # the same game, declared again
+    assert rows["nag_twice"].sufficient_rounds == rows["nag_twice (variant)"].sufficient_rounds == 10**6
+    assert "nag_twice" not in {row.algorithm for row in table.rows if row.family != "hard"}  # no p option
+    assert [label for label, *_ in game_figures._runs()][-2:] == ["nag_twice", "nag_twice (variant)"]

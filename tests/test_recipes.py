@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gamedyn.recipes
 from gamedyn import OFTL, OFTRL, FTRL, Entropy, FTRLPlus, RegularizedBilinear, original, play, rates
@@ -274,3 +276,17 @@ def test_a_declared_output_rule_reads_the_final_result_and_every_round(name, opt
     np.testing.assert_allclose(recipe.read_output(result.game, **options), result.w, rtol=1e-13, atol=0)
     for t in (1, 5, 12):  # round t's output is the T = t run's output
         np.testing.assert_allclose(rounds[t], recipe.run(A, t, **options).w, rtol=1e-12, atol=0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(constant=st.floats(1e-3, 1e3), gamma=st.floats(1e-3, 1.0))
+def test_declared_round_counts_are_the_first_rounds_the_bounds_turn_positive(constant, gamma):
+    """``rounds_with_quadratic_rate``: the smallest T with gamma - constant/(gamma T(T+1)) > 0 (Theorems 4, 6);
+    ``rounds_with_linear_rate``: the smallest T with gamma - constant/T > 0 (Theorems 5, 7)."""
+    from gamedyn.recipes._recipe import rounds_with_linear_rate, rounds_with_quadratic_rate
+
+    T = rounds_with_quadratic_rate(constant, gamma)
+    assert T >= 1 and T * (T + 1) > constant / gamma**2 * (1 - 1e-12)
+    assert (T - 1) * T <= constant / gamma**2 * (1 + 1e-12)
+    T = rounds_with_linear_rate(constant, gamma)
+    assert T >= 1 and T > constant / gamma * (1 - 1e-12) and T - 1 <= constant / gamma * (1 + 1e-12)

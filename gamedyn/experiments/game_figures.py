@@ -41,24 +41,17 @@ GAME_FIGURE_FILES = {
 
 
 def _runs():
-    """(label, run(A, T, stop), regret-sum bound label or None, bound(n)) for each game."""
-    from gamedyn import recipes
+    """(label, recipe declaration, options) for each game: every recipe of :data:`gamedyn.recipes.RECIPES`
+    and its declared ``variants``; a recipe with a ``p`` option plays at p = 2 (the data have ||x_i||_2 <= 1)."""
+    from gamedyn.recipes import RECIPES
 
-    log = np.log
-    return (
-        ("smooth_perceptron", lambda A, T, stop: recipes.smooth_perceptron(A, T, stop=stop),
-         "Thm 3: 4 log n", lambda n: 4 * log(n)),
-        ("accelerated_perceptron", lambda A, T, stop: recipes.accelerated_perceptron(A, T, stop=stop),
-         "Thm 4: 4 log n", lambda n: 4 * log(n)),
-        ("accelerated theta=1 (Ji et al.)", lambda A, T, stop: recipes.accelerated_perceptron(A, T, theta="ji", stop=stop),
-         None, None),
-        ("mirror_prox_perceptron", lambda A, T, stop: recipes.mirror_prox_perceptron(A, T, stop=stop),
-         "Thm 5: sqrt(2 log n)", lambda n: np.sqrt(2 * log(n))),
-        ("nag_margin", lambda A, T, stop: recipes.nag_margin(A, T, stop=stop),
-         "Thm 6: 4 log n + 1", lambda n: 4 * log(n) + 1),
-        ("pnorm_perceptron p=2", lambda A, T, stop: recipes.pnorm_perceptron(A, T, 2.0, stop=stop),
-         "Thm 7: sqrt(2(p-1) log n)", lambda n: np.sqrt(2 * log(n))),
-    )
+    runs = []
+    for recipe in RECIPES.values():
+        for label, options in ((recipe.name, {}), *recipe.variants):
+            if "p" in recipe.options:
+                label, options = f"{label} p=2", {**options, "p": 2.0}
+            runs.append((label, recipe, options))
+    return runs
 
 
 # ------------------------------------------------------------------------------------------- data
@@ -72,14 +65,16 @@ def _game_matrix():
 
 
 def recipe_traces(quick: bool = False, T: int | None = None) -> dict:
-    """Play every game (five recipes and Ji et al.'s theta = 1 variant) for ``T`` rounds on the ``GAME_DATA`` set.
+    """Play every game (each declared recipe and its ``variants``: five recipes and Ji et al.'s theta = 1) for
+    ``T`` rounds on the ``GAME_DATA`` set.
 
     Returns ``t`` (1..T), ``gamma`` (certified max margin), ``n``, and ``traces[label]`` with arrays
     of length T: ``normalised_margin`` of the output direction (every recipe outputs a positive
     multiple of the output-weighted sum of its plays), ``average_margin`` = ``min_i (A w_bar_t)_i``
     for the averaged play ``w_bar_t``, ``w_regret`` and ``p_regret`` (the p-norm game's ``R_w`` is
     taken against the unit max-margin direction u, as in Theorem 7, since its w-domain is all of
-    R^d), plus ``bound`` / ``bound_label`` for ``R_w + R_p`` (None where no theorem applies).
+    R^d), plus ``bound`` / ``bound_label`` for ``R_w + R_p`` (None where no theorem applies, both read off the
+    recipe's declaration) and ``w_regret_against_u`` (True where the recipe declares a comparator).
     """
     from gamedyn.margins import max_margin
 
@@ -88,8 +83,9 @@ def recipe_traces(quick: bool = False, T: int | None = None) -> dict:
     oracle = max_margin(A)
     n = A.shape[0]
     traces = {}
-    for label, run, bound_label, bound in _runs():
-        comparator = oracle.direction if label.startswith("pnorm") else None
+    for label, recipe, options in _runs():
+        # a declared comparator (the p-norm game): R_w(u) at the unit max-margin direction, as in Theorem 7
+        comparator = oracle.direction if recipe.comparator is not None else None
         columns = {"normalised_margin": [], "average_margin": [], "w_regret": [], "p_regret": []}
 
         def collect(state, columns=columns, comparator=comparator):
@@ -103,10 +99,12 @@ def recipe_traces(quick: bool = False, T: int | None = None) -> dict:
             columns["p_regret"].append(state.p_regret)
             return False  # never stop: this rule only reads the round
 
-        run(A, T, collect)
+        recipe.run(A, T, stop=collect, **options)
         traces[label] = {key: np.array(value, dtype=np.float64) for key, value in columns.items()}
-        traces[label]["bound_label"] = bound_label
-        traces[label]["bound"] = None if bound is None else float(bound(n))
+        bound = recipe.regret_sum_bound(n, **options)  # the recipe's theorem, as declared
+        traces[label]["bound_label"] = None if bound is None else bound[0]
+        traces[label]["bound"] = None if bound is None else float(bound[1])
+        traces[label]["w_regret_against_u"] = comparator is not None
     return dict(t=np.arange(1, T + 1), gamma=oracle.gamma, n=n, traces=traces)
 
 
@@ -138,7 +136,8 @@ def regret_data(traces: dict) -> dict:
     for label, run in traces["traces"].items():
         panels[label] = dict(w_regret=run["w_regret"], p_regret=run["p_regret"],
                              total=run["w_regret"] + run["p_regret"],
-                             bound=run["bound"], bound_label=run["bound_label"])
+                             bound=run["bound"], bound_label=run["bound_label"],
+                             w_regret_against_u=run["w_regret_against_u"])
     return dict(t=traces["t"], n=traces["n"], panels=panels)
 
 
@@ -231,7 +230,7 @@ def plot_regrets(data: dict, path) -> str:
     figure, axes = _figure(nrows, ncols, size=(12, 3.8 * nrows))
     t = data["t"]
     for ax, (label, panel) in zip(axes.ravel(), panels.items()):
-        ax.plot(t, panel["w_regret"], label="R_w(u), u = max-margin direction" if label.startswith("pnorm") else "R_w")
+        ax.plot(t, panel["w_regret"], label="R_w(u), u = max-margin direction" if panel["w_regret_against_u"] else "R_w")
         ax.plot(t, panel["p_regret"], label="R_p")
         ax.plot(t, panel["total"], "--", color="black", lw=1.4, label="R_w + R_p")
         title = label

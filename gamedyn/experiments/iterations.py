@@ -21,6 +21,12 @@ the decoy the symmetric hard instance is separated in round 1 and the count says
   the decoy, for the p-norm perceptron and the accelerated p-norm recipe (x-axis: certified gamma_q).
 
 The x-axis values are measured by the oracles, never assumed from the generators.
+
+What runs is read from the declarations, never from a list of names here: every recipe of
+:data:`gamedyn.recipes.RECIPES` (with its ``variants``) and every original of
+:func:`gamedyn.registry.original_entries` that counts perceptron updates; those with a ``p`` option
+run on the two p-norm families, the others on ``"hard"``. Each row carries its declaration's
+``sufficient_rounds`` (the theorem's guaranteed count: Novikoff, Gentile, Theorems 4-7).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from gamedyn import original, positive_margin
+from gamedyn import positive_margin
 from gamedyn.datasets import add_decoy, make_separable_lp, perceptron_hard_instance, signed_rows
 from gamedyn.margins import max_margin, max_margin_q
 
@@ -45,6 +51,8 @@ class IterationRow:
     gamma: float
     n: int
     iterations: int | None  # None: no positive margin within the cap
+    sufficient_rounds: float | None = None  # the declared theorem's guaranteed count (None: no theorem)
+    kind: str = "recipe"  # "recipe" (game rounds) or "original" (perceptron updates)
 
 
 @attrs.frozen
@@ -76,46 +84,63 @@ def _fit_slope(gammas, counts) -> float:
     return float(np.polyfit(x, y, 1)[0])
 
 
-def _rounds_to_separation(recipe, A, cap, **options) -> int | None:
-    result = recipe(A, cap, stop=positive_margin, **options)
-    return result.game.rounds if result.game.stopped_early or np.min(A @ result.w) > 0 else None
+@attrs.frozen
+class _Play:
+    """One declared algorithm with fixed options: a table line."""
+
+    label: str
+    kind: str  # "recipe" or "original"
+    declaration: object  # a gamedyn.recipes.Recipe or a gamedyn.registry.OriginalForm
+    options: dict
+
+    def count(self, A, cap) -> int | None:
+        if self.kind == "original":
+            w, updates = self.declaration.call(A, cap, self.options, False)
+            return updates if np.min(A @ w) > 0 else None
+        result = self.declaration.run(A, cap, stop=positive_margin, **self.options)
+        return result.game.rounds if result.game.stopped_early or np.min(A @ result.w) > 0 else None
+
+    def row(self, family, A, gamma, cap) -> IterationRow:
+        n = A.shape[0]
+        return IterationRow(family, self.label, gamma, n, self.count(A, cap),
+                            self.declaration.sufficient_rounds(n, gamma, **self.options), self.kind)
 
 
-def _updates_to_separation(algorithm, A, cap, *args) -> int | None:
-    w, updates = algorithm(A, *args, cap)
-    return updates if np.min(A @ w) > 0 else None
+def _plays(p_norm: bool, p: float | None = None) -> list:
+    """The declared algorithms of a family: the update-counting originals (baselines) first, then the
+    recipes and their variants; with ``p_norm`` those that take a ``p`` option, run at ``p``."""
+    from gamedyn.recipes import RECIPES
+    from gamedyn.registry import original_entries
+
+    def chosen(options):
+        return ({**options, "p": p}, f" p={p:g}") if p_norm else (options, "")
+
+    plays = []
+    for entry in original_entries():
+        form = entry.form
+        if form.updates and form.rounds_to_separate is not None and ("p" in form.options) == p_norm:
+            options, suffix = chosen({})
+            plays.append(_Play(form.label + suffix, "original", form, options))
+    for recipe in RECIPES.values():
+        if ("p" in recipe.options) == p_norm:
+            for label, options in ((recipe.name, {}), *recipe.variants):
+                options, suffix = chosen(options)
+                plays.append(_Play(label + suffix, "recipe", recipe, options))
+    return plays
 
 
 def iterations_to_separation(margins=DEFAULT_MARGINS, *, p=4.0, lp_n=2000, lp_d=10, seed=0, cap=200_000) -> IterationTable:
-    """Run every algorithm on both data families over ``margins``; return the table and slopes."""
-    from gamedyn import recipes
-
+    """Run every declared algorithm on both data families over ``margins``; return the table and slopes."""
     rows = []
     for gamma in margins:
         A = add_decoy(perceptron_hard_instance(gamma))
         actual = max_margin(A).gamma
-        runs = {
-            "perceptron": _updates_to_separation(original.perceptron, A, cap),
-            "smooth_perceptron": _rounds_to_separation(recipes.smooth_perceptron, A, cap),
-            "accelerated_perceptron": _rounds_to_separation(recipes.accelerated_perceptron, A, cap),
-            "accelerated (theta=1)": _rounds_to_separation(recipes.accelerated_perceptron, A, cap, theta="ji"),
-            "mirror_prox_perceptron": _rounds_to_separation(recipes.mirror_prox_perceptron, A, cap),
-            "nag_margin": _rounds_to_separation(recipes.nag_margin, A, cap),
-        }
-        rows += [IterationRow("hard", name, actual, A.shape[0], count) for name, count in runs.items()]
-        runs = {
-            "p-norm perceptron p=2": _updates_to_separation(original.pnorm_perceptron, A, cap, 2.0),
-            "pnorm_perceptron p=2": _rounds_to_separation(recipes.pnorm_perceptron, A, cap, p=2.0),
-        }
-        rows += [IterationRow(HARD_PNORM, name, actual, A.shape[0], count) for name, count in runs.items()]
+        rows += [play.row("hard", A, actual, cap) for play in _plays(p_norm=False)]
+        rows += [play.row(HARD_PNORM, A, actual, cap) for play in _plays(p_norm=True, p=2.0)]
     for gamma in margins:
         A = add_decoy(signed_rows(*make_separable_lp(lp_n, lp_d, p, gamma, seed)))
         gamma_q = max_margin_q(A, p / (p - 1)).lower
-        runs = {
-            f"p-norm perceptron p={p:g}": _updates_to_separation(original.pnorm_perceptron, A, cap, p),
-            f"pnorm_perceptron p={p:g}": _rounds_to_separation(recipes.pnorm_perceptron, A, cap, p=p),
-        }
-        rows += [IterationRow("lp", name, gamma_q, A.shape[0], count) for name, count in runs.items()]
+        rows += [play.row("lp", A, gamma_q, cap) for play in _plays(p_norm=True, p=p)]
     slopes = {}
     for key in dict.fromkeys((row.family, row.algorithm) for row in rows):
         chosen = [row for row in rows if (row.family, row.algorithm) == key]

@@ -1,0 +1,195 @@
+r"""The Fenchel game of a convex objective (Abernethy & Wang 2017; Wang & Abernethy 2018).
+
+For a convex, differentiable :math:`f` with conjugate :math:`f^*(y)=\sup_x\langle x,y\rangle-f(x)`,
+
+.. math::
+
+    g(y, x) = \langle x, y\rangle - f^*(y),\qquad \min_{x\in K}\max_{y}g(y,x)=\min_{x\in K}f(x),
+
+since :math:`\max_yg(y,x)=f^{**}(x)=f(x)`. In Protocol 1's seats the y-player is ``w`` (it
+maximises, on :math:`\mathbb R^d`) and the x-player is ``p`` (it minimises, on a domain K: the
+simplex, an l2 or l1 ball, a box, or :math:`\mathbb R^d`). The round losses are
+
+.. math::
+
+    \ell_t(x)=\langle y_t,x\rangle\ \text{(x-player, linear)},\qquad
+    h_t(y)=f^*(y)-\langle x_t,y\rangle\ \text{(y-player)}.
+
+The y-player's losses are "strength times :math:`f^*` plus linear": a :class:`gamedyn.Loss` whose
+``convex`` is :class:`FenchelConjugate`. Their weighted sum
+:math:`S\,f^*(y)-\langle\sum_s\alpha_sx_s,y\rangle` is minimised by
+:math:`y=\nabla f(\sum_s\alpha_sx_s/S)` (conjugacy: :math:`\nabla f^*=(\nabla f)^{-1}`), so follow
+the leader is a gradient at a weighted average, with no special case in the runner.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import attrs
+import numpy as np
+import scipy.optimize
+
+from gamedyn._validation import check_positive
+from gamedyn.payoffs import Loss, Payoff, _check_domain
+from gamedyn.regularizers import Reals
+
+_MEMO_SIZE = 8
+
+
+def _optional_positive(value, name):
+    return None if value is None else check_positive(value, name)
+
+
+@attrs.frozen
+class Objective:
+    r"""A convex objective f given by its value and gradient (optionally its smoothness L).
+
+    ``value(x) -> float`` and ``gradient(x) -> array``; ``smoothness`` is L with
+    :math:`\|\nabla f(x)-\nabla f(x')\|\le L\|x-x'\|` (needed by the accelerated recipes' default
+    step); ``dimension`` (optional) is the length of x when no domain or start fixes it;
+    ``conjugate`` (optional) is :math:`f^*(y)` in closed form, used where no gradient preimage is
+    known (else it is computed numerically, see :class:`FenchelConjugate`).
+
+    >>> import numpy as np
+    >>> f = Objective(lambda x: 0.5 * float(x @ x), lambda x: x, smoothness=1.0, dimension=3)
+    >>> float(f.conjugate_term.value(f.gradient(np.ones(3))))  # f*(y) = ||y||^2 / 2
+    1.5
+    """
+
+    value: Callable = attrs.field()
+    gradient: Callable = attrs.field()
+    smoothness: float | None = attrs.field(default=None, converter=lambda s: _optional_positive(s, "smoothness"))
+    dimension: int | None = attrs.field(default=None, kw_only=True)
+    conjugate: Callable | None = attrs.field(default=None, kw_only=True)
+    conjugate_term: Any = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self):
+        if not callable(self.value) or not callable(self.gradient):
+            raise TypeError("Objective(value, gradient): both must be callables x -> f(x) and x -> grad f(x).")
+        if self.dimension is not None and not (isinstance(self.dimension, (int, np.integer)) and self.dimension > 0):
+            raise ValueError(f"dimension must be a positive int, got {self.dimension!r}.")
+        object.__setattr__(self, "conjugate_term", FenchelConjugate(self))
+
+    def gradient_at(self, x) -> np.ndarray:
+        """grad f(x) as a fresh float64 array, checked finite (a clear error instead of a NaN later)."""
+        gradient = np.array(self.gradient(x), dtype=np.float64)
+        if gradient.shape != np.shape(x) or not np.all(np.isfinite(gradient)):
+            raise ValueError(f"Objective.gradient returned {gradient!r} at x of shape {np.shape(x)}; it must "
+                             f"return a finite array of the same shape as x.")
+        return gradient
+
+
+class FenchelConjugate:
+    r"""The convex function :math:`\phi=f^*` of the y-player's losses, with its argmin oracle.
+
+    * ``minimize(linear, strength, Reals())`` :math:`=\arg\min_y\langle\mathrm{linear},y\rangle+
+      s\,f^*(y)=\nabla f(-\mathrm{linear}/s)`; it remembers the preimage of each point it returns;
+    * ``value(y)`` :math:`=f^*(y)`: exactly :math:`\langle x,y\rangle-f(x)` when y was returned
+      for x (every FTL / OFTL play); else the objective's ``conjugate`` if given; else numerically,
+      :math:`-\min_x f(x)-\langle x,y\rangle` by L-BFGS (only the duality gap needs this, once);
+    * ``gradient(y)`` :math:`=\nabla f^*(y)` = the remembered preimage (numerically otherwise).
+    """
+
+    __slots__ = ("objective", "_memo")
+
+    def __init__(self, objective: Objective):
+        self.objective = objective
+        self._memo = []  # the last few (y, x) with y = grad f(x)
+
+    def __repr__(self) -> str:
+        return "FenchelConjugate(objective)"
+
+    def _preimage(self, y):
+        for point, preimage in reversed(self._memo):
+            if point is y:
+                return preimage
+        for point, preimage in reversed(self._memo):
+            if point.shape == np.shape(y) and np.array_equal(point, y):
+                return preimage
+        return None
+
+    def minimize(self, linear, strength: float, domain):
+        if not isinstance(domain, Reals):
+            raise ValueError(f"The Fenchel game's y-player plays on R^d (its argmin is a gradient of f); got the "
+                             f"domain {domain!r}. Use FTL() or OFTL() without a domain for the y-player.")
+        x = -np.asarray(linear, dtype=np.float64) / strength
+        y = self.objective.gradient_at(x)
+        self._memo.append((y, x))
+        if len(self._memo) > _MEMO_SIZE:
+            del self._memo[0]
+        return y
+
+    def _numerical_preimage(self, y):
+        y = np.asarray(y, dtype=np.float64)
+        start = self._memo[-1][1] if self._memo else np.zeros_like(y)
+
+        def objective(x):
+            return self.objective.value(x) - float(x @ y), self.objective.gradient_at(x) - y
+
+        solution = scipy.optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
+                                           options={"gtol": 1e-13, "ftol": 1e-16, "maxiter": 10000})
+        return solution.x
+
+    def value(self, y) -> float:
+        x = self._preimage(y)
+        if x is None and self.objective.conjugate is not None:
+            return float(self.objective.conjugate(y))
+        if x is None:
+            x = self._numerical_preimage(y)
+        return float(x @ np.asarray(y)) - float(self.objective.value(x))
+
+    def gradient(self, y):
+        x = self._preimage(y)
+        return self._numerical_preimage(y) if x is None else x
+
+
+@attrs.frozen
+class FenchelGame(Payoff):
+    r""":math:`g(y,x)=\langle x,y\rangle-f^*(y)`: y (the w seat, on :math:`\mathbb R^d`) maximises,
+    x (the p seat, on ``domain`` K) minimises; :math:`\min_{x\in K}\max_yg=\min_{x\in K}f`.
+
+    ``loss_for_p(y)`` :math:`=\langle y,\cdot\rangle` (linear), ``loss_for_w(x)``
+    :math:`=f^*-\langle x,\cdot\rangle` (``Loss(-x, 1, f*)``). ``domain=None`` lets the x-player
+    play on any domain (then its learner's domain is K). ``dimension`` defaults to the objective's,
+    or a box's.
+    """
+
+    objective: Objective = attrs.field()
+    domain: Any = attrs.field(default=None, validator=_check_domain)
+    dimension: int | None = attrs.field(default=None, kw_only=True)
+    w_domain = Reals()
+
+    def __attrs_post_init__(self):
+        if not isinstance(self.objective, Objective):
+            raise TypeError(f"objective must be a gamedyn.Objective(value, gradient), got {self.objective!r}.")
+        dimension = self.dimension
+        for source in (self.objective.dimension, getattr(self.domain, "dimension", None)):
+            if dimension is None:
+                dimension = source
+        if dimension is None:
+            raise ValueError("FenchelGame needs the dimension of x: pass dimension=d (or Objective(..., dimension=d), "
+                             "or a Box domain, or a start x0 to the recipe).")
+        object.__setattr__(self, "dimension", int(dimension))
+
+    @property
+    def p_domain(self):
+        return self.domain
+
+    @property
+    def w_dimension(self) -> int:
+        return self.dimension
+
+    @property
+    def p_dimension(self) -> int:
+        return self.dimension
+
+    def value(self, w, p) -> float:
+        """g(y, x) = <x, y> - f*(y) with y = w, x = p."""
+        return float(np.asarray(p) @ np.asarray(w)) - self.objective.conjugate_term.value(w)
+
+    def loss_for_p(self, w, p_played=None) -> Loss:
+        return Loss(np.asarray(w, dtype=np.float64), 0.0)
+
+    def loss_for_w(self, p, w_played=None) -> Loss:
+        return Loss(-np.asarray(p, dtype=np.float64), 1.0, self.objective.conjugate_term)

@@ -1,0 +1,59 @@
+r"""Heavy ball as a Fenchel game (Wang & Abernethy 2018, Section 4): the non-optimistic Nesterov pair.
+
+=========  ==========================================================================
+payoff     g(y, x) = <x, y> - f*(y)
+y-player   FTL on R^d, first play from x_0 (hint FirstRoundLoss): y_t = grad f(x_bar_{t-1})
+x-player   gradient descent shown y_t first: x_t = x_{t-1} - gamma alpha_t y_t
+weights    alpha_t = t;  y-player first;  gamma = 1/(4L) by default
+output     x = x_bar_T
+=========  ==========================================================================
+
+Wang & Abernethy (2018) note that dropping the y-player's optimism from their Nesterov pair gives
+Polyak's heavy ball. Unrolling (proof sketch): :math:`x_t=(A_t\bar x_t-A_{t-1}\bar x_{t-1})/\alpha_t`
+in :math:`x_t=x_{t-1}-\gamma\alpha_t\nabla f(\bar x_{t-1})` gives
+
+.. math::
+
+    \bar x_t=\bar x_{t-1}-\eta_t\nabla f(\bar x_{t-1})+\mu_t(\bar x_{t-1}-\bar x_{t-2}),\qquad
+    \eta_t=\frac{\gamma\alpha_t^2}{A_t}=\frac{2\gamma t}{t+1},\quad
+    \mu_t=\frac{\alpha_tA_{t-2}}{\alpha_{t-1}A_t}=\frac{t-2}{t+1},
+
+the loop of :func:`gamedyn.original_fenchel.heavy_ball`. Only on :math:`\mathbb R^d`: a projection
+does not commute with this unrolling. The game's guarantee is the plain O(1/T) of non-optimistic
+dynamics (no acceleration is claimed).
+"""
+
+from gamedyn import FenchelGame, play
+from gamedyn._validation import check_count, check_positive
+from gamedyn.hints import CurrentLoss, FirstRoundLoss
+from gamedyn.learners import OMD, FollowTheRegularizedLeader
+from gamedyn.recipes._fenchel_result import FenchelResult, fenchel_inputs
+from gamedyn.recipes.accelerated_gradient import default_step
+from gamedyn.regularizers import Reals, SquaredEuclidean, Zero
+
+
+def heavy_ball(objective, T, x0=None, *, step=None, dimension=None, record=False, callback=None):
+    r"""Heavy ball with :math:`\eta_t=2\gamma t/(t+1)`, :math:`\mu_t=(t-2)/(t+1)`, as a game on :math:`\mathbb R^d`.
+
+    >>> import numpy as np
+    >>> from gamedyn import Objective
+    >>> f = Objective(lambda x: 0.5 * float(x @ x), lambda x: x, smoothness=1.0)
+    >>> bool(heavy_ball(f, T=50, x0=[1.0, -2.0]).value < 1e-2)
+    True
+    """
+    T = check_count(T, "T")
+    gamma = default_step(objective) if step is None else check_positive(step, "step")
+    x0, dimension = fenchel_inputs(objective, Reals(), x0, dimension)
+    game = play(
+        FenchelGame(objective, None, dimension=dimension),
+        w_learner=FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),
+        p_learner=OMD(SquaredEuclidean(), gamma, CurrentLoss(), centre=x0),
+        T=T,
+        weights="linear",
+        first="w",
+        initial_p=x0,
+        record=record,
+        callback=callback,
+    )
+    x = game.p_average
+    return FenchelResult(x, float(objective.value(x)), game)

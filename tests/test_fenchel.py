@@ -1,0 +1,349 @@
+"""The Fenchel game: Frank-Wolfe, Nesterov's method and heavy ball equal their published loops to
+1e-10; their rates hold; wrong steps or weights fail by a wide margin; the new domains' oracles are
+exact; the conjugate-term losses work without special cases in the runner."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from gamedyn import (
+    FTL, OFTL, Ball, BestResponse, Box, FenchelGame, FTRL, FirstRoundLoss, L1Ball, Loss, Objective, Reals,
+    Simplex, SquaredEuclidean, play,
+)
+from gamedyn import original_fenchel
+from gamedyn.experiments.fenchel import (
+    AG_HORIZONS, FW_HORIZONS, accelerated_gradient_table, distance_objective, fenchel_claims, fitted_slope,
+    frank_wolfe_table, logistic_minimizer, logistic_objective, quadratic_objective,
+)
+from gamedyn.learners import FollowTheRegularizedLeader, OMD
+from gamedyn.hints import CurrentLoss
+from gamedyn.recipes import accelerated_gradient, frank_wolfe, heavy_ball
+from gamedyn.registry import relative_error
+from gamedyn.regularizers import Zero
+
+HORIZONS = [1, 2, 3, 10, 200]
+D = 6
+
+
+def _objectives():
+    rng = np.random.default_rng(7)
+    M = rng.normal(size=(D, D))
+    H = M @ M.T + 0.05 * np.eye(D)
+    A = rng.normal(size=(40, D)) * rng.choice([-1.0, 1.0], size=(40, 1))
+    softplus_A = rng.normal(size=(15, D))
+    # a log-sum-exp objective: f(x) = log sum_i exp(a_i x) + |x - c|^2/2, L = ||A||^2 + 1, with c far
+    # enough out that the minimiser over each domain lies on its boundary (see the conditioning test)
+    c = np.linspace(2.0, -3.0, D)
+    lse = Objective(lambda x: float(np.logaddexp.reduce(softplus_A @ x)) + 0.5 * float((x - c) @ (x - c)),
+                    lambda x: softplus_A.T @ np.exp(softplus_A @ x - np.logaddexp.reduce(softplus_A @ x)) + x - c,
+                    smoothness=float(np.linalg.norm(softplus_A, 2) ** 2 + 1), dimension=D)
+    return {"quadratic": quadratic_objective(H, rng.normal(size=D)),
+            "logistic": logistic_objective(A, ridge=0.01),
+            "log-sum-exp": lse}
+
+
+OBJECTIVES = _objectives()
+BOX = (np.linspace(-1.0, -0.2, D), np.linspace(0.3, 1.0, D))
+DOMAINS = {"simplex": (Simplex(), "simplex", None), "ball": (Ball(1.5), "ball", 1.5),
+           "l1": (L1Ball(2.0), "l1", 2.0), "box": (Box(*BOX), "box", BOX)}
+
+
+# ------------------------------------------------------------------------------------ equivalences
+
+
+@pytest.mark.parametrize("objective_name", sorted(OBJECTIVES))
+@pytest.mark.parametrize("domain_name", sorted(DOMAINS))
+def test_frank_wolfe_equals_its_loop(objective_name, domain_name):
+    objective = OBJECTIVES[objective_name]
+    domain, kind, parameters = DOMAINS[domain_name]
+    for T in HORIZONS:
+        recipe = frank_wolfe(objective, domain, T)
+        loop = original_fenchel.frank_wolfe(objective.gradient, kind, parameters, D, T)
+        assert relative_error(recipe.x, loop) <= 1e-10, (objective_name, domain_name, T)
+        assert recipe.value == pytest.approx(objective.value(loop), rel=1e-10, abs=1e-14)
+
+
+@pytest.mark.parametrize("objective_name", sorted(OBJECTIVES))
+@pytest.mark.parametrize("radius", [None, 0.4, 3.0])
+def test_accelerated_gradient_equals_its_loop(objective_name, radius):
+    objective = OBJECTIVES[objective_name]
+    x0 = np.linspace(-0.3, 0.2, D)
+    if radius is not None:
+        x0 = x0 * min(1.0, 0.9 * radius / np.linalg.norm(x0))
+    domain, kind = (None, "reals") if radius is None else (Ball(radius), "ball")
+    step = 1 / (4 * objective.smoothness)
+    for T in HORIZONS:
+        recipe = accelerated_gradient(objective, T, domain, x0=x0)
+        loop = original_fenchel.accelerated_gradient(objective.gradient, step, x0, T, kind, radius)
+        assert relative_error(recipe.x, loop) <= 1e-10, (objective_name, radius, T)
+
+
+@pytest.mark.parametrize("objective_name", sorted(OBJECTIVES))
+def test_heavy_ball_equals_its_loop(objective_name):
+    objective = OBJECTIVES[objective_name]
+    x0 = np.linspace(0.5, -0.5, D)
+    for T in HORIZONS:
+        recipe = heavy_ball(objective, T, x0=x0)
+        loop = original_fenchel.heavy_ball(objective.gradient, 1 / (4 * objective.smoothness), x0, T)
+        assert relative_error(recipe.x, loop) <= 1e-10, (objective_name, T)
+
+
+def test_frank_wolfe_on_a_ball_around_an_interior_minimiser_is_ill_conditioned():
+    """Why the equivalence tests put the minimiser on the boundary: inside a ball, grad f(x_t) -> 0
+    and the oracle's direction g/||g|| amplifies rounding by 1/||g||, so a 1e-15 change of x_0 moves
+    the original loop's own x_200 by about 1e-6 (no two implementations can agree to 1e-10 there)."""
+    rng = np.random.default_rng(7)  # the log-sum-exp data of _objectives(), without the shift c
+    rng.normal(size=(D, D)), rng.normal(size=(40, D)), rng.choice([-1.0, 1.0], size=(40, 1))
+    A = rng.normal(size=(15, D))
+    objective = Objective(lambda x: float(np.logaddexp.reduce(A @ x)) + 0.5 * float(x @ x),  # x* inside Ball(1.5)
+                          lambda x: A.T @ np.exp(A @ x - np.logaddexp.reduce(A @ x)) + x)
+    start = np.zeros(D)
+    nudged = start.copy()
+    nudged[0] = 1e-15
+    a = original_fenchel.frank_wolfe(objective.gradient, "ball", 1.5, D, 200, start)
+    b = original_fenchel.frank_wolfe(objective.gradient, "ball", 1.5, D, 200, nudged)
+    assert relative_error(a, b) > 1e-9
+
+
+def test_any_step_gives_the_same_equivalence():
+    objective = OBJECTIVES["logistic"]
+    x0 = np.full(D, 0.1)
+    for step in (0.01, 1.0 / objective.smoothness, 0.3 / objective.smoothness):
+        assert relative_error(accelerated_gradient(objective, 50, x0=x0, step=step).x,
+                              original_fenchel.accelerated_gradient(objective.gradient, step, x0, 50)) <= 1e-10
+
+
+def test_frank_wolfe_from_a_given_start():
+    objective = OBJECTIVES["quadratic"]
+    x0 = np.array([0.5, 0.5, 0, 0, 0, 0])
+    recipe = frank_wolfe(objective, Simplex(), 30, x0=x0)
+    assert relative_error(recipe.x, original_fenchel.frank_wolfe(objective.gradient, "simplex", None, D, 30, x0)) <= 1e-10
+
+
+# ------------------------------------------------------------------------------- negative controls
+
+
+def test_frank_wolfe_with_wrong_weights_fails_by_a_wide_margin():
+    """Constant weights give the step c_t = 1/t, not 2/(t+1): far from Frank-Wolfe's x_T."""
+    objective = OBJECTIVES["quadratic"]
+    for T in (3, 10, 200):
+        game = play(FenchelGame(objective, Simplex()), FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),
+                    BestResponse(Simplex()), T, weights="constant", initial_p=Simplex().default_centre(D))
+        loop = original_fenchel.frank_wolfe(objective.gradient, "simplex", None, D, T)
+        assert relative_error(game.p_average, loop) > 1e-2
+
+
+def test_frank_wolfe_without_the_first_round_hint_fails():
+    """Plain FTL has no loss at t = 1 and plays y_1 = grad f(0) instead of grad f(x_0)."""
+    objective = OBJECTIVES["quadratic"]
+    game = play(FenchelGame(objective, Simplex()), FTL(), BestResponse(Simplex()), 10, weights="linear")
+    loop = original_fenchel.frank_wolfe(objective.gradient, "simplex", None, D, 10)
+    assert relative_error(game.p_average, loop) > 1e-2
+
+
+def test_accelerated_gradient_with_a_wrong_step_or_weights_fails():
+    objective = OBJECTIVES["quadratic"]
+    x0 = np.full(D, 0.2)
+    step = 1 / (4 * objective.smoothness)
+    loop = original_fenchel.accelerated_gradient(objective.gradient, step, x0, 50)
+    assert relative_error(accelerated_gradient(objective, 50, x0=x0, step=2 * step).x, loop) > 1e-2
+    game = play(FenchelGame(objective), OFTL(), OMD(SquaredEuclidean(), step, CurrentLoss(), centre=x0), 50,
+                weights="constant", initial_p=x0)
+    assert relative_error(game.p_average, loop) > 1e-2
+
+
+def test_heavy_ball_is_not_nesterov():
+    """Optimism is the difference: the two loops (and recipes) part by a wide margin."""
+    objective = OBJECTIVES["quadratic"]
+    x0 = np.full(D, 0.2)
+    assert relative_error(heavy_ball(objective, 20, x0=x0).x, accelerated_gradient(objective, 20, x0=x0).x) > 1e-2
+
+
+# ------------------------------------------------------------------------------------------ rates
+
+
+def test_accelerated_gradient_rate_on_quadratics_and_logistic_loss():
+    rows = accelerated_gradient_table(AG_HORIZONS["quick"] + (80,))
+    for name, T, excess, bound in rows:
+        assert -1e-12 <= excess <= bound, (name, T, excess, bound)
+    worst = [row for row in rows if row[0] == "worst quadratic"]
+    assert fitted_slope([row[1] for row in worst], [row[2] for row in worst]) < -1.8
+    # negative control: the bound with T instead of T^2 in the denominator would not be tight
+    assert max(row[2] / row[3] for row in worst) > 0.05
+
+
+def test_accelerated_gradient_rate_with_logistic_minimiser_known():
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(100, 8)) * rng.choice([-1.0, 1.0], size=(100, 1))
+    objective = logistic_objective(A)
+    minimiser = logistic_minimizer(A, 0.0)
+    assert np.linalg.norm(objective.gradient(minimiser)) < 1e-12
+    x0 = np.ones(8)
+    for T in (1, 5, 25, 125):
+        result = accelerated_gradient(objective, T, x0=x0)
+        assert result.value - objective.value(minimiser) <= 4 * objective.smoothness * np.sum((x0 - minimiser) ** 2) / (T * (T + 1))
+
+
+def test_frank_wolfe_rate_and_certificates():
+    rows = frank_wolfe_table(FW_HORIZONS["quick"])
+    for T, excess, bound, theorem2 in rows:
+        assert 0 <= excess <= bound and excess <= theorem2
+    assert fitted_slope([row[0] for row in rows], [row[1] for row in rows]) < -0.9
+
+
+@pytest.mark.parametrize("domain_name", sorted(DOMAINS))
+def test_frank_wolfe_game_certificates(domain_name):
+    """f(x_bar) - min f <= duality gap <= ... and f(x_bar) - min f <= Theorem 2's bound."""
+    import scipy.optimize
+
+    objective = OBJECTIVES["quadratic"]
+    domain = DOMAINS[domain_name][0]
+    result = frank_wolfe(objective, domain, 100)
+    constraints = {"simplex": [{"type": "eq", "fun": lambda x: x.sum() - 1}],
+                   "ball": [{"type": "ineq", "fun": lambda x: 1.5**2 - x @ x}],
+                   "l1": [], "box": []}[domain_name]
+    bounds = {"simplex": [(0, 1)] * D, "box": list(zip(*BOX))}.get(domain_name)
+    if domain_name == "l1":  # min over the l1 ball as a problem in (u, v) >= 0, x = u - v
+        fun = lambda z: objective.value(z[:D] - z[D:])  # noqa: E731
+        solution = scipy.optimize.minimize(fun, np.zeros(2 * D), method="SLSQP", bounds=[(0, None)] * (2 * D),
+                                           constraints=[{"type": "ineq", "fun": lambda z: 2.0 - z.sum()}],
+                                           options={"ftol": 1e-14, "maxiter": 1000})
+    else:
+        solution = scipy.optimize.minimize(objective.value, domain.default_centre(D), method="SLSQP", bounds=bounds,
+                                           constraints=constraints, options={"ftol": 1e-14, "maxiter": 1000})
+    excess = result.value - solution.fun
+    assert -1e-8 <= excess <= result.game.theorem2_bound + 1e-9
+    assert excess <= result.game.duality_gap + 1e-8
+
+
+# ---------------------------------------------------------------------------- domains and oracles
+
+
+vectors = arrays(np.float64, st.integers(1, 8), elements=st.floats(-1e3, 1e3, allow_nan=False))
+
+
+@settings(max_examples=100, deadline=None)
+@given(vectors, st.floats(0.1, 10.0))
+def test_l1_projection_is_the_closest_point(z, radius):
+    """KKT for a polytope: <z - P z, v - P z> <= 0 at every vertex v = +-r e_i."""
+    ball = L1Ball(radius)
+    projected = ball.project(z)
+    assert ball.contains(projected, 1e-9)
+    scale = max(1.0, float(np.abs(z).max()))
+    for i in range(z.size):
+        for sign in (1.0, -1.0):
+            vertex = np.zeros(z.size)
+            vertex[i] = sign * radius
+            assert (z - projected) @ (vertex - projected) <= 1e-9 * scale * max(scale, radius)
+
+
+@settings(max_examples=100, deadline=None)
+@given(vectors, st.floats(0.1, 10.0))
+def test_l1_and_box_oracles_minimise_over_the_vertices(g, radius):
+    s = L1Ball(radius).linear_minimizer(g)
+    assert g @ s == pytest.approx(-radius * np.abs(g).max(), rel=1e-12, abs=1e-12)
+    lower, upper = -np.arange(1, g.size + 1.0), np.arange(1, g.size + 1.0) / 2
+    corner = Box(lower, upper).linear_minimizer(g)
+    assert g @ corner == pytest.approx(np.sum(np.minimum(g * lower, g * upper)), rel=1e-12, abs=1e-9)
+
+
+def test_box_and_l1_errors_name_the_argument():
+    with pytest.raises(ValueError, match="lower must be <= upper"):
+        Box([0.0, 1.0], [1.0, 0.0])
+    with pytest.raises(ValueError, match="same length"):
+        Box([0.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match="radius"):
+        L1Ball(-1.0)
+    with pytest.raises(ValueError, match="Box has 2 coordinates"):
+        frank_wolfe(OBJECTIVES["quadratic"], Box([0, 0], [1, 1]), 3)
+    with pytest.raises(ValueError, match="x0 must lie in the domain"):
+        frank_wolfe(OBJECTIVES["quadratic"], Simplex(), 3, x0=np.ones(D))
+
+
+def test_box_projection_and_argmin_with_squared_euclidean():
+    box = Box(*BOX)
+    z = np.linspace(-3, 3, D)
+    assert np.array_equal(box.project(z), np.clip(z, *BOX))
+    assert np.array_equal(SquaredEuclidean(domain=box).argmin(z, 0.0, 1.0, box.default_centre(D)),
+                          np.clip(box.default_centre(D) - z, *BOX))
+
+
+# ------------------------------------------------------------------------ losses with a convex term
+
+
+def test_conjugate_value_is_exact_at_gradient_points_and_numerical_elsewhere():
+    rng = np.random.default_rng(0)
+    M = rng.normal(size=(4, 4))
+    H, b = M @ M.T + np.eye(4), rng.normal(size=4)
+    objective = quadratic_objective(H, b)
+    conjugate = objective.conjugate_term
+    closed_form = lambda y: 0.5 * (y + b) @ np.linalg.solve(H, y + b)  # noqa: E731
+    y = conjugate.minimize(-np.ones(4), 2.0, Reals())  # grad f(1/2)
+    assert np.allclose(y, objective.gradient(np.full(4, 0.5)), rtol=1e-14)
+    assert conjugate.value(y) == pytest.approx(closed_form(y), rel=1e-13)
+    other = rng.normal(size=4)
+    assert conjugate.value(other) == pytest.approx(closed_form(other), rel=1e-7)
+    assert np.allclose(conjugate.gradient(other), np.linalg.solve(H, other + b), rtol=1e-6)
+    with_closed_form = Objective(objective.value, objective.gradient, conjugate=closed_form)
+    assert with_closed_form.conjugate_term.value(other) == closed_form(other)
+
+
+def test_loss_sums_keep_the_convex_term_and_refuse_two_different_ones():
+    f, g = OBJECTIVES["quadratic"], OBJECTIVES["logistic"]
+    a = Loss(np.ones(D), 1.0, f.conjugate_term)
+    total = Loss.zero(D).plus_scaled(a, 2.0) + Loss(np.ones(D), 0.0)
+    assert total.convex is f.conjugate_term and total.curvature == 2.0
+    with pytest.raises(ValueError, match="different convex functions"):
+        a + Loss(np.ones(D), 1.0, g.conjugate_term)
+    with pytest.raises(ValueError, match="different convex functions"):
+        a + Loss(np.ones(D), 1.0)  # f* plus a quadratic
+
+
+def test_a_regularized_learner_refuses_a_conjugate_loss_clearly():
+    objective = OBJECTIVES["quadratic"]
+    with pytest.raises(ValueError, match="cannot minimise a loss whose curvature multiplies"):
+        play(FenchelGame(objective, Simplex()), FTRL(SquaredEuclidean(), 1.0), BestResponse(Simplex()), 3)
+    with pytest.raises(ValueError, match="w_learner plays on Ball"):
+        play(FenchelGame(objective, Simplex()), FTL(Ball(1.0)), BestResponse(Simplex()), 3)
+    with pytest.raises(ValueError, match="y-player plays on R\\^d"):
+        objective.conjugate_term.minimize(np.ones(D), 1.0, Ball(1.0))
+
+
+def test_objective_and_game_errors():
+    with pytest.raises(TypeError, match="callables"):
+        Objective(1.0, lambda x: x)
+    with pytest.raises(ValueError, match="smoothness"):
+        Objective(lambda x: 0.0, lambda x: x, smoothness=-1.0)
+    with pytest.raises(ValueError, match="needs the dimension"):
+        FenchelGame(Objective(lambda x: 0.0, lambda x: x))
+    bad = Objective(lambda x: 0.0, lambda x: np.full(x.size, np.nan), smoothness=1.0, dimension=3)
+    with pytest.raises(ValueError, match="finite array"):
+        frank_wolfe(bad, Simplex(), 2)
+    with pytest.raises(ValueError, match="smoothness=L"):
+        accelerated_gradient(Objective(lambda x: 0.0, lambda x: x, dimension=2), 3)
+    with pytest.raises(ValueError, match="R\\^d \\(domain=None\\) or a Ball"):
+        accelerated_gradient(OBJECTIVES["quadratic"], 3, Simplex())
+
+
+def test_best_response_has_nonpositive_regret_and_plays_the_oracle():
+    objective = distance_objective(np.array([2.0, -1.0, 0.5]))
+    result = frank_wolfe(objective, Simplex(), 20, record=True)
+    assert result.game.p_regret <= 1e-12
+    for y, x in zip(result.game.trace["w"], result.game.trace["p"]):
+        assert np.array_equal(x, Simplex().linear_minimizer(y))
+
+
+def test_reproduce_rows_pass_quick_and_fail_when_held_to_a_faster_rate(monkeypatch):
+    from gamedyn import reproduce
+    from gamedyn.experiments import fenchel
+
+    context = reproduce.Context(reproduce.PROFILES["quick"])
+    for claim in fenchel_claims():
+        measurement = claim.check(context)
+        assert measurement.passed, measurement
+    monkeypatch.setattr(fenchel, "AG_SLOPE_AT_MOST", -2.5)
+    claim = next(claim for claim in fenchel.fenchel_claims() if claim.name.startswith("Accelerated"))
+    measurement = claim.check(reproduce.Context(reproduce.PROFILES["quick"]))
+    assert not measurement.passed and -2.2 < measurement.measured < -1.8
