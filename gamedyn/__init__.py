@@ -12,6 +12,7 @@ _startup.install()
 
 from gamedyn._numerics import NumericalRangeError  # noqa: E402
 from gamedyn.batched import BatchedMatrix, one_vs_rest, shared_matrix  # noqa: E402
+from gamedyn.checkpoints import CheckpointError, CheckpointMismatchError, checkpoint_info  # noqa: E402
 from gamedyn.datasets import signed_rows
 from gamedyn.margins import margin, max_margin, max_margin_q, normalized_margin
 from gamedyn.hints import CurrentLoss, FirstRoundLoss, LastLoss, NoHint, OpponentSecondary
@@ -59,6 +60,7 @@ __all__ = [
     "RegularizedBilinear", "RoundState", "Simplex", "SquaredEuclidean", "Zero", "numerical_argmin",
     "OnlineResult", "online", "play", "positive_margin", "signed_rows", "margin", "max_margin", "max_margin_q",
     "normalized_margin", "NumericalRangeError", "BatchedMatrix", "one_vs_rest", "shared_matrix",
+    "CheckpointError", "CheckpointMismatchError", "checkpoint_info",
     "Exploration", "explore", "nash_gap", "solve_matrix_game",
     "Objective", "FenchelGame", "FenchelConjugate", "L1Ball", "Box", "BestResponse", "FirstRoundLoss",
     "StepSchedule",

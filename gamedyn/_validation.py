@@ -221,7 +221,10 @@ def check_unit_rows(A, normalize: bool = False, *, norm: float = 2.0, name: str 
     """
     if not isinstance(normalize, (bool, np.bool_)):
         raise TypeError(f"normalize must be True or False, got {_describe(normalize)}.")
-    if _is_operator(A):  # matrix-free (an operator or a batch of games): its rows cannot be read
+    if _is_operator(A) or type(A).__module__.startswith("dask.array"):
+        # matrix-free (an operator or a batch of games), or a dask array, whose rows live on disk or on
+        # workers: trusted to have ||x_i|| <= 1 like a LinearOperator, never pulled into memory here
+        # (the payoff wraps a dask array in gamedyn.distributed.RowBlockedOperator)
         if normalize:
             raise TypeError(f"normalize=True reads the rows of {name}, but {name} is matrix-free; rescale the rows "
                             "before building the operator (the theorems assume ||x_i|| <= 1).")
@@ -240,8 +243,9 @@ def check_unit_rows(A, normalize: bool = False, *, norm: float = 2.0, name: str 
     if largest > 1.0 + (A.shape[1] + 16) * np.finfo(A.dtype).eps:
         row = int(np.argmax(norms))
         raise ValueError(
-            f"{name} has rows with ||x_i||_{norm:g} > 1 (row {row} has norm {largest:.6g}); the theorems assume "
+            f"{name} has rows with ||x_i||_{norm:g} > 1 (row {row} has norm {largest!r}); the theorems assume "
             f"every row has norm <= 1. Pass normalize=True to rescale the rows by max ||x_i|| (recorded as "
-            f"result.row_scale), or divide {name} by {largest:.6g} yourself."
+            f"result.row_scale), or divide {name} by {largest!r} yourself."
         )
     return A, 1.0
+

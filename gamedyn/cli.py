@@ -108,6 +108,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--every", type=int, metavar="K", help="report every K rounds (default: 1, 2, 5, 10, 20, ...)")
     run.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     run.add_argument("--p", type=float, default=2.0, help="p of the p-norm algorithms (default 2)")
+    run.add_argument("--checkpoint", metavar="FILE",
+                     help="keep a checkpoint of the run in FILE (.npz): at the end, every --checkpoint-every rounds, "
+                          "and on Ctrl-C after the round in progress (recipes only)")
+    run.add_argument("--checkpoint-every", type=int, metavar="K", help="write the checkpoint every K rounds")
+    run.add_argument("--resume", metavar="FILE",
+                     help="continue the run saved in FILE (same recipe, data and --T); it keeps FILE up to date "
+                          "unless --checkpoint names another file")
     run.add_argument("--theta", choices=("wang", "ji"), default="wang",
                      help="accelerated perceptron: theta_(t-1) = t/(2(t+1)) (wang, default) or 1 (ji)")
     run.set_defaults(handler=command_run)
@@ -175,8 +182,9 @@ def main(argv=None) -> int:
             message = f"out of memory ({message}); use smaller data, a smaller --T or fewer claims"
         print(f"gamedyn {args.command}: error: {message}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"gamedyn {args.command}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as interrupt:
+        detail = f": {interrupt}" if str(interrupt) else ""
+        print(f"gamedyn {args.command}: interrupted{detail}", file=sys.stderr)
         return 130
 
 
@@ -263,8 +271,11 @@ def _theorem2(w_regret, p_regret, state_weights):
     return (w_regret + p_regret) / w_total
 
 
-def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on_step=None, progress=None) -> tuple:
+def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on_step=None, progress=None,
+               checkpoint_options=None) -> tuple:
     """Play a recipe for T rounds, reporting at ``steps``; returns (reports, stop reason, output ``.w``).
+
+    ``checkpoint_options`` (``checkpoint``, ``checkpoint_every``, ``resume_from``) go to the recipe.
 
     ``w_comparator`` (a fixed u) makes R_w the regret against u instead of against the best point
     of the w-domain (Theorem 7's R_w(u): the p-norm game's w-domain is all of R^d).
@@ -283,18 +294,21 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
                 w_regret = state.w_played_loss - state.w_loss_sum.value(w_comparator)
             reports.append(StepReport(state.t, *_margins(A, recipe.read_output(state, **options)), w_regret, p_regret,
                                       _theorem2(w_regret, p_regret, (state.w_weight_total, state.p_weight_total)),
-                                      state.certificate_tracker.upper))
+                                      None if state.certificate_tracker is None else state.certificate_tracker.upper))
             if on_step is not None:
                 on_step(reports[-1])
         return False  # never stop: this rule only reads the round
 
-    result = recipe.run(A, T, stop=report, **options)
+    result = recipe.run(A, T, stop=report, checkpoints=checkpoint_options, **options)
     game = result.game
     w_regret = game.w_regret if w_comparator is None else game.w_regret_against(w_comparator)
-    certificate = certify_not_separable(A, result.certificate) if result.certificate.separable is None else result.certificate
+    certificate = result.certificate  # None for matrix-free data (an operator): no tracked bracket
+    if certificate is not None and certificate.separable is None:
+        certificate = certify_not_separable(A, certificate)
     reports.append(StepReport(T, *_margins(A, result.w), w_regret, game.p_regret,
                               _theorem2(w_regret, game.p_regret, (game.weight_total, game.p_weight_total)),
-                              certificate.upper, certificate.verdict()))
+                              None if certificate is None else certificate.upper,
+                              None if certificate is None else certificate.verdict()))
     if on_step is not None:
         on_step(reports[-1])
     return reports, game.stop_reason, np.asarray(result.w)
@@ -371,6 +385,7 @@ def command_run(args) -> int:
     declared_options = entry.recipe.options if entry.recipe is not None else entry.form.options
     if "p" in declared_options and not (2.0 <= args.p < math.inf):  # the p-norm algorithms declare a p
         raise ValueError(f"--p must be a number >= 2 for the p-norm algorithms, got {args.p:g}.")
+    checkpoint_options = _checkpoint_options(args, entry)
     data = _load(args)
     out_of_core = isinstance(data.A, LinearOperator)  # a folder of .npy chunks: only products, no rows
     if out_of_core and entry.kind != "recipe":
@@ -405,6 +420,10 @@ def command_run(args) -> int:
                   "max margin gamma = 0: the exact l2 oracle finds the data not separable through the origin")
         for note in notes:
             print(note)
+        if args.resume is not None:
+            from gamedyn.checkpoints import checkpoint_info
+
+            print(f"resumed from {args.resume} after round {checkpoint_info(args.resume)['round']}")
         print(_HEADER, flush=True)
 
     start = time.perf_counter()
@@ -416,7 +435,8 @@ def command_run(args) -> int:
 
         if is_recipe:
             reports, reason, output = run_recipe(entry, data.A, args.T, steps, p=args.p, theta=args.theta,
-                                         w_comparator=comparator, on_step=show, progress=progress)
+                                                 w_comparator=comparator, on_step=show, progress=progress,
+                                                 checkpoint_options=checkpoint_options)
         else:
             reports, reason, output = run_original(entry, data.A, args.T, steps, p=args.p, theta=args.theta, on_step=show)
     seconds = time.perf_counter() - start
@@ -436,6 +456,21 @@ def command_run(args) -> int:
         print(f"{reason}; {seconds:.2f} s")
         print(f"verdict: {_verdict(reports, data.A)}")
     return 0
+
+
+def _checkpoint_options(args, entry) -> dict:
+    """--checkpoint / --checkpoint-every / --resume as a recipe's keyword arguments."""
+    if args.checkpoint is None and args.resume is None:
+        if args.checkpoint_every is not None:
+            raise ValueError("--checkpoint-every needs --checkpoint FILE, the file to write; pass both.")
+        return {}
+    if entry.kind != "recipe":
+        raise ValueError(f"--checkpoint and --resume work with the recipes (the games); {entry.name} is an original "
+                         f"algorithm. Run a recipe, e.g. `gamedyn run smooth_perceptron ... --checkpoint FILE`.")
+    if args.checkpoint_every is not None and args.checkpoint_every < 1:
+        raise ValueError(f"--checkpoint-every must be a positive integer, got {args.checkpoint_every}.")
+    checkpoint = args.checkpoint if args.checkpoint is not None else args.resume
+    return {"checkpoint": checkpoint, "checkpoint_every": args.checkpoint_every, "resume_from": args.resume}
 
 
 def _verdict(reports, A) -> str:

@@ -19,6 +19,7 @@ Contents
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import os
@@ -29,6 +30,7 @@ import numpy as np
 import scipy.integrate
 import scipy.sparse as sp
 
+from gamedyn import checkpoints as _checkpoints
 from gamedyn._numerics import log_sum_exp
 from gamedyn._validation import check_count, check_matrix, check_positive, check_vector
 
@@ -626,23 +628,48 @@ def sgd_coefficient(m, eps):
     return np.exp(log_sigmoid(-m) - np.maximum(math.log(eps), log_logistic_loss(m)))
 
 
-def _run_sgd(A, T, starts, log_eps, idx, times, log_target):
+class _SGDState:
+    """Everything the SGD loop carries from iteration t to t + 1 (saved in a checkpoint)."""
+
+    __slots__ = ("t", "w", "recorded", "k", "evaluations", "hit", "budget", "block", "chunk")
+    FIELDS = __slots__
+
+    def __init__(self, d: int, records: int):
+        self.t, self.w, self.recorded = 0, np.zeros(d), np.empty(records)
+        self.k, self.evaluations, self.hit, self.budget, self.block = 0, 0, None, -math.inf, 0
+        self.chunk = None  # the chunk of the index stream that holds i_{t-1} (None before t = 1)
+
+
+def _run_sgd(A, T, starts, log_eps, idx, times, log_target, state=None, every=None, save=None):
     """Shared loop of (10): ``w += c_t z_{i_t}`` with ``c_t = exp(ln sigma(-m) - max(ln eps_t, ln l(m)))``.
 
     The hitting time of ``ln L <= log_target`` is exact: with ``R = max_j ||z_j||`` one step
     moves every margin by at most ``c_t ||z_i|| R`` and ``l(m + D) >= e^{-D} l(m)``, so
     ``ln L(w_{t+1}) >= ln L(w_t) - c_t ||z_i|| R`` (spec section 2 item 11, scaled for rows of norm
     above 1). The full loss is only re-evaluated once that lower bound may have reached the target.
+
+    ``state`` (default: w_0 = 0 at t = 0) is where the loop starts; with ``every = k`` it runs in
+    segments of k iterations and calls ``save(state)`` between them (no per-iteration cost).
     """
     n, d = A.shape
     dot, axpy, norms = _row_access(A)
     scale = norms * float(np.max(norms))
-    w = np.zeros(d)
-    recorded = np.empty(times.shape[0])
+    state = _SGDState(d, times.shape[0]) if state is None else state
     slack = 1e-6 * (1.0 + abs(log_target))  # absorbs rounding in ln L and in the sum; the bound is exact
-    k, evaluations, hit, budget = 0, 0, None, -math.inf
-    block, log_eps_t = 0, log_eps[0]
-    for t in range(T + 1):
+    while state.t <= T:
+        end = T + 1 if every is None else min(T + 1, (state.t // every + 1) * every)
+        _sgd_segment(A, T, starts, log_eps, idx, times, log_target, state, end, dot, axpy, scale, slack)
+        if save is not None and state.t <= T:
+            save(state)
+    return state.w, state.recorded, state.hit, state.evaluations
+
+
+def _sgd_segment(A, T, starts, log_eps, idx, times, log_target, state, end, dot, axpy, scale, slack):
+    """Iterations t = state.t .. end - 1 of :func:`_run_sgd` (the record check at t, then the step)."""
+    w, recorded = state.w, state.recorded
+    k, evaluations, hit, budget, block = state.k, state.evaluations, state.hit, state.budget, state.block
+    chunk, log_eps_t = state.chunk, log_eps[block]
+    for t in range(state.t, end):
         on_record = k < times.shape[0] and times[k] == t
         if on_record or (hit is None and budget <= slack):
             value = _loss_and_log_sigmoid(np.asarray(A @ w))[0]
@@ -666,10 +693,82 @@ def _run_sgd(A, T, starts, log_eps, idx, times, log_target):
         c = math.exp(_scalar_log_sigmoid_neg(m) - max(log_eps_t, _scalar_log_loss(m)))
         axpy(i, c, w)
         budget -= c * scale[i]
-    return w, recorded, hit, evaluations
+    state.t, state.k, state.evaluations, state.hit, state.budget, state.block = end, k, evaluations, hit, budget, block
+    state.chunk = chunk
 
 
-def adaptive_sgd(A, T: int, eps: float, seed=None, indices=None, record=None) -> SGDResult:
+def _generator_chunks(n: int, generator):
+    """The chunks ``generator.integers(0, n, 8192)``, one after the other (as :func:`_index_chunks`)."""
+    while True:
+        yield generator.integers(0, n, size=_CHUNK)
+
+
+def _generator_from_state(state: dict):
+    generator = np.random.Generator(getattr(np.random, state["bit_generator"])())
+    generator.bit_generator.state = state
+    return generator
+
+
+def _sgd_run_with_checkpoints(kind, A, T, parts, seed, indices, times, starts, log_eps, log_target,
+                              checkpoint, checkpoint_every, resume_from):
+    """The index stream, then :func:`_run_sgd`, writing / resuming checkpoints (gamedyn.checkpoints).
+
+    The stream is drawn lazily in chunks of 8192. A checkpoint keeps the generator's state at the
+    start (``rng_state``, which names the stream: a run with ``seed=None`` resumes on the same one),
+    its state now (``rng_now``, after the current chunk) and the current chunk itself, so the
+    resumed run draws exactly the chunks the uninterrupted one would.
+    """
+    every = _checkpoints.check_options(checkpoint, checkpoint_every, resume_from)
+    n = A.shape[0]
+    if checkpoint is None and resume_from is None:
+        return _run_sgd(A, T, starts, log_eps, _check_indices(indices, n, T, seed), times, log_target)
+    header = _checkpoints.read_header(resume_from) if resume_from is not None else {}
+    generator = given = None
+    if indices is None:
+        saved = header.get("rng_state")
+        generator = _generator_from_state(saved) if seed is None and saved is not None else np.random.default_rng(seed)
+        rng_state = generator.bit_generator.state
+        stream = json.dumps(rng_state, sort_keys=True)
+    else:
+        _check_indices(indices, n, T, seed)  # the checks, with their messages
+        given, rng_state = np.asarray(indices)[:T].astype(np.int64), None
+        stream = given
+    configuration = _checkpoints.fingerprint(dict(parts, A=A, T=T, stream=stream, record=times))
+    state = _SGDState(A.shape[1], times.shape[0])
+    if resume_from is not None:
+        templates = {field: getattr(state, field) for field in _SGDState.FIELDS}
+        header, saved_state = _checkpoints.read(resume_from, kind, configuration, templates)
+        for field in _SGDState.FIELDS:
+            value = saved_state[field]
+            if field == "recorded":
+                state.recorded[:value.shape[0]] = value
+            else:
+                setattr(state, field, value)
+        if generator is not None:
+            generator.bit_generator.state = header["rng_now"]
+    drawn = -(-min(state.t, T) // _CHUNK)  # chunks the loop has drawn before iteration state.t
+    if generator is not None:
+        idx = _generator_chunks(n, generator)
+    else:
+        idx = (given[start:start + _CHUNK] for start in range(drawn * _CHUNK, T, _CHUNK))
+
+    def save(current):
+        values = {field: getattr(current, field) for field in _SGDState.FIELDS}
+        values["recorded"] = current.recorded[:current.k]
+        _checkpoints.write(checkpoint, kind, configuration, min(current.t, T), values,
+                           {"T": T, "finished": current.t > T, "rng_state": rng_state,
+                            "rng_now": None if generator is None else generator.bit_generator.state,
+                            "stop_reason": f"completed T = {T} steps" if current.t > T else None})
+
+    result = _run_sgd(A, T, starts, log_eps, idx, times, log_target, state, every,
+                      save if checkpoint is not None else None)
+    if checkpoint is not None:
+        save(state)
+    return result
+
+
+def adaptive_sgd(A, T: int, eps: float, seed=None, indices=None, record=None, *, checkpoint=None,
+                 checkpoint_every=None, resume_from=None) -> SGDResult:
     """Adaptive SGD (10)+(11) from ``w_0 = 0`` for ``T`` steps.
 
     ``eta_t = min(1/eps, 1/l(m_{i_t}))`` and ``w_{t+1} = w_t + eta_t sigma(-m_{i_t}) z_{i_t}`` with
@@ -680,19 +779,27 @@ def adaptive_sgd(A, T: int, eps: float, seed=None, indices=None, record=None) ->
     ``hitting_time`` is ``tau = inf{t : L(w_t) <= eps}`` of Theorem 3.4, computed exactly whatever
     ``record`` is: the full loss is evaluated only when a lower bound on it may have reached ``eps``
     (see ``_run_sgd``), which ``loss_evaluations`` counts.
+
+    Checkpoints (:mod:`gamedyn.checkpoints`): ``checkpoint=path`` writes the iterate, the records,
+    the skip rule's budget, the current chunk of indices and the generator's state every
+    ``checkpoint_every`` steps (if given) and at the end; ``resume_from=path`` continues, with the
+    same arguments, bit-identically (with ``seed=None`` the stream comes from the generator state
+    saved in the checkpoint).
     """
     A = _check_data(A)
     T = check_count(T, "T")
     eps = _check_open_unit(eps, "eps", "1e-8")
-    idx = _check_indices(indices, A.shape[0], T, seed)
     times = _check_record(record, T)
     log_eps = math.log(eps)
-    w, recorded, hit, evaluations = _run_sgd(A, T, [0], [log_eps], idx, times, log_eps)
+    w, recorded, hit, evaluations = _sgd_run_with_checkpoints(
+        "adaptive_sgd", A, T, {"eps": eps, "indices_given": indices is not None}, seed, indices, times, [0],
+        [log_eps], log_eps, checkpoint, checkpoint_every, resume_from)
     return SGDResult(w=w, times=times, log_loss=recorded, hitting_time=hit, target=eps, loss_evaluations=evaluations)
 
 
 def block_adaptive_sgd(
-    A, T: int, eps0: float, delta: float, gamma, seed=None, indices=None, record=None, target=None
+    A, T: int, eps0: float, delta: float, gamma, seed=None, indices=None, record=None, target=None, *,
+    checkpoint=None, checkpoint_every=None, resume_from=None,
 ) -> SGDResult:
     """Block Adaptive SGD (14): the step of (11) with ``eps_k = eps0 / 2^k`` on ``[s_k, s_{k+1})``.
 
@@ -702,6 +809,7 @@ def block_adaptive_sgd(
     ``theorem_3_5_horizon(n, gamma, eps0, delta, target)`` with probability >= 1 - delta.
     ``record`` and the index stream behave as in :func:`adaptive_sgd`. Block lengths are exact
     Python ints (a tiny ``gamma`` gives blocks beyond int64; ``block_starts`` is then an object array).
+    ``checkpoint``, ``checkpoint_every``, ``resume_from``: as in :func:`adaptive_sgd`.
     """
     A = _check_data(A)
     T = check_count(T, "T")
@@ -710,7 +818,6 @@ def block_adaptive_sgd(
     gamma = resolve_margin(gamma, A)
     target = eps0 if target is None else _check_open_unit(target, "target", "1e-6")
     n = A.shape[0]
-    idx = _check_indices(indices, n, T, seed)
     times = _check_record(record, T)
     lengths = []
     total = 0
@@ -721,7 +828,10 @@ def block_adaptive_sgd(
     for length in lengths:
         starts.append(starts[-1] + length)
     log_eps = [math.log(eps0) - _LN2 * k for k in range(len(lengths))]
-    w, recorded, hit, evaluations = _run_sgd(A, T, starts, log_eps, idx, times, math.log(target))
+    w, recorded, hit, evaluations = _sgd_run_with_checkpoints(
+        "block_adaptive_sgd", A, T, {"eps0": eps0, "delta": delta, "gamma": gamma, "target": target,
+                                     "indices_given": indices is not None},
+        seed, indices, times, starts, log_eps, math.log(target), checkpoint, checkpoint_every, resume_from)
     starts = _integer_array(starts)
     return SGDResult(
         w=w, times=times, log_loss=recorded, hitting_time=hit, target=target, loss_evaluations=evaluations,

@@ -18,12 +18,14 @@ Memory is O(n + d) in T: per-round traces are opt-in (``record=True`` or ``callb
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 from typing import Any, Callable
 
 import attrs
 import numpy as np
 
+from gamedyn import checkpoints as _checkpoints
 from gamedyn._numerics import NumericalRangeError
 from gamedyn._validation import check_count, check_vector
 from gamedyn.payoffs import Bilinear, Loss, Payoff
@@ -440,6 +442,9 @@ def play(
     p_comparators=None,
     output_weights=None,
     margin_norm: float = 2.0,
+    checkpoint=None,
+    checkpoint_every: int | None = None,
+    resume_from=None,
 ) -> GameResult:
     """Play T rounds of Protocol 1 (``first="w"``) or of its p-first variant (``first="p"``).
 
@@ -485,12 +490,21 @@ def play(
     ``FloatingPointError``) naming the quantity; the fix is to rescale, since the game is
     scale-equivariant: payoff / s with each eta * s gives the same plays, regrets / s.
 
+    Checkpoints (:mod:`gamedyn.checkpoints`): ``checkpoint=path`` writes the run's state to ``path``
+    every ``checkpoint_every`` rounds (if given), after the last round, and, on Ctrl-C, after the
+    round in progress (then ``KeyboardInterrupt`` is raised). ``resume_from=path`` continues such
+    a run, called with the same arguments, bit-identical to the uninterrupted one; a checkpoint of
+    another configuration raises :class:`gamedyn.CheckpointMismatchError`. Without ``checkpoint``
+    a round costs nothing more.
+
     Raises:
         TypeError: an argument of the wrong kind (payoff, learner, stop, callback, T).
         ValueError: a learner on a domain the payoff does not allow; FTRL+ (a learner that sees
             the current loss) moving first, or facing a linearised ``ConcaveConvex`` payoff; bad or
             subnormal weights (below 2.2e-308); FTL on R^d with a linear loss (no minimiser).
         NumericalRangeError: a quantity overflowed float64 (a ``FloatingPointError``).
+        CheckpointError: ``resume_from`` is missing, damaged or of another format version;
+            :class:`CheckpointMismatchError` when it was written by another configuration.
     """
     if not isinstance(payoff, Payoff):
         raise TypeError(f"payoff must be a gamedyn Payoff (Bilinear, RegularizedBilinear, ConcaveConvex), got {type(payoff).__name__}.")
@@ -519,6 +533,22 @@ def play(
     w_weight = _weight_function(weights, "weights", T)
     p_weight = w_weight if p_weights is None else _weight_function(p_weights, "p_weights", T)
     output_weight = w_weight if output_weights is None else _weight_function(output_weights, "output_weights", T)
+    checkpoint_every = _checkpoints.check_options(checkpoint, checkpoint_every, resume_from)
+    if metrics_every and (checkpoint is not None or resume_from is not None):
+        raise ValueError("metrics= cannot be combined with checkpoint= or resume_from=: the per-round metrics "
+                         "record (O(T) rows) is not saved in a checkpoint, so a resumed run would lose the rounds "
+                         "before it; pass metrics=False, or stream the regrets with callback=.")
+    if record and resume_from is not None:
+        raise ValueError("record=True cannot resume: the trace of the rounds before the checkpoint is not in it; "
+                         "pass record=False, or stream the plays with callback=.")
+    configuration = None
+    if checkpoint is not None or resume_from is not None:
+        configuration = _checkpoints.fingerprint({
+            "payoff": payoff, "w_learner": w_learner, "p_learner": p_learner, "T": T,
+            "weights": _schedule(weights, T), "p_weights": _schedule(p_weights, T),
+            "output_weights": _schedule(output_weights, T), "first": first, "initial_w": initial_w,
+            "initial_p": initial_p, "margin_norm": margin_norm,
+            "w_comparators": w_comparators, "p_comparators": p_comparators})
 
     d, n = payoff.w_dimension, payoff.p_dimension
     w0 = _initial_point(initial_w, w_learner, d, "initial_w")
@@ -531,10 +561,17 @@ def play(
                    payoff.loss_for_w, w_initial_loss.linear.shape)
     p_seat = _Seat("p", p_learner, p_learner.init(n, p_initial_loss), p_weight, output_weight,
                    payoff.loss_for_p, p_initial_loss.linear.shape)
+    w_convex, p_convex = w_initial_loss.convex, p_initial_loss.convex  # for a resumed run's loss sums
     del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
     tracker = _certificate_tracker(payoff, w_learner.domain, margin_norm, p_weight is output_weight)
+    start, rounds, stop_reason, finished = 1, T, f"completed T = {T} rounds", False
+    if resume_from is not None:
+        start, stop_reason, finished = _resume(resume_from, configuration, w_seat, p_seat, tracker,
+                                                 {"w": w_convex, "p": p_convex})
+        rounds = start - 1 if finished else T
+        start = T + 1 if finished else start  # a finished run (last round or a stop rule) plays no more
     same_weights = p_weights is None and output_weights is None
     w_comparators = w_learner.domain if w_comparators is None else _check_comparators(w_comparators, "w_comparators")
     p_comparators = p_learner.domain if p_comparators is None else _check_comparators(p_comparators, "p_comparators")
@@ -546,51 +583,65 @@ def play(
     # The round: one product per play (the follower's loss from the leader's play, the leader's
     # loss from the follower's play), shared by the learners, their hints and the running sums.
     # Everything a round calls is bound to a local once, before the loop (no attribute lookups per round).
-    rounds, stop_reason = T, f"completed T = {T} rounds"
     leader_weight_of, follower_weight_of = leader.weight, follower.weight
     leader_plays, follower_plays = leader.learner.play, follower.learner.play
     leader_loss_of, follower_loss_of = leader.opponent_loss, follower.opponent_loss
     leader_settle, follower_settle = leader.settle, follower.settle
     played_values, w_leads = payoff.played_values, first == "w"
     both_outputs_are_weights = leader_output_is_weight and follower_output_is_weight
-    for t in range(1, T + 1):
-        leader_weight, follower_weight = leader_weight_of(t), follower_weight_of(t)
-        leader_play = leader_plays(leader.state, leader_weight)
-        if follower_sees_current:
-            follower_loss = follower_loss_of(leader_play, None)
-            follower_play = follower_plays(follower.state, follower_weight, follower_loss)
-        else:
-            follower_play = follower_plays(follower.state, follower_weight)
-            follower_loss = follower_loss_of(leader_play, follower_play)
-        leader_loss = leader_loss_of(follower_play, leader_play)
-        if w_leads:
-            leader_value, follower_value = played_values(leader_play, follower_play, leader_loss, follower_loss)
-        else:
-            follower_value, leader_value = played_values(follower_play, leader_play, follower_loss, leader_loss)
-        output = None if both_outputs_are_weights else output_weight(t)
-        leader_settle(leader_play, leader_loss, leader_weight,
-                      leader_weight if leader_output_is_weight else output, follower_loss, leader_value)
-        follower_settle(follower_play, follower_loss, follower_weight,
-                        follower_weight if follower_output_is_weight else output, leader_loss, follower_value)
-        if tracker is not None:  # certificate hook: O(n + d) per round, no product (gamedyn.certificates)
-            tracker.observe(t, p_seat.last, leader_weight if leader is w_seat else follower_weight,
-                            w_seat.loss_sum.linear, w_seat.weight_total, p_seat.loss_sum.linear, w_seat.play_sum)
-        if record:
-            trace["w"].append(w_seat.last)
-            trace["p"].append(p_seat.last)
-        if recorder is not None:
-            recorder.round(t, w_seat, p_seat, t == T)
-        if stop is not None or callback is not None:
-            snapshot = RoundState(t, w_seat.last, p_seat.last, w_seat.weight_total, p_seat.weight_total,
-                                  w_seat.play_sum, p_seat.play_sum, w_seat.loss_sum, p_seat.loss_sum,
-                                  w_seat.played_loss_total, p_seat.played_loss_total,
-                                  w_learner.domain, p_learner.domain, tracker)
-            if callback is not None:
-                callback(snapshot)
-            if stop is not None and stop(snapshot):
-                rounds = t
-                stop_reason = f"stop rule {getattr(stop, '__name__', repr(stop))} fired at round {t}"
-                break
+    hooks = stop is not None or callback is not None or checkpoint is not None
+    interrupt = _checkpoints.InterruptFlag() if checkpoint is not None else contextlib.nullcontext()
+    with interrupt:
+        for t in range(start, T + 1):
+            leader_weight, follower_weight = leader_weight_of(t), follower_weight_of(t)
+            leader_play = leader_plays(leader.state, leader_weight)
+            if follower_sees_current:
+                follower_loss = follower_loss_of(leader_play, None)
+                follower_play = follower_plays(follower.state, follower_weight, follower_loss)
+            else:
+                follower_play = follower_plays(follower.state, follower_weight)
+                follower_loss = follower_loss_of(leader_play, follower_play)
+            leader_loss = leader_loss_of(follower_play, leader_play)
+            if w_leads:
+                leader_value, follower_value = played_values(leader_play, follower_play, leader_loss, follower_loss)
+            else:
+                follower_value, leader_value = played_values(follower_play, leader_play, follower_loss, leader_loss)
+            output = None if both_outputs_are_weights else output_weight(t)
+            leader_settle(leader_play, leader_loss, leader_weight,
+                          leader_weight if leader_output_is_weight else output, follower_loss, leader_value)
+            follower_settle(follower_play, follower_loss, follower_weight,
+                            follower_weight if follower_output_is_weight else output, leader_loss, follower_value)
+            if tracker is not None:  # certificate hook: O(n + d) per round, no product (gamedyn.certificates)
+                tracker.observe(t, p_seat.last, leader_weight if leader is w_seat else follower_weight,
+                                w_seat.loss_sum.linear, w_seat.weight_total, p_seat.loss_sum.linear, w_seat.play_sum)
+            if record:
+                trace["w"].append(w_seat.last)
+                trace["p"].append(p_seat.last)
+            if recorder is not None:
+                recorder.round(t, w_seat, p_seat, t == T)
+            if hooks:
+                if stop is None and callback is None:
+                    if (checkpoint_every is not None and t % checkpoint_every == 0) or interrupt.raised:
+                        _save(checkpoint, configuration, t, T, w_seat, p_seat, tracker, False, stop_reason)
+                        _raise_if_interrupted(interrupt, t, checkpoint)
+                    continue
+                snapshot = RoundState(t, w_seat.last, p_seat.last, w_seat.weight_total, p_seat.weight_total,
+                                      w_seat.play_sum, p_seat.play_sum, w_seat.loss_sum, p_seat.loss_sum,
+                                      w_seat.played_loss_total, p_seat.played_loss_total,
+                                      w_learner.domain, p_learner.domain, tracker)
+                if callback is not None:
+                    callback(snapshot)
+                if stop is not None and stop(snapshot):
+                    rounds = t
+                    stop_reason = f"stop rule {getattr(stop, '__name__', repr(stop))} fired at round {t}"
+                    break
+                if checkpoint is not None and ((checkpoint_every is not None and t % checkpoint_every == 0)
+                                               or interrupt.raised):
+                    _save(checkpoint, configuration, t, T, w_seat, p_seat, tracker, False, stop_reason)
+                    _raise_if_interrupted(interrupt, t, checkpoint)
+        if checkpoint is not None:  # the run's end: resuming it returns this result at once
+            _save(checkpoint, configuration, rounds, T, w_seat, p_seat, tracker, True, stop_reason)
+            _raise_if_interrupted(interrupt, rounds, checkpoint)
 
     sums = {"weight_total": w_seat.weight_total, "p_weight_total": p_seat.weight_total,
             "output_weight_total": w_seat.output_weight_total, "w_last": w_seat.last, "p_last": p_seat.last,
@@ -637,6 +688,62 @@ def play(
         certificate=tracker.certificate() if tracker is not None else None,
         metrics=None if recorder is None else recorder.result(rounds, w_seat, p_seat),
     )
+
+
+def _schedule(weights, T):
+    """A weight schedule as the checkpoint fingerprint sees it: names and numbers as given, a
+    sequence by its first T values, a callable by its name."""
+    if weights is None or isinstance(weights, (str, numbers.Real)) or callable(weights):
+        return weights
+    return np.asarray(weights, dtype=np.float64)[:T]
+
+
+_SEAT_FIELDS = ("state", "play_sum", "loss_linear", "loss_curvature", "played_loss_total", "weight_total",
+                "output_weight_total", "last")
+_TRACKER_FIELDS = ("t", "_dual_sum", "_weight_total", "upper", "upper_round", "_witness", "separable_exact")
+
+
+def _save(path, configuration, t, T, w_seat, p_seat, tracker, finished, stop_reason):
+    """Write every number the run carries into round t + 1 (gamedyn.checkpoints)."""
+    state = {f"{seat.name}.{field}": getattr(seat, field) for seat in (w_seat, p_seat) for field in _SEAT_FIELDS}
+    state.update({f"{seat.name}.has_convex": seat.loss_convex is not None for seat in (w_seat, p_seat)})
+    if tracker is not None:
+        state.update({f"tracker.{field}": getattr(tracker, field) for field in _TRACKER_FIELDS})
+    _checkpoints.write(path, "play", configuration, t, state,
+                       {"T": T, "finished": finished, "stop_reason": stop_reason})
+
+
+def _raise_if_interrupted(interrupt, t, path):
+    if interrupt.raised:
+        raise KeyboardInterrupt(f"interrupted after round {t}; checkpoint written to {path!r} "
+                                f"(resume with resume_from={path!r} and the same arguments).")
+
+
+def _resume(path, configuration, w_seat, p_seat, tracker, convex_terms):
+    """Load a checkpoint into the freshly initialised seats and tracker; returns
+    ``(first round to play, stop reason, finished)``."""
+    templates = {f"{seat.name}.{field}": getattr(seat, field) for seat in (w_seat, p_seat) for field in _SEAT_FIELDS}
+    templates.update({f"{seat.name}.has_convex": False for seat in (w_seat, p_seat)})
+    if tracker is not None:
+        templates.update({f"tracker.{field}": getattr(tracker, field) for field in _TRACKER_FIELDS})
+    header, state = _checkpoints.read(path, "play", configuration, templates, convex_terms)
+    if set(state) != set(templates):
+        raise _checkpoints.CheckpointMismatchError(
+            f"{path!r} holds {sorted(set(state) ^ set(templates))} that this run does not (or the reverse).")
+    for name, value in state.items():
+        owner, field = name.split(".", 1)
+        target = {"w": w_seat, "p": p_seat, "tracker": tracker}[owner]
+        if field == "has_convex":  # the losses' convex term: a function of the game, taken from its f_0
+            target.loss_convex = convex_terms[owner] if value else None
+            if value and convex_terms[owner] is None:
+                raise _checkpoints.CheckpointMismatchError(
+                    f"{path!r} was written by a game whose {owner}-losses have a convex term; this run's have none.")
+            continue
+        setattr(target, field, value)
+    if tracker is not None:  # the tracker reads the runner's sums, as after its last observe
+        tracker._margins = p_seat.loss_sum.linear if tracker.margin_from_sums else None
+        tracker._output_sum = w_seat.play_sum
+    return header["round"] + 1, header["stop_reason"], bool(header["finished"])
 
 
 def _certificate_tracker(payoff, w_domain, margin_norm, margin_from_sums):

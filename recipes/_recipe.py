@@ -54,9 +54,10 @@ class Recipe:
         """The entries of ``options`` this recipe takes."""
         return {key: value for key, value in options.items() if key in self.options and value is not None}
 
-    def run(self, A, T, *, stop=None, record=False, **options):
-        """``function(A, T, stop=..., record=..., **options)`` with only the options it declares."""
-        return self.function(A, T, stop=stop, record=record, **self.chosen(options))
+    def run(self, A, T, *, stop=None, record=False, checkpoints=None, **options):
+        """``function(A, T, stop=..., record=..., **options)`` with only the options it declares;
+        ``checkpoints`` (``checkpoint``, ``checkpoint_every``, ``resume_from``) go to every recipe."""
+        return self.function(A, T, stop=stop, record=record, **self.chosen(options), **(checkpoints or {}))
 
     def read_output(self, sums, **options):
         """The recipe's ``.w`` from a :class:`gamedyn.GameResult` or a :class:`gamedyn.RoundState`."""

@@ -32,7 +32,8 @@ _P_PLAYER = {  # theta -> (eta, p-player weights, output weights, output scale)
 }
 
 
-def accelerated_perceptron(A, T, theta="wang", *, stop=None, record=False, normalize=False):
+def accelerated_perceptron(A, T, theta="wang", *, stop=None, record=False, normalize=False,
+        checkpoint=None, checkpoint_every=None, resume_from=None):
     r"""Proposition 2: :math:`v_T=\tfrac14\sum_t\alpha_tw_t`, :math:`q_T=p_T` (``theta="wang"``);
     :math:`v_T=\tfrac12\sum_t\alpha_{t+1}w_t` with the p-player on weights t + 1 and eta = 1/2 (``"ji"``).
 
@@ -53,6 +54,9 @@ def accelerated_perceptron(A, T, theta="wang", *, stop=None, record=False, norma
         first="w",
         stop=stop,
         record=record,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume_from=resume_from,
     )
     return RecipeResult(w=scale * game.w_sum, p=game.p_last, game=game, row_scale=row_scale)
 

@@ -22,7 +22,8 @@ from gamedyn.recipes._recipe import Recipe, average, rounds_with_linear_rate
 from gamedyn.recipes._result import RecipeResult
 
 
-def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, stop=None, record=False, normalize=False):
+def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, stop=None, record=False, normalize=False,
+        checkpoint=None, checkpoint_every=None, resume_from=None):
     r"""Theorem 5: the plays are mirror prox's half iterates; ``.w`` = w_bar_T, ``.p`` = p_bar_T.
 
     Default steps eta_w = 1/sqrt(2 log n), eta_p = sqrt(2 log n) (Nemirovski's ball x simplex setup).
@@ -44,6 +45,9 @@ def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, stop=None, record=Fa
         first="w",
         stop=stop,
         record=record,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume_from=resume_from,
     )
     return RecipeResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale,
                         steps={"eta_w": eta_w, "eta_p": eta_p})

@@ -19,7 +19,8 @@ from gamedyn.recipes._recipe import Recipe, rounds_with_quadratic_rate
 from gamedyn.recipes._result import RecipeResult
 
 
-def nag_margin(A, T, *, stop=None, record=False, normalize=False):
+def nag_margin(A, T, *, stop=None, record=False, normalize=False,
+        checkpoint=None, checkpoint_every=None, resume_from=None):
     r"""Theorem 6: :math:`s_T=\tfrac14\sum_t\alpha_tw_t`. ``.w`` = s_T, ``.p`` = p_T = sigma(A u_T)."""
     A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     game = play(
@@ -31,6 +32,9 @@ def nag_margin(A, T, *, stop=None, record=False, normalize=False):
         first="p",
         stop=stop,
         record=record,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume_from=resume_from,
     )
     return RecipeResult(w=game.w_sum / 4, p=game.p_last, game=game, row_scale=row_scale)
 

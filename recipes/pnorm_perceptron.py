@@ -21,7 +21,8 @@ from gamedyn.recipes._recipe import Recipe, average, rounds_with_linear_rate
 from gamedyn.recipes._result import RecipeResult
 
 
-def pnorm_perceptron(A, T, p, *, stop=None, record=False, normalize=False):
+def pnorm_perceptron(A, T, p, *, stop=None, record=False, normalize=False,
+        checkpoint=None, checkpoint_every=None, resume_from=None):
     r"""Theorem 7: min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n)/T. ``.w`` = w_bar_T, ``.p`` = pi_bar_T."""
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (2 <= p < np.inf):
         raise ValueError(f"p must be a real number >= 2 (the norm of the data, ||x_i||_p <= 1), got {p!r}.")
@@ -43,6 +44,9 @@ def pnorm_perceptron(A, T, p, *, stop=None, record=False, normalize=False):
         margin_norm=q,
         stop=stop,
         record=record,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume_from=resume_from,
     )
     return RecipeResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale,
                         steps={"eta_w": eta_w, "eta_p": eta_p})

@@ -30,7 +30,8 @@ def _regret_bound(n, options):
     return "Thm 3: 4 log n", 4 * np.log(n)
 
 
-def smooth_perceptron(A, T, *, stop=None, record=False, normalize=False):
+def smooth_perceptron(A, T, *, stop=None, record=False, normalize=False,
+        checkpoint=None, checkpoint_every=None, resume_from=None):
     r"""Proposition 1: :math:`v_{T-1}=\bar w_T` and :math:`q_{T-1}=\sum_t\alpha_tp_t/S_T`.
 
     ``.w`` = w_bar_T, ``.p`` = sum_t alpha_t p_t / S_T.
@@ -51,6 +52,9 @@ def smooth_perceptron(A, T, *, stop=None, record=False, normalize=False):
         first="w",
         stop=stop,
         record=record,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume_from=resume_from,
     )
     return RecipeResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale)
 

@@ -115,7 +115,8 @@ REFERENCED_MODULES = ["gamedyn", "gamedyn.recipes", "gamedyn.original", "gamedyn
                       "gamedyn.experiments.logistic_figures", "gamedyn.matrix_games", "gamedyn.original_games",
                       "gamedyn.exploration", "gamedyn.plot", "gamedyn.experiments.matrix_games",
                       "gamedyn.distributed", "gamedyn.certificates", "gamedyn.stops", "gamedyn.sklearn",
-                      "gamedyn.fenchel", "gamedyn.original_fenchel", "gamedyn.experiments.fenchel"]
+                      "gamedyn.fenchel", "gamedyn.original_fenchel", "gamedyn.experiments.fenchel",
+                      "gamedyn.checkpoints"]
 
 
 @pytest.mark.parametrize("name", REFERENCED_MODULES)
