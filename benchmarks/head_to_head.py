@@ -32,7 +32,12 @@ import warnings
 
 import numpy as np
 
-from gamedyn import stops
+import pathlib  # noqa: E402
+import sys  # noqa: E402
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))  # run from a source checkout
+
+from gamedyn import stops  # noqa: E402
 from gamedyn.datasets import make_separable, signed_rows
 from gamedyn.margins import max_margin
 from gamedyn.recipes import smooth_perceptron
