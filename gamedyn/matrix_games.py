@@ -29,6 +29,7 @@ import numpy as np
 import scipy.optimize
 
 from gamedyn._validation import check_count
+from gamedyn.hints import LastLoss
 from gamedyn.payoffs import Loss
 
 __all__ = [
@@ -215,7 +216,7 @@ def optimistic_hedge_gap_bound(M, T, eta, row_start=None, column_start=None) -> 
 
 
 @attrs.frozen
-class InitialBelief:
+class InitialBelief(LastLoss):
     r"""Hint :math:`\psi_t=f_0` every round: the opponent's initial point counted as one extra past play.
 
     With FTL on the simplex and constant weights this is fictitious play with a prior belief
@@ -224,13 +225,5 @@ class InitialBelief:
     observation. :math:`f_0` is the loss the runner builds from the opponent's initial point.
     """
 
-    needs_current_loss = False
-
-    def init(self, dimension: int, initial_loss: Loss):
-        return initial_loss
-
-    def predict(self, state: Loss, current_loss: Loss | None = None):
-        return state
-
-    def update(self, state, point, loss: Loss, weight: float):
+    def update(self, state, point, loss: Loss, weight: float):  # LastLoss's init and predict; f_0 is kept
         return state
