@@ -5,6 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.linalg.blas import daxpy as _daxpy
+
+_FLOAT64 = np.dtype(np.float64)
 
 
 def log_sum_exp(x) -> float:
@@ -85,9 +88,13 @@ def scaled_norm(z) -> tuple[float, float]:
     divided by ``scale = max|z_i|`` first (so ``1 <= unit_norm <= sqrt(d)``), as in LAPACK's
     ``dnrm2``. ``scale`` is NaN or inf when ``z`` holds one; ``(0, 0)`` for the zero vector.
     """
-    z = np.asarray(z, dtype=np.float64)
+    if z.__class__ is not np.ndarray or z.dtype is not _FLOAT64:
+        z = np.asarray(z, dtype=np.float64)
     if not z.size:
         return 0.0, 0.0
+    square = z.dot(z)
+    if 1e-290 < square < 1e290:  # then _SAFE_LOW < max|z_i| < _SAFE_HIGH (d < 1e10): one dot product
+        return 1.0, math.sqrt(square)
     scale = float(np.abs(z).max())
     if _SAFE_LOW < scale < _SAFE_HIGH:
         return 1.0, math.sqrt(z.dot(z))
@@ -101,3 +108,34 @@ def euclidean_norm(z) -> float:
     """``||z||_2`` without spurious overflow or underflow (inf only when the norm exceeds float64)."""
     scale, unit_norm = scaled_norm(z)
     return scale * unit_norm  # Python floats: an overflow gives inf, without a warning
+
+
+
+def add_scaled(target, weight, vector):
+    """``target += weight * vector`` in place; returns ``target``.
+
+    One BLAS ``daxpy`` pass (no temporary array) when both are C-contiguous float64 arrays of one
+    shape and ``weight`` is a scalar, which is every running sum of a round; otherwise numpy's two
+    passes. Either way the sum is the same up to rounding (daxpy may fuse the multiply-add).
+    """
+    if (vector.__class__ is np.ndarray and target.dtype is _FLOAT64 and vector.dtype is _FLOAT64
+            and target.shape == vector.shape and target.flags.c_contiguous and vector.flags.c_contiguous
+            and target.size and isinstance(weight, (float, np.floating))):
+        if target.ndim == 1:
+            _daxpy(vector, target, a=weight)
+        else:
+            _daxpy(vector.reshape(-1), target.reshape(-1), a=weight)
+        return target
+    if weight == 1.0:
+        target += vector
+    else:
+        target += weight * vector
+    return target
+
+
+def plus_scaled(base, weight, vector):
+    """A new array ``base + weight * vector`` (``base`` untouched): a copy and one :func:`add_scaled`."""
+    if base.dtype is _FLOAT64:
+        return add_scaled(base.copy(), weight, vector)
+    return base + weight * vector
+

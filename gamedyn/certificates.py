@@ -34,6 +34,10 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
+from scipy.linalg.blas import daxpy as _daxpy
+
+from gamedyn._numerics import add_scaled
+
 __all__ = ["Certificate", "CertificateTracker", "certificate_of", "certify_not_separable", "dual_norm", "vector_norm"]
 
 # An LP solution lambda certifies 0 in conv{a_i} when ||A^T lambda|| <= this times max_i ||a_i||
@@ -173,14 +177,22 @@ class CertificateTracker:
         stops improving (the best round's average is otherwise the running one).
         """
         self.t = t
-        upper = _fast_norm(w_loss_linear_sum, self.dual_exponent) / w_weight_total
+        if self.dual_exponent == 2.0 and w_loss_linear_sum.ndim == 1:  # _fast_norm inlined: one dot product
+            square = float(w_loss_linear_sum @ w_loss_linear_sum)
+            norm = math.sqrt(square) if 1e-280 < square < 1e280 else vector_norm(w_loss_linear_sum)
+        else:
+            norm = _fast_norm(w_loss_linear_sum, self.dual_exponent)
+        upper = norm / w_weight_total
         if upper < self.upper:
             self.upper, self.upper_round = upper, t
         elif self.upper_round == t - 1 and self._witness is None:  # the best was the previous round: keep it
             self._witness = self._dual_sum / self._weight_total
         if self.upper_round == t:
             self._witness = None  # the best is now the running average (read lazily)
-        self._dual_sum += w_weight * p
+        if p.__class__ is np.ndarray and p.shape == self._dual_sum.shape and p.ndim == 1:
+            _daxpy(p, self._dual_sum, a=w_weight)  # our own float64 buffer, in place
+        else:
+            add_scaled(self._dual_sum, w_weight, p)
         self._weight_total += w_weight
         self._margins = p_loss_linear_sum if self.margin_from_sums else None
         self._output_sum = w_output_sum

@@ -45,8 +45,13 @@ from typing import Any, NamedTuple
 import attrs
 import numpy as np
 
+from scipy.linalg.blas import daxpy as _daxpy
+
+from gamedyn._numerics import add_scaled, plus_scaled
 from gamedyn._validation import check_positive, check_vector
 from gamedyn.hints import CurrentLoss, LastLoss, NoHint
+
+_STATELESS_HINTS = (NoHint, CurrentLoss)  # built-in hints whose state is always None
 from gamedyn.payoffs import Loss
 from gamedyn.regularizers import Regularizer, Zero
 
@@ -153,10 +158,6 @@ class _RegularizedLearner:
     def sees_induced_loss(self) -> bool:
         return bool(getattr(self.hint, "sees_induced_loss", False))
 
-    def _hint_update(self, hint_state, point, loss, weight, induced_loss):
-        if induced_loss is not None and getattr(self.hint, "sees_induced_loss", False):
-            return self.hint.update(hint_state, point, loss, weight, induced_loss=induced_loss)
-        return self.hint.update(hint_state, point, loss, weight)
 
 
 def _batched_centre(learner, centre, initial_loss: Loss):
@@ -177,10 +178,7 @@ class FTRLState(NamedTuple):
     """Running weighted loss sum, the fixed centre z_0, the hint's state and the centre's cache.
 
     ``centre_cache`` is ``regularizer.centre_cache(centre)`` (e.g. log z_0 for entropy), computed
-    once at ``init``. An immutable named tuple: a new one each round costs a fraction of a microsecond.
-    ``guessed`` is a one-slot memo: ``play`` records ``(guess, weight, sum + weight * guess)`` there,
-    and ``update`` reuses that sum when it is charged the same loss object at the same weight (FTRL+
-    sees its round loss before playing, so it would otherwise add it twice).
+    once at ``init``. ``guessed`` is kept for the format of saved states (always ``[None]``).
     """
 
     loss_sum: Loss
@@ -189,6 +187,98 @@ class FTRLState(NamedTuple):
     centre_cache: Any = None
     guessed: list | None = None
     round: int = 1
+
+
+class FTRLPlayer:
+    r"""The FTRL rule as a mutable object, the form :func:`gamedyn.play` runs (one per seat).
+
+    It holds what :class:`FTRLState` holds, but owns its loss sum: ``update`` adds
+    :math:`\alpha_t f_t` to it in place (one BLAS axpy, no new array), and ``play`` with a hint forms
+    :math:`\sum_{s<t}\alpha_sf_s+\alpha_t\psi_t` in a fresh array. When ``update`` is charged the very
+    loss object and weight that ``play`` was shown (FTRL+, ``CurrentLoss``), that sum is already the
+    new loss sum and is kept as it is: every loss is added once. The learner's pure ``play`` /
+    ``update`` run this same code on a copy, so both forms give the same points bit for bit.
+    """
+
+    __slots__ = ("learner", "linear_sum", "curvature_sum", "convex", "centre", "hint_state", "centre_cache",
+                 "round", "_guessed", "_predict", "_hint_update", "_argmin", "_eta", "_hint_keeps_state",
+                 "_hint_sees_induced")
+
+    def __init__(self, learner, state: FTRLState, *, copy: bool = False):
+        self.learner = learner
+        loss_sum = state.loss_sum
+        self.linear_sum = np.array(loss_sum.linear, dtype=np.float64) if copy else loss_sum.linear
+        self.curvature_sum, self.convex = loss_sum.curvature, loss_sum.convex
+        self.centre, self.hint_state, self.centre_cache, self.round = (state.centre, state.hint_state,
+                                                                     state.centre_cache, state.round)
+        self._guessed = None
+        hint = learner.hint
+        self._predict, self._hint_update = hint.predict, hint.update
+        self._hint_keeps_state = type(hint) not in _STATELESS_HINTS
+        self._hint_sees_induced = bool(getattr(hint, "sees_induced_loss", False))
+        self._argmin = learner.regularizer.argmin_with_cache
+        self._eta = learner.eta
+
+    def play(self, weight: float, current_loss: Loss | None = None):
+        guess = self._predict(self.hint_state, current_loss)
+        eta = self._eta
+        if eta.__class__ is StepSchedule:
+            eta = eta(self.round)
+        if guess is None:
+            linear, curvature, convex = self.linear_sum, self.curvature_sum, self.convex
+        else:
+            linear, other = self.linear_sum, guess.linear
+            if (other.__class__ is np.ndarray and other.ndim == 1 and weight.__class__ is float
+                    and other.shape == linear.shape):  # a copy and one BLAS axpy (plus_scaled, inlined)
+                linear = linear.copy()
+                _daxpy(other, linear, a=weight)
+            else:
+                linear = plus_scaled(linear, weight, other)
+            curvature = self.curvature_sum + weight * guess.curvature
+            convex = self.convex if self.convex is guess.convex else _convex_of_sum(self, guess, weight)
+            self._guessed = (guess, weight, linear, curvature, convex)
+        if convex is not None:  # curvature times a convex function other than 1/2 ||.||^2 (see Loss)
+            return self.learner.regularizer.argmin_of_loss(Loss(linear, curvature, convex), eta, self.centre)
+        return self._argmin(linear, curvature, eta, self.centre, self.centre_cache)
+
+    def update(self, point, loss: Loss, weight: float, induced_loss: Loss | None = None) -> None:
+        guessed = self._guessed
+        if guessed is not None and guessed[0] is loss and guessed[1] == weight:
+            _, _, self.linear_sum, self.curvature_sum, self.convex = guessed  # play formed this very sum
+        else:
+            if self.convex is not loss.convex:
+                self.convex = _convex_of_sum(self, loss, weight)
+            other = loss.linear
+            if (other.__class__ is np.ndarray and other.ndim == 1 and weight.__class__ is float
+                    and other.shape == self.linear_sum.shape):  # our own float64 buffer: axpy in place
+                _daxpy(other, self.linear_sum, a=weight)
+            else:
+                self.linear_sum = add_scaled(self.linear_sum, weight, other)
+            self.curvature_sum += weight * loss.curvature
+        self._guessed = None
+        if self._hint_keeps_state:
+            if self._hint_sees_induced and induced_loss is not None:
+                self.hint_state = self._hint_update(self.hint_state, point, loss, weight, induced_loss=induced_loss)
+            else:
+                self.hint_state = self._hint_update(self.hint_state, point, loss, weight)
+        self.round += 1
+
+    def loss_sum(self) -> Loss:
+        """:math:`\sum_{s\le t}\alpha_sf_s` (its linear part is this player's buffer: read, don't keep)."""
+        return Loss(self.linear_sum, self.curvature_sum, self.convex)
+
+    def loss_linear_sum(self):
+        return self.linear_sum
+
+    @property
+    def state(self) -> FTRLState:
+        """The pure state this player is at (sharing the loss-sum buffer)."""
+        return FTRLState(self.loss_sum(), self.centre, self.hint_state, self.centre_cache, [None], self.round)
+
+
+def _convex_of_sum(player, loss: Loss, weight):
+    """The convex term phi of (the player's sum) + weight * loss (see :meth:`Loss.plus_scaled`)."""
+    return Loss(player.linear_sum, player.curvature_sum, player.convex)._convex_of_sum(loss, weight)
 
 
 @attrs.frozen
@@ -212,32 +302,16 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
                          self.hint.init(dimension, initial_loss), self.regularizer.centre_cache(centre), [None])
 
     def play(self, state: FTRLState, weight: float, current_loss: Loss | None = None):
-        guess = self.hint.predict(state.hint_state, current_loss)
-        if guess is None:
-            total = state.loss_sum
-        else:
-            total = state.loss_sum.plus_scaled(guess, weight)
-            if state.guessed is not None:
-                state.guessed[0] = (guess, weight, total)
-        eta = _step_at(self.eta, state.round)
-        if total.convex is not None:  # curvature times a convex function other than 1/2 ||.||^2 (see Loss)
-            return self.regularizer.argmin_of_loss(total, eta, state.centre)
-        return self.regularizer.argmin_with_cache(total.linear, total.curvature, eta, state.centre, state.centre_cache)
+        return FTRLPlayer(self, state).play(weight, current_loss)
 
     def update(self, state: FTRLState, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None) -> FTRLState:
-        memo = state.guessed[0] if state.guessed is not None else None
-        if memo is not None and memo[0] is loss and memo[1] == weight:
-            loss_sum = memo[2]  # play already formed sum + weight * loss (FTRL+)
-        else:
-            loss_sum = state.loss_sum.plus_scaled(loss, weight)
-        return FTRLState(
-            loss_sum,
-            state.centre,
-            self._hint_update(state.hint_state, point, loss, weight, induced_loss),
-            state.centre_cache,
-            [None],
-            state.round + 1,
-        )
+        player = FTRLPlayer(self, state, copy=True)  # the state stays as it was: the player adds to a copy
+        player.update(point, loss, weight, induced_loss)
+        return player.state
+
+    def player(self, state: FTRLState) -> "FTRLPlayer":
+        """The runner's form of this learner: a :class:`FTRLPlayer` that owns ``state``'s loss sum."""
+        return FTRLPlayer(self, state)
 
     def loss_sum(self, state: FTRLState) -> Loss:
         """sum_{s<=t} alpha_s f_s, the sum this learner minimises (shared with the runner)."""
@@ -302,18 +376,60 @@ class OMD(_RegularizedLearner):
         return OMDState(centre, self.hint.init(dimension, initial_loss), self.regularizer.centre_cache(centre))
 
     def play(self, state: OMDState, weight: float, current_loss: Loss | None = None):
-        guess = self.hint.predict(state.hint_state, current_loss)
-        if guess is None:
-            return state.secondary
-        return self.regularizer.argmin_with_cache(_times(weight, guess.gradient(state.secondary)), 0.0,
-                                                  _step_at(self.eta, state.round), state.secondary, state.secondary_cache)
+        return _omd_play(self, state, weight, current_loss)
 
     def update(self, state: OMDState, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None) -> OMDState:
-        gradient = loss.gradient(point)
-        secondary, cache = _mirror_step(self.regularizer, _times(weight, gradient), _step_at(self.eta, state.round),
-                                        state.secondary, state.secondary_cache)
-        return OMDState(secondary, self._hint_update(state.hint_state, point, Loss(gradient, 0.0), weight, induced_loss),
-                        cache, state.round + 1)
+        return _omd_update(self, state, point, loss, weight, induced_loss)
+
+    def player(self, state: OMDState) -> "OMDPlayer":
+        """The runner's form of this learner (an :class:`OMDPlayer`)."""
+        return OMDPlayer(self, state)
+
+
+def _omd_play(learner, state: OMDState, weight, current_loss):
+    """x_t = argmin eta alpha_t <M_t, x> + D_R(x, y_{t-1}), M_t the hint's gradient at y_{t-1} (y_{t-1} without a hint)."""
+    guess = learner.hint.predict(state.hint_state, current_loss)
+    if guess is None:
+        return state.secondary
+    return learner.regularizer.argmin_with_cache(_times(weight, guess.gradient(state.secondary)), 0.0,
+                                                 _step_at(learner.eta, state.round), state.secondary,
+                                                 state.secondary_cache)
+
+
+def _omd_update(learner, state: OMDState, point, loss: Loss, weight, induced_loss) -> OMDState:
+    """y_t = argmin eta alpha_t <grad f_t(x_t), x> + D_R(x, y_{t-1}), and the hint's update."""
+    gradient = loss.gradient(point)
+    secondary, cache = _mirror_step(learner.regularizer, _times(weight, gradient), _step_at(learner.eta, state.round),
+                                    state.secondary, state.secondary_cache)
+    hint = learner.hint
+    if induced_loss is not None and getattr(hint, "sees_induced_loss", False):
+        hint_state = hint.update(state.hint_state, point, Loss(gradient, 0.0), weight, induced_loss=induced_loss)
+    else:
+        hint_state = hint.update(state.hint_state, point, Loss(gradient, 0.0), weight)
+    return OMDState(secondary, hint_state, cache, state.round + 1)
+
+
+class OMDPlayer:
+    """The optimistic mirror-descent rule as a mutable object, the form :func:`gamedyn.play` runs.
+
+    It holds an :class:`OMDState` and replaces it each round (every step makes a new secondary
+    iterate, so nothing is done in place); the pure ``play`` / ``update`` of :class:`OMD` are the
+    same two functions.
+    """
+
+    __slots__ = ("learner", "state")
+
+    def __init__(self, learner, state: OMDState):
+        self.learner, self.state = learner, state
+
+    def play(self, weight: float, current_loss: Loss | None = None):
+        return _omd_play(self.learner, self.state, weight, current_loss)
+
+    def update(self, point, loss: Loss, weight: float, induced_loss: Loss | None = None) -> None:
+        self.state = _omd_update(self.learner, self.state, point, loss, weight, induced_loss)
+
+    def loss_sum(self):
+        return None  # mirror descent keeps no loss sum: the runner keeps it
 
 
 def _same_array(a, b) -> bool:

@@ -19,8 +19,13 @@ from typing import Any, Callable
 
 import attrs
 import numpy as np
+from scipy.linalg.blas import daxpy as _daxpy
+
+from gamedyn._numerics import plus_scaled
 from gamedyn._validation import check_matrix, check_positive
 from gamedyn.regularizers import Simplex
+
+_FLOAT64 = np.dtype(np.float64)
 
 
 class Loss:
@@ -109,8 +114,13 @@ class Loss:
         convex = self.convex if self.convex is other.convex else self._convex_of_sum(other, weight)
         if weight.__class__ is float and weight == 1.0:  # alpha_t = 1: one pass (1.0 * x == x exactly)
             return Loss(self.linear + other.linear, self.curvature + other.curvature, convex)
-        linear = weight * other.linear
-        linear += self.linear  # one new array (the same sum as self.linear + weight * other.linear)
+        mine, theirs = self.linear, other.linear
+        if (mine.__class__ is np.ndarray and theirs.__class__ is np.ndarray and mine.dtype is _FLOAT64
+                and mine.shape == theirs.shape and weight.__class__ is float):  # one copy, one BLAS axpy
+            linear = mine.copy()
+            _daxpy(theirs.reshape(-1), linear.reshape(-1), a=weight)
+        else:
+            linear = plus_scaled(mine, weight, theirs)
         return Loss(linear, self.curvature + weight * other.curvature, convex)
 
     def __add__(self, other: "Loss") -> "Loss":
@@ -245,6 +255,8 @@ class Bilinear(Payoff):
         return Loss(self.times(np.asarray(w)), 0.0).value(np.asarray(p))
 
     def loss_for_p(self, w, p_played=None) -> Loss:
+        if self._product_dtype is None:  # a float64 numpy A: the product itself
+            return Loss(self.A @ w, 0.0)
         return Loss(self.times(w), 0.0)
 
     def loss_for_w(self, p, w_played=None) -> Loss:

@@ -24,9 +24,10 @@ from typing import Any, Callable
 
 import attrs
 import numpy as np
+from scipy.linalg.blas import daxpy as _daxpy
 
 from gamedyn import checkpoints as _checkpoints
-from gamedyn._numerics import NumericalRangeError
+from gamedyn._numerics import NumericalRangeError, add_scaled
 from gamedyn._validation import check_count, check_vector
 from gamedyn.payoffs import Bilinear, Loss, Payoff
 from gamedyn.regularizers import Ball, Reals, Simplex
@@ -81,24 +82,59 @@ def _check_normal(value: float, name: str):
 # ---------------------------------------------------------------------------------- seats & results
 
 
+class _PurePlayer:
+    """A learner given by its pure functions alone (``init`` / ``play`` / ``update``), driven as a player."""
+
+    __slots__ = ("state", "_play", "_update", "_sees_induced", "_loss_sum")
+
+    def __init__(self, learner, state):
+        self.state = state
+        self._play, self._update = learner.play, learner.update
+        self._sees_induced = bool(getattr(learner, "sees_induced_loss", False))
+        loss_sum = getattr(learner, "loss_sum", None)
+        self._loss_sum = loss_sum if callable(loss_sum) else None
+
+    def play(self, weight, current_loss=None):
+        if current_loss is None:
+            return self._play(self.state, weight)
+        return self._play(self.state, weight, current_loss)
+
+    def update(self, point, loss, weight, induced_loss=None) -> None:
+        if self._sees_induced:
+            self.state = self._update(self.state, point, loss, weight, induced_loss=induced_loss)
+        else:
+            self.state = self._update(self.state, point, loss, weight)
+
+    def loss_sum(self):
+        return None if self._loss_sum is None else self._loss_sum(self.state)
+
+
+def _player(learner, state):
+    """The learner's mutable form (``learner.player(state)``, e.g. :class:`gamedyn.learners.FTRLPlayer`),
+    or its pure functions driven as one."""
+    make = getattr(learner, "player", None)
+    return make(state) if callable(make) else _PurePlayer(learner, state)
+
+
 class _Seat:
     """The runner's bookkeeping for one player: O(dimension) running sums, nothing per round.
 
-    ``play_sum`` (and, for a learner without ``loss_sum(state)``, the loss sum) are buffers the
-    runner updates in place; a learner with ``loss_sum`` keeps the only copy of its loss sum.
+    ``player`` is the learner's mutable form (see :func:`_player`); ``state`` reads or replaces its
+    state (checkpoints). ``play_sum`` (and, for a learner that keeps no loss sum, the loss sum) are
+    buffers the runner updates in place; a learner with a loss sum keeps the only copy of it.
     """
 
-    __slots__ = ("name", "learner", "state", "weight", "output_weight", "opponent_loss", "play_sum",
+    __slots__ = ("name", "learner", "player", "weight", "output_weight", "opponent_loss", "play_sum",
                  "loss_linear", "loss_curvature", "loss_convex", "played_loss_total", "weight_total", "output_weight_total",
-                 "last", "learner_keeps_sum", "sees_induced_loss", "update")
+                 "last", "learner_keeps_sum", "update", "flat", "linear_loss_sum")
 
     def __init__(self, name, learner, state, weight, output_weight, opponent_loss, shape):
-        self.name, self.learner, self.state = name, learner, state
+        self.name, self.learner = name, learner
         self.weight, self.output_weight, self.opponent_loss = weight, output_weight, opponent_loss
-        self.learner_keeps_sum = callable(getattr(learner, "loss_sum", None))
-        self.sees_induced_loss = bool(getattr(learner, "sees_induced_loss", False))
-        self.update = learner.update  # bound once: no attribute lookup per round
+        self.state = state
+        self.learner_keeps_sum = self.player.loss_sum() is not None
         self.play_sum = np.zeros(shape)
+        self.flat = len(shape) == 1
         self.loss_linear = None if self.learner_keeps_sum else np.zeros(shape)
         self.loss_curvature = 0.0
         self.loss_convex = None  # phi of the losses' curvature term (None: 1/2 ||.||^2), see Loss
@@ -108,9 +144,23 @@ class _Seat:
         self.last = None
 
     @property
+    def state(self):
+        return self.player.state
+
+    @state.setter
+    def state(self, value):
+        self.player = player = _player(self.learner, value)
+        self.update = player.update  # bound once: no attribute lookup per round
+        fast = getattr(player, "loss_linear_sum", None)
+        self.linear_loss_sum = fast if fast is not None else self._linear_loss_sum
+
+    def _linear_loss_sum(self):
+        return self.player.loss_sum().linear if self.learner_keeps_sum else self.loss_linear
+
+    @property
     def loss_sum(self) -> Loss:
         if self.learner_keeps_sum:
-            return self.learner.loss_sum(self.state)
+            return self.player.loss_sum()
         return Loss(self.loss_linear, self.loss_curvature, self.loss_convex)
 
     def settle(self, point, loss: Loss, weight: float, output_weight: float, induced_loss: Loss,
@@ -119,21 +169,18 @@ class _Seat:
 
         ``played_value`` is f_t(z_t), this seat's round loss at its own play
         (:meth:`gamedyn.Payoff.played_values` computes both seats' at once)."""
-        if self.sees_induced_loss:
-            self.state = self.update(self.state, point, loss, weight, induced_loss=induced_loss)
-        else:
-            self.state = self.update(self.state, point, loss, weight)
+        self.update(point, loss, weight, induced_loss)
         if not self.learner_keeps_sum:
-            self.loss_linear += loss.linear if weight == 1.0 else weight * loss.linear
+            add_scaled(self.loss_linear, weight, loss.linear)
             self.loss_curvature += weight * loss.curvature
             if loss.convex is not None:
                 self.loss_convex = loss.convex
         self.played_loss_total += weight * played_value
         self.weight_total += weight
-        if output_weight == 1.0:
-            self.play_sum += point
+        if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
+            _daxpy(point, self.play_sum, a=output_weight)  # our own contiguous float64 buffer, in place
         else:
-            self.play_sum += output_weight * point
+            add_scaled(self.play_sum, output_weight, point)
         self.output_weight_total += output_weight
         self.last = point
 
@@ -584,22 +631,26 @@ def play(
     # loss from the follower's play), shared by the learners, their hints and the running sums.
     # Everything a round calls is bound to a local once, before the loop (no attribute lookups per round).
     leader_weight_of, follower_weight_of = leader.weight, follower.weight
-    leader_plays, follower_plays = leader.learner.play, follower.learner.play
+    leader_plays, follower_plays = leader.player.play, follower.player.play
     leader_loss_of, follower_loss_of = leader.opponent_loss, follower.opponent_loss
     leader_settle, follower_settle = leader.settle, follower.settle
     played_values, w_leads = payoff.played_values, first == "w"
     both_outputs_are_weights = leader_output_is_weight and follower_output_is_weight
+    one_weight = leader_weight_of is follower_weight_of
+    w_sum_of_losses, p_sum_of_losses = w_seat.linear_loss_sum, p_seat.linear_loss_sum
+    w_is_leader = leader is w_seat
     hooks = stop is not None or callback is not None or checkpoint is not None
     interrupt = _checkpoints.InterruptFlag() if checkpoint is not None else contextlib.nullcontext()
     with interrupt:
         for t in range(start, T + 1):
-            leader_weight, follower_weight = leader_weight_of(t), follower_weight_of(t)
-            leader_play = leader_plays(leader.state, leader_weight)
+            leader_weight = leader_weight_of(t)
+            follower_weight = leader_weight if one_weight else follower_weight_of(t)
+            leader_play = leader_plays(leader_weight)
             if follower_sees_current:
                 follower_loss = follower_loss_of(leader_play, None)
-                follower_play = follower_plays(follower.state, follower_weight, follower_loss)
+                follower_play = follower_plays(follower_weight, follower_loss)
             else:
-                follower_play = follower_plays(follower.state, follower_weight)
+                follower_play = follower_plays(follower_weight)
                 follower_loss = follower_loss_of(leader_play, follower_play)
             leader_loss = leader_loss_of(follower_play, leader_play)
             if w_leads:
@@ -612,8 +663,8 @@ def play(
             follower_settle(follower_play, follower_loss, follower_weight,
                             follower_weight if follower_output_is_weight else output, leader_loss, follower_value)
             if tracker is not None:  # certificate hook: O(n + d) per round, no product (gamedyn.certificates)
-                tracker.observe(t, p_seat.last, leader_weight if leader is w_seat else follower_weight,
-                                w_seat.loss_sum.linear, w_seat.weight_total, p_seat.loss_sum.linear, w_seat.play_sum)
+                tracker.observe(t, p_seat.last, leader_weight if w_is_leader else follower_weight,
+                                w_sum_of_losses(), w_seat.weight_total, p_sum_of_losses(), w_seat.play_sum)
             if record:
                 trace["w"].append(w_seat.last)
                 trace["p"].append(p_seat.last)

@@ -34,6 +34,7 @@ from gamedyn._validation import check_positive, check_q
 
 # x.max(axis) / x.min(axis) / x.sum(axis) as the ufuncs' own reductions, without the Python method wrappers
 _maximum, _minimum, _add = np.maximum.reduce, np.minimum.reduce, np.add.reduce
+_FLOAT64 = np.dtype(np.float64)
 
 # --------------------------------------------------------------------------------------- domains
 
@@ -69,7 +70,15 @@ class Reals:
         Raises :class:`NumericalRangeError` when the minimiser ``-linear / curvature`` lies beyond
         float64's range.
         """
-        linear = np.asarray(linear, dtype=np.float64)
+        if linear.__class__ is not np.ndarray or linear.dtype is not _FLOAT64:
+            linear = np.asarray(linear, dtype=np.float64)
+        if curvature >= 1.0:  # |linear / curvature| <= |linear|: the division cannot overflow
+            point = np.divide(linear, -curvature)  # == -linear / curvature bit for bit, in one pass
+            # One reduction checks every entry: the sum is finite only if each one is (NaN and inf
+            # propagate); a sum of finite entries overflows only near 1.8e308, where the careful
+            # check below decides.
+            if math.isfinite(_add(point, axis=None)):
+                return point
         if curvature > 0:
             # max |x_i| from two reductions (no |x| array, no method wrappers); NaN propagates through both.
             if linear.size:
@@ -79,7 +88,7 @@ class Reals:
                 top = 0.0
             if not top / float(curvature) < np.inf:  # NaN, or beyond float64
                 raise _out_of_range("Reals.minimize_quadratic", "-linear / curvature", top / float(curvature))
-            return np.divide(linear, -curvature)  # == -linear / curvature bit for bit, in one pass
+            return np.divide(linear, -curvature)
         return None if np.any(linear != 0) else np.zeros_like(linear)
 
 
@@ -113,7 +122,8 @@ class Ball:
 
     def project(self, z):
         """Euclidean projection onto the ball: z if ||z|| <= radius, else radius z / ||z||."""
-        z = np.asarray(z, dtype=np.float64)
+        if z.__class__ is not np.ndarray or z.dtype is not _FLOAT64:
+            z = np.asarray(z, dtype=np.float64)
         scale, unit_norm = scaled_norm(z)
         if scale == 0.0 or unit_norm <= self.radius / scale:
             return z
@@ -452,7 +462,7 @@ class Entropy(Regularizer):
         if cache is not None:
             logits += cache  # log z_0 - eta theta, in one new array
         top = _maximum(logits, axis=0)  # the ufunc's reduce itself: no Python wrapper per round
-        if not _all_finite(top):  # overflow, NaN, or every weight vanished: the careful path
+        if not (math.isfinite(top) if top.ndim == 0 else _all_finite(top)):  # overflow, NaN, or no weight left
             return self._careful_argmin(linear, eta, centre)
         logits -= top
         np.exp(logits, out=logits)
@@ -546,7 +556,14 @@ class SquaredEuclidean(Regularizer):
         return self.domain.project(np.asarray(theta, dtype=np.float64))
 
     def argmin(self, linear, curvature: float, eta: float, centre):
-        return self.domain.project((np.asarray(centre) - eta * np.asarray(linear)) / (1.0 + eta * curvature))
+        return self.argmin_with_cache(np.asarray(linear), curvature, eta, np.asarray(centre), None)
+
+    def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
+        """Pi((z_0 - eta theta) / (1 + eta c)): the projection of the unconstrained minimiser."""
+        point = centre - eta * linear
+        if curvature:
+            point /= 1.0 + eta * curvature
+        return self.domain.project(point)
 
 
 @attrs.frozen
@@ -625,7 +642,10 @@ class Zero(Regularizer):
         return point
 
     def argmin(self, linear, curvature: float, eta: float, centre):
-        point = self.domain.minimize_quadratic(np.asarray(linear), curvature)
+        return self.argmin_with_cache(np.asarray(linear), curvature, eta, centre, None)
+
+    def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
+        point = self.domain.minimize_quadratic(linear, curvature)
         if point is None:
             raise ValueError(
                 "FTL on R^d with a linear loss has no minimiser (the loss is unbounded below); "

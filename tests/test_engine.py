@@ -405,7 +405,7 @@ def test_mirror_prox_takes_four_mirror_steps_per_round(monkeypatch):
 
     counts = {"entropy": 0, "euclidean": 0}
     entropy_step, entropy_play = regularizers.Entropy.argmin_and_cache, regularizers.Entropy.argmin_with_cache
-    euclidean_step = regularizers.SquaredEuclidean.argmin
+    euclidean_step = regularizers.SquaredEuclidean.argmin_with_cache
 
     def counted(key, function):
         def wrapper(*args, **kwargs):
@@ -415,7 +415,7 @@ def test_mirror_prox_takes_four_mirror_steps_per_round(monkeypatch):
 
     monkeypatch.setattr(regularizers.Entropy, "argmin_and_cache", counted("entropy", entropy_step))
     monkeypatch.setattr(regularizers.Entropy, "argmin_with_cache", counted("entropy", entropy_play))
-    monkeypatch.setattr(regularizers.SquaredEuclidean, "argmin", counted("euclidean", euclidean_step))
+    monkeypatch.setattr(regularizers.SquaredEuclidean, "argmin_with_cache", counted("euclidean", euclidean_step))
     A, T = _data(50, 6, seed=1), 40
     result = recipes.mirror_prox_perceptron(A, T)
     assert counts == {"entropy": 2 * T, "euclidean": 2 * T}
