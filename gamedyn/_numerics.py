@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
-from scipy.linalg.blas import daxpy as _daxpy
+from scipy.linalg.blas import daxpy as _daxpy, ddot as _ddot
 
 _FLOAT64 = np.dtype(np.float64)
 
@@ -92,7 +93,7 @@ def scaled_norm(z) -> tuple[float, float]:
         z = np.asarray(z, dtype=np.float64)
     if not z.size:
         return 0.0, 0.0
-    square = z.dot(z)
+    square = _ddot(z, z) if z.ndim == 1 else float(np.sum(z * z))
     if 1e-290 < square < 1e290:  # then _SAFE_LOW < max|z_i| < _SAFE_HIGH (d < 1e10): one dot product
         return 1.0, math.sqrt(square)
     scale = float(np.abs(z).max())
@@ -139,3 +140,14 @@ def plus_scaled(base, weight, vector):
         return add_scaled(base.copy(), weight, vector)
     return base + weight * vector
 
+
+
+@functools.lru_cache(maxsize=16)
+def ones(size: int) -> np.ndarray:
+    """A read-only vector of ``size`` ones (cached): ``ddot(x, ones(n))`` is the sum of x in one BLAS
+    call, about 0.2 us against 1.3 us for ``np.add.reduce`` at n = 100. (BLAS ``dasum`` would be as
+    fast, but OpenBLAS's dasum rounds differently with the array's alignment; ddot does not, so the
+    sum, and every run, is the same bit for bit.)"""
+    vector = np.ones(size)
+    vector.flags.writeable = False
+    return vector

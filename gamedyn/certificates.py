@@ -34,7 +34,7 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
-from scipy.linalg.blas import daxpy as _daxpy
+from scipy.linalg.blas import daxpy as _daxpy, ddot as _ddot
 
 from gamedyn._numerics import add_scaled
 
@@ -178,7 +178,7 @@ class CertificateTracker:
         """
         self.t = t
         if self.dual_exponent == 2.0 and w_loss_linear_sum.ndim == 1:  # _fast_norm inlined: one dot product
-            square = float(w_loss_linear_sum @ w_loss_linear_sum)
+            square = _ddot(w_loss_linear_sum, w_loss_linear_sum)
             norm = math.sqrt(square) if 1e-280 < square < 1e280 else vector_norm(w_loss_linear_sum)
         else:
             norm = _fast_norm(w_loss_linear_sum, self.dual_exponent)

@@ -202,12 +202,16 @@ class FTRLPlayer:
 
     __slots__ = ("learner", "linear_sum", "curvature_sum", "convex", "centre", "hint_state", "centre_cache",
                  "round", "_guessed", "_predict", "_hint_update", "_argmin", "_eta", "_hint_keeps_state",
-                 "_hint_sees_induced")
+                 "_hint_sees_induced", "_hint_is_last_loss")
 
     def __init__(self, learner, state: FTRLState, *, copy: bool = False):
         self.learner = learner
         loss_sum = state.loss_sum
-        self.linear_sum = np.array(loss_sum.linear, dtype=np.float64) if copy else loss_sum.linear
+        linear = loss_sum.linear
+        if copy or not (linear.__class__ is np.ndarray and linear.dtype == np.float64 and linear.flags.c_contiguous
+                        and linear.flags.writeable):  # the buffer update() adds to in place
+            linear = np.array(linear, dtype=np.float64)
+        self.linear_sum = linear
         self.curvature_sum, self.convex = loss_sum.curvature, loss_sum.convex
         self.centre, self.hint_state, self.centre_cache, self.round = (state.centre, state.hint_state,
                                                                      state.centre_cache, state.round)
@@ -215,12 +219,13 @@ class FTRLPlayer:
         hint = learner.hint
         self._predict, self._hint_update = hint.predict, hint.update
         self._hint_keeps_state = type(hint) not in _STATELESS_HINTS
+        self._hint_is_last_loss = type(hint) is LastLoss  # psi_t = f_{t-1}: the guess is the state itself
         self._hint_sees_induced = bool(getattr(hint, "sees_induced_loss", False))
         self._argmin = learner.regularizer.argmin_with_cache
         self._eta = learner.eta
 
     def play(self, weight: float, current_loss: Loss | None = None):
-        guess = self._predict(self.hint_state, current_loss)
+        guess = self.hint_state if self._hint_is_last_loss else self._predict(self.hint_state, current_loss)
         eta = self._eta
         if eta.__class__ is StepSchedule:
             eta = eta(self.round)
@@ -256,7 +261,9 @@ class FTRLPlayer:
                 self.linear_sum = add_scaled(self.linear_sum, weight, other)
             self.curvature_sum += weight * loss.curvature
         self._guessed = None
-        if self._hint_keeps_state:
+        if self._hint_is_last_loss:
+            self.hint_state = loss  # LastLoss.update, inlined
+        elif self._hint_keeps_state:
             if self._hint_sees_induced and induced_loss is not None:
                 self.hint_state = self._hint_update(self.hint_state, point, loss, weight, induced_loss=induced_loss)
             else:
@@ -264,7 +271,7 @@ class FTRLPlayer:
         self.round += 1
 
     def loss_sum(self) -> Loss:
-        """:math:`\sum_{s\le t}\alpha_sf_s` (its linear part is this player's buffer: read, don't keep)."""
+        r""":math:`\sum_{s\le t}\alpha_sf_s` (its linear part is this player's buffer: read, don't keep)."""
         return Loss(self.linear_sum, self.curvature_sum, self.convex)
 
     def loss_linear_sum(self):

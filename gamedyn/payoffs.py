@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import attrs
 import numpy as np
-from scipy.linalg.blas import daxpy as _daxpy
+from scipy.linalg.blas import daxpy as _daxpy, ddot as _ddot, dscal as _dscal
 
 from gamedyn._numerics import plus_scaled
 from gamedyn._validation import check_matrix, check_positive
@@ -275,16 +275,18 @@ class Bilinear(Payoff):
         if (self._product_dtype is not None or linear.ndim != 1 or w_loss.convex is not None
                 or p_loss.convex is not None):
             return w_loss.value(w), p_loss.value(p)
-        value = float(linear @ p)
+        value = _ddot(linear, p)  # BLAS ddot: numpy's dot for float64 vectors, without the ufunc overhead
         curvature = w_loss.curvature
         if curvature:
-            return 0.5 * curvature * float(w @ w) - value, value
+            return 0.5 * curvature * _ddot(w, w) - value, value
         return -value, value
 
     def _minus_transpose_times(self, p):
         """-A^T p; negated in place when the product is known to be a fresh array (dense float64 A)."""
         if self._product_dtype is None:
             product = self._A_transpose @ p  # a new array: numpy's matmul never returns its input
+            if product.ndim == 1:
+                return _dscal(-1.0, product)  # in place (BLAS), exact
             return np.negative(product, out=product)
         return -self.transpose_times(p)
 
@@ -304,6 +306,8 @@ class RegularizedBilinear(Bilinear):
         return Bilinear.value(self, w, p) - Loss(np.zeros_like(w), self.strength).value(w)
 
     def loss_for_w(self, p, w_played=None) -> Loss:
+        if self._product_dtype is None and p.ndim == 1:  # _minus_transpose_times inlined (the hot path)
+            return Loss(_dscal(-1.0, self._A_transpose @ p), self.strength)
         return Loss(self._minus_transpose_times(p), self.strength)
 
 

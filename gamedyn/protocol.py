@@ -19,6 +19,7 @@ Memory is O(n + d) in T: per-round traces are opt-in (``record=True`` or ``callb
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
 from typing import Any, Callable
 
@@ -52,9 +53,10 @@ def _weight_function(weights, name: str, T: int) -> Callable[[int], float]:
     if callable(weights):
         def checked(t, function=weights):
             value = float(function(t))
-            if not (np.isfinite(value) and value > 0):
-                raise ValueError(f"{name}({t}) = {value!r}; every weight alpha_t must be positive and finite.")
-            _check_normal(value, f"{name}({t})")
+            if not _SMALLEST_NORMAL <= value < math.inf:  # one comparison per round; the reason below
+                if not (math.isfinite(value) and value > 0):
+                    raise ValueError(f"{name}({t}) = {value!r}; every weight alpha_t must be positive and finite.")
+                _check_normal(value, f"{name}({t})")
             return value
         return checked
     sequence = np.asarray(weights, dtype=np.float64)
@@ -790,6 +792,8 @@ def _resume(path, configuration, w_seat, p_seat, tracker, convex_terms):
                 raise _checkpoints.CheckpointMismatchError(
                     f"{path!r} was written by a game whose {owner}-losses have a convex term; this run's have none.")
             continue
+        if isinstance(value, np.ndarray) and value.dtype == np.float64 and value.ndim:  # buffers updated in place
+            value = np.require(value, requirements=("C", "W", "O"))
         setattr(target, field, value)
     if tracker is not None:  # the tracker reads the runner's sums, as after its last observe
         tracker._margins = p_seat.loss_sum.linear if tracker.margin_from_sums else None

@@ -25,16 +25,20 @@ import math
 
 import attrs
 import numpy as np
+import scipy.linalg.blas
 import scipy.optimize
 
 from gamedyn._numerics import (
-    _SAFE_HIGH, _SAFE_LOW, NumericalRangeError, euclidean_norm, pnorm_link, scaled_norm, softmax_logits,
+    _SAFE_HIGH, _SAFE_LOW, NumericalRangeError, euclidean_norm, ones, pnorm_link, scaled_norm, softmax_logits,
 )
 from gamedyn._validation import check_positive, check_q
 
 # x.max(axis) / x.min(axis) / x.sum(axis) as the ufuncs' own reductions, without the Python method wrappers
 _maximum, _minimum, _add = np.maximum.reduce, np.minimum.reduce, np.add.reduce
 _FLOAT64 = np.dtype(np.float64)
+# BLAS level 1 (about 0.2 us a call at n = 100, a numpy ufunc about 1 us): sum |x_i| (finiteness checks
+# only: its rounding depends on alignment), x . y, and x *= a in place.
+_dasum, _ddot, _dscal = scipy.linalg.blas.dasum, scipy.linalg.blas.ddot, scipy.linalg.blas.dscal
 
 # --------------------------------------------------------------------------------------- domains
 
@@ -74,10 +78,10 @@ class Reals:
             linear = np.asarray(linear, dtype=np.float64)
         if curvature >= 1.0:  # |linear / curvature| <= |linear|: the division cannot overflow
             point = np.divide(linear, -curvature)  # == -linear / curvature bit for bit, in one pass
-            # One reduction checks every entry: the sum is finite only if each one is (NaN and inf
-            # propagate); a sum of finite entries overflows only near 1.8e308, where the careful
-            # check below decides.
-            if math.isfinite(_add(point, axis=None)):
+            # One reduction checks every entry: the sum of |z_i| is finite only if each one is (NaN
+            # and inf propagate); a sum of finite entries overflows only near 1.8e308, where the
+            # careful check below decides.
+            if math.isfinite(_dasum(point) if point.ndim == 1 and point.size else _add(point, axis=None)):
                 return point
         if curvature > 0:
             # max |x_i| from two reductions (no |x| array, no method wrappers); NaN propagates through both.
@@ -458,15 +462,27 @@ class Entropy(Regularizer):
         """softmax(log z_0 - eta theta) along axis 0 (one per column for batched games)."""
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
-        logits = linear * -eta
-        if cache is not None:
-            logits += cache  # log z_0 - eta theta, in one new array
-        top = _maximum(logits, axis=0)  # the ufunc's reduce itself: no Python wrapper per round
-        if not (math.isfinite(top) if top.ndim == 0 else _all_finite(top)):  # overflow, NaN, or no weight left
-            return self._careful_argmin(linear, eta, centre)
-        logits -= top
+        if cache is None and linear.ndim == 1 and linear.dtype is _FLOAT64 and eta.__class__ is float:
+            # A uniform centre: logits -eta (theta - min theta), whose maximum is exactly 0, so the
+            # exponentials lie in [0, 1] and sum to [1, n] (an entry +inf gives weight 0).
+            bottom = _minimum(linear)
+            if not math.isfinite(bottom):  # NaN, or every entry infinite: the careful path decides
+                return self._careful_argmin(linear, eta, centre)
+            logits = linear - bottom
+            _dscal(-eta, logits)
+        else:
+            logits = linear * -eta
+            if cache is not None:
+                logits += cache  # log z_0 - eta theta, in one new array
+            top = _maximum(logits, axis=0)  # the ufunc's reduce itself: no Python wrapper per round
+            if not (math.isfinite(top) if top.ndim == 0 else _all_finite(top)):  # overflow, NaN, or no weight left
+                return self._careful_argmin(linear, eta, centre)
+            logits -= top
         np.exp(logits, out=logits)
-        logits /= _add(logits, axis=0)
+        if logits.ndim == 1 and logits.dtype is _FLOAT64:  # BLAS level 1: ~0.2 us a call, not ~1 us
+            _dscal(1.0 / _ddot(logits, ones(logits.shape[0])), logits)  # the sum of the weights is in [1, n]
+        else:
+            logits /= _add(logits, axis=0)
         return logits
 
     def argmin_and_cache(self, linear, curvature: float, eta: float, centre, cache):
@@ -481,7 +497,10 @@ class Entropy(Regularizer):
             point = self._careful_argmin(linear, eta, centre)
             return point, self.centre_cache(point)
         log_point -= top
-        log_point -= np.log(_add(np.exp(log_point), axis=0))
+        if log_point.ndim == 1 and log_point.dtype is _FLOAT64:
+            log_point -= math.log(_ddot(np.exp(log_point), ones(log_point.shape[0])))  # the sum is in [1, n]
+        else:
+            log_point -= np.log(_add(np.exp(log_point), axis=0))
         return np.exp(log_point), log_point
 
     def _careful_argmin(self, linear, eta, centre):
