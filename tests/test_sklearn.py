@@ -123,11 +123,29 @@ def test_working_set_oracle_is_exact_on_many_rows(kind):
 
     A = signed_rows(*make_separable(4000, 6, 0.01, 4))
     oracle = max_margin(A)
-    direction, certificate = _exact(sp.csr_matrix(A) if kind == "sparse" else A)
+    direction, certificate, passes = _exact(sp.csr_matrix(A) if kind == "sparse" else A)
+    assert certificate.rounds == passes >= 2  # 4000 rows: the working set, not one plain solve
     assert certificate.lower <= oracle.upper * (1 + 1e-12) and certificate.upper >= oracle.gamma * (1 - 1e-12)
     assert certificate.gap <= 1e-12 * certificate.upper
     assert certificate.lower == pytest.approx(np.min(A @ direction), rel=1e-12)
     assert np.linalg.norm(A.T @ certificate.p) == pytest.approx(certificate.upper, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("tol", [0.01, 0.1])
+def test_working_set_certificate_is_a_true_bracket_and_stops_at_tol(seed, tol):
+    from gamedyn.sklearn import _exact
+
+    A = signed_rows(*make_separable(6000, 12, 0.002, seed))
+    oracle = max_margin(A)
+    direction, certificate, passes = _exact(A, tol)
+    _, exact_certificate, exact_passes = _exact(A)
+    assert certificate.lower <= oracle.upper * (1 + 1e-12) and certificate.upper >= oracle.gamma * (1 - 1e-12)
+    assert 0 < certificate.relative_gap <= tol or certificate.gap <= 1e-12 * certificate.upper
+    assert (oracle.upper - certificate.lower) <= tol * oracle.upper * (1 + 1e-12)  # the true gap is within tol too
+    assert certificate.lower == pytest.approx(np.min(A @ direction) / np.linalg.norm(direction), rel=1e-12)
+    assert np.linalg.norm(A.T @ certificate.p) == pytest.approx(certificate.upper, rel=1e-12)
+    assert passes <= exact_passes and exact_certificate.gap <= 1e-12 * exact_certificate.upper
 
 
 def test_working_set_oracle_reports_non_separable_rows():
