@@ -29,8 +29,14 @@ with the certificate's verdict and keeps the best direction found: the dynamics'
 normalised margin is ``certificate_.lower`` (<= 0), stopped early by ``infeasible(1e-4)`` once no
 separator can have a normalised margin above 1e-4 (then the Gordan LP decides separability).
 
-Multiclass: one-vs-rest, one max-margin problem per class (``n_jobs`` runs them in parallel with
-joblib; a batched engine can replace this loop).
+Multiclass: one-vs-rest, one max-margin problem per class. With the dynamics
+(``smooth_perceptron``, ``accelerated_perceptron``, ``nag_margin``) the K problems are one batched game
+(:func:`gamedyn.one_vs_rest`: one ``X @ W`` and one ``X.T @ P`` per round for all K), each class with
+its own certificate (:class:`gamedyn.certificates.BatchedCertificateTracker`); it stops once every
+class is within ``tol`` or certified infeasible, so ``n_iter_`` is the same for every class and
+class k's ``coef_`` is its own run's output after that many rounds. The exact oracle and
+``mirror_prox_perceptron`` (whose ball projection acts on whole vectors) solve the classes one by
+one (``n_jobs`` runs them in parallel with joblib).
 """
 
 from __future__ import annotations
@@ -130,28 +136,62 @@ def _exact(A, tol=0.0):
         chosen = np.concatenate([chosen, violated])
 
 
-def _solve_one(A, recipe, tol, max_iter, previous):
-    """(direction, certificate, rounds) for the rows A (norms <= 1) of one binary problem."""
-    if previous is not None:  # warm start: keep the previous direction if it still certifies tol
+# Recipes whose learners act column by column, so K one-vs-rest games run as one batched game.
+_BATCHED_RECIPES = ("smooth_perceptron", "accelerated_perceptron", "nag_margin")
+
+
+def _stop_rule(tol):
+    return stops.any_of(stops.margin_within(tol), stops.infeasible(INFEASIBLE_BELOW))
+
+
+def _direction(w):
+    norm = float(np.linalg.norm(w))
+    return w / norm if norm > 0 else np.asarray(w, dtype=np.float64)
+
+
+def _solve_batched(Z, signs, recipe, tol, max_iter):
+    """One batched run (:func:`gamedyn.one_vs_rest`) for the K games A_k = diag(signs[:, k]) Z, stopped
+    once every game is within ``tol`` or certified infeasible; [(direction, certificate, rounds)] per game.
+    Game k's iterates are those of its own run (the learners reduce along axis 0 only)."""
+    from gamedyn.batched import one_vs_rest
+
+    batch = one_vs_rest(Z, signs)
+    result = _recipes()[recipe](batch, max_iter, stop=_stop_rule(tol))
+    solved = []
+    for k, certificate in enumerate(result.certificate):
+        if certificate.separable is None:
+            certificate = certify_not_separable(_signed_rows(Z, signs[:, k]), certificate)
+        solved.append((_direction(result.w[:, k]), certificate, result.game.rounds))
+    return solved
+
+
+def _kept(A, tol, previous):
+    """Warm start: (w, certificate, 0) when the previous direction still certifies tol on A, else None."""
+    if previous is not None:
         w, p = previous
         if p.shape[0] == A.shape[0]:
             certificate = certificate_of(A, w, p)
             if certificate.relative_gap <= tol:
                 return w, certificate, 0
+    return None
+
+
+def _solve_one(A, recipe, tol, max_iter, previous):
+    """(direction, certificate, rounds) for the rows A (norms <= 1) of one binary problem."""
+    kept = _kept(A, tol, previous)
+    if kept is not None:
+        return kept
     n, d = A.shape
     if recipe == "exact":
         found = _exact(A, tol)
         if found is not None:
             return found
         recipe = "smooth_perceptron"  # not separable: the dynamics give the certificate and a direction
-    rule = stops.any_of(stops.margin_within(tol), stops.infeasible(INFEASIBLE_BELOW))
-    result = _recipes()[recipe](A, max_iter, stop=rule)
+    result = _recipes()[recipe](A, max_iter, stop=_stop_rule(tol))
     certificate = result.certificate
     if certificate.separable is None:
         certificate = certify_not_separable(A, certificate)
-    norm = float(np.linalg.norm(result.w))
-    direction = result.w / norm if norm > 0 else np.asarray(result.w, dtype=np.float64)
-    return direction, certificate, result.game.rounds
+    return _direction(result.w), certificate, result.game.rounds
 
 
 class MarginClassifier(ClassifierMixin, BaseEstimator):
@@ -244,7 +284,17 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
             signs = np.where(y == problems[k], 1.0, -1.0)
             return _solve_one(_signed_rows(Z, signs), solver, float(self.tol), int(self.max_iter), previous[k])
 
-        if self.n_jobs is not None and len(problems) > 1:
+        solved = [None] * len(problems)
+        if len(problems) > 1 and solver in _BATCHED_RECIPES:  # one batched game for the classes not kept
+            for k in range(len(problems)):
+                if previous[k] is not None:
+                    solved[k] = _kept(_signed_rows(Z, np.where(y == problems[k], 1.0, -1.0)), float(self.tol),
+                                      previous[k])
+            left = [k for k in range(len(problems)) if solved[k] is None]
+            signs = np.where(y[:, None] == np.asarray(problems)[left][None, :], 1.0, -1.0)
+            for k, one in zip(left, _solve_batched(Z, signs, solver, float(self.tol), int(self.max_iter))):
+                solved[k] = one
+        elif self.n_jobs is not None and len(problems) > 1:
             from joblib import Parallel, delayed
 
             solved = Parallel(n_jobs=self.n_jobs)(delayed(solve)(k) for k in range(len(problems)))

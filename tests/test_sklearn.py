@@ -155,3 +155,32 @@ def test_working_set_oracle_reports_non_separable_rows():
     y = y.copy()
     y[::50] *= -1
     assert _exact(signed_rows(X, y)) is None
+
+
+@pytest.mark.parametrize("recipe", ["smooth_perceptron", "nag_margin"])
+def test_multiclass_dynamics_run_as_one_batched_game_equal_to_separate_runs(recipe):
+    from gamedyn import recipes
+
+    X, y = load_iris(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotSeparableWarning)
+        model = MarginClassifier(recipe=recipe, tol=0.05, max_iter=400).fit(X, y)
+    rounds = int(model.n_iter_[0])
+    assert np.all(model.n_iter_ == rounds)  # one run for the three classes
+    Z = np.hstack([X, np.ones((X.shape[0], 1))]) / model.row_scale_
+    for k, label in enumerate(model.classes_):
+        A = signed_rows(Z, np.where(y == label, 1.0, -1.0))
+        alone = getattr(recipes, recipe)(A, rounds)  # class k on its own, the same number of rounds
+        direction = alone.w / np.linalg.norm(alone.w)
+        coef = np.append(model.coef_[k], model.intercept_[k])
+        np.testing.assert_allclose(coef, direction, rtol=1e-12, atol=1e-12 * np.max(np.abs(direction)))
+        certificate, oracle_upper = model.certificate_[k], None
+        assert certificate.upper == pytest.approx(np.linalg.norm(A.T @ certificate.p), rel=1e-12)
+        assert certificate.lower == pytest.approx(np.min(A @ direction), rel=1e-10, abs=1e-14)
+        try:
+            oracle = max_margin(A)
+        except ValueError:  # versicolor / virginica against the rest: not separable
+            assert certificate.separable is not True and certificate.lower <= 0
+            continue
+        assert certificate.lower <= oracle.upper * (1 + 1e-12) and certificate.upper >= oracle.gamma * (1 - 1e-12)
+        assert certificate.separable is True
