@@ -74,8 +74,26 @@ def _times(M, v) -> np.ndarray:
     return np.asarray(M @ v, dtype=np.float64).ravel()
 
 
+def _rows(A, chosen) -> np.ndarray:
+    """The rows ``chosen`` of A as a dense float64 array; for a matrix-free A (a LinearOperator, e.g.
+    :class:`gamedyn.distributed.RowBlockedOperator`) by products with unit vectors, 64 rows per pass."""
+    if isinstance(A, np.ndarray) or sp.issparse(A):
+        rows = A[chosen]
+        return rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
+    n = A.shape[0]
+    pieces = []
+    for start in range(0, len(chosen), 64):
+        part = chosen[start:start + 64]
+        units = np.zeros((n, len(part)))
+        units[part, np.arange(len(part))] = 1.0
+        pieces.append(np.asarray(A.T @ units, dtype=np.float64).T)
+    return np.vstack(pieces)
+
+
 def _row_norm_max(A) -> float:
-    """max_i ||a_i||_2, on A / max|A| (overflow-safe); dense or sparse."""
+    """max_i ||a_i||_2, on A / max|A| (overflow-safe); dense, sparse, or an operator's ``largest_row_norm()``."""
+    if not (isinstance(A, np.ndarray) or sp.issparse(A)) and hasattr(A, "largest_row_norm"):
+        return float(A.largest_row_norm())
     if sp.issparse(A):
         top = float(np.max(np.abs(A.data))) if A.nnz else 0.0
         if top == 0.0:
@@ -217,8 +235,7 @@ class CertificateTracker:
         n, d = self.A.shape
         k = min(n, rows if rows is not None else 2 * (d + 1))
         chosen = np.argsort(-self.witness)[:k]
-        A_S = self.A[chosen]
-        A_S = A_S.toarray() if sp.issparse(A_S) else np.asarray(A_S, dtype=np.float64)
+        A_S = _rows(self.A, chosen)
         # Least-distance programming: u >= 0 minimising ||A_S^T u||^2 + (1^T u - 1)^2 is s * pi with pi
         # the min-norm point's weights (for fixed pi the value N^2 / (1 + N^2), N = ||A_S^T pi||, grows with N).
         E = np.vstack([A_S.T, np.ones((1, k))])
@@ -247,8 +264,7 @@ class CertificateTracker:
         k = min(n, d + 1)
         while True:
             chosen = order[:k]
-            A_S = self.A[chosen]
-            A_S = A_S.toarray() if sp.issparse(A_S) else np.asarray(A_S, dtype=np.float64)
+            A_S = _rows(self.A, chosen)
             equalities = np.vstack([A_S.T / scale, np.ones((1, k))])
             target = np.zeros(d + 1)
             target[d] = 1.0

@@ -176,9 +176,39 @@ def _kept(A, tol, previous):
     return None
 
 
+def _dask_operator(X, fit_intercept, intercept_scaling, client):
+    """X (numpy, scipy sparse or a dask array) as a RowBlockedOperator on ``client`` (the features of
+    :meth:`MarginClassifier._features`), and the largest row norm (one pass over the blocks)."""
+    import dask.array as da
+
+    from gamedyn.distributed import RowBlockedOperator, is_dask_array
+
+    if not is_dask_array(X):
+        X = np.asarray(X.toarray() if sp.issparse(X) else X)
+        workers = len(client.scheduler_info().get("workers", {})) if hasattr(client, "scheduler_info") else 1
+        X = da.from_array(X, chunks=(max(1, -(-X.shape[0] // (2 * max(workers, 1)))), -1))
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    if fit_intercept:
+        X = da.hstack([X, da.full((X.shape[0], 1), intercept_scaling, dtype=X.dtype, chunks=(X.chunks[0], 1))])
+    operator = RowBlockedOperator.from_dask_array(X, client=client)
+    return operator, operator.largest_row_norm()
+
+
+def _signed_operator(operator, factors):
+    """The operator's rows times ``factors`` (e.g. signs / scale) as row factors: the blocks never move."""
+    import copy
+
+    signed = copy.copy(operator)
+    o = operator.offsets
+    signed.row_factors = [factors[o[k]:o[k + 1]] for k in range(len(operator.blocks))]
+    signed._placed_factors = None
+    return signed
+
+
 def _solve_one(A, recipe, tol, max_iter, previous):
     """(direction, certificate, rounds) for the rows A (norms <= 1) of one binary problem."""
-    kept = _kept(A, tol, previous)
+    kept = _kept(A, tol, previous) if (isinstance(A, np.ndarray) or sp.issparse(A)) else None
     if kept is not None:
         return kept
     n, d = A.shape
@@ -224,7 +254,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, recipe="auto", tol=0.01, max_iter=10_000, fit_intercept=True, intercept_scaling=1.0,
-                 normalize=True, warm_start=False, n_jobs=None, exact_threshold=500):
+                 normalize=True, warm_start=False, n_jobs=None, exact_threshold=500, client=None):
         if _SKLEARN_MISSING is not None:
             raise ImportError("gamedyn.sklearn.MarginClassifier needs scikit-learn: pip install gamedyn[sklearn]")
         self.recipe = recipe
@@ -236,6 +266,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.n_jobs = n_jobs
         self.exact_threshold = exact_threshold
+        self.client = client
 
     def _check_parameters(self):
         if self.recipe not in RECIPES:
@@ -261,16 +292,36 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit one certified max-margin direction per class (one-vs-rest), or one for two classes."""
         self._check_parameters()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
+        from gamedyn.distributed import is_dask_array
+
+        distributed = self.client is not None or is_dask_array(X)
+        if distributed:  # the rows stay in dask blocks; only y (n labels) and O(n + d) vectors per round here
+            if self.recipe == "exact":
+                raise ValueError("recipe='exact' needs the rows in memory; with client= or a dask X use "
+                                 "recipe='auto' or a recipe name (the dynamics run on the dask blocks).")
+            y = np.asarray(y.compute() if is_dask_array(y) else y)
+            if y.ndim != 1 or y.shape[0] != X.shape[0]:
+                raise ValueError(f"y must be 1-D with one label per row of X ({X.shape[0]}), got shape {y.shape}.")
+            self.n_features_in_ = X.shape[1]
+            operator, largest = _dask_operator(X, self.fit_intercept, self.intercept_scaling, self.client)
+            if not self.normalize and largest > 1.0 + (operator.shape[1] + 16) * np.finfo(np.float64).eps:
+                raise ValueError(f"X has rows with ||x_i|| > 1 (largest {largest!r}); pass normalize=True to rescale "
+                                 "the rows by max ||x_i|| (the theorems assume <= 1).")
+            row_scale = largest if self.normalize else 1.0
+        else:
+            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.size < 2:
             raise ValueError(f"y has only one class ({classes.tolist()}); a classifier needs at least two classes.")
-        Z, row_scale = check_unit_rows(self._features(X), self.normalize, name="X")
+        if distributed:
+            Z = operator
+        else:
+            Z, row_scale = check_unit_rows(self._features(X), self.normalize, name="X")
         n, d = Z.shape
         solver = self.recipe
         if solver == "auto":
-            solver = "exact" if min(n, d) <= self.exact_threshold else "smooth_perceptron"
+            solver = "exact" if min(n, d) <= self.exact_threshold and not distributed else "smooth_perceptron"
         problems = [classes[1]] if classes.size == 2 else list(classes)
         keep = (self.warm_start and hasattr(self, "coef_") and np.array_equal(getattr(self, "classes_", []), classes)
                 and self.coef_.shape[1] + int(self.fit_intercept) == d)
@@ -282,10 +333,13 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
 
         def solve(k):
             signs = np.where(y == problems[k], 1.0, -1.0)
-            return _solve_one(_signed_rows(Z, signs), solver, float(self.tol), int(self.max_iter), previous[k])
+            A = _signed_operator(Z, signs / row_scale) if distributed else _signed_rows(Z, signs)
+            return _solve_one(A, solver, float(self.tol), int(self.max_iter), previous[k])
 
         solved = [None] * len(problems)
-        if len(problems) > 1 and solver in _BATCHED_RECIPES:  # one batched game for the classes not kept
+        if distributed:  # one game per class on the blocks (the batched certificate needs X in memory)
+            solved = [solve(k) for k in range(len(problems))]
+        elif len(problems) > 1 and solver in _BATCHED_RECIPES:  # one batched game for the classes not kept
             for k in range(len(problems)):
                 if previous[k] is not None:
                     solved[k] = _kept(_signed_rows(Z, np.where(y == problems[k], 1.0, -1.0)), float(self.tol),
@@ -312,7 +366,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.solver_ = solver
         self.row_scale_ = row_scale
-        self.coef_ = directions[:, : X.shape[1]].astype(np.float64)
+        self.coef_ = directions[:, : self.n_features_in_].astype(np.float64)
         self.intercept_ = (directions[:, -1] * self.intercept_scaling if self.fit_intercept
                            else np.zeros(len(problems)))
         self.certificate_ = certificates[0] if len(problems) == 1 else certificates
@@ -323,6 +377,13 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """<x, coef_> + intercept_: positive for classes_[1] (binary), one column per class otherwise."""
         check_is_fitted(self)
+        from gamedyn.distributed import is_dask_array
+
+        if is_dask_array(X):  # lazy: a dask array of scores, block by block
+            if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[-1]} features, but MarginClassifier was fitted with {self.n_features_in_}.")
+            scores = X.astype(np.float64) @ self.coef_.T + self.intercept_
+            return scores[:, 0] if scores.shape[1] == 1 else scores
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         scores = np.asarray(X @ self.coef_.T, dtype=np.float64) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
@@ -330,6 +391,9 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """The class of the largest score (binary: classes_[1] where the score is positive)."""
         scores = self.decision_function(X)
+        if not isinstance(scores, np.ndarray):  # dask: labels block by block
+            index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+            return index.map_blocks(lambda block: self.classes_[block], dtype=self.classes_.dtype)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
