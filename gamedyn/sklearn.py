@@ -241,6 +241,15 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         warm_start: reuse the previous fit's direction when it still certifies ``tol`` on the new data.
         n_jobs: binary problems solved in parallel (joblib) for multiclass data.
         exact_threshold: ``"auto"`` uses the exact oracle when ``min(n, d) <= exact_threshold``.
+        client: a ``dask.distributed.Client`` (``pip install gamedyn[dask]``; dask is imported only
+            then). With a client, or when X is a dask array, the rows become a
+            :class:`gamedyn.distributed.RowBlockedOperator` (numpy X is split into 2 row blocks per
+            worker; a dask X keeps its row chunks) and the dynamics run on the blocks: ``"auto"``
+            means the smooth perceptron (``"exact"`` is refused: it needs the rows in memory), each
+            class is its own game (labels and 1/max||x_i|| are row factors, so the blocks never
+            move), and the certificate is computed the same way (one pass over the blocks per
+            product). coef_ equals the in-memory fit up to rounding (~1e-12 relative). ``predict``
+            and ``decision_function`` take numpy/sparse data, or a dask array (lazy result).
 
     Attributes: ``coef_`` (1 x d, or K x d), ``intercept_``, ``classes_``, ``n_iter_`` (rounds;
     the working-set passes for the exact oracle, 0 for a kept warm start), ``certificate_`` (a Certificate, or a list of
