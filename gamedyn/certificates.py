@@ -38,7 +38,7 @@ from scipy.linalg.blas import daxpy as _daxpy, ddot as _ddot
 
 from gamedyn._numerics import add_scaled
 
-__all__ = ["Certificate", "CertificateTracker", "certificate_of", "certify_not_separable", "dual_norm", "vector_norm"]
+__all__ = ["BatchedCertificateTracker", "Certificate", "CertificateTracker", "certificate_of", "certify_not_separable", "dual_norm", "vector_norm"]
 
 # An LP solution lambda certifies 0 in conv{a_i} when ||A^T lambda|| <= this times max_i ||a_i||
 # (scale-invariant; HiGHS solves the equality rows to ~1e-9 of the data's scale).
@@ -78,8 +78,26 @@ def _times(M, v) -> np.ndarray:
     return np.asarray(M @ v, dtype=np.float64).ravel()
 
 
+def _rows(A, chosen) -> np.ndarray:
+    """The rows ``chosen`` of A as a dense float64 array; for a matrix-free A (a LinearOperator, e.g.
+    :class:`gamedyn.distributed.RowBlockedOperator`) by products with unit vectors, 64 rows per pass."""
+    if isinstance(A, np.ndarray) or sp.issparse(A):
+        rows = A[chosen]
+        return rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
+    n = A.shape[0]
+    pieces = []
+    for start in range(0, len(chosen), 64):
+        part = chosen[start:start + 64]
+        units = np.zeros((n, len(part)))
+        units[part, np.arange(len(part))] = 1.0
+        pieces.append(np.asarray(A.T @ units, dtype=np.float64).T)
+    return np.vstack(pieces)
+
+
 def _row_norm_max(A) -> float:
-    """max_i ||a_i||_2, on A / max|A| (overflow-safe); dense or sparse."""
+    """max_i ||a_i||_2, on A / max|A| (overflow-safe); dense, sparse, or an operator's ``largest_row_norm()``."""
+    if not (isinstance(A, np.ndarray) or sp.issparse(A)) and hasattr(A, "largest_row_norm"):
+        return float(A.largest_row_norm())
     if sp.issparse(A):
         top = float(np.max(np.abs(A.data))) if A.nnz else 0.0
         if top == 0.0:
@@ -229,8 +247,7 @@ class CertificateTracker:
         n, d = self.A.shape
         k = min(n, rows if rows is not None else 2 * (d + 1))
         chosen = np.argsort(-self.witness)[:k]
-        A_S = self.A[chosen]
-        A_S = A_S.toarray() if sp.issparse(A_S) else np.asarray(A_S, dtype=np.float64)
+        A_S = _rows(self.A, chosen)
         # Least-distance programming: u >= 0 minimising ||A_S^T u||^2 + (1^T u - 1)^2 is s * pi with pi
         # the min-norm point's weights (for fixed pi the value N^2 / (1 + N^2), N = ||A_S^T pi||, grows with N).
         E = np.vstack([A_S.T, np.ones((1, k))])
@@ -259,8 +276,7 @@ class CertificateTracker:
         k = min(n, d + 1)
         while True:
             chosen = order[:k]
-            A_S = self.A[chosen]
-            A_S = A_S.toarray() if sp.issparse(A_S) else np.asarray(A_S, dtype=np.float64)
+            A_S = _rows(self.A, chosen)
             equalities = np.vstack([A_S.T / scale, np.ones((1, k))])
             target = np.zeros(d + 1)
             target[d] = 1.0
@@ -337,3 +353,138 @@ def check_distribution(p, n: int) -> np.ndarray:
     if p.shape != (n,) or not np.all(np.isfinite(p)) or np.any(p < 0) or not abs(np.sum(p) - 1.0) <= 1e-9:
         raise ValueError(f"p must be a distribution on the {n} rows (non-negative, summing to 1), got shape {p.shape}.")
     return p / np.sum(p)
+
+
+def _column_norms(Z, order: float) -> np.ndarray:
+    """``||Z[:, k]||_order`` for every column: one pass for order 2 in range, else column by column
+    through :func:`vector_norm` (no overflow or underflow)."""
+    if order == 2.0:
+        squares = np.einsum("ij,ij->j", Z, Z)
+        if np.all((squares > 1e-280) & (squares < 1e280)):
+            return np.sqrt(squares)
+    return np.array([vector_norm(Z[:, k], order) for k in range(Z.shape[1])])
+
+
+class BatchedCertificateTracker:
+    r"""The running bracket of each of K batched bilinear games (:mod:`gamedyn.batched`), side by side.
+
+    Game k has rows :math:`A_k = \operatorname{diag}(y_k)X` (or ``X``), and its own bracket
+    :math:`L_t^{(k)}\le\gamma^*_k\le U_t^{(k)}` exactly as :class:`CertificateTracker` keeps it for one
+    game: :meth:`observe` receives the same arrays as for one game with a trailing batch axis K
+    (p: (n, K), loss sums: (d, K) and (n, K)) and costs O((n + d) K), no product. The weights are
+    shared by the K games. Arrays with one entry per game: ``upper``, ``upper_round``,
+    ``separable_exact`` (-1 undecided, 0 where the Gordan LP confirmed 0 in the convex hull),
+    ``lower`` (a property); :meth:`certificate` returns the list of the K :class:`Certificate`\ s,
+    each for its own ``A_k``. :meth:`game` gives game k's own :class:`CertificateTracker` (which copies
+    ``A_k``), used by :meth:`sharpen` and :meth:`confirm_infeasible`.
+    """
+
+    def __init__(self, batch, q: float = 2.0, *, margin_from_sums: bool = True):
+        self.A = batch
+        self.q = float(q)
+        self.dual_exponent = dual_norm(self.q)
+        self.margin_from_sums = margin_from_sums
+        n, K = batch.shape[0], batch.batch_size
+        self.t = 0
+        self._dual_sum = np.zeros((n, K))
+        self._weight_total = 0.0
+        self.upper = np.full(K, math.inf)
+        self.upper_round = np.zeros(K, dtype=np.int64)
+        self._witness = np.full((n, K), 1.0 / n)
+        self._margins = None
+        self._output_sum = None
+        self.separable_exact = np.full(K, -1, dtype=np.int8)
+
+    @property
+    def batch_size(self) -> int:
+        return self.A.batch_size
+
+    def observe(self, t: int, p, w_weight: float, w_loss_linear_sum, w_weight_total: float,
+                p_loss_linear_sum, w_output_sum) -> None:
+        """Round t, as :meth:`CertificateTracker.observe` with a trailing batch axis; the witness of a
+        game whose U_t improved is its new running average (O(n) per such game)."""
+        self.t = t
+        upper = _column_norms(w_loss_linear_sum, self.dual_exponent) / w_weight_total
+        self._dual_sum += w_weight * p
+        self._weight_total += w_weight
+        improved = np.flatnonzero(upper < self.upper)
+        if improved.size:
+            self.upper[improved] = upper[improved]
+            self.upper_round[improved] = t
+            self._witness[:, improved] = self._dual_sum[:, improved] / self._weight_total
+        self._margins = p_loss_linear_sum if self.margin_from_sums else None
+        self._output_sum = w_output_sum
+
+    @property
+    def lower(self) -> np.ndarray:
+        """Each game's output normalised margin (free when the sums align, else one batched product)."""
+        K = self.batch_size
+        if self._output_sum is None:
+            return np.full(K, -math.inf)
+        norms = _column_norms(self._output_sum, self.q)
+        margins = self._margins if self._margins is not None else np.asarray(self.A @ self._output_sum)
+        lowest = np.min(margins, axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(norms > 0, lowest / np.where(norms > 0, norms, 1.0), 0.0)
+
+    @property
+    def witness(self) -> np.ndarray:
+        """(n, K): column k is the distribution whose dual bound is ``upper[k]``."""
+        return self._witness
+
+    def rows(self, k: int):
+        """Game k's rows A_k (a copy of X with signed rows)."""
+        X, labels = self.A.X, self.A.labels
+        if labels is None:
+            return X
+        signs = labels[:, k]
+        return sp.csr_matrix(X.multiply(signs[:, None])) if sp.issparse(X) else X * signs[:, None]
+
+    def game(self, k: int) -> CertificateTracker:
+        """Game k's own :class:`CertificateTracker`, holding its current state."""
+        tracker = CertificateTracker(self.rows(k), self.q, margin_from_sums=False)
+        tracker.t, tracker.upper, tracker.upper_round = self.t, float(self.upper[k]), int(self.upper_round[k])
+        tracker._witness = self._witness[:, k].copy()
+        tracker._output_sum = None if self._output_sum is None else self._output_sum[:, k]
+        tracker.separable_exact = False if self.separable_exact[k] == 0 else None
+        return tracker
+
+    def _take(self, k: int, tracker: CertificateTracker) -> None:
+        self.upper[k], self.upper_round[k] = tracker.upper, tracker.upper_round
+        self._witness[:, k] = tracker.witness
+        if tracker.separable_exact is False:
+            self.separable_exact[k] = 0
+
+    def sharpen(self, games=None) -> np.ndarray:
+        """:meth:`CertificateTracker.sharpen` for the given games (default all); returns ``upper``."""
+        for k in range(self.batch_size) if games is None else games:
+            tracker = self.game(int(k))
+            tracker.sharpen()
+            self._take(int(k), tracker)
+        return self.upper
+
+    def confirm_infeasible(self, games=None) -> np.ndarray:
+        """:meth:`CertificateTracker.confirm_infeasible` (the Gordan LP) for the given games (default
+        all) not yet confirmed; returns the boolean array of games confirmed not separable."""
+        for k in range(self.batch_size) if games is None else games:
+            if self.separable_exact[k] != 0:
+                tracker = self.game(int(k))
+                if tracker.confirm_infeasible():
+                    self._take(int(k), tracker)
+        return self.separable_exact == 0
+
+    def certificate(self) -> list:
+        """Each game's :class:`Certificate` (exact ends: one batched product each), game k on A_k."""
+        K = self.batch_size
+        lower = np.full(K, -math.inf)
+        if self._output_sum is not None:
+            norms = _column_norms(self._output_sum, self.q)
+            lowest = np.min(np.asarray(self.A @ self._output_sum, dtype=np.float64), axis=0)
+            lower = np.array([0.0 if norms[k] == 0.0 else lowest[k] / norms[k] for k in range(K)])
+        upper = _column_norms(np.asarray(self.A.T @ self._witness, dtype=np.float64), self.dual_exponent)
+        certificates = []
+        for k in range(K):
+            separable = True if lower[k] > 0 else (False if self.separable_exact[k] == 0 else None)
+            certificates.append(Certificate(lower=float(lower[k]), upper=float(upper[k]), separable=separable,
+                                            p=self._witness[:, k].copy(), q=self.q, rounds=self.t))
+        return certificates

@@ -803,16 +803,24 @@ def _resume(path, configuration, w_seat, p_seat, tracker, convex_terms):
 
 def _certificate_tracker(payoff, w_domain, margin_norm, margin_from_sums):
     """A :class:`gamedyn.certificates.CertificateTracker` for the margin game: a bilinear payoff with w in
-    R^d or a ball (weak duality gamma* <= ||A^T p||); None otherwise (e.g. matrix games, w in a simplex)."""
-    if not isinstance(payoff, Bilinear) or isinstance(w_domain, Simplex) or getattr(payoff, "batch_size", None):
-        return None  # batched games (one_vs_rest) and operators: no per-game tracker (yet)
+    R^d or a ball (weak duality gamma* <= ||A^T p||); for K batched games (:mod:`gamedyn.batched`) on an
+    in-memory X, a :class:`gamedyn.certificates.BatchedCertificateTracker` (one bracket per game);
+    a RowBlockedOperator A (dask) gets the tracker too (its products are blockwise); None otherwise
+    (e.g. matrix games, w in a simplex, other operators)."""
+    if not isinstance(payoff, Bilinear) or isinstance(w_domain, Simplex):
+        return None
     import scipy.sparse as sp
 
-    if not (isinstance(payoff.A, np.ndarray) or sp.issparse(payoff.A)):
-        return None
-    from gamedyn.certificates import CertificateTracker
+    from gamedyn import certificates
 
-    return CertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums)
+    if getattr(payoff, "batch_size", None):
+        X = getattr(payoff.A, "X", None)
+        if not (isinstance(X, np.ndarray) or sp.issparse(X)):
+            return None
+        return certificates.BatchedCertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums)
+    if not (isinstance(payoff.A, np.ndarray) or sp.issparse(payoff.A) or hasattr(payoff.A, "largest_row_norm")):
+        return None  # a matrix-free A without a row-norm pass (the Gordan LP needs its scale)
+    return certificates.CertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums)
 
 
 @attrs.frozen

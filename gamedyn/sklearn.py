@@ -14,10 +14,10 @@ Certificate`) of :mod:`gamedyn.certificates`: ``lower <= gamma* <= upper`` on th
 Size-aware solver (``recipe="auto"``): the exact oracle when ``min(n, d) <= exact_threshold``
 (default 500), else the game dynamics (``smooth_perceptron``) stopped by ``margin_within(tol)``.
 The exact oracle is :func:`gamedyn.max_margin` (least-distance programming, gap <= 1e-14) on a
-working set of rows that grows by the most violated rows until none is violated (see
-:func:`_exact`); its cost grows with the support size squared, and the support holds at most
-``min(n, d + 1)`` rows, while the number of rounds the dynamics need barely depends on n or d.
-Measured CPU times (``benchmarks/head_to_head.py --threshold``, medians of 5, 1 BLAS thread,
+working set of rows that grows by the most violated rows, stopped as soon as the working-set
+certificate (see :func:`_exact`) has relative gap <= ``tol``; its cost grows with the support size
+squared, and the support holds at most ``min(n, d + 1)`` rows, while the number of rounds the
+dynamics need barely depends on n or d. Measured CPU times (``benchmarks/head_to_head.py --threshold``, medians of 5, 1 BLAS thread,
 loaded machine, tol = 0.01, planted margin 0.05), exact vs dynamics: n = d = 300: 0.015 s vs
 0.066 s; n = d = 1000: 0.45 s vs 0.37 s; n = d = 2000: 7.0 s vs 2.0 s; d = 64 with n = 1000:
 0.021 s vs 0.18 s and n = 10^4: 0.10 s vs 1.45 s. The crossover lies between min(n, d) = 300 and
@@ -29,8 +29,14 @@ with the certificate's verdict and keeps the best direction found: the dynamics'
 normalised margin is ``certificate_.lower`` (<= 0), stopped early by ``infeasible(1e-4)`` once no
 separator can have a normalised margin above 1e-4 (then the Gordan LP decides separability).
 
-Multiclass: one-vs-rest, one max-margin problem per class (``n_jobs`` runs them in parallel with
-joblib; a batched engine can replace this loop).
+Multiclass: one-vs-rest, one max-margin problem per class. With the dynamics
+(``smooth_perceptron``, ``accelerated_perceptron``, ``nag_margin``) the K problems are one batched game
+(:func:`gamedyn.one_vs_rest`: one ``X @ W`` and one ``X.T @ P`` per round for all K), each class with
+its own certificate (:class:`gamedyn.certificates.BatchedCertificateTracker`); it stops once every
+class is within ``tol`` or certified infeasible, so ``n_iter_`` is the same for every class and
+class k's ``coef_`` is its own run's output after that many rounds. The exact oracle and
+``mirror_prox_perceptron`` (whose ball projection acts on whole vectors) solve the classes one by
+one (``n_jobs`` runs them in parallel with joblib).
 """
 
 from __future__ import annotations
@@ -54,7 +60,7 @@ except ImportError as error:  # pragma: no cover - exercised by test_sklearn's m
 
 from gamedyn import stops
 from gamedyn._validation import check_unit_rows
-from gamedyn.certificates import Certificate, certificate_of, certify_not_separable
+from gamedyn.certificates import Certificate, _times, certificate_of, certify_not_separable
 from gamedyn.margins import max_margin
 
 __all__ = ["MarginClassifier", "NotSeparableWarning"]
@@ -85,65 +91,137 @@ def _signed_rows(X, signs):
     return sp.csr_matrix(X.multiply(signs[:, None])) if sp.issparse(X) else X * signs[:, None].astype(X.dtype)
 
 
-def _exact(A):
-    """The exact oracle's direction and certificate, by a working set of rows; None if not separable.
+def _exact(A, tol=0.0):
+    """The exact oracle on a working set of rows, stopped at a certified relative gap ``tol``;
+    ``(direction, certificate, passes)``, or None if not separable.
 
-    The max margin gamma_S of a subset S of the rows is >= gamma* (fewer constraints), and its dual,
-    zero outside S, is a distribution on all rows with ||A^T p|| = gamma_S: a valid upper end. Its
-    direction's margin over all rows is a valid lower end. Start from the 4(d + 1) rows with the smallest
-    margin along the mean row, solve on S with :func:`gamedyn.max_margin`, add the rows whose margin
-    falls below gamma_S (the most violated first), repeat: once none does, lower = gamma_S = upper (up to
-    the oracle's 1e-14 gap). A non-separable subset certifies the whole set non-separable. One product
-    with A per pass; the oracle only ever sees |S| rows (at most d + 1 of them support vectors).
+    Working-set certificate: the max margin gamma_S of a subset S of the rows is >= gamma* (fewer
+    constraints), and its dual, zero outside S, is a distribution on all rows with
+    ||A^T p|| = gamma_S: a valid upper end. The subset's direction, a unit vector, has a normalised
+    margin min_i (A w_S)_i over all rows: a valid lower end. So after every pass
+    ``lower <= gamma* <= upper`` holds, and the passes stop once ``upper - lower <= tol * upper``
+    (with lower > 0), or once no row falls below gamma_S (then S is exact: lower = gamma_S = upper up
+    to the oracle's 1e-14). The first S is the 2(d + 1) rows of smallest margin along the mean row; each
+    pass adds at most d + 1 rows (the support holds at most d + 1), the most violated first: small
+    sets keep the oracle's NNLS cheap (its cost grows faster than |S|). A non-separable subset
+    certifies the whole set non-separable. One product with A per pass; the oracle only ever sees
+    |S| rows. On at most max(4(d + 1), 2000) rows one plain solve is the cheapest (iris: 0.5 ms vs 2 ms).
     """
     n, d = A.shape
-    batch = 4 * (d + 1)
-    if n <= max(2 * batch, 2000):  # small: one plain solve beats the passes (iris: 0.5 ms vs 2 ms; n = 3000, d = 64: 94 vs 41 ms)
+    batch = d + 1
+    if n <= max(4 * batch, 2000):
         chosen = np.arange(n)
     else:
-        centre = np.asarray(A.T @ np.full(n, 1.0 / n)).ravel()
-        chosen = np.argsort(np.asarray(A @ centre).ravel(), kind="stable")[:batch]
+        centre = _times(A.T, np.full(n, 1.0 / n))
+        chosen = np.argpartition(_times(A, centre), 2 * batch)[: 2 * batch]
+    passes = 0
     while True:
-        subset = A[chosen]
+        passes += 1
         try:
-            oracle = max_margin(subset)
+            oracle = max_margin(A[chosen])
         except ValueError:
             return None
-        values = np.asarray(A @ oracle.direction, dtype=np.float64).ravel()
+        values = _times(A, oracle.direction)
+        lower = float(np.min(values)) / float(np.linalg.norm(oracle.direction))
         outside = np.ones(n, dtype=bool)
         outside[chosen] = False
         violated = np.flatnonzero(outside & (values < oracle.gamma))
-        if violated.size == 0:
+        if violated.size == 0 or (lower > 0 and oracle.upper - lower <= tol * oracle.upper):
             dual = np.zeros(n)
             dual[chosen] = oracle.dual
-            return oracle.direction, Certificate(lower=float(np.min(values)), upper=oracle.upper, separable=True,
-                                                 p=dual, rounds=1)
-        worst = violated[np.argsort(values[violated], kind="stable")[:batch]]
-        chosen = np.concatenate([chosen, worst])
+            return oracle.direction, Certificate(lower=lower, upper=oracle.upper, separable=lower > 0 or None,
+                                                 p=dual, rounds=passes), passes
+        if violated.size > batch:
+            violated = violated[np.argpartition(values[violated], batch)[:batch]]
+        chosen = np.concatenate([chosen, violated])
 
 
-def _solve_one(A, recipe, tol, max_iter, previous):
-    """(direction, certificate, rounds) for the rows A (norms <= 1) of one binary problem."""
-    if previous is not None:  # warm start: keep the previous direction if it still certifies tol
+# Recipes whose learners act column by column, so K one-vs-rest games run as one batched game.
+_BATCHED_RECIPES = ("smooth_perceptron", "accelerated_perceptron", "nag_margin")
+
+
+def _stop_rule(tol):
+    return stops.any_of(stops.margin_within(tol), stops.infeasible(INFEASIBLE_BELOW))
+
+
+def _direction(w):
+    norm = float(np.linalg.norm(w))
+    return w / norm if norm > 0 else np.asarray(w, dtype=np.float64)
+
+
+def _solve_batched(Z, signs, recipe, tol, max_iter):
+    """One batched run (:func:`gamedyn.one_vs_rest`) for the K games A_k = diag(signs[:, k]) Z, stopped
+    once every game is within ``tol`` or certified infeasible; [(direction, certificate, rounds)] per game.
+    Game k's iterates are those of its own run (the learners reduce along axis 0 only)."""
+    from gamedyn.batched import one_vs_rest
+
+    batch = one_vs_rest(Z, signs)
+    result = _recipes()[recipe](batch, max_iter, stop=_stop_rule(tol))
+    solved = []
+    for k, certificate in enumerate(result.certificate):
+        if certificate.separable is None:
+            certificate = certify_not_separable(_signed_rows(Z, signs[:, k]), certificate)
+        solved.append((_direction(result.w[:, k]), certificate, result.game.rounds))
+    return solved
+
+
+def _kept(A, tol, previous):
+    """Warm start: (w, certificate, 0) when the previous direction still certifies tol on A, else None."""
+    if previous is not None:
         w, p = previous
         if p.shape[0] == A.shape[0]:
             certificate = certificate_of(A, w, p)
             if certificate.relative_gap <= tol:
                 return w, certificate, 0
+    return None
+
+
+def _dask_operator(X, fit_intercept, intercept_scaling, client):
+    """X (numpy, scipy sparse or a dask array) as a RowBlockedOperator on ``client`` (the features of
+    :meth:`MarginClassifier._features`), and the largest row norm (one pass over the blocks)."""
+    import dask.array as da
+
+    from gamedyn.distributed import RowBlockedOperator, is_dask_array
+
+    if not is_dask_array(X):
+        X = np.asarray(X.toarray() if sp.issparse(X) else X)
+        workers = len(client.scheduler_info().get("workers", {})) if hasattr(client, "scheduler_info") else 1
+        X = da.from_array(X, chunks=(max(1, -(-X.shape[0] // (2 * max(workers, 1)))), -1))
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    if fit_intercept:
+        X = da.hstack([X, da.full((X.shape[0], 1), intercept_scaling, dtype=X.dtype, chunks=(X.chunks[0], 1))])
+    operator = RowBlockedOperator.from_dask_array(X, client=client)
+    return operator, operator.largest_row_norm()
+
+
+def _signed_operator(operator, factors):
+    """The operator's rows times ``factors`` (e.g. signs / scale) as row factors: the blocks never move."""
+    import copy
+
+    signed = copy.copy(operator)
+    o = operator.offsets
+    signed.row_factors = [factors[o[k]:o[k + 1]] for k in range(len(operator.blocks))]
+    signed._placed_factors = None
+    return signed
+
+
+def _solve_one(A, recipe, tol, max_iter, previous):
+    """(direction, certificate, rounds) for the rows A (norms <= 1) of one binary problem."""
+    kept = _kept(A, tol, previous) if (isinstance(A, np.ndarray) or sp.issparse(A)) else None
+    if kept is not None:
+        return kept
     n, d = A.shape
     if recipe == "exact":
-        found = _exact(A)
+        found = _exact(A, tol)
         if found is not None:
-            return (*found, 1)
+            return found
         recipe = "smooth_perceptron"  # not separable: the dynamics give the certificate and a direction
-    rule = stops.any_of(stops.margin_within(tol), stops.infeasible(INFEASIBLE_BELOW))
-    result = _recipes()[recipe](A, max_iter, stop=rule)
+    result = _recipes()[recipe](A, max_iter, stop=_stop_rule(tol))
     certificate = result.certificate
     if certificate.separable is None:
         certificate = certify_not_separable(A, certificate)
-    norm = float(np.linalg.norm(result.w))
-    direction = result.w / norm if norm > 0 else np.asarray(result.w, dtype=np.float64)
-    return direction, certificate, result.game.rounds
+    return _direction(result.w), certificate, result.game.rounds
 
 
 class MarginClassifier(ClassifierMixin, BaseEstimator):
@@ -163,9 +241,18 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         warm_start: reuse the previous fit's direction when it still certifies ``tol`` on the new data.
         n_jobs: binary problems solved in parallel (joblib) for multiclass data.
         exact_threshold: ``"auto"`` uses the exact oracle when ``min(n, d) <= exact_threshold``.
+        client: a ``dask.distributed.Client`` (``pip install gamedyn[dask]``; dask is imported only
+            then). With a client, or when X is a dask array, the rows become a
+            :class:`gamedyn.distributed.RowBlockedOperator` (numpy X is split into 2 row blocks per
+            worker; a dask X keeps its row chunks) and the dynamics run on the blocks: ``"auto"``
+            means the smooth perceptron (``"exact"`` is refused: it needs the rows in memory), each
+            class is its own game (labels and 1/max||x_i|| are row factors, so the blocks never
+            move), and the certificate is computed the same way (one pass over the blocks per
+            product). coef_ equals the in-memory fit up to rounding (~1e-12 relative). ``predict``
+            and ``decision_function`` take numpy/sparse data, or a dask array (lazy result).
 
     Attributes: ``coef_`` (1 x d, or K x d), ``intercept_``, ``classes_``, ``n_iter_`` (rounds;
-    1 for the exact oracle, 0 for a kept warm start), ``certificate_`` (a Certificate, or a list of
+    the working-set passes for the exact oracle, 0 for a kept warm start), ``certificate_`` (a Certificate, or a list of
     K), ``row_scale_`` (the factor the rows were divided by), ``solver_`` (what "auto" chose).
 
     >>> import numpy as np
@@ -176,7 +263,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, recipe="auto", tol=0.01, max_iter=10_000, fit_intercept=True, intercept_scaling=1.0,
-                 normalize=True, warm_start=False, n_jobs=None, exact_threshold=500):
+                 normalize=True, warm_start=False, n_jobs=None, exact_threshold=500, client=None):
         if _SKLEARN_MISSING is not None:
             raise ImportError("gamedyn.sklearn.MarginClassifier needs scikit-learn: pip install gamedyn[sklearn]")
         self.recipe = recipe
@@ -188,6 +275,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.n_jobs = n_jobs
         self.exact_threshold = exact_threshold
+        self.client = client
 
     def _check_parameters(self):
         if self.recipe not in RECIPES:
@@ -213,16 +301,36 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit one certified max-margin direction per class (one-vs-rest), or one for two classes."""
         self._check_parameters()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
+        from gamedyn.distributed import is_dask_array
+
+        distributed = self.client is not None or is_dask_array(X)
+        if distributed:  # the rows stay in dask blocks; only y (n labels) and O(n + d) vectors per round here
+            if self.recipe == "exact":
+                raise ValueError("recipe='exact' needs the rows in memory; with client= or a dask X use "
+                                 "recipe='auto' or a recipe name (the dynamics run on the dask blocks).")
+            y = np.asarray(y.compute() if is_dask_array(y) else y)
+            if y.ndim != 1 or y.shape[0] != X.shape[0]:
+                raise ValueError(f"y must be 1-D with one label per row of X ({X.shape[0]}), got shape {y.shape}.")
+            self.n_features_in_ = X.shape[1]
+            operator, largest = _dask_operator(X, self.fit_intercept, self.intercept_scaling, self.client)
+            if not self.normalize and largest > 1.0 + (operator.shape[1] + 16) * np.finfo(np.float64).eps:
+                raise ValueError(f"X has rows with ||x_i|| > 1 (largest {largest!r}); pass normalize=True to rescale "
+                                 "the rows by max ||x_i|| (the theorems assume <= 1).")
+            row_scale = largest if self.normalize else 1.0
+        else:
+            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.size < 2:
             raise ValueError(f"y has only one class ({classes.tolist()}); a classifier needs at least two classes.")
-        Z, row_scale = check_unit_rows(self._features(X), self.normalize, name="X")
+        if distributed:
+            Z = operator
+        else:
+            Z, row_scale = check_unit_rows(self._features(X), self.normalize, name="X")
         n, d = Z.shape
         solver = self.recipe
         if solver == "auto":
-            solver = "exact" if min(n, d) <= self.exact_threshold else "smooth_perceptron"
+            solver = "exact" if min(n, d) <= self.exact_threshold and not distributed else "smooth_perceptron"
         problems = [classes[1]] if classes.size == 2 else list(classes)
         keep = (self.warm_start and hasattr(self, "coef_") and np.array_equal(getattr(self, "classes_", []), classes)
                 and self.coef_.shape[1] + int(self.fit_intercept) == d)
@@ -234,9 +342,22 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
 
         def solve(k):
             signs = np.where(y == problems[k], 1.0, -1.0)
-            return _solve_one(_signed_rows(Z, signs), solver, float(self.tol), int(self.max_iter), previous[k])
+            A = _signed_operator(Z, signs / row_scale) if distributed else _signed_rows(Z, signs)
+            return _solve_one(A, solver, float(self.tol), int(self.max_iter), previous[k])
 
-        if self.n_jobs is not None and len(problems) > 1:
+        solved = [None] * len(problems)
+        if distributed:  # one game per class on the blocks (the batched certificate needs X in memory)
+            solved = [solve(k) for k in range(len(problems))]
+        elif len(problems) > 1 and solver in _BATCHED_RECIPES:  # one batched game for the classes not kept
+            for k in range(len(problems)):
+                if previous[k] is not None:
+                    solved[k] = _kept(_signed_rows(Z, np.where(y == problems[k], 1.0, -1.0)), float(self.tol),
+                                      previous[k])
+            left = [k for k in range(len(problems)) if solved[k] is None]
+            signs = np.where(y[:, None] == np.asarray(problems)[left][None, :], 1.0, -1.0)
+            for k, one in zip(left, _solve_batched(Z, signs, solver, float(self.tol), int(self.max_iter))):
+                solved[k] = one
+        elif self.n_jobs is not None and len(problems) > 1:
             from joblib import Parallel, delayed
 
             solved = Parallel(n_jobs=self.n_jobs)(delayed(solve)(k) for k in range(len(problems)))
@@ -254,7 +375,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.solver_ = solver
         self.row_scale_ = row_scale
-        self.coef_ = directions[:, : X.shape[1]].astype(np.float64)
+        self.coef_ = directions[:, : self.n_features_in_].astype(np.float64)
         self.intercept_ = (directions[:, -1] * self.intercept_scaling if self.fit_intercept
                            else np.zeros(len(problems)))
         self.certificate_ = certificates[0] if len(problems) == 1 else certificates
@@ -265,6 +386,13 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """<x, coef_> + intercept_: positive for classes_[1] (binary), one column per class otherwise."""
         check_is_fitted(self)
+        from gamedyn.distributed import is_dask_array
+
+        if is_dask_array(X):  # lazy: a dask array of scores, block by block
+            if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[-1]} features, but MarginClassifier was fitted with {self.n_features_in_}.")
+            scores = X.astype(np.float64) @ self.coef_.T + self.intercept_
+            return scores[:, 0] if scores.shape[1] == 1 else scores
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         scores = np.asarray(X @ self.coef_.T, dtype=np.float64) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
@@ -272,6 +400,9 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """The class of the largest score (binary: classes_[1] where the score is positive)."""
         scores = self.decision_function(X)
+        if not isinstance(scores, np.ndarray):  # dask: labels block by block
+            index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+            return index.map_blocks(lambda block: self.classes_[block], dtype=self.classes_.dtype)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]

@@ -18,6 +18,10 @@ rule                   fires after the first round t where
 ``any_of(r1, r2, ...)`` any of the rules fires (all are evaluated, so each sees every round)
 =====================  ==========================================================================
 
+Batched games (:mod:`gamedyn.batched`, a :class:`gamedyn.certificates.BatchedCertificateTracker`):
+each rule decides game by game, and the run stops once every game is settled; under ``any_of`` a
+game is settled when any of the rules settles it (game 1 within eps, game 2 certified infeasible).
+
 >>> import numpy as np
 >>> from gamedyn.recipes import smooth_perceptron
 >>> A = np.array([[0.6, 0.2], [0.3, -0.5], [0.5, 0.1]])
@@ -30,6 +34,8 @@ from __future__ import annotations
 
 import math
 import numbers
+
+import numpy as np
 
 __all__ = ["separated", "margin_within", "infeasible", "any_of"]
 
@@ -56,9 +62,41 @@ def _check_every(every, name: str = "every") -> int:
     return int(every)
 
 
-def separated(round_state) -> bool:
-    """Stop once the output's normalised margin L_t is positive (it separates every row)."""
-    return _tracker(round_state).lower > 0
+class _Rule:
+    """A stop rule: ``verdicts(round_state)`` settles each game (one entry for an unbatched game); the
+    rule fires once every game is settled, and then ``finish`` runs the rule's closing work on the
+    games it settled (the Gordan LP for ``infeasible``)."""
+
+    def __init__(self, name, verdicts, finish=None):
+        self.__name__ = name
+        self.verdicts = verdicts
+        self._finish = finish
+
+    def finish(self, round_state, settled) -> None:
+        if self._finish is not None and np.any(settled):
+            self._finish(_tracker(round_state), np.flatnonzero(settled))
+
+    def __call__(self, round_state) -> bool:
+        settled = self.verdicts(round_state)
+        if not np.all(settled):
+            return False
+        self.finish(round_state, settled)
+        return True
+
+    def __repr__(self):
+        return self.__name__
+
+
+def _each(value) -> np.ndarray:
+    return np.atleast_1d(np.asarray(value, dtype=bool))
+
+
+def _separated(round_state) -> np.ndarray:
+    return _each(_tracker(round_state).lower > 0)
+
+
+separated = _Rule("separated", _separated)
+separated.__doc__ = "Stop once the output's normalised margin L_t is positive (it separates every row)."
 
 
 def margin_within(eps, *, every: int = 1, sharpen_every: int | None = None):
@@ -67,28 +105,27 @@ def margin_within(eps, *, every: int = 1, sharpen_every: int | None = None):
     ``every=k`` checks every k rounds (useful when L_t costs a product: outputs whose weights differ
     from the p-player's). ``sharpen_every=k`` replaces U_t every k rounds by the min-norm point of
     the convex hull of the 2(d + 1) heaviest rows of the witness (O(d^3), l2 only), often certifying
-    the gap many rounds earlier.
+    the gap many rounds earlier (batched games: for the games not yet within eps).
     """
     eps = _check_epsilon(eps, "eps")
     every = _check_every(every)
     sharpen_every = None if sharpen_every is None else _check_every(sharpen_every, "sharpen_every")
 
-    def rule(round_state) -> bool:
-        if round_state.t % every:
-            return False
+    def verdicts(round_state) -> np.ndarray:
         tracker = _tracker(round_state)
+        if round_state.t % every:
+            return np.zeros(np.shape(tracker.upper) or 1, dtype=bool)
         lower = tracker.lower
-        if not lower > 0:
-            return False
-        if tracker.upper - lower <= eps * tracker.upper:
-            return True
-        if sharpen_every is not None and round_state.t % sharpen_every == 0:
-            tracker.sharpen()
-            return tracker.upper - lower <= eps * tracker.upper
-        return False
+        within = _each((lower > 0) & (tracker.upper - lower <= eps * tracker.upper))
+        if sharpen_every is not None and round_state.t % sharpen_every == 0 and not np.all(within):
+            if np.ndim(tracker.upper):
+                tracker.sharpen(np.flatnonzero(~within & _each(lower > 0)))
+            elif lower > 0:
+                tracker.sharpen()
+            within = _each((lower > 0) & (tracker.upper - lower <= eps * tracker.upper))
+        return within
 
-    rule.__name__ = f"margin_within({eps:g})"
-    return rule
+    return _Rule(f"margin_within({eps:g})", verdicts)
 
 
 def infeasible(eps):
@@ -97,25 +134,37 @@ def infeasible(eps):
     the result's ``certificate.separable`` is False and ``certificate.p`` is an exact witness."""
     eps = _check_epsilon(eps, "eps")
 
-    def rule(round_state) -> bool:
-        tracker = _tracker(round_state)
-        if tracker.upper > eps:
-            return False
-        tracker.confirm_infeasible()
-        return True
+    def verdicts(round_state) -> np.ndarray:
+        return _each(_tracker(round_state).upper <= eps)
 
-    rule.__name__ = f"infeasible({eps:g})"
-    return rule
+    def finish(tracker, games) -> None:
+        if np.ndim(tracker.upper):
+            tracker.confirm_infeasible(games)
+        else:
+            tracker.confirm_infeasible()
+
+    return _Rule(f"infeasible({eps:g})", verdicts, finish)
 
 
 def any_of(*rules):
-    """Stop when any of ``rules`` fires; every rule sees every round (none is short-circuited)."""
+    """Stop when any of ``rules`` fires (batched games: once each game is settled by one of them);
+    every rule sees every round (none is short-circuited)."""
     if not rules or not all(callable(rule) for rule in rules):
         raise TypeError(f"any_of needs one or more stop rules (callables round_state -> bool), got {rules!r}.")
 
-    def rule(round_state) -> bool:
-        fired = [bool(each(round_state)) for each in rules]
-        return any(fired)
+    def verdicts_of(rule, round_state) -> np.ndarray:
+        if isinstance(rule, _Rule):
+            return rule.verdicts(round_state)
+        return _each(rule(round_state))  # a plain callable: one verdict for every game
 
-    rule.__name__ = "any_of(" + ", ".join(getattr(each, "__name__", repr(each)) for each in rules) + ")"
-    return rule
+    def verdicts(round_state) -> np.ndarray:
+        each = [verdicts_of(rule, round_state) for rule in rules]
+        settled = np.logical_or.reduce(np.broadcast_arrays(*each))
+        if np.all(settled):
+            for rule, own in zip(rules, each):
+                if isinstance(rule, _Rule):
+                    rule.finish(round_state, np.broadcast_to(own, settled.shape))
+        return settled
+
+    name = "any_of(" + ", ".join(getattr(each, "__name__", repr(each)) for each in rules) + ")"
+    return _Rule(name, verdicts)

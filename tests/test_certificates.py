@@ -337,3 +337,75 @@ def test_unit_rows_in_high_dimension_pass_despite_rounding():
     assert recipes.smooth_perceptron(A, 2).row_scale == 1.0
     with pytest.raises(ValueError, match="normalize=True"):
         recipes.smooth_perceptron(A * (1 + 1e-9), 2)
+
+
+# ---- batched games: one bracket per game -------------------------------------------------------
+
+
+def _three_games(seed):
+    """Three one-vs-rest games on one X: two separable with different margins, and a third whose
+    labels flip 5 % of the second's (not separable)."""
+    X, y = make_separable(300, 5, 0.05, seed)
+    _, z = make_separable(300, 5, 0.02, seed + 1)
+    flipped = y.copy()
+    flipped[::20] *= -1
+    Y = np.stack([y, np.where(np.sign(X @ np.arange(1.0, 6.0)) >= 0, 1.0, -1.0), flipped], axis=1)
+    return X / np.max(np.linalg.norm(X, axis=1)), Y
+
+
+@pytest.mark.parametrize("recipe", ["smooth_perceptron", "accelerated_perceptron", "nag_margin"])
+@pytest.mark.parametrize("seed", [0, 3])
+def test_batched_brackets_hold_for_every_game_every_round_and_match_separate_runs(recipe, seed):
+    from gamedyn.batched import one_vs_rest
+
+    X, Y = _three_games(seed)
+    rows = [signed_rows(X, Y[:, k]) for k in range(3)]
+    bounds = []
+    for A in rows:
+        try:
+            oracle = max_margin(A)
+            bounds.append((oracle.gamma, oracle.upper))
+        except ValueError:
+            bounds.append((-math.inf, 0.0))  # not separable: gamma* <= 0 (lower must stay <= 0)
+    seen = []
+
+    def check(round_state):
+        tracker = round_state.certificate_tracker
+        for k, (gamma, upper) in enumerate(bounds):
+            assert tracker.lower[k] <= max(upper, 0.0) * (1 + 1e-12) + 1e-15
+            if gamma > -math.inf:
+                assert tracker.upper[k] >= gamma * (1 - 1e-12)
+        seen.append(round_state.t)
+        return False
+
+    batch = getattr(recipes, recipe)(one_vs_rest(X, Y), 150, stop=check)
+    assert seen == list(range(1, 151))
+    for k, A in enumerate(rows):
+        alone = getattr(recipes, recipe)(A, 150).certificate
+        mine = batch.certificate[k]
+        assert mine.lower == pytest.approx(alone.lower, rel=1e-12, abs=1e-15)
+        assert mine.upper == pytest.approx(alone.upper, rel=1e-12)
+        np.testing.assert_allclose(mine.p, alone.p, rtol=1e-11, atol=1e-15)
+        assert mine.upper == pytest.approx(np.linalg.norm(A.T @ mine.p), rel=1e-12)
+        assert mine.separable == alone.separable
+
+
+def test_batched_stop_rules_settle_each_game_by_its_own_rule():
+    from gamedyn.batched import one_vs_rest
+
+    X, Y = _three_games(0)
+    rule = stops.any_of(stops.margin_within(0.05), stops.infeasible(1e-3))  # game 1: gamma* = 0.003
+    result = recipes.smooth_perceptron(one_vs_rest(X, Y), 100_000, stop=rule)
+    assert result.game.stopped_early
+    for k in range(3):
+        A = signed_rows(X, Y[:, k])
+        certificate = result.certificate[k]
+        if k < 2:
+            gamma = max_margin(A).gamma
+            assert certificate.separable is True and certificate.relative_gap <= 0.05
+            assert certificate.lower <= gamma * (1 + 1e-12) <= certificate.upper * (1 + 2e-12)
+        else:
+            assert certificate.separable is False  # the Gordan LP ran for this game only
+            assert np.linalg.norm(A.T @ certificate.p) <= 1e-8
+    alone = recipes.smooth_perceptron(signed_rows(X, Y[:, 0]), 100_000, stop=stops.margin_within(0.05))
+    assert alone.game.rounds <= result.game.rounds  # the batch runs until its slowest game is settled

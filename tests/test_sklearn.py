@@ -123,11 +123,29 @@ def test_working_set_oracle_is_exact_on_many_rows(kind):
 
     A = signed_rows(*make_separable(4000, 6, 0.01, 4))
     oracle = max_margin(A)
-    direction, certificate = _exact(sp.csr_matrix(A) if kind == "sparse" else A)
+    direction, certificate, passes = _exact(sp.csr_matrix(A) if kind == "sparse" else A)
+    assert certificate.rounds == passes >= 2  # 4000 rows: the working set, not one plain solve
     assert certificate.lower <= oracle.upper * (1 + 1e-12) and certificate.upper >= oracle.gamma * (1 - 1e-12)
     assert certificate.gap <= 1e-12 * certificate.upper
     assert certificate.lower == pytest.approx(np.min(A @ direction), rel=1e-12)
     assert np.linalg.norm(A.T @ certificate.p) == pytest.approx(certificate.upper, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("tol", [0.01, 0.1])
+def test_working_set_certificate_is_a_true_bracket_and_stops_at_tol(seed, tol):
+    from gamedyn.sklearn import _exact
+
+    A = signed_rows(*make_separable(6000, 12, 0.002, seed))
+    oracle = max_margin(A)
+    direction, certificate, passes = _exact(A, tol)
+    _, exact_certificate, exact_passes = _exact(A)
+    assert certificate.lower <= oracle.upper * (1 + 1e-12) and certificate.upper >= oracle.gamma * (1 - 1e-12)
+    assert 0 < certificate.relative_gap <= tol or certificate.gap <= 1e-12 * certificate.upper
+    assert (oracle.upper - certificate.lower) <= tol * oracle.upper * (1 + 1e-12)  # the true gap is within tol too
+    assert certificate.lower == pytest.approx(np.min(A @ direction) / np.linalg.norm(direction), rel=1e-12)
+    assert np.linalg.norm(A.T @ certificate.p) == pytest.approx(certificate.upper, rel=1e-12)
+    assert passes <= exact_passes and exact_certificate.gap <= 1e-12 * exact_certificate.upper
 
 
 def test_working_set_oracle_reports_non_separable_rows():
@@ -137,3 +155,32 @@ def test_working_set_oracle_reports_non_separable_rows():
     y = y.copy()
     y[::50] *= -1
     assert _exact(signed_rows(X, y)) is None
+
+
+@pytest.mark.parametrize("recipe", ["smooth_perceptron", "nag_margin"])
+def test_multiclass_dynamics_run_as_one_batched_game_equal_to_separate_runs(recipe):
+    from gamedyn import recipes
+
+    X, y = load_iris(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotSeparableWarning)
+        model = MarginClassifier(recipe=recipe, tol=0.05, max_iter=400).fit(X, y)
+    rounds = int(model.n_iter_[0])
+    assert np.all(model.n_iter_ == rounds)  # one run for the three classes
+    Z = np.hstack([X, np.ones((X.shape[0], 1))]) / model.row_scale_
+    for k, label in enumerate(model.classes_):
+        A = signed_rows(Z, np.where(y == label, 1.0, -1.0))
+        alone = getattr(recipes, recipe)(A, rounds)  # class k on its own, the same number of rounds
+        direction = alone.w / np.linalg.norm(alone.w)
+        coef = np.append(model.coef_[k], model.intercept_[k])
+        np.testing.assert_allclose(coef, direction, rtol=1e-12, atol=1e-12 * np.max(np.abs(direction)))
+        certificate, oracle_upper = model.certificate_[k], None
+        assert certificate.upper == pytest.approx(np.linalg.norm(A.T @ certificate.p), rel=1e-12)
+        assert certificate.lower == pytest.approx(np.min(A @ direction), rel=1e-10, abs=1e-14)
+        try:
+            oracle = max_margin(A)
+        except ValueError:  # versicolor / virginica against the rest: not separable
+            assert certificate.separable is not True and certificate.lower <= 0
+            continue
+        assert certificate.lower <= oracle.upper * (1 + 1e-12) and certificate.upper >= oracle.gamma * (1 - 1e-12)
+        assert certificate.separable is True

@@ -1,0 +1,57 @@
+"""MarginClassifier(client=...): the dynamics on dask row blocks equal the in-memory fit."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sklearn")
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+
+from gamedyn.datasets import make_separable  # noqa: E402
+from gamedyn.sklearn import MarginClassifier, NotSeparableWarning  # noqa: E402
+
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster:
+        with distributed.Client(cluster, set_as_default=False) as client:
+            yield client
+
+
+def test_client_fit_equals_the_in_memory_fit(client):
+    X, y = make_separable(600, 8, 0.1, 1)
+    X = 3.0 * X  # rows longer than 1: normalize=True rescales on the blocks too
+    memory = MarginClassifier(recipe="smooth_perceptron", tol=0.01).fit(X, y)
+    on_blocks = MarginClassifier(recipe="smooth_perceptron", tol=0.01, client=client).fit(X, y)
+    lazy = MarginClassifier(tol=0.01, client=client).fit(da.from_array(X, chunks=(150, 4)), da.from_array(y))
+    assert on_blocks.solver_ == lazy.solver_ == "smooth_perceptron"  # auto: the dynamics on blocks
+    assert on_blocks.n_iter_ == memory.n_iter_ == lazy.n_iter_
+    for model in (on_blocks, lazy):
+        np.testing.assert_allclose(model.coef_, memory.coef_, rtol=1e-12, atol=1e-12 * np.max(np.abs(memory.coef_)))
+        np.testing.assert_allclose(model.intercept_, memory.intercept_, rtol=1e-12, atol=1e-12)
+        assert model.row_scale_ == pytest.approx(memory.row_scale_, rel=1e-14)
+        assert model.certificate_.lower == pytest.approx(memory.certificate_.lower, rel=1e-10)
+        assert model.certificate_.upper == pytest.approx(memory.certificate_.upper, rel=1e-10)
+        assert model.certificate_.relative_gap <= 0.01
+    labels = lazy.predict(da.from_array(X, chunks=(150, 8)))
+    np.testing.assert_array_equal(labels.compute(), memory.predict(X))
+
+
+def test_client_multiclass_runs_one_game_per_class_on_the_blocks(client):
+    X3, y3 = make_separable(200, 4, 0.05, 2)
+    y3 = np.where(y3 > 0, np.where(X3[:, 1] > 0, 2, 1), 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotSeparableWarning)
+        memory = MarginClassifier(recipe="smooth_perceptron", tol=0.05, max_iter=60).fit(X3, y3)
+        blocks = MarginClassifier(recipe="smooth_perceptron", tol=0.05, max_iter=60, client=client).fit(X3, y3)
+    for k in range(3):  # one game per class on the blocks; the batched run in memory runs until all settle
+        assert blocks.n_iter_[k] <= memory.n_iter_[k]
+
+
+def test_exact_recipe_with_a_client_is_refused_with_the_fix(client):
+    X, y = make_separable(100, 3, 0.1, 0)
+    with pytest.raises(ValueError, match="recipe='exact' needs the rows in memory"):
+        MarginClassifier(recipe="exact", client=client).fit(X, y)
