@@ -28,6 +28,7 @@ import numpy as np
 from gamedyn import checkpoints as _checkpoints
 from gamedyn._numerics import NumericalRangeError
 from gamedyn._validation import check_count, check_vector
+from gamedyn.one_pass import one_pass_round
 from gamedyn.payoffs import Bilinear, Loss, Payoff
 from gamedyn.regularizers import Ball, Reals, Simplex
 
@@ -590,18 +591,22 @@ def play(
     played_values, w_leads = payoff.played_values, first == "w"
     both_outputs_are_weights = leader_output_is_weight and follower_output_is_weight
     hooks = stop is not None or callback is not None or checkpoint is not None
+    one_pass = one_pass_round(payoff, follower.learner, follower.name)  # None: the two-pass round (gamedyn.one_pass)
     interrupt = _checkpoints.InterruptFlag() if checkpoint is not None else contextlib.nullcontext()
     with interrupt:
         for t in range(start, T + 1):
             leader_weight, follower_weight = leader_weight_of(t), follower_weight_of(t)
             leader_play = leader_plays(leader.state, leader_weight)
-            if follower_sees_current:
+            if one_pass is not None:  # gamedyn.one_pass: the follower's loss and play and the leader's loss, one read of A
+                follower_loss, follower_play, leader_loss = one_pass(t, leader_play, follower.state, follower_weight)
+            elif follower_sees_current:
                 follower_loss = follower_loss_of(leader_play, None)
                 follower_play = follower_plays(follower.state, follower_weight, follower_loss)
             else:
                 follower_play = follower_plays(follower.state, follower_weight)
                 follower_loss = follower_loss_of(leader_play, follower_play)
-            leader_loss = leader_loss_of(follower_play, leader_play)
+            if one_pass is None:  # the two-pass round's second product
+                leader_loss = leader_loss_of(follower_play, leader_play)
             if w_leads:
                 leader_value, follower_value = played_values(leader_play, follower_play, leader_loss, follower_loss)
             else:
