@@ -252,6 +252,11 @@ def _rows_softmax_response(block, w, base, weight, eta, log_centre, row_factor):
     are rescaled by :math:`e^{m_{old}-m_{new}}`). ``m`` is NaN when a logit is NaN or +inf (the
     driver then takes the careful path); ``-inf`` when every weight of the block vanishes.
     """
+    with np.errstate(over="ignore"):  # a logit beyond float64 is +-inf: +inf declines the merge, -inf weighs 0
+        return _softmax_response_groups(block, w, base, weight, eta, log_centre, row_factor)
+
+
+def _softmax_response_groups(block, w, base, weight, eta, log_centre, row_factor):
     z = np.empty(base.shape[0], dtype=np.float64)
     top, total, vector, valid = -np.inf, 0.0, None, True
     for first, rows, factor in _row_groups(block, row_factor):
