@@ -538,3 +538,18 @@ def test_products_are_one_pass_and_equal_the_two_products(data):
 def test_one_pass_flag_is_checked():
     with pytest.raises(TypeError, match="one_pass must be True"):
         RowBlockedOperator([np.ones((2, 2))], [2], 2, np.float64, client="threads", one_pass="yes")
+
+
+@pytest.mark.parametrize("name", ["smooth_perceptron", "accelerated_perceptron_ji", "mirror_prox_perceptron"])
+def test_float32_blocks_in_one_pass_keep_the_documented_float32_accuracy(name, data):
+    """float32 blocks, one pass per round: the outputs agree with the float64 run of the same
+    (float32-rounded) matrix to the float32 bound of docs/explanation/architecture.md (1e-6)."""
+    A32 = data[2].astype(np.float32)
+    operator, reads = counting_operator(A32, 30)
+    assert operator.dtype == np.float32
+    marks = []
+    single = _recipe_with_stop(name, operator, lambda state: marks.append(reads[0]) or False)
+    assert (marks[-1] - marks[0]) / (len(marks) - 1) / len(operator.blocks) == PASSES[name][0]
+    double = RECIPES[name](A32.astype(np.float64))
+    assert single.w.dtype == np.float64
+    assert relative_error(single.w, double.w) <= 1e-6 and relative_error(single.p, double.p) <= 1e-6
