@@ -1,35 +1,36 @@
-"""Out-of-core A: per-round time of the row-blocked dask operator vs numpy, and the driver's peak RSS.
+"""Out-of-core A: per-round time of the engine's row-blocked dask runs (one pass and two passes per
+round) vs numpy, and the driver's peak RSS.
 
 Run: ``python benchmarks/dask_bench.py`` (n = 2e6, d = 100 float64 = 1.6 GB of ``.npy`` chunks on
-disk, a few minutes) or ``--quick`` (n = 2e5, 160 MB, under a minute). From ``benchmarks/run.py``:
+disk, about ten minutes) or ``--quick`` (n = 2e5, 160 MB, a minute or two). From ``benchmarks/run.py``:
 ``python benchmarks/run.py --dask [--quick]`` calls :func:`run`.
 
 What is measured, each variant in a fresh child process (so its peak RSS is its own), variants
 interleaved, ``--repeats`` (default 5) repetitions, medians reported:
 
-* ``numpy``: A loaded into memory (``np.concatenate`` of the chunks), ``smooth_perceptron``;
-* ``npy threads``: ``RowBlockedOperator.from_npy_folder`` on dask's threaded scheduler (the
-  chunks memory-mapped, pages released after each product);
-* ``npy LocalCluster``: the same folder on a ``LocalCluster(n_workers=2, threads_per_worker=1)``
-  of worker processes (the driver's CPU time excludes the workers').
+* ``numpy``: A loaded into memory (filled chunk by chunk), ``smooth_perceptron``;
+* ``threads 1-pass`` / ``threads 2-pass``: ``RowBlockedOperator.from_npy_folder`` on dask's threaded
+  scheduler (the chunks memory-mapped, pages released after each task), with ``one_pass=True``
+  (the engine's one-pass round, :mod:`gamedyn.one_pass`: A read once per round) and
+  ``one_pass=False`` (A w_t, then A^T p_t: two reads);
+* ``cluster 1-pass`` / ``cluster 2-pass``: the same folder on a ``LocalCluster(n_workers=2,
+  threads_per_worker=1)`` of worker processes (the driver's CPU time excludes the workers').
 
 Per round: CPU time (``time.process_time``, the driver process) and wall time between the end of
 round 1 and the end of round T, divided by T - 1 (so the construction pass and the probe product
-are excluded). Also per variant: one ``A @ w`` and one ``A.T @ p`` (the two passes of a round),
-median of 3, wall; and the p-player's response A^T softmax(-eta A theta) computed in two passes
-(as a round does today) and by the one-pass prototype below (each block returns its min, sum of
-exponentials and A_k^T e_k, merged by log-sum-exp; checked equal to 1e-10), median of 3, wall. Peak RSS: ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the child (driver), and the same
-minus its RSS after the imports (``VmRSS``), divided by A's size.
-Last, the fixed cost per task (:func:`task_overhead`: products over 16 tiny blocks).
-BLAS threads: 1 (OMP/OPENBLAS/MKL_NUM_THREADS=1 in every child). The chunks are written under
-``--where`` (default /tmp/gamedyn-dask-bench) and deleted at the end.
+are excluded). Also per variant: one ``A @ w`` and one ``A.T @ p`` (a pass each), median of 3,
+wall. Every variant's output w is checked equal to numpy's to 1e-10 relative. Peak RSS:
+``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the child (driver), and the same minus its RSS
+after the imports (``VmRSS``), divided by A's size. Last, the fixed cost per task
+(:func:`task_overhead`: products over 16 tiny blocks). BLAS threads: 1 (OMP/OPENBLAS/MKL_NUM_THREADS=1
+in every child and worker). The chunks are written under ``--where`` (default /tmp/gamedyn-dask-bench)
+and deleted at the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import shutil
 import statistics
@@ -41,7 +42,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THREAD_VARIABLES = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-VARIANTS = ("numpy", "npy threads", "npy LocalCluster")
+VARIANTS = ("numpy", "threads 1-pass", "threads 2-pass", "cluster 1-pass", "cluster 2-pass")
 
 
 def write_chunks(folder: str, n: int, d: int, chunks: int, dtype: str, seed: int = 0) -> int:
@@ -61,50 +62,6 @@ def write_chunks(folder: str, n: int, d: int, chunks: int, dtype: str, seed: int
         del X
     np.save(os.path.join(folder, "y.npy"), np.concatenate(labels))
     return sum(os.path.getsize(os.path.join(folder, name)) for name in os.listdir(folder))
-
-
-# ------------------------------------------------------------ one-pass round: a prototype, measured only
-
-
-def one_pass_block(block, theta, eta, row_factor, rows=2048):
-    """One read of A_k: (m_k, S_k, v_k) = (min z, sum e, A_k^T e) with e = exp(-eta (z - m_k)), z = A_k theta.
-
-    A streaming log-sum-exp over sub-blocks of ``rows`` rows, each still in cache for its A_j^T e_j.
-    """
-    from gamedyn.distributed import _slabs
-
-    low, total, vector = np.inf, 0.0, None
-    for start, stop, slab in _slabs(block):
-        for offset in range(0, slab.shape[0], rows):
-            X = slab[offset:offset + rows]
-            factor = None if row_factor is None else row_factor[start + offset:start + offset + X.shape[0]]
-            z = X @ theta if factor is None else factor * (X @ theta)
-            new_low = min(low, float(np.min(z)))
-            if new_low < low and vector is not None:
-                shrink = np.exp(-eta * (low - new_low))
-                total, vector = total * shrink, vector * shrink
-            low = new_low
-            e = np.exp(-eta * (z - low))
-            total += float(np.sum(e))
-            piece = (e if factor is None else e * factor) @ X
-            vector = piece if vector is None else vector + piece
-    return low, total, vector
-
-
-def one_pass_response(operator, theta, eta):
-    """A^T p for p = softmax(-eta A theta), the blocks' pieces merged exactly by log-sum-exp."""
-    pieces = operator.scheduler.map(one_pass_block, operator.blocks, [(theta, eta, f) for f in operator.row_factors])
-    low = min(piece[0] for piece in pieces)
-    scales = [np.exp(-eta * (piece[0] - low)) for piece in pieces]
-    total = sum(scale * piece[1] for scale, piece in zip(scales, pieces))
-    return sum(scale * piece[2] for scale, piece in zip(scales, pieces)) / total
-
-
-def two_pass_response(A, theta, eta):
-    """The same A^T p in two passes, as a round does today: z = A theta, p = softmax(-eta z), A^T p."""
-    z = A @ theta
-    e = np.exp(-eta * (z - np.min(z)))
-    return A.T @ (e / np.sum(e))
 
 
 def _child(variant: str, folder: str, rounds: int) -> dict:
@@ -128,22 +85,22 @@ def _child(variant: str, folder: str, rounds: int) -> dict:
             A[row:row + shape[0]] = np.load(path, mmap_mode="r")
             row += shape[0]
         A *= np.load(labels)[:, None]
-    elif variant == "npy threads":
-        A = RowBlockedOperator.from_npy_folder(folder, client="threads")
+    elif variant.startswith("threads"):
+        A = RowBlockedOperator.from_npy_folder(folder, client="threads", one_pass=variant.endswith("1-pass"))
     else:
         from distributed import Client, LocalCluster
 
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                                env=THREAD_VARIABLES)  # the workers' BLAS threads too
         client = Client(cluster)
-        A = RowBlockedOperator.from_npy_folder(folder, client=client)
+        A = RowBlockedOperator.from_npy_folder(folder, client=client, one_pass=variant.endswith("1-pass"))
     marks = []
 
     def mark(state):
         marks.append((time.process_time(), time.perf_counter()))
         return False
 
-    recipes.smooth_perceptron(A, rounds, stop=mark)
+    result = recipes.smooth_perceptron(A, rounds, stop=mark)
     cpu = (marks[-1][0] - marks[0][0]) / (rounds - 1)
     wall = (marks[-1][1] - marks[0][1]) / (rounds - 1)
     w, p = np.full(A.shape[1], 0.1), np.full(A.shape[0], 1.0 / A.shape[0])
@@ -155,22 +112,7 @@ def _child(variant: str, folder: str, rounds: int) -> dict:
             product()
             times.append(time.perf_counter() - start)
         passes[name] = statistics.median(times)
-    theta, eta = np.linspace(-1.0, 1.0, A.shape[1]), 0.25 * 50
-    reference = two_pass_response(A, theta, eta)
-    for name, response in (("2-pass response", lambda: two_pass_response(A, theta, eta)),
-                           ("1-pass response", None if variant == "numpy" else lambda: one_pass_response(A, theta, eta))):
-        if response is None:
-            passes[name] = math.nan
-            continue
-        times = []
-        for _ in range(3):
-            start = time.perf_counter()
-            value = response()
-            times.append(time.perf_counter() - start)
-        passes[name] = statistics.median(times)
-        error = float(np.max(np.abs(value - reference)) / np.max(np.abs(reference)))
-        if error > 1e-10:
-            raise AssertionError(f"{variant}: the one-pass response differs from the two-pass one by {error:.2e}")
+    passes["w"] = [float(value) for value in result.w]
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
     if client is not None:
         client.close()
@@ -213,24 +155,30 @@ def run(quick: bool = False, *, n=None, d=100, chunks=None, rounds=None, repeats
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
     rows = []
+    reference = np.array(samples["numpy"][0]["w"])
     for variant in VARIANTS:
         row = {"variant": variant}
-        for key in ("cpu_per_round", "wall_per_round", "A @ w", "A.T @ p", "2-pass response", "1-pass response",
-                    "peak_rss", "base_rss"):
+        for key in ("cpu_per_round", "wall_per_round", "A @ w", "A.T @ p", "peak_rss", "base_rss"):
             row[key] = statistics.median(sample[key] for sample in samples[variant])
+        row["w error"] = max(float(np.max(np.abs(np.array(sample["w"]) - reference)) / np.max(np.abs(reference)))
+                             for sample in samples[variant])
+        if row["w error"] > 1e-10:
+            raise AssertionError(f"{variant}: w differs from numpy's by {row['w error']:.2e} (relative)")
         rows.append(row)
     numpy_row = rows[0]
-    print(f"{'variant':18s}{'CPU/round s':>13s}{'wall/round s':>14s}{'wall / numpy':>14s}{'A@w s':>9s}{'A.T@p s':>9s}"
-          f"{'peak RSS GB':>13s}{'RSS / A':>9s}{'(peak - imports) / A':>22s}")
+    print(f"{'variant':16s}{'CPU/round s':>13s}{'wall/round s':>14s}{'CPU / numpy':>13s}{'wall / numpy':>14s}"
+          f"{'A@w s':>9s}{'A.T@p s':>9s}{'peak RSS GB':>13s}{'RSS / A':>9s}{'(peak - imports) / A':>22s}{'w vs numpy':>12s}")
     for row in rows:
-        print(f"{row['variant']:18s}{row['cpu_per_round']:13.3f}{row['wall_per_round']:14.3f}"
+        print(f"{row['variant']:16s}{row['cpu_per_round']:13.3f}{row['wall_per_round']:14.3f}"
+              f"{row['cpu_per_round'] / numpy_row['cpu_per_round']:13.2f}"
               f"{row['wall_per_round'] / numpy_row['wall_per_round']:14.2f}{row['A @ w']:9.3f}{row['A.T @ p']:9.3f}"
-              f"{row['peak_rss'] / 1e9:13.2f}{row['peak_rss'] / size:9.2f}{(row['peak_rss'] - row['base_rss']) / size:22.2f}")
-    print(f"{'variant':18s}{'2-pass response s':>19s}{'1-pass prototype s':>20s}{'1-pass / 2-pass':>17s}")
-    for row in rows[1:]:
-        print(f"{row['variant']:18s}{row['2-pass response']:19.3f}{row['1-pass response']:20.3f}"
-              f"{row['1-pass response'] / row['2-pass response']:17.2f}")
-    print("(LocalCluster: the driver's CPU only; the two worker processes do the products. RSS: the driver process.)")
+              f"{row['peak_rss'] / 1e9:13.2f}{row['peak_rss'] / size:9.2f}{(row['peak_rss'] - row['base_rss']) / size:22.2f}"
+              f"{row['w error']:12.1e}")
+    for kind in ("threads", "cluster"):
+        one, two = (next(row for row in rows if row["variant"] == f"{kind} {passes}-pass") for passes in (1, 2))
+        print(f"{kind}: one-pass / two-pass round, wall {one['wall_per_round'] / two['wall_per_round']:.2f}, "
+              f"driver CPU {one['cpu_per_round'] / two['cpu_per_round']:.2f}")
+    print("(cluster: the driver's CPU only; the two worker processes do the products. RSS: the driver process.)")
     task_overhead()
     return rows
 

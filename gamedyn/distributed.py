@@ -32,11 +32,13 @@ p-slices going out, the A w pieces and K d-vectors coming back.
 Products run in the blocks' dtype (a float32 block is never copied to float64: the vector is
 cast to float32); the reduction over blocks of A^T p accumulates in float64.
 
-**Two passes per round.** A round reads A twice (A w_t for the p-player, then A^T p_t once p_t
-is known). The one-pass round (each block returning its min, sum of exponentials and
-A_k^T e^{z_k}, merged by log-sum-exp) needs the entropy p-player's state to live in the blocks,
-i.e. a runner that hands the p-player's softmax to the payoff; it is not built here (see
-``docs/how-to/data-beyond-memory.md`` for the measured cost of the second pass).
+**One pass per round.** :meth:`RowBlockedOperator.products` computes ``(A w, A^T p)`` and
+:meth:`RowBlockedOperator.softmax_pass` the entropy player's round (``A w``, then
+:math:`A^T\mathrm{softmax}(\log p_0-\eta(L+\alpha Aw))` with each block's log-sum-exp pieces merged
+exactly on the driver) from **one read** of each block: every task streams its block in
+cache-sized row groups, and each group serves both products while it is in cache.
+:func:`gamedyn.play` uses them through :mod:`gamedyn.one_pass` whenever the round allows
+(``one_pass=False`` on the operator keeps the two-pass round).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from __future__ import annotations
 import copy
 import glob
 import itertools
+import math
 import mmap
 import os
 import threading
@@ -199,6 +202,96 @@ def _largest_row_norm_and_finite(block, row_factor):
     return largest, True
 
 
+GROUP_BYTES = 2 * 2**20  # a one-pass task reads its rows in groups of about this size, which stay in cache
+
+
+def _row_groups(block, row_factor):
+    """``(first row, rows, their row factors)`` over a block in cache-sized groups, each byte read once."""
+    for start, stop, slab in _slabs(block):
+        step = max(1, GROUP_BYTES // max(1, slab.shape[1] * slab.itemsize))
+        for offset in range(0, stop - start, step):
+            rows = slab[offset:offset + step]
+            first = start + offset
+            yield first, rows, None if row_factor is None else row_factor[first:first + rows.shape[0]]
+
+
+def _rows_times_group(rows, w, factor):
+    """A_g w for one row group, in the rows' dtype, as float64."""
+    piece = rows @ w.astype(rows.dtype, copy=False)
+    if factor is not None:
+        piece = piece * factor
+    return piece
+
+
+def _rows_transpose_group(rows, weights, factor):
+    """A_g^T u for one row group: the product in the rows' dtype, returned as float64."""
+    if factor is not None:
+        weights = weights * factor
+    return (weights.astype(rows.dtype, copy=False) @ rows).astype(np.float64, copy=False)
+
+
+def _rows_both_products(block, w, p_block, row_factor):
+    """``(A_k w, A_k^T p_k)`` from one read of the block: each row group serves both products."""
+    z = np.empty(p_block.shape[0], dtype=np.float64)
+    total = None
+    for first, rows, factor in _row_groups(block, row_factor):
+        stop = first + rows.shape[0]
+        z[first:stop] = _rows_times_group(rows, w, factor)
+        piece = _rows_transpose_group(rows, p_block[first:stop], factor)
+        total = piece if total is None else total + piece
+    return z, total
+
+
+def _rows_softmax_response(block, w, base, weight, eta, log_centre, row_factor):
+    r"""One read of A_k for the entropy player's round, streamed over cache-sized row groups.
+
+    z = A_k w; the logits :math:`l=\log p_{0,k}-\eta(\mathrm{base}_k+\alpha z)`, formed exactly as
+    :meth:`gamedyn.Entropy.argmin_with_cache` forms them from the loss sum ``base`` + alpha * z;
+    returns ``(z, m, S, v)`` with :math:`m=\max_i l_i`, :math:`S=\sum_ie^{l_i-m}`,
+    :math:`v=A_k^\top e^{l-m}`, kept exact by a running maximum (when a group raises it, S and v
+    are rescaled by :math:`e^{m_{old}-m_{new}}`). ``m`` is NaN when a logit is NaN or +inf (the
+    driver then takes the careful path); ``-inf`` when every weight of the block vanishes.
+    """
+    with np.errstate(over="ignore"):  # a logit beyond float64 is +-inf: +inf declines the merge, -inf weighs 0
+        return _softmax_response_groups(block, w, base, weight, eta, log_centre, row_factor)
+
+
+def _softmax_response_groups(block, w, base, weight, eta, log_centre, row_factor):
+    z = np.empty(base.shape[0], dtype=np.float64)
+    top, total, vector, valid = -np.inf, 0.0, None, True
+    for first, rows, factor in _row_groups(block, row_factor):
+        stop = first + rows.shape[0]
+        piece = z[first:stop]
+        piece[:] = _rows_times_group(rows, w, factor)
+        if not valid:
+            continue
+        logits = weight * piece  # the loss sum plus alpha times this loss, as FTRL's play adds them
+        logits += base[first:stop]
+        logits *= -eta
+        if log_centre is not None:
+            logits += log_centre[first:stop]
+        high = float(logits.max())
+        if not high < np.inf:  # NaN or +inf: out of this merge's range
+            valid = False
+            continue
+        if high == -np.inf:  # every weight of the group vanished
+            continue
+        if high > top:
+            shrink = math.exp(top - high)  # 0.0 for the first group
+            total *= shrink
+            if vector is not None:
+                vector *= shrink
+            top = high
+        logits -= top
+        np.exp(logits, out=logits)
+        total += float(logits.sum())
+        contribution = _rows_transpose_group(rows, logits, factor)
+        vector = contribution if vector is None else vector + contribution
+    if not valid:
+        return z, math.nan, 0.0, None
+    return z, top, total, vector
+
+
 # ---------------------------------------------------------------------------------- schedulers
 
 
@@ -313,10 +406,14 @@ class RowBlockedOperator(LinearOperator):
     Build it with :meth:`from_dask_array`, :meth:`from_npy_folder` or :meth:`from_zarr`. The
     products run on dask's threaded scheduler or on a ``dask.distributed.Client`` (``client=``,
     default: the current client if any). Driver memory per product is O(n + d).
+
+    **One pass.** :meth:`products` and :meth:`softmax_pass` give a round's two products from one
+    read of A; :func:`gamedyn.play` uses them (via :mod:`gamedyn.one_pass`) unless ``one_pass`` is
+    False (every constructor takes ``one_pass=``; the attribute may also be set).
     """
 
     def __init__(self, blocks, row_counts, n_columns, dtype, *, row_factors=None, client=None, keep=None,
-                 description="row blocks"):
+                 description="row blocks", one_pass=True):
         row_counts = [int(count) for count in row_counts]
         if not blocks or len(blocks) != len(row_counts) or min(row_counts) < 1 or n_columns < 1:
             raise ValueError("RowBlockedOperator needs at least one block, each with at least one row and column.")
@@ -327,6 +424,9 @@ class RowBlockedOperator(LinearOperator):
         self._placed_factors = None  # the row factors where the tasks read them (scattered once on a cluster)
         self._keep = keep  # e.g. the persisted dask collection, so its futures stay alive
         self.description = description
+        if not isinstance(one_pass, bool):
+            raise TypeError(f"one_pass must be True (a round reads A once where it can) or False (two passes), got {one_pass!r}.")
+        self.one_pass = one_pass  # read by gamedyn.one_pass: False keeps the two-pass round
         self.scheduler = _scheduler_for(client, self.blocks)
         super().__init__(dtype=np.dtype(dtype), shape=(int(self.offsets[-1]), int(n_columns)))
 
@@ -337,7 +437,7 @@ class RowBlockedOperator(LinearOperator):
     # ---- construction
 
     @classmethod
-    def from_dask_array(cls, array, *, client=None):
+    def from_dask_array(cls, array, *, client=None, one_pass=True):
         """Persist a row-chunked 2-D dask array's row blocks once (column chunks are merged first).
 
         With a Client the blocks live on its workers; with the threaded scheduler they are computed
@@ -362,17 +462,18 @@ class RowBlockedOperator(LinearOperator):
         scheduler_client = _chosen_client(client)
         if scheduler_client is None:
             blocks = list(dask.compute(*array.to_delayed().ravel(), scheduler="threads"))
-            return cls(blocks, row_counts, array.shape[1], dtype, client="threads", description="in-memory row blocks")
+            return cls(blocks, row_counts, array.shape[1], dtype, client="threads", description="in-memory row blocks",
+                       one_pass=one_pass)
         persisted = scheduler_client.persist(array)
         from distributed import futures_of
 
         futures = {future.key: future for future in futures_of(persisted)}
         blocks = [futures[key] for (key,) in persisted.__dask_keys__()]
         return cls(blocks, row_counts, array.shape[1], dtype, client=scheduler_client, keep=persisted,
-                   description="persisted row blocks")
+                   description="persisted row blocks", one_pass=one_pass)
 
     @classmethod
-    def from_npy_folder(cls, folder, *, client=None, release_pages=True):
+    def from_npy_folder(cls, folder, *, client=None, release_pages=True, one_pass=True):
         """Memory-map a folder of ``.npy`` row chunks (see :func:`npy_folder_layout` for the layouts).
 
         ``X_000.npy, X_001.npy, ...`` plus ``y.npy`` (labels in {-1, +1} or {0, 1}): A = diag(y) X,
@@ -407,10 +508,10 @@ class RowBlockedOperator(LinearOperator):
             offsets = np.concatenate([[0], np.cumsum(row_counts)])
             row_factors = [signs[offsets[k]:offsets[k + 1]] for k in range(len(blocks))]
         return cls(blocks, row_counts, columns.pop(), dtypes.pop(), row_factors=row_factors, client=client,
-                   description=f"memory-mapped .npy chunks of {os.fspath(folder)}")
+                   description=f"memory-mapped .npy chunks of {os.fspath(folder)}", one_pass=one_pass)
 
     @classmethod
-    def from_zarr(cls, store, *, path=None, rows_per_block=None, client=None):
+    def from_zarr(cls, store, *, path=None, rows_per_block=None, client=None, one_pass=True):
         """A 2-D zarr array (a store path or URL readable by every worker), read one row block per task.
 
         ``rows_per_block`` defaults to the array's row chunk length.
@@ -429,7 +530,7 @@ class RowBlockedOperator(LinearOperator):
         starts = list(range(0, array.shape[0], step))
         blocks = [_ZarrRows(store, path, start, min(start + step, array.shape[0])) for start in starts]
         return cls(blocks, [block.stop - block.start for block in blocks], array.shape[1], dtype, client=client,
-                   description=f"zarr row blocks of {store}")
+                   description=f"zarr row blocks of {store}", one_pass=one_pass)
 
     # ---- products
 
@@ -485,6 +586,64 @@ class RowBlockedOperator(LinearOperator):
         scaled._placed_factors = None
         return scaled
 
+    # ---- a round's two products from one read of A (gamedyn.one_pass)
+
+    def _slices(self, vector):
+        o = self.offsets
+        return [vector[o[k]:o[k + 1]] for k in range(len(self.blocks))]
+
+    def products(self, w, p):
+        """``(A w, A^T p)`` from one read of each block (one task per block), both float64.
+
+        Each task streams its block in cache-sized row groups; every group gives its rows of A w
+        and its share of A^T p while it is in cache. The same numbers as ``A @ w`` and ``A.T @ p``
+        to rounding (the sums over groups and blocks are ordered differently).
+        """
+        w = np.asarray(w, dtype=np.float64).reshape(-1)
+        p = np.asarray(p, dtype=np.float64).reshape(-1)
+        arguments = [(w, piece, factor) for piece, factor in zip(self._slices(p), self._factors())]
+        pieces = self.scheduler.map(_rows_both_products, self.blocks, arguments)
+        total = np.zeros(self.shape[1], dtype=np.float64)
+        for _, piece in pieces:
+            total += piece
+        return np.concatenate([z for z, _ in pieces]), total
+
+    def softmax_pass(self, log_centre=None):
+        r"""The entropy player's round in one read of A: a function ``(w, base, weight, eta) -> (z, r)``.
+
+        .. math::
+
+            z=Aw,\qquad p=\mathrm{softmax}\big(\log p_0-\eta(\mathrm{base}+\alpha z)\big),\qquad r=A^\top p,
+
+        i.e. FTRL with entropy (eq. (5)'s softmax) whose loss sum is ``base`` and whose current loss
+        is z, and the opponent's loss direction, from one pass. Block k returns
+        :math:`(z_k, m_k, S_k, v_k)` (its logits' maximum, its sum of exponentials and
+        :math:`A_k^\top e^{l_k-m_k}`); the driver merges them exactly by log-sum-exp,
+        :math:`r=\sum_ke^{m_k-m}v_k/\sum_ke^{m_k-m}S_k` with :math:`m=\max_km_k`. ``r`` is None when
+        the logits leave the merge's range (NaN or +inf, or every weight vanishes): the caller then
+        computes p on its careful path and A^T p by a second pass.
+
+        ``log_centre`` (n numbers, ``-inf`` at a zero entry; None for the uniform centre) is split
+        into the blocks' slices once, and placed beside the blocks on a cluster.
+        """
+        placed = [None] * len(self.blocks)
+        if log_centre is not None:
+            log_centre = np.asarray(log_centre, dtype=np.float64).reshape(-1)
+            if log_centre.shape != (self.shape[0],):
+                raise ValueError(f"log_centre must have n = {self.shape[0]} entries, got shape {log_centre.shape}.")
+            placed = self.scheduler.place(self._slices(log_centre))
+
+        def step(w, base, weight, eta):
+            w = np.asarray(w, dtype=np.float64).reshape(-1)
+            base = np.asarray(base, dtype=np.float64).reshape(-1)
+            arguments = [(w, piece, float(weight), float(eta), centre, factor)
+                         for piece, centre, factor in zip(self._slices(base), placed, self._factors())]
+            pieces = self.scheduler.map(_rows_softmax_response, self.blocks, arguments)
+            z = np.concatenate([piece[0] for piece in pieces])
+            return z, _merge_log_sum_exp([piece[1:] for piece in pieces], self.shape[1])
+
+        return step
+
     # ---- one pass over the data
 
     def largest_row_norm(self) -> float:
@@ -493,6 +652,28 @@ class RowBlockedOperator(LinearOperator):
         if not all(finite for _, finite in results):
             raise ValueError(f"{self!r} contains NaN or infinite entries; remove or impute them first.")
         return max(largest for largest, _ in results)
+
+
+def _merge_log_sum_exp(pieces, d):
+    r""":math:`\sum_ke^{m_k-m}v_k/\sum_ke^{m_k-m}S_k` over the blocks' ``(m_k, S_k, v_k)``, or None
+    when a block left the range (NaN), every weight vanished, or the result is not finite."""
+    tops = [piece[0] for piece in pieces]
+    if any(math.isnan(top) for top in tops):
+        return None
+    top = max(tops)
+    if top == -math.inf:
+        return None
+    total, vector = 0.0, np.zeros(d, dtype=np.float64)
+    for high, block_total, block_vector in pieces:
+        if high == -math.inf:
+            continue
+        scale = math.exp(high - top)
+        total += scale * block_total
+        vector += scale * block_vector
+    if not (0.0 < total < math.inf):
+        return None
+    vector /= total
+    return vector if bool(np.isfinite(vector).all()) else None
 
 
 class _Adjoint(LinearOperator):

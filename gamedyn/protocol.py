@@ -30,6 +30,7 @@ from scipy.linalg.blas import daxpy as _daxpy
 from gamedyn import checkpoints as _checkpoints
 from gamedyn._numerics import NumericalRangeError, add_scaled
 from gamedyn._validation import check_count, check_vector
+from gamedyn.one_pass import one_pass_round
 from gamedyn.payoffs import Bilinear, Loss, Payoff
 from gamedyn.regularizers import Ball, Reals, Simplex
 
@@ -642,19 +643,23 @@ def play(
     w_sum_of_losses, p_sum_of_losses = w_seat.linear_loss_sum, p_seat.linear_loss_sum
     w_is_leader = leader is w_seat
     hooks = stop is not None or callback is not None or checkpoint is not None
+    one_pass = one_pass_round(payoff, follower.learner, follower.name)  # None: the two-pass round (gamedyn.one_pass)
     interrupt = _checkpoints.InterruptFlag() if checkpoint is not None else contextlib.nullcontext()
     with interrupt:
         for t in range(start, T + 1):
             leader_weight = leader_weight_of(t)
             follower_weight = leader_weight if one_weight else follower_weight_of(t)
             leader_play = leader_plays(leader_weight)
-            if follower_sees_current:
+            if one_pass is not None:  # gamedyn.one_pass: the follower's loss and play and the leader's loss, one read of A
+                follower_loss, follower_play, leader_loss = one_pass(t, leader_play, follower.state, follower_weight)
+            elif follower_sees_current:
                 follower_loss = follower_loss_of(leader_play, None)
                 follower_play = follower_plays(follower_weight, follower_loss)
             else:
                 follower_play = follower_plays(follower_weight)
                 follower_loss = follower_loss_of(leader_play, follower_play)
-            leader_loss = leader_loss_of(follower_play, leader_play)
+            if one_pass is None:  # the two-pass round's second product
+                leader_loss = leader_loss_of(follower_play, leader_play)
             if w_leads:
                 leader_value, follower_value = played_values(leader_play, follower_play, leader_loss, follower_loss)
             else:

@@ -141,7 +141,9 @@ def thread_cluster_client():
 def test_recipe_on_local_cluster_equals_numpy(name, data, numpy_runs, thread_cluster_client):
     operator = RowBlockedOperator.from_dask_array(da.from_array(data[2], chunks=(30, 6)), client=thread_cluster_client)
     assert operator.scheduler.name == "distributed"
-    assert_same_run(RECIPES[name](operator), numpy_runs[name])
+    result = RECIPES[name](operator)  # the one-pass round where it applies (see PASSES)
+    assert_same_run(result, numpy_runs[name])
+    assert_same_game(result.game, numpy_runs[name].game)
 
 
 @pytest.mark.slow
@@ -166,6 +168,14 @@ def test_current_client_of_a_process_cluster_is_used(data, numpy_runs):
             payoff = RegularizedBilinear(da.from_array(data[2], chunks=(45, 6)))
             assert payoff.A.scheduler.name == "distributed"
             assert_same_run(RECIPES["nag_margin"](da.from_array(data[2], chunks=(45, 6))), numpy_runs["nag_margin"])
+            # the one-pass rounds on worker processes: the softmax's pieces (and a placed log p_0) merged on the driver
+            for name in ("smooth_perceptron", "mirror_prox_perceptron"):
+                result = RECIPES[name](da.from_array(data[2], chunks=(30, 6)))
+                assert_same_run(result, numpy_runs[name])
+                assert_same_game(result.game, numpy_runs[name].game)
+            passes, game = _games()["FTRL+ follows, scheduled eta, p_0 given"]
+            assert_same_game(game(RegularizedBilinear(da.from_array(data[2], chunks=(30, 6)))),
+                             game(RegularizedBilinear(data[2])))
 
 
 # ----------------------------------------------------------------------------- memory and errors
@@ -303,3 +313,243 @@ def test_memory_mapped_pages_are_released_after_each_product(tmp_path):
         del operator
     assert resident[False] > 0.8 * size  # the control: without release every page stays mapped
     assert resident[True] < 0.1 * size
+
+
+# ------------------------------------------------------------------------- one pass per round
+# gamedyn.one_pass: where the round allows it, A is read once per round (the follower's loss, its
+# play and the leader's loss from one pass); every output equals the numpy run as before.
+
+
+class CountingBlock:
+    """An in-memory row block that counts how often a task reads it (one read = one pass over it)."""
+
+    def __init__(self, rows, reads):
+        self.rows, self.reads = rows, reads
+
+    def slabs(self):
+        self.reads[0] += 1
+        yield 0, self.rows.shape[0], self.rows
+
+
+def counting_operator(A, rows, one_pass=True):
+    reads = [0]
+    starts = range(0, A.shape[0], rows)
+    blocks = [CountingBlock(A[start:start + rows], reads) for start in starts]
+    operator = RowBlockedOperator(blocks, [block.rows.shape[0] for block in blocks], A.shape[1], A.dtype,
+                                  client="threads", one_pass=one_pass)
+    return operator, reads
+
+
+# passes over A per round: (one-pass round, two-pass round). Mirror prox's hints add one product
+# each (the losses at the opponent's secondary iterate); NAG moves p first against an FTRL+
+# w-player, whose play needs all of A^T p_t before A w_t can start: two passes either way.
+PASSES = {"smooth_perceptron": (1, 2), "accelerated_perceptron": (1, 2), "accelerated_perceptron_ji": (1, 2),
+          "pnorm_perceptron": (1, 2), "mirror_prox_perceptron": (3, 4), "nag_margin": (2, 2)}
+
+
+@pytest.mark.parametrize("one_pass", [True, False])
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_passes_over_A_per_round(name, one_pass, data, numpy_runs):
+    """Counted reads of every block between the end of round 1 and the end of round T."""
+    operator, reads = counting_operator(data[2], 30, one_pass)
+    marks = []
+    result = _recipe_with_stop(name, operator, lambda state: marks.append(reads[0]) or False)
+    passes = (marks[-1] - marks[0]) / (len(marks) - 1) / len(operator.blocks)
+    assert passes == PASSES[name][0 if one_pass else 1]
+    assert_same_run(result, numpy_runs[name])
+
+
+def _recipe_with_stop(name, A, stop):
+    options = {"accelerated_perceptron_ji": {"theta": "ji"}, "pnorm_perceptron": {"p": 3}}.get(name, {})
+    function = getattr(recipes, name.replace("_ji", ""))
+    return function(A, ROUNDS, stop=stop, **options)
+
+
+def assert_same_game(game, reference, tolerance=TOLERANCE):
+    """Every number a GameResult reports agrees to ``tolerance`` relative (exact for the counts)."""
+    for field in ("w_average", "p_average", "w_sum", "p_sum", "w_last", "p_last"):
+        assert relative_error(getattr(game, field), getattr(reference, field)) <= tolerance, field
+    for field in ("w_loss_sum", "p_loss_sum"):
+        assert relative_error(getattr(game, field).linear, getattr(reference, field).linear) <= tolerance, field
+        assert getattr(game, field).curvature == getattr(reference, field).curvature, field
+    for field in ("w_regret", "p_regret", "theorem2_bound", "duality_gap", "w_played_loss", "p_played_loss"):
+        value, expected = getattr(game, field), getattr(reference, field)
+        if expected is None or np.isinf(expected):
+            assert value == expected, field
+        else:  # regrets are differences of sums of size ~ the played losses: relative to those
+            scale = max(abs(reference.w_played_loss), abs(reference.p_played_loss), abs(expected))
+            assert abs(value - expected) <= tolerance * scale, field
+    assert (game.rounds, game.stopped_early, game.stop_reason) == (reference.rounds, reference.stopped_early,
+                                                                   reference.stop_reason)
+    assert (game.weight_total, game.p_weight_total, game.output_weight_total) == (
+        reference.weight_total, reference.p_weight_total, reference.output_weight_total)
+
+
+def _games():
+    """play() configurations that take each one-pass round: (name, passes, call(payoff class, A))."""
+    from gamedyn import FTRL, OFTL, OFTRL, Entropy, FTRLPlus, QNorm, StepSchedule, play
+
+    n = 90
+    centre = np.linspace(1.0, 3.0, n)
+    centre /= centre.sum()
+    return {
+        # FTRL+ entropy follows: softmax in the blocks (one pass), a step schedule, a non-uniform p_0,
+        # the p-player on its own weights and outputs on a third sequence
+        "FTRL+ follows, scheduled eta, p_0 given": (1, lambda payoff: play(
+            payoff, OFTL(), FTRLPlus(Entropy(), eta=lambda t: 0.5 / np.sqrt(t)), ROUNDS, weights="linear",
+            p_weights=lambda t: t + 1.0, output_weights=lambda t: t + 2.0, initial_p=centre)),
+        "FTRL+ follows a p-norm w-player": (1, lambda payoff: play(
+            payoff, OFTRL(QNorm(1.5), eta=0.7), FTRLPlus(Entropy(), eta=1.3), ROUNDS, weights="constant")),
+        # both plays known before any product: A w_t and A^T p_t from one pass
+        "OFTRL p follows": (1, lambda payoff: play(payoff, OFTL(), OFTRL(Entropy(), eta=0.25), ROUNDS,
+                                                  weights="linear")),
+        "p leads, OFTL w follows": (1, lambda payoff: play(payoff, OFTL(), FTRL(Entropy(), eta=0.5), ROUNDS,
+                                                           first="p", weights="linear")),
+        "FTRL p follows (no hint)": (1, lambda payoff: play(payoff, OFTL(), FTRL(Entropy(), eta=StepSchedule([0.3] * ROUNDS)),
+                                                            ROUNDS, weights=2.0)),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_games()))
+def test_one_pass_game_reports_what_the_numpy_game_does(name, data):
+    """Averages, sums, loss sums, regrets, Theorem 2's bound, the gap, played losses: to 1e-12."""
+    passes, game = _games()[name]
+    reference = game(RegularizedBilinear(data[2]))
+    counted = {}
+    for one_pass in (True, False):
+        operator, reads = counting_operator(data[2], 25, one_pass)
+        payoff = RegularizedBilinear(operator)
+        reads[0] = 0
+        result = game(payoff)
+        assert_same_game(result, reference)
+        counted[one_pass] = reads[0] / len(operator.blocks)
+    assert counted[False] - counted[True] == (2 - passes) * ROUNDS  # the same set-up and end, fewer rounds' passes
+
+
+def test_stop_rule_and_callback_see_the_numpy_rounds(data):
+    """positive_margin stops the one-pass run at the numpy run's round; the callbacks see the same sums."""
+    from gamedyn.protocol import positive_margin
+
+    seen = {"numpy": [], "one pass": []}
+    runs = {}
+    for key, A in (("numpy", data[2]), ("one pass", counting_operator(data[2], 40)[0])):
+        runs[key] = recipes.smooth_perceptron(A, 400, stop=lambda state, key=key: seen[key].append(
+            (state.t, np.array(state.p_loss_sum.linear), state.w_regret, state.p_regret)) or positive_margin(state))
+    assert runs["one pass"].game.rounds == runs["numpy"].game.rounds < 400
+    for (t, sums, w_regret, p_regret), (t0, sums0, w_regret0, p_regret0) in zip(seen["one pass"], seen["numpy"], strict=True):
+        assert t == t0 and relative_error(sums, sums0) <= TOLERANCE
+        assert abs(w_regret - w_regret0) <= TOLERANCE * max(1.0, abs(w_regret0))
+        assert abs(p_regret - p_regret0) <= TOLERANCE * max(1.0, abs(p_regret0))
+
+
+@pytest.mark.parametrize("name", ["smooth_perceptron", "mirror_prox_perceptron"])
+def test_one_pass_run_resumes_bit_identically(name, data, tmp_path):
+    """The one-pass round keeps no state of its own: a checkpointed run resumes to the same bits."""
+    class Crash(Exception):
+        pass
+
+    def crash_at(round_):
+        def stop(state):
+            if state.t == round_:
+                raise Crash
+            return False
+        return stop
+
+    operator = counting_operator(data[2], 30)[0]
+    run = getattr(recipes, name)
+    uninterrupted = run(operator, ROUNDS)
+    path = tmp_path / "run.npz"
+    with pytest.raises(Crash):
+        run(operator, ROUNDS, checkpoint=path, checkpoint_every=3, stop=crash_at(8))
+    resumed = run(operator, ROUNDS, resume_from=path)
+    assert np.array_equal(resumed.w, uninterrupted.w) and np.array_equal(resumed.p, uninterrupted.p)
+    assert resumed.game.w_regret == uninterrupted.game.w_regret and resumed.game.p_regret == uninterrupted.game.p_regret
+
+
+def test_one_pass_round_falls_back_where_it_does_not_apply(data):
+    """None (the two-pass round) for what it does not handle; a round for what it does."""
+    from gamedyn import OMD, Bilinear, Entropy, FTRLPlus, SquaredEuclidean
+    from gamedyn.one_pass import one_pass_round
+
+    operator = counting_operator(data[2], 30)[0]
+    entropy_plus = FTRLPlus(Entropy(), eta=0.5)
+    assert one_pass_round(Bilinear(operator), entropy_plus, "p") is not None
+    assert one_pass_round(Bilinear(data[2]), entropy_plus, "p") is None  # numpy: two BLAS calls already
+    assert one_pass_round(Bilinear(counting_operator(data[2], 30, one_pass=False)[0]), entropy_plus, "p") is None
+    assert one_pass_round(Bilinear(operator), FTRLPlus(Entropy(), eta=np.array([0.5, 1.0])), "p") is None  # a sweep
+    assert one_pass_round(Bilinear(operator), FTRLPlus(SquaredEuclidean(domain=entropy_plus.domain), eta=0.5), "p") is None
+    assert one_pass_round(Bilinear(operator), OMD(Entropy(), 0.5, hint=entropy_plus.hint), "p") is None
+    assert one_pass_round(Bilinear(operator), FTRLPlus(), "w") is None  # NAG: the w-player sees A^T p_t first
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # Entropy's own fast path, numpy's run too
+def test_one_pass_falls_back_when_the_logits_overflow(data):
+    """Logits beyond float64 (eta = 1e308): the blocks' merge declines, the learner's careful
+    softmax plays p_t and A^T p_t comes from a second pass; the run equals numpy's."""
+    from gamedyn import OFTL, Entropy, FTRLPlus, play
+
+    def game(A):
+        return play(RegularizedBilinear(A), OFTL(), FTRLPlus(Entropy(), eta=1e308), 6, weights="linear")
+
+    reference = game(data[2])
+    operator, reads = counting_operator(data[2], 30)
+    reads[0] = 0
+    assert_same_game(game(operator), reference)
+    assert reads[0] > 6 * len(operator.blocks) + 2 * len(operator.blocks)  # some rounds took the second pass
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), log_eta=st.floats(-3.0, 3.0), weight=st.floats(0.5, 50.0),
+       spread=st.floats(0.0, 200.0), cuts=st.lists(st.integers(1, 59), max_size=4, unique=True),
+       zero_block=st.booleans())
+def test_softmax_pass_is_the_entropy_response(seed, log_eta, weight, spread, cuts, zero_block):
+    """The blocks' log-sum-exp merge equals A^T softmax(log p_0 - eta (base + weight A w)) computed whole,
+    for every chunking, step, logit spread (to e^{-200} between rows) and centre (zeros: a block whose
+    weights all vanish), to 1e-12 relative to |A|^T p."""
+    from gamedyn import Entropy
+
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((60, 4))
+    edges = [0, *sorted(cuts), 60]
+    operator = RowBlockedOperator.from_dask_array(
+        da.from_array(A, chunks=(tuple(b - a for a, b in zip(edges, edges[1:])), 4)), client="threads")
+    w, base, eta = rng.standard_normal(4), spread * rng.random(60), 10.0 ** log_eta
+    centre = rng.random(60) + 0.1
+    if zero_block and len(edges) > 2:  # the first block's weights all vanish (not the whole centre's)
+        centre[edges[0]:edges[1]] = 0.0
+    centre /= centre.sum()
+    log_centre = Entropy().centre_cache(centre)
+    z, response = operator.softmax_pass(log_centre)(w, base, weight, eta)
+    assert relative_error(z, A @ w) <= TOLERANCE
+    p = Entropy().argmin_with_cache(base + weight * (A @ w), 0.0, eta, centre, log_centre)
+    assert response is not None
+    assert float(np.max(np.abs(response - A.T @ p))) <= TOLERANCE * float(np.max(np.abs(A).T @ p))
+
+
+def test_products_are_one_pass_and_equal_the_two_products(data):
+    operator, reads = counting_operator(data[2], 20)
+    w, p = np.linspace(-1.0, 1.0, 6), np.full(90, 1 / 90)
+    reads[0] = 0
+    Aw, ATp = operator.products(w, p)
+    assert reads[0] == len(operator.blocks)
+    assert relative_error(Aw, data[2] @ w) <= TOLERANCE and relative_error(ATp, data[2].T @ p) <= TOLERANCE
+
+
+def test_one_pass_flag_is_checked():
+    with pytest.raises(TypeError, match="one_pass must be True"):
+        RowBlockedOperator([np.ones((2, 2))], [2], 2, np.float64, client="threads", one_pass="yes")
+
+
+@pytest.mark.parametrize("name", ["smooth_perceptron", "accelerated_perceptron_ji", "mirror_prox_perceptron"])
+def test_float32_blocks_in_one_pass_keep_the_documented_float32_accuracy(name, data):
+    """float32 blocks, one pass per round: the outputs agree with the float64 run of the same
+    (float32-rounded) matrix to the float32 bound of docs/explanation/architecture.md (1e-6)."""
+    A32 = data[2].astype(np.float32)
+    operator, reads = counting_operator(A32, 30)
+    assert operator.dtype == np.float32
+    marks = []
+    single = _recipe_with_stop(name, operator, lambda state: marks.append(reads[0]) or False)
+    assert (marks[-1] - marks[0]) / (len(marks) - 1) / len(operator.blocks) == PASSES[name][0]
+    double = RECIPES[name](A32.astype(np.float64))
+    assert single.w.dtype == np.float64
+    assert relative_error(single.w, double.w) <= 1e-6 and relative_error(single.p, double.p) <= 1e-6

@@ -116,7 +116,7 @@ REFERENCED_MODULES = ["gamedyn", "gamedyn.recipes", "gamedyn.original", "gamedyn
                       "gamedyn.exploration", "gamedyn.plot", "gamedyn.experiments.matrix_games",
                       "gamedyn.distributed", "gamedyn.certificates", "gamedyn.stops", "gamedyn.sklearn",
                       "gamedyn.fenchel", "gamedyn.original_fenchel", "gamedyn.experiments.fenchel",
-                      "gamedyn.checkpoints"]
+                      "gamedyn.checkpoints", "gamedyn.one_pass"]
 
 
 @pytest.mark.parametrize("name", REFERENCED_MODULES)
