@@ -3,7 +3,7 @@
 Run: ``python benchmarks/run.py`` (a few minutes on 2 cores) or ``python benchmarks/run.py --quick``
 (a smoke test, seconds). Every figure is a ratio of two measurements taken in this one run, so it
 does not depend on the machine's absolute speed. Method: the variants of one comparison are run
-**interleaved** (A, B, A, B, ...), each ``--repeats`` times (default 5); a ratio is the ratio of the
+**interleaved** (A, B, A, B, ...), each ``--repeats`` times (default 7); a ratio is the ratio of the
 **medians**, given for CPU time (``time.process_time``) and wall time (``time.perf_counter``). The
 BLAS thread count is printed first (set ``OPENBLAS_NUM_THREADS=1`` / ``OMP_NUM_THREADS=1`` to pin it).
 
@@ -228,10 +228,10 @@ def dask_benchmark(quick: bool):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes and 2 repeats: a smoke test")
-    parser.add_argument("--repeats", type=int, default=None, help="interleaved repetitions (default 5; 2 with --quick)")
+    parser.add_argument("--repeats", type=int, default=None, help="interleaved repetitions (default 7; 2 with --quick)")
     parser.add_argument("--dask", action="store_true", help="also run benchmarks/dask_bench.py (needs gamedyn[dask])")
     args = parser.parse_args(argv)
-    repeats = args.repeats or (2 if args.quick else 5)
+    repeats = args.repeats or (2 if args.quick else 7)
     print(f"BLAS: {blas_threads()}; numpy {np.__version__}; {os.cpu_count()} CPUs; "
           f"medians of {repeats} interleaved repeats; ratios of CPU and of wall time")
     if args.quick:
@@ -241,8 +241,8 @@ def main(argv=None):
         section_float32(20000, 100, 10)
         section_batched(2000, 50, 10, 10, repeats)
     else:
-        section_recipes(((100, 10, 2000), (500, 20, 1000), (20000, 500, 20)), repeats)
-        section_products(20000, 500, 20, repeats)
+        section_recipes(((100, 10, 2000), (500, 20, 1000), (20000, 500, 40)), repeats)
+        section_products(20000, 500, 40, repeats)
         section_matrix_game(20000, repeats)
         section_float32(100000, 100, 20)
         section_batched(20000, 500, 10, 20, repeats)
