@@ -218,7 +218,7 @@ def _polish(A_S: np.ndarray) -> list:
     return candidates + [(w, lam)]
 
 
-def max_margin(A) -> MaxMargin:
+def max_margin(A, *, tol: float = 0.0) -> MaxMargin:
     """Exact l2 max margin by least-distance programming (spec section 10), scale-invariant.
 
     The rows are first scaled by a power of two ``2^-e`` (exact) so that the largest row norm lies in
@@ -242,6 +242,11 @@ def max_margin(A) -> MaxMargin:
 
     Scipy sparse ``A`` is densified; float32 is computed in float64.
 
+    ``tol`` (default 0: the polished solution, gap <= 1e-14): a certified relative gap at which to
+    stop early. When the NNLS solution's own bracket already has ``(upper - gamma) <= tol * upper``
+    and its direction is certified positive, the polish (QR, least squares) is skipped: on small
+    problems that is most of the time (iris: 0.08 ms of NNLS against 0.7 ms in all).
+
     Raises:
         NotSeparableError: (a ``ValueError``) if the rows are not separable through the origin.
         MarginUndecidedError: (a ``ValueError``) if float64 cannot decide; it carries the bracket.
@@ -253,6 +258,8 @@ def max_margin(A) -> MaxMargin:
     >>> max_margin(signed_rows(*symmetric_pair(1e-8))).gamma  # far below sqrt(machine epsilon)
     1e-08
     """
+    if not (isinstance(tol, (int, float)) and not isinstance(tol, bool) and 0.0 <= tol < 1.0):
+        raise ValueError(f"tol must be a relative gap in [0, 1), got {tol!r}; e.g. tol=0.01 (0 = the polished solution).")
     A_input = _dense64(A)
     A, exponent = scaled_to_unit_rows(A_input)
     if exponent is None:
@@ -285,11 +292,14 @@ def max_margin(A) -> MaxMargin:
         if r[d] < 0:
             consider(-r[:d] / r[d], u)
         consider(A.T @ (u / np.sum(u)), u)  # the min-norm point's direction
-        support = np.flatnonzero(u > 0)
-        for w_polished, lam in _polish(A[support]):
-            pi = np.zeros(n)
-            pi[support] = lam
-            consider(w_polished, pi)
+        early = (tol > 0 and direction is not None and dual is not None and upper - lower <= tol * upper
+                 and _certified_positive(A, direction))
+        if not early:
+            support = np.flatnonzero(u > 0)
+            for w_polished, lam in _polish(A[support]):
+                pi = np.zeros(n)
+                pi[support] = lam
+                consider(w_polished, pi)
     certified = direction is not None and _certified_positive(A, direction)
     if not certified and dual is not None and upper <= 2.0 * _rounding_factor(n + d):
         raise _not_separable(A, math.ldexp(upper, exponent), upper)

@@ -128,7 +128,7 @@ def _exact(A, tol=0.0, signs=None):
     while True:
         passes += 1
         try:
-            oracle = max_margin(signed if signed is not None and chosen.size == n else rows(chosen))
+            oracle = max_margin(signed if signed is not None and chosen.size == n else rows(chosen), tol=tol)
         except ValueError:
             return None
         values = times(oracle.direction)

@@ -297,3 +297,24 @@ def test_rate_checks_accept_a_tiny_margin():
     A = signed_rows(*symmetric_pair(1e-8))
     for check in rates.theorem5(A, 3) + rates.theorem7(A, 3, 2.0):
         assert np.isfinite(check.measured) and np.isfinite(check.bound)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 60), st.integers(1, 8), st.floats(1e-4, 0.3), st.sampled_from([1e-6, 1e-3, 0.01, 0.1]),
+       st.integers(0, 2**32 - 1))
+def test_max_margin_with_tol_is_a_certified_bracket_within_tol(n, d, gamma, tol, seed):
+    """tol > 0 may skip the polish, never the certificate: gamma <= gamma* <= upper (against the
+    polished oracle) and (upper - gamma) <= tol * upper."""
+    A = signed_rows(*make_separable(n, d, gamma, seed=seed))
+    exact = max_margin(A)
+    early = max_margin(A, tol=tol)
+    assert early.gamma <= exact.upper * (1 + 1e-12) and exact.gamma <= early.upper * (1 + 1e-12)
+    assert early.upper - early.gamma <= tol * early.upper + 1e-15
+    assert early.gamma > 0 and abs(float(np.linalg.norm(early.direction)) - 1.0) < 1e-12
+    np.testing.assert_allclose(float(np.min(A @ early.direction)), early.gamma, rtol=1e-12)
+
+
+@pytest.mark.parametrize("tol", [-0.1, 1.0, float("nan"), "0.1", True])
+def test_max_margin_refuses_a_bad_tol(tol):
+    with pytest.raises(ValueError, match="tol"):
+        max_margin(np.array([[1.0, 0.0], [0.5, 0.5]]), tol=tol)
