@@ -105,7 +105,10 @@ def _exact(A, tol=0.0, signs=None):
     pass adds at most d + 1 rows (the support holds at most d + 1), the most violated first: small
     sets keep the oracle's NNLS cheap (its cost grows faster than |S|). A non-separable subset
     certifies the whole set non-separable. One product with A per pass; the oracle only ever sees
-    |S| rows. On at most max(4(d + 1), 2000) rows one plain solve is the cheapest (iris: 0.5 ms vs 2 ms).
+    |S| rows. One plain solve is the cheapest when n <= 4(d + 1) (the working set would be most of
+    the rows) or when the rows hold at most 10^4 numbers (NNLS is then cheaper than a pass's
+    overhead); measured with ``tol=0.01``: iris (150 x 5) 0.29 ms plain against 0.95 ms with the
+    working set, digits 0/1 (360 x 65) 1.41 ms against 0.63 ms, digits 3/8 2.07 ms against 1.01 ms.
 
     ``signs`` (optional, +-1 per row): A is then the unsigned X and the rows are ``signs_i x_i``,
     never formed beyond the working set (no copy of X: half the memory traffic of a signed copy).
@@ -119,7 +122,7 @@ def _exact(A, tol=0.0, signs=None):
         signed = None
         times = lambda v: signs * _times(A, v)  # noqa: E731  (A w for the signed rows, from X w)
         rows = lambda chosen: _signed_rows(A[chosen], signs[chosen])  # noqa: E731
-    if n <= max(4 * batch, 2000):
+    if n <= 4 * batch or n * batch <= 10_000:
         chosen = np.arange(n)
     else:
         centre = _times(A.T, np.full(n, 1.0 / n) if signs is None else signs / n)
