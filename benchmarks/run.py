@@ -4,7 +4,7 @@ Run: ``python benchmarks/run.py`` (a few minutes on 2 cores) or ``python benchma
 (a smoke test, seconds). Every figure is a ratio of two measurements taken in this one run, so it
 does not depend on the machine's absolute speed. Method: the variants of one comparison are run
 **interleaved** (A, B, A, B, ...), each ``--repeats`` times (default 7); a ratio is the ratio of the
-**medians**, given for CPU time (``time.process_time``) and wall time (``time.perf_counter``). The
+**medians** (per iteration: the median of each repeat's slope between its runs of T and 2T rounds), given for CPU time (``time.process_time``) and wall time (``time.perf_counter``). The
 BLAS thread count is printed first (set ``OPENBLAS_NUM_THREADS=1`` / ``OMP_NUM_THREADS=1`` to pin it).
 
 Sections (targets of the issue in brackets):
@@ -54,8 +54,8 @@ def blas_threads() -> str:
     return ", ".join(f"{pool['internal_api']} {pool['num_threads']} thread(s)" for pool in pools) or "no BLAS pool found"
 
 
-def interleaved(functions: dict, repeats: int) -> dict:
-    """Run the functions interleaved ``repeats`` times; name -> (median CPU s, median wall s)."""
+def interleaved_samples(functions: dict, repeats: int) -> dict:
+    """Run the functions interleaved ``repeats`` times; name -> (CPU s list, wall s list), in order."""
     cpu = {name: [] for name in functions}
     wall = {name: [] for name in functions}
     for function in functions.values():  # warm up (imports, caches, first-touch of pages)
@@ -66,7 +66,13 @@ def interleaved(functions: dict, repeats: int) -> dict:
             function()
             wall[name].append(time.perf_counter() - wall_start)
             cpu[name].append(time.process_time() - cpu_start)
-    return {name: (statistics.median(cpu[name]), statistics.median(wall[name])) for name in functions}
+    return {name: (cpu[name], wall[name]) for name in functions}
+
+
+def interleaved(functions: dict, repeats: int) -> dict:
+    """Run the functions interleaved ``repeats`` times; name -> (median CPU s, median wall s)."""
+    samples = interleaved_samples(functions, repeats)
+    return {name: (statistics.median(cpu), statistics.median(wall)) for name, (cpu, wall) in samples.items()}
 
 
 def ratio_line(label: str, numerator, denominator, target: str) -> str:
@@ -90,11 +96,14 @@ PAIRS = {  # recipe name -> (recipe call, original call)
 PRODUCTS_PER_ROUND = {"mirror_prox_perceptron": 2}  # pairs (A @ w, A.T @ p) per round; 1 otherwise
 
 
-def per_iteration(times: dict, name: str, T: int):
+def per_iteration(samples: dict, name: str, T: int):
     """Per-iteration cost (CPU, wall): the slope between the runs of T and 2T rounds, so the fixed
-    costs (validation, the initial losses, the final regrets and duality gap) drop out."""
-    (cpu_1, wall_1), (cpu_2, wall_2) = times[(name, T)], times[(name, 2 * T)]
-    return (cpu_2 - cpu_1) / T, (wall_2 - wall_1) / T
+    costs (validation, the initial losses, the final regrets and duality gap) drop out. One slope
+    per repeat, from the two runs taken next to each other (a drift of the machine's speed cancels),
+    and the median of those slopes."""
+    (cpu_1, wall_1), (cpu_2, wall_2) = samples[(name, T)], samples[(name, 2 * T)]
+    return (statistics.median((b - a) / T for a, b in zip(cpu_1, cpu_2)),
+            statistics.median((b - a) / T for a, b in zip(wall_1, wall_2)))
 
 
 def section_recipes(sizes, repeats):
@@ -108,9 +117,9 @@ def section_recipes(sizes, repeats):
             for rounds in (T, 2 * T):
                 functions[("recipe", rounds)] = lambda rounds=rounds: recipe(A, rounds)
                 functions[("original", rounds)] = lambda rounds=rounds: reference(A, rounds)
-            times = interleaved(functions, repeats)
-            whole = times[("recipe", 2 * T)][0] / times[("original", 2 * T)][0]
-            print(ratio_line(name, per_iteration(times, "recipe", T), per_iteration(times, "original", T), target)
+            samples = interleaved_samples(functions, repeats)
+            whole = statistics.median(samples[("recipe", 2 * T)][0]) / statistics.median(samples[("original", 2 * T)][0])
+            print(ratio_line(name, per_iteration(samples, "recipe", T), per_iteration(samples, "original", T), target)
                   + f"  (whole runs, cpu {whole:.2f})")
 
 
@@ -127,10 +136,10 @@ def section_products(n, d, T, repeats):
     A = data(n, d)
     for name, (recipe, _) in PAIRS.items():
         pairs = PRODUCTS_PER_ROUND.get(name, 1)
-        times = interleaved({("recipe", T): lambda: recipe(A, T), ("recipe", 2 * T): lambda: recipe(A, 2 * T),
-                             "products": lambda: products(A, T, pairs)}, repeats)
-        per_round = (times["products"][0] / T, times["products"][1] / T)
-        print(ratio_line(f"{name} ({2 * pairs} products/round)", per_iteration(times, "recipe", T), per_round, "<= 1.15"))
+        samples = interleaved_samples({("recipe", T): lambda: recipe(A, T), ("recipe", 2 * T): lambda: recipe(A, 2 * T),
+                                       "products": lambda: products(A, T, pairs)}, repeats)
+        per_round = (statistics.median(samples["products"][0]) / T, statistics.median(samples["products"][1]) / T)
+        print(ratio_line(f"{name} ({2 * pairs} products/round)", per_iteration(samples, "recipe", T), per_round, "<= 1.15"))
 
 
 def hand_loop_matrix_game(M, T, eta):
@@ -241,8 +250,8 @@ def main(argv=None):
         section_float32(20000, 100, 10)
         section_batched(2000, 50, 10, 10, repeats)
     else:
-        section_recipes(((100, 10, 2000), (500, 20, 1000), (20000, 500, 40)), repeats)
-        section_products(20000, 500, 40, repeats)
+        section_recipes(((100, 10, 2000), (500, 20, 1000), (20000, 500, 80)), repeats)
+        section_products(20000, 500, 80, repeats)
         section_matrix_game(20000, repeats)
         section_float32(100000, 100, 20)
         section_batched(20000, 500, 10, 20, repeats)
