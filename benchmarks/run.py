@@ -11,7 +11,8 @@ Sections (targets of the issue in brackets):
 
 1. recipe / original loop per iteration, same output [<= 1.3 at 100 x 10 and 500 x 20; <= 1.05 at 20000 x 500]:
    the slope between runs of T and 2T rounds (fixed costs such as the final duality gap drop out),
-   with the ratio of whole runs beside it;
+   with the ratio of whole runs beside it; the small sizes take three times the repeats (their runs
+   last tens of milliseconds);
 2. recipe per iteration / (the products it needs: one A @ w + one A.T @ p, twice that for mirror prox), at 20000 x 500 [<= 1.15];
 3. ``gamedyn.play`` on a 3 x 3 matrix game, both players OFTRL with entropy, / a hand-written numpy loop [<= 2];
 4. float32 A: tracemalloc peak of a recipe run beyond A, / A.nbytes [<= 0.3];
@@ -117,7 +118,8 @@ def section_recipes(sizes, repeats):
             for rounds in (T, 2 * T):
                 functions[("recipe", rounds)] = lambda rounds=rounds: recipe(A, rounds)
                 functions[("original", rounds)] = lambda rounds=rounds: reference(A, rounds)
-            samples = interleaved_samples(functions, repeats)
+            # Runs of well under a second (small n x d) are cheap and noisy: three times the repeats.
+            samples = interleaved_samples(functions, repeats if n * d >= 10**6 else 3 * repeats)
             whole = statistics.median(samples[("recipe", 2 * T)][0]) / statistics.median(samples[("original", 2 * T)][0])
             print(ratio_line(name, per_iteration(samples, "recipe", T), per_iteration(samples, "original", T), target)
                   + f"  (whole runs, cpu {whole:.2f})")
