@@ -11,8 +11,8 @@ Sections (targets of the issue in brackets):
 
 1. recipe / original loop per iteration, same output [<= 1.3 at 100 x 10 and 500 x 20; <= 1.05 at 20000 x 500]:
    the slope between runs of T and 2T rounds (fixed costs such as the final duality gap drop out),
-   with the ratio of whole runs beside it; the small sizes take three times the repeats (their runs
-   last tens of milliseconds);
+   with the ratio of whole runs beside it; the small sizes run thousands of rounds, so that a run
+   lasts a tenth of a second or more and a burst of load on the shared machine averages out;
 2. recipe per iteration / (the products it needs: one A @ w + one A.T @ p, twice that for mirror prox), at 20000 x 500 [<= 1.15];
 3. ``gamedyn.play`` on a 3 x 3 matrix game, both players OFTRL with entropy, / a hand-written numpy loop [<= 2];
 4. float32 A: tracemalloc peak of a recipe run beyond A, / A.nbytes [<= 0.3];
@@ -118,8 +118,7 @@ def section_recipes(sizes, repeats):
             for rounds in (T, 2 * T):
                 functions[("recipe", rounds)] = lambda rounds=rounds: recipe(A, rounds)
                 functions[("original", rounds)] = lambda rounds=rounds: reference(A, rounds)
-            # Runs of well under a second (small n x d) are cheap and noisy: three times the repeats.
-            samples = interleaved_samples(functions, repeats if n * d >= 10**6 else 3 * repeats)
+            samples = interleaved_samples(functions, repeats)
             whole = statistics.median(samples[("recipe", 2 * T)][0]) / statistics.median(samples[("original", 2 * T)][0])
             print(ratio_line(name, per_iteration(samples, "recipe", T), per_iteration(samples, "original", T), target)
                   + f"  (whole runs, cpu {whole:.2f})")
@@ -252,7 +251,7 @@ def main(argv=None):
         section_float32(20000, 100, 10)
         section_batched(2000, 50, 10, 10, repeats)
     else:
-        section_recipes(((100, 10, 2000), (500, 20, 1000), (20000, 500, 80)), repeats)
+        section_recipes(((100, 10, 8000), (500, 20, 4000), (20000, 500, 80)), repeats)
         section_products(20000, 500, 80, repeats)
         section_matrix_game(20000, repeats)
         section_float32(100000, 100, 20)
