@@ -4,15 +4,17 @@ Run: ``python benchmarks/run.py`` (a few minutes on 2 cores) or ``python benchma
 (a smoke test, seconds). Every figure is a ratio of two measurements taken in this one run, so it
 does not depend on the machine's absolute speed. Method: the variants of one comparison are run
 **interleaved** (A, B, A, B, ...), each ``--repeats`` times (default 7); a ratio is the ratio of the
-**medians** (per iteration: the median of each repeat's slope between its runs of T and 2T rounds), given for CPU time (``time.process_time``) and wall time (``time.perf_counter``). The
+**medians** (per iteration: the median of each repeat's slope between its runs of T / 16 and T rounds), given for CPU time (``time.process_time``) and wall time (``time.perf_counter``). The
 BLAS thread count is printed first (set ``OPENBLAS_NUM_THREADS=1`` / ``OMP_NUM_THREADS=1`` to pin it).
 
 Sections (targets of the issue in brackets):
 
 1. recipe / original loop per iteration, same output [<= 1.3 at 100 x 10 and 500 x 20; <= 1.05 at 20000 x 500]:
-   the slope between runs of T and 2T rounds (fixed costs such as the final duality gap drop out),
-   with the ratio of whole runs beside it; the small sizes run thousands of rounds, so that a run
-   lasts a tenth of a second or more and a burst of load on the shared machine averages out;
+   the slope between runs of T / 16 and T rounds (fixed costs such as validation and the final
+   duality gap drop out; the short run's own noise is a sixteenth of the long one's, where a slope
+   between T and 2T would double the noise of one run), with the ratio of whole runs beside it; the
+   small sizes run thousands of rounds, so that a run lasts a few tenths of a second and a burst of
+   load on the shared machine averages out;
 2. recipe per iteration / (the products it needs: one A @ w + one A.T @ p, twice that for mirror prox), at 20000 x 500 [<= 1.15];
 3. ``gamedyn.play`` on a 3 x 3 matrix game, both players OFTRL with entropy, / a hand-written numpy loop [<= 2];
 4. float32 A: tracemalloc peak of a recipe run beyond A, / A.nbytes [<= 0.3];
@@ -97,29 +99,34 @@ PAIRS = {  # recipe name -> (recipe call, original call)
 PRODUCTS_PER_ROUND = {"mirror_prox_perceptron": 2}  # pairs (A @ w, A.T @ p) per round; 1 otherwise
 
 
+def short_run(T: int) -> int:
+    """The short run beside a run of T rounds: its time is the fixed costs plus T / 16 rounds."""
+    return max(1, T // 16)
+
+
 def per_iteration(samples: dict, name: str, T: int):
-    """Per-iteration cost (CPU, wall): the slope between the runs of T and 2T rounds, so the fixed
-    costs (validation, the initial losses, the final regrets and duality gap) drop out. One slope
-    per repeat, from the two runs taken next to each other (a drift of the machine's speed cancels),
-    and the median of those slopes."""
-    (cpu_1, wall_1), (cpu_2, wall_2) = samples[(name, T)], samples[(name, 2 * T)]
-    return (statistics.median((b - a) / T for a, b in zip(cpu_1, cpu_2)),
-            statistics.median((b - a) / T for a, b in zip(wall_1, wall_2)))
+    """Per-iteration cost (CPU, wall): the slope between the runs of T / 16 and T rounds, so the
+    fixed costs (validation, the initial losses, the final regrets and duality gap) drop out. One
+    slope per repeat, from runs taken next to each other, and the median of those slopes."""
+    short = short_run(T)
+    (cpu_1, wall_1), (cpu_2, wall_2) = samples[(name, short)], samples[(name, T)]
+    return (statistics.median((b - a) / (T - short) for a, b in zip(cpu_1, cpu_2)),
+            statistics.median((b - a) / (T - short) for a, b in zip(wall_1, wall_2)))
 
 
 def section_recipes(sizes, repeats):
-    print("1. recipe / original loop, per iteration (slope between T and 2T rounds; in brackets: whole runs of 2T)")
+    print("1. recipe / original loop, per iteration (slope between T / 16 and T rounds; in brackets: whole runs of T)")
     for n, d, T in sizes:
         A = data(n, d)
         print(f" n x d = {n} x {d}, T = {T}")
         target = "<= 1.05" if n * d >= 10**6 else "<= 1.3"
         for name, (recipe, reference) in PAIRS.items():
             functions = {}
-            for rounds in (T, 2 * T):
+            for rounds in (short_run(T), T):
                 functions[("recipe", rounds)] = lambda rounds=rounds: recipe(A, rounds)
                 functions[("original", rounds)] = lambda rounds=rounds: reference(A, rounds)
             samples = interleaved_samples(functions, repeats)
-            whole = statistics.median(samples[("recipe", 2 * T)][0]) / statistics.median(samples[("original", 2 * T)][0])
+            whole = statistics.median(samples[("recipe", T)][0]) / statistics.median(samples[("original", T)][0])
             print(ratio_line(name, per_iteration(samples, "recipe", T), per_iteration(samples, "original", T), target)
                   + f"  (whole runs, cpu {whole:.2f})")
 
@@ -137,8 +144,9 @@ def section_products(n, d, T, repeats):
     A = data(n, d)
     for name, (recipe, _) in PAIRS.items():
         pairs = PRODUCTS_PER_ROUND.get(name, 1)
-        samples = interleaved_samples({("recipe", T): lambda: recipe(A, T), ("recipe", 2 * T): lambda: recipe(A, 2 * T),
-                                       "products": lambda: products(A, T, pairs)}, repeats)
+        samples = interleaved_samples({("recipe", short_run(T)): lambda: recipe(A, short_run(T)),
+                                       ("recipe", T): lambda: recipe(A, T), "products": lambda: products(A, T, pairs)},
+                                      repeats)
         per_round = (statistics.median(samples["products"][0]) / T, statistics.median(samples["products"][1]) / T)
         print(ratio_line(f"{name} ({2 * pairs} products/round)", per_iteration(samples, "recipe", T), per_round, "<= 1.15"))
 
@@ -251,8 +259,8 @@ def main(argv=None):
         section_float32(20000, 100, 10)
         section_batched(2000, 50, 10, 10, repeats)
     else:
-        section_recipes(((100, 10, 8000), (500, 20, 4000), (20000, 500, 80)), repeats)
-        section_products(20000, 500, 80, repeats)
+        section_recipes(((100, 10, 16000), (500, 20, 8000), (20000, 500, 96)), repeats)
+        section_products(20000, 500, 96, repeats)
         section_matrix_game(20000, repeats)
         section_float32(100000, 100, 20)
         section_batched(20000, 500, 10, 20, repeats)

@@ -184,14 +184,25 @@ class CertificateTracker:
         self._witness = np.full(n, 1.0 / n)
         self._margins = None  # A @ output sum, when free
         self._output_sum = None
+        self._shares_dual_sum = False  # True: _dual_sum is the runner's p play sum (share_dual_sum)
         self.separable_exact: bool | None = None  # False once the Gordan LP succeeded
+
+    def share_dual_sum(self, p_play_sum: np.ndarray) -> None:
+        """Read :math:`\sum_t\alpha_tp_t` from the runner's p play sum instead of keeping a copy of it.
+
+        Valid when the p-player's output weight is the w-player's alpha_t in every round (one
+        weight sequence): the two sums are then the same axpys from zero, bit for bit.
+        :func:`gamedyn.play` calls :meth:`observe` after it has added p_t to that sum.
+        """
+        self._dual_sum, self._shares_dual_sum = p_play_sum, True
 
     # -- per round ---------------------------------------------------------------------------
     def observe(self, t: int, p, w_weight: float, w_loss_linear_sum, w_weight_total: float,
                 p_loss_linear_sum, w_output_sum) -> None:
         """Round t: ``p`` = p_t, ``w_weight`` = the w-player's alpha_t, the two loss sums, the output sum.
 
-        Cost: one dot product of length d, one axpy of length n; the witness is copied only when U_t
+        Cost: one dot product of length d and one axpy of length n (none when the sum is shared,
+        :meth:`share_dual_sum`); the witness is copied only when U_t
         stops improving (the best round's average is otherwise the running one).
         """
         self.t = t
@@ -204,13 +215,17 @@ class CertificateTracker:
         if upper < self.upper:
             self.upper, self.upper_round = upper, t
         elif self.upper_round == t - 1 and self._witness is None:  # the best was the previous round: keep it
-            self._witness = self._dual_sum / self._weight_total
+            if self._shares_dual_sum:  # the shared sum holds p_t already: take it back out
+                self._witness = (self._dual_sum - w_weight * np.asarray(p)) / self._weight_total
+            else:
+                self._witness = self._dual_sum / self._weight_total
         if self.upper_round == t:
             self._witness = None  # the best is now the running average (read lazily)
-        if p.__class__ is np.ndarray and p.shape == self._dual_sum.shape and p.ndim == 1:
-            _daxpy(p, self._dual_sum, a=w_weight)  # our own float64 buffer, in place
-        else:
-            add_scaled(self._dual_sum, w_weight, p)
+        if not self._shares_dual_sum:  # (a shared sum holds alpha_t p_t already: the runner added it)
+            if p.__class__ is np.ndarray and p.shape == self._dual_sum.shape and p.ndim == 1:
+                _daxpy(p, self._dual_sum, a=w_weight)  # our own float64 buffer, in place
+            else:
+                add_scaled(self._dual_sum, w_weight, p)
         self._weight_total += w_weight
         self._margins = p_loss_linear_sum if self.margin_from_sums else None
         self._output_sum = w_output_sum

@@ -46,7 +46,6 @@ from __future__ import annotations
 import copy
 import glob
 import itertools
-import math
 import mmap
 import os
 import threading
@@ -54,6 +53,8 @@ import uuid
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
+
+from gamedyn.one_pass import _merge_log_sum_exp, _rows_both_products, _rows_softmax_response, _slabs
 
 __all__ = ["RowBlockedOperator", "is_dask_array"]
 
@@ -157,13 +158,6 @@ class _ZarrRows:
             yield start - self.start, stop - self.start, np.asarray(array[start:stop])
 
 
-def _slabs(block):
-    """(start, stop, rows) over a block: one slab for an in-memory array, bounded slabs for files."""
-    if hasattr(block, "slabs"):
-        return block.slabs()
-    return iter([(0, block.shape[0], block)])
-
-
 # --------------------------------------------------------------------------- tasks (one per block)
 
 
@@ -200,96 +194,6 @@ def _largest_row_norm_and_finite(block, row_factor):
         norms = peaks * np.sqrt(np.sum((rows / safe[:, None]) ** 2, axis=1))
         largest = max(largest, float(np.max(norms, initial=0.0)))
     return largest, True
-
-
-GROUP_BYTES = 2 * 2**20  # a one-pass task reads its rows in groups of about this size, which stay in cache
-
-
-def _row_groups(block, row_factor):
-    """``(first row, rows, their row factors)`` over a block in cache-sized groups, each byte read once."""
-    for start, stop, slab in _slabs(block):
-        step = max(1, GROUP_BYTES // max(1, slab.shape[1] * slab.itemsize))
-        for offset in range(0, stop - start, step):
-            rows = slab[offset:offset + step]
-            first = start + offset
-            yield first, rows, None if row_factor is None else row_factor[first:first + rows.shape[0]]
-
-
-def _rows_times_group(rows, w, factor):
-    """A_g w for one row group, in the rows' dtype, as float64."""
-    piece = rows @ w.astype(rows.dtype, copy=False)
-    if factor is not None:
-        piece = piece * factor
-    return piece
-
-
-def _rows_transpose_group(rows, weights, factor):
-    """A_g^T u for one row group: the product in the rows' dtype, returned as float64."""
-    if factor is not None:
-        weights = weights * factor
-    return (weights.astype(rows.dtype, copy=False) @ rows).astype(np.float64, copy=False)
-
-
-def _rows_both_products(block, w, p_block, row_factor):
-    """``(A_k w, A_k^T p_k)`` from one read of the block: each row group serves both products."""
-    z = np.empty(p_block.shape[0], dtype=np.float64)
-    total = None
-    for first, rows, factor in _row_groups(block, row_factor):
-        stop = first + rows.shape[0]
-        z[first:stop] = _rows_times_group(rows, w, factor)
-        piece = _rows_transpose_group(rows, p_block[first:stop], factor)
-        total = piece if total is None else total + piece
-    return z, total
-
-
-def _rows_softmax_response(block, w, base, weight, eta, log_centre, row_factor):
-    r"""One read of A_k for the entropy player's round, streamed over cache-sized row groups.
-
-    z = A_k w; the logits :math:`l=\log p_{0,k}-\eta(\mathrm{base}_k+\alpha z)`, formed exactly as
-    :meth:`gamedyn.Entropy.argmin_with_cache` forms them from the loss sum ``base`` + alpha * z;
-    returns ``(z, m, S, v)`` with :math:`m=\max_i l_i`, :math:`S=\sum_ie^{l_i-m}`,
-    :math:`v=A_k^\top e^{l-m}`, kept exact by a running maximum (when a group raises it, S and v
-    are rescaled by :math:`e^{m_{old}-m_{new}}`). ``m`` is NaN when a logit is NaN or +inf (the
-    driver then takes the careful path); ``-inf`` when every weight of the block vanishes.
-    """
-    with np.errstate(over="ignore"):  # a logit beyond float64 is +-inf: +inf declines the merge, -inf weighs 0
-        return _softmax_response_groups(block, w, base, weight, eta, log_centre, row_factor)
-
-
-def _softmax_response_groups(block, w, base, weight, eta, log_centre, row_factor):
-    z = np.empty(base.shape[0], dtype=np.float64)
-    top, total, vector, valid = -np.inf, 0.0, None, True
-    for first, rows, factor in _row_groups(block, row_factor):
-        stop = first + rows.shape[0]
-        piece = z[first:stop]
-        piece[:] = _rows_times_group(rows, w, factor)
-        if not valid:
-            continue
-        logits = weight * piece  # the loss sum plus alpha times this loss, as FTRL's play adds them
-        logits += base[first:stop]
-        logits *= -eta
-        if log_centre is not None:
-            logits += log_centre[first:stop]
-        high = float(logits.max())
-        if not high < np.inf:  # NaN or +inf: out of this merge's range
-            valid = False
-            continue
-        if high == -np.inf:  # every weight of the group vanished
-            continue
-        if high > top:
-            shrink = math.exp(top - high)  # 0.0 for the first group
-            total *= shrink
-            if vector is not None:
-                vector *= shrink
-            top = high
-        logits -= top
-        np.exp(logits, out=logits)
-        total += float(logits.sum())
-        contribution = _rows_transpose_group(rows, logits, factor)
-        vector = contribution if vector is None else vector + contribution
-    if not valid:
-        return z, math.nan, 0.0, None
-    return z, top, total, vector
 
 
 # ---------------------------------------------------------------------------------- schedulers
@@ -652,28 +556,6 @@ class RowBlockedOperator(LinearOperator):
         if not all(finite for _, finite in results):
             raise ValueError(f"{self!r} contains NaN or infinite entries; remove or impute them first.")
         return max(largest for largest, _ in results)
-
-
-def _merge_log_sum_exp(pieces, d):
-    r""":math:`\sum_ke^{m_k-m}v_k/\sum_ke^{m_k-m}S_k` over the blocks' ``(m_k, S_k, v_k)``, or None
-    when a block left the range (NaN), every weight vanished, or the result is not finite."""
-    tops = [piece[0] for piece in pieces]
-    if any(math.isnan(top) for top in tops):
-        return None
-    top = max(tops)
-    if top == -math.inf:
-        return None
-    total, vector = 0.0, np.zeros(d, dtype=np.float64)
-    for high, block_total, block_vector in pieces:
-        if high == -math.inf:
-            continue
-        scale = math.exp(high - top)
-        total += scale * block_total
-        vector += scale * block_vector
-    if not (0.0 < total < math.inf):
-        return None
-    vector /= total
-    return vector if bool(np.isfinite(vector).all()) else None
 
 
 class _Adjoint(LinearOperator):

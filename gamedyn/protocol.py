@@ -623,6 +623,8 @@ def play(
         rounds = start - 1 if finished else T
         start = T + 1 if finished else start  # a finished run (last round or a stop rule) plays no more
     same_weights = p_weights is None and output_weights is None
+    if same_weights and getattr(tracker, "share_dual_sum", None) is not None and p_seat.flat:
+        tracker.share_dual_sum(p_seat.play_sum)  # sum_t alpha_t p_t is the p play sum: one axpy of length n fewer
     w_comparators = w_learner.domain if w_comparators is None else _check_comparators(w_comparators, "w_comparators")
     p_comparators = p_learner.domain if p_comparators is None else _check_comparators(p_comparators, "p_comparators")
     recorder = _MetricsRecorder(payoff, w_comparators, p_comparators, same_weights, metrics_every) if metrics_every else None

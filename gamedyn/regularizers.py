@@ -465,7 +465,7 @@ class Entropy(Regularizer):
         if cache is None and linear.ndim == 1 and linear.dtype is _FLOAT64 and eta.__class__ is float:
             # A uniform centre: logits -eta (theta - min theta), whose maximum is exactly 0, so the
             # exponentials lie in [0, 1] and sum to [1, n] (an entry +inf gives weight 0).
-            bottom = _minimum(linear)
+            bottom = linear[linear.argmin()]  # min theta (NaN if any entry is): a third of np.min's cost
             if not math.isfinite(bottom):  # NaN, or every entry infinite: the careful path decides
                 return self._careful_argmin(linear, eta, centre)
             logits = linear - bottom
@@ -474,7 +474,7 @@ class Entropy(Regularizer):
             logits = linear * -eta
             if cache is not None:
                 logits += cache  # log z_0 - eta theta, in one new array
-            top = _maximum(logits, axis=0)  # the ufunc's reduce itself: no Python wrapper per round
+            top = logits[logits.argmax()] if logits.ndim == 1 else _maximum(logits, axis=0)  # NaN propagates
             if not (math.isfinite(top) if top.ndim == 0 else _all_finite(top)):  # overflow, NaN, or no weight left
                 return self._careful_argmin(linear, eta, centre)
             logits -= top
@@ -492,7 +492,7 @@ class Entropy(Regularizer):
         log_point = linear * -eta
         if cache is not None:
             log_point += cache
-        top = _maximum(log_point, axis=0)
+        top = log_point[log_point.argmax()] if log_point.ndim == 1 else _maximum(log_point, axis=0)  # NaN propagates
         if not _all_finite(top):
             point = self._careful_argmin(linear, eta, centre)
             return point, self.centre_cache(point)

@@ -260,6 +260,36 @@ def test_tracker_upper_is_a_valid_dual_bound_on_any_data(n, d, seed):
     assert np.all(np.array(recorder.lower) <= np.array(recorder.upper) * (1 + ROUNDING) + 1e-15)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 12), st.integers(1, 6), st.integers(0, 10_000), st.sampled_from(["smooth_perceptron", "nag_margin"]))
+def test_shared_dual_sum_gives_the_certificate_of_the_trackers_own_sum(n, d, seed, recipe):
+    """One weight sequence: the tracker reads sum_t alpha_t p_t off the runner's p play sum
+    (share_dual_sum). Every round's U_t, the final bracket and the witness (also when it is the
+    average of an earlier round, taken back out of the shared sum) equal those of a tracker that
+    keeps its own sum, to rounding; the witness stays a distribution."""
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n, d))
+    A /= np.max(np.linalg.norm(A, axis=1))
+    runs = []
+    for share in (True, False):
+        recorder = Recorder()
+        original_share = CertificateTracker.share_dual_sum
+        if not share:
+            CertificateTracker.share_dual_sum = lambda self, p_play_sum: None
+        try:
+            result = getattr(recipes, recipe)(A, 25, stop=recorder)
+        finally:
+            CertificateTracker.share_dual_sum = original_share
+        runs.append((recorder, result.game.certificate))
+    (shared, certificate), (own, reference) = runs
+    assert shared.upper == own.upper  # U_t is read off the w-player's loss sum: untouched by the sharing
+    # The witness differs by the rounding of its entries (<= 1): a few eps absolute. ||a_i|| <= 1, so
+    # ||A^T p|| moves by at most about n eps however small it is (it is ~1e-5 on rows whose hull holds 0).
+    assert np.max(np.abs(certificate.p - reference.p)) <= 8 * np.finfo(float).eps
+    assert abs(certificate.upper - reference.upper) <= 8 * n * np.finfo(float).eps
+    assert np.all(certificate.p >= 0) and abs(np.sum(certificate.p) - 1.0) <= 8 * n * np.finfo(float).eps
+
+
 def test_tracker_confirm_infeasible_fails_on_separable_rows():
     A = separable("n>d", "smooth")
     tracker = CertificateTracker(A)

@@ -16,8 +16,8 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 from gamedyn import Bilinear, RegularizedBilinear, recipes  # noqa: E402
 from gamedyn.datasets import make_separable, signed_rows  # noqa: E402
 from gamedyn.distributed import RowBlockedOperator, npy_folder_layout  # noqa: E402
+from same_game import TOLERANCE, assert_same_game, relative_error  # noqa: E402
 
-TOLERANCE = 1e-12
 ROUNDS = 12
 
 RECIPES = {
@@ -28,10 +28,6 @@ RECIPES = {
     "nag_margin": lambda A: recipes.nag_margin(A, ROUNDS),
     "pnorm_perceptron": lambda A: recipes.pnorm_perceptron(A, ROUNDS, p=3),
 }
-
-
-def relative_error(value, reference):
-    return float(np.max(np.abs(np.asarray(value) - reference)) / np.max(np.abs(reference)))
 
 
 @pytest.fixture(scope="module")
@@ -363,26 +359,6 @@ def _recipe_with_stop(name, A, stop):
     options = {"accelerated_perceptron_ji": {"theta": "ji"}, "pnorm_perceptron": {"p": 3}}.get(name, {})
     function = getattr(recipes, name.replace("_ji", ""))
     return function(A, ROUNDS, stop=stop, **options)
-
-
-def assert_same_game(game, reference, tolerance=TOLERANCE):
-    """Every number a GameResult reports agrees to ``tolerance`` relative (exact for the counts)."""
-    for field in ("w_average", "p_average", "w_sum", "p_sum", "w_last", "p_last"):
-        assert relative_error(getattr(game, field), getattr(reference, field)) <= tolerance, field
-    for field in ("w_loss_sum", "p_loss_sum"):
-        assert relative_error(getattr(game, field).linear, getattr(reference, field).linear) <= tolerance, field
-        assert getattr(game, field).curvature == getattr(reference, field).curvature, field
-    for field in ("w_regret", "p_regret", "theorem2_bound", "duality_gap", "w_played_loss", "p_played_loss"):
-        value, expected = getattr(game, field), getattr(reference, field)
-        if expected is None or np.isinf(expected):
-            assert value == expected, field
-        else:  # regrets are differences of sums of size ~ the played losses: relative to those
-            scale = max(abs(reference.w_played_loss), abs(reference.p_played_loss), abs(expected))
-            assert abs(value - expected) <= tolerance * scale, field
-    assert (game.rounds, game.stopped_early, game.stop_reason) == (reference.rounds, reference.stopped_early,
-                                                                   reference.stop_reason)
-    assert (game.weight_total, game.p_weight_total, game.output_weight_total) == (
-        reference.weight_total, reference.p_weight_total, reference.output_weight_total)
 
 
 def _games():

@@ -1,0 +1,141 @@
+"""The in-memory one-pass round (gamedyn.one_pass.InMemoryRows).
+
+A dense numpy A of at least ``ONE_PASS_MIN_BYTES`` is read once per round in cache-sized row
+groups (two passes for mirror prox's four products' worth, see gamedyn.one_pass). The sums run in a
+different order from two BLAS calls, so every number a run reports must agree with the two-pass
+round to rounding: asserted at 1e-12 relative, with the number of reads of A counted. The
+threshold and the group size are lowered here so that small matrices take the path in several groups.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from same_game import TOLERANCE, assert_same_game, relative_error
+
+import gamedyn.one_pass as one_pass
+from gamedyn import FTRL, OFTL, OFTRL, Entropy, FTRLPlus, QNorm, RegularizedBilinear, StepSchedule, play, recipes
+from gamedyn.datasets import make_separable, signed_rows
+
+ROUNDS = 12
+RECIPES = {  # name -> (run, reads of A per round by the one-pass kernels)
+    "smooth_perceptron": (lambda A: recipes.smooth_perceptron(A, ROUNDS), 1),
+    "accelerated_perceptron": (lambda A: recipes.accelerated_perceptron(A, ROUNDS), 1),
+    "accelerated_perceptron_ji": (lambda A: recipes.accelerated_perceptron(A, ROUNDS, theta="ji"), 1),
+    "pnorm_perceptron": (lambda A: recipes.pnorm_perceptron(A, ROUNDS, p=3), 1),
+    "mirror_prox_perceptron": (lambda A: recipes.mirror_prox_perceptron(A, ROUNDS), 1),  # + its hints' 2 products
+    "nag_margin": (lambda A: recipes.nag_margin(A, ROUNDS), 0),  # p first, FTRL+ w: no one-pass round
+}
+
+CENTRE = np.linspace(1.0, 3.0, 90) / np.linspace(1.0, 3.0, 90).sum()
+GAMES = {  # play() configurations of each one-pass round: name -> call(payoff)
+    "FTRL+ follows, scheduled eta, p_0 given, three weight sequences": lambda payoff: play(
+        payoff, OFTL(), FTRLPlus(Entropy(), eta=lambda t: 0.5 / np.sqrt(t)), ROUNDS, weights="linear",
+        p_weights=lambda t: t + 1.0, output_weights=lambda t: t + 2.0, initial_p=CENTRE),
+    "FTRL+ follows a p-norm w-player": lambda payoff: play(
+        payoff, OFTRL(QNorm(1.5), eta=0.7), FTRLPlus(Entropy(), eta=1.3), ROUNDS, weights="constant"),
+    "OFTRL p follows": lambda payoff: play(payoff, OFTL(), OFTRL(Entropy(), eta=0.25), ROUNDS, weights="linear"),
+    "p leads, OFTL w follows": lambda payoff: play(payoff, OFTL(), FTRL(Entropy(), eta=0.5), ROUNDS,
+                                                   first="p", weights="linear"),
+    "FTRL p follows (no hint)": lambda payoff: play(payoff, OFTL(), FTRL(Entropy(), eta=StepSchedule([0.3] * ROUNDS)),
+                                                    ROUNDS, weights=2.0),
+}
+
+
+@pytest.fixture(scope="module")
+def A():
+    X, y = make_separable(90, 6, 0.05, seed=3)
+    return np.ascontiguousarray(signed_rows(X, y), dtype=np.float64)
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """Every in-memory array of at least 0 bytes takes the one-pass round, in groups of 16 rows
+    (6 groups of A); ``reads[0]`` counts the kernels' reads of A."""
+    counter = [0]
+    slabs = one_pass._slabs
+
+    def counting_slabs(block):
+        counter[0] += 1
+        return slabs(block)
+
+    monkeypatch.setattr(one_pass, "ONE_PASS_MIN_BYTES", 0)
+    monkeypatch.setattr(one_pass, "GROUP_BYTES", 16 * 6 * 8)
+    monkeypatch.setattr(one_pass, "_slabs", counting_slabs)
+    return counter
+
+
+def two_pass(run, A):
+    old = one_pass.ONE_PASS_MIN_BYTES
+    one_pass.ONE_PASS_MIN_BYTES = math.inf
+    try:
+        return run(A)
+    finally:
+        one_pass.ONE_PASS_MIN_BYTES = old
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_recipe_in_one_pass_reports_what_the_two_pass_round_does(name, A, reads):
+    run, per_round = RECIPES[name]
+    reference = two_pass(run, A)
+    assert reads[0] == 0
+    result = run(A)
+    assert reads[0] == per_round * ROUNDS
+    assert relative_error(result.w, reference.w) <= TOLERANCE and relative_error(result.p, reference.p) <= TOLERANCE
+    assert_same_game(result.game, reference.game)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_play_in_one_pass_reports_what_the_two_pass_round_does(name, A, reads):
+    game = GAMES[name]
+    reference = two_pass(game, RegularizedBilinear(A))
+    result = game(RegularizedBilinear(A))
+    assert reads[0] == ROUNDS
+    assert_same_game(result, reference)
+
+
+def test_only_large_dense_c_ordered_float_arrays_take_it(A, monkeypatch):
+    """The threshold is in bytes of A; Fortran order, other dtypes, sparse and operators keep two passes."""
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import aslinearoperator
+
+    monkeypatch.setattr(one_pass, "ONE_PASS_MIN_BYTES", A.nbytes)
+    learner = FTRLPlus(Entropy(), eta=0.25)
+    takes = lambda matrix: one_pass.one_pass_round(RegularizedBilinear(matrix), learner, "p") is not None  # noqa: E731
+    assert takes(A)
+    assert not takes(A[:-1])  # one row fewer than the threshold
+    assert not takes(np.asfortranarray(A))
+    assert not takes(sp.csr_matrix(A)) and not takes(aslinearoperator(A))
+    monkeypatch.setattr(one_pass, "ONE_PASS_MIN_BYTES", A.nbytes // 2)
+    assert takes(A.astype(np.float32))
+
+
+@pytest.mark.parametrize("name", ["smooth_perceptron", "accelerated_perceptron_ji", "mirror_prox_perceptron"])
+def test_float32_in_one_pass_keeps_the_documented_float32_accuracy(name, A, reads):
+    """float32 A, read once per round in float32: outputs agree with the float64 run of the same
+    (float32-rounded) matrix to the float32 bound of docs/explanation/architecture.md (1e-6)."""
+    run, per_round = RECIPES[name]
+    A32 = A.astype(np.float32)
+    single = run(A32)
+    assert reads[0] == per_round * ROUNDS
+    double = two_pass(run, A32.astype(np.float64))
+    assert single.w.dtype == np.float64
+    assert relative_error(single.w, double.w) <= 1e-6 and relative_error(single.p, double.p) <= 1e-6
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # Entropy's own fast path, the reference's too
+def test_logits_beyond_range_take_the_careful_path(A, reads):
+    """Logits beyond float64 (eta = 1e308): the kernel's merge declines, the learner's careful
+    softmax plays p_t and A^T p_t comes from a second product; the run equals the two-pass round's."""
+    game = lambda matrix: play(RegularizedBilinear(matrix), OFTL(), FTRLPlus(Entropy(), eta=1e308), 6,  # noqa: E731
+                               weights="linear")
+    A = 10 * A * np.where(np.arange(A.shape[0]) % 7 == 0, -1.0, 1.0)[:, None]  # logits up to ~1e309: +inf
+    reference = two_pass(game, A)
+    merges, merge = [], one_pass._merge_log_sum_exp
+    one_pass._merge_log_sum_exp = lambda pieces, d: merges.append(merge(pieces, d)) or merges[-1]
+    try:
+        result = game(A)
+    finally:
+        one_pass._merge_log_sum_exp = merge
+    assert reads[0] == 6 and any(vector is None for vector in merges)  # some rounds declined the merge
+    assert_same_game(result, reference)
