@@ -188,7 +188,7 @@ class CertificateTracker:
         self.separable_exact: bool | None = None  # False once the Gordan LP succeeded
 
     def share_dual_sum(self, p_play_sum: np.ndarray) -> None:
-        """Read :math:`\sum_t\alpha_tp_t` from the runner's p play sum instead of keeping a copy of it.
+        r"""Read :math:`\sum_t\alpha_tp_t` from the runner's p play sum instead of keeping a copy of it.
 
         Valid when the p-player's output weight is the w-player's alpha_t in every round (one
         weight sequence): the two sums are then the same axpys from zero, bit for bit.

@@ -22,20 +22,27 @@ In memory that is two BLAS calls; out of core each is a pass over A, and the pas
   :math:`\ell_t=Aw_t` (its own softmax on the driver, O(n)), so its state, the runner's sums,
   regrets, stop rules and checkpoints are those of the two-pass round.
 
+* **the p-player moves first with optimistic FTRL and entropy, the w-player second seeing its
+  loss** (NAG: the w-player's play needs all of :math:`A^\top p_t` before :math:`Aw_t` can start,
+  so the round itself cannot be fused): :math:`p_{t+1}` is the softmax of :math:`\ell_t=Aw_t`, so
+  the pass of :math:`Aw_t` also gives :math:`A^\top p_{t+1}`, carried to the next round
+  (:class:`EntropyLeaderRound`).
+
 **Where it applies.** An A that offers the capability below (an out-of-core or distributed
 :class:`gamedyn.distributed.RowBlockedOperator`), and a dense in-memory numpy A of at least
 :data:`ONE_PASS_MIN_BYTES` (32 MiB, more than a last-level cache holds), C-ordered, float32 or
 float64: the round then streams A in cache-sized row groups (:data:`GROUP_BYTES`, about 2 MB), and
 each group serves both products while it is in cache. Below that size A stays in cache between the
-two BLAS calls, and two calls are faster than the groups' Python loop. Measured on a 2-core EPYC
-(``python benchmarks/run.py``): 0.86-0.89 of the two-pass time per round at 10000-20000 x 500,
-1.1-1.4 at 1000-5000 x 500. Set ``gamedyn.one_pass.ONE_PASS_MIN_BYTES = math.inf`` to keep the
+two BLAS calls, and two calls are faster than the groups' Python loop. Measured on a 2-core EPYC,
+one BLAS thread (``python benchmarks/one_pass_threshold.py``): one read took 0.88-0.96 of the two
+calls' time at 10000-20000 x 500 (38-76 MiB) and 0.76 at 200000 x 50, but 1.17-1.57 at
+1000-5000 x 500 (4-19 MiB). Set ``gamedyn.one_pass.ONE_PASS_MIN_BYTES = math.inf`` to keep the
 two-pass round for every in-memory A.
 
 Everything else keeps the two-pass round (``None``): another payoff, an operator without the
 capability (or with ``one_pass = False``), a p-player that sees its loss but is not FTRL with
-entropy and a constant or scheduled step (e.g. OMD, a sweep of steps), a w-player that sees its
-loss (NAG, p first: its play needs all of :math:`A^\top p_t` before :math:`Aw_t` can start).
+entropy and a constant or scheduled step (e.g. OMD, a sweep of steps), a p-leader that is not
+optimistic FTRL with entropy.
 
 **The capability.** Any A may offer it (:class:`gamedyn.distributed.RowBlockedOperator` does):
 
@@ -55,16 +62,16 @@ from typing import Callable
 
 import numpy as np
 
-from gamedyn.hints import CurrentLoss
+from gamedyn.hints import CurrentLoss, LastLoss
 from gamedyn.learners import FollowTheRegularizedLeader, StepSchedule
 from gamedyn.payoffs import Bilinear, Loss, RegularizedBilinear
 from gamedyn.regularizers import Entropy
 
-__all__ = ["ONE_PASS_MIN_BYTES", "GROUP_BYTES", "InMemoryRows", "one_pass_round"]
+__all__ = ["ONE_PASS_MIN_BYTES", "GROUP_BYTES", "EntropyLeaderRound", "InMemoryRows", "one_pass_round"]
 
 ONE_PASS_MIN_BYTES = 32 * 2**20  # a dense in-memory A at least this large takes the one-pass round
 
-Round = Callable[[int, np.ndarray, object, float], tuple]
+Round = Callable[[int, np.ndarray, float], tuple]
 
 
 def _capable(A) -> bool:
@@ -111,12 +118,14 @@ def _one_pass_operator(A):
     return None
 
 
-def one_pass_round(payoff, follower_learner, follower: str) -> Round | None:
+def one_pass_round(payoff, leader, follower, T: int) -> Round | None:
     """The round that reads A once, or None for the two-pass round (see the module docstring).
 
-    ``follower`` is the seat of the second mover, ``"w"`` or ``"p"``. The result is called as
-    ``round(t, leader_play, follower_state, follower_weight)`` and returns
-    ``(follower_loss, follower_play, leader_loss)``: what the two-pass round computes, from one pass.
+    ``leader`` and ``follower`` are the runner's seats of the first and second mover (each with
+    ``name`` ``"w"`` or ``"p"``, its ``learner``, its weights ``weight(t)``, and its learner's
+    ``state`` and ``loss_sum`` now); T is the last round. The result is called as
+    ``round(t, leader_play, follower_weight)`` and returns ``(follower_loss, follower_play,
+    leader_loss)``: what the two-pass round computes, from one pass.
     """
     if type(payoff) not in (Bilinear, RegularizedBilinear):
         return None  # only these payoffs' losses are known to be Loss(A w), Loss(-A^T p, c)
@@ -124,19 +133,19 @@ def one_pass_round(payoff, follower_learner, follower: str) -> Round | None:
     if A is None:
         return None
     w_curvature = payoff.strength if type(payoff) is RegularizedBilinear else 0.0
-    if not follower_learner.needs_current_loss:
-        return _both_products(A, follower_learner, follower, w_curvature)
-    if follower == "p":
-        return _entropy_follower(payoff, A, follower_learner, w_curvature)
-    return None
+    if not follower.learner.needs_current_loss:
+        return _both_products(A, follower, w_curvature)
+    if follower.name == "p":
+        return _entropy_follower(payoff, A, follower, w_curvature)
+    return _entropy_leader(payoff, A, leader, follower, T, w_curvature)
 
 
-def _both_products(A, learner, follower: str, w_curvature: float) -> Round:
+def _both_products(A, follower, w_curvature: float) -> Round:
     """Both plays are known before any product: A w_t and A^T p_t in one pass."""
-    follower_plays, products, w_follows = learner.play, A.products, follower == "w"
+    follower_plays, products, w_follows = follower.learner.play, A.products, follower.name == "w"
 
-    def round_(t, leader_play, state, weight):
-        follower_play = follower_plays(state, weight)
+    def round_(t, leader_play, weight):
+        follower_play = follower_plays(follower.state, weight)
         w, p = (follower_play, leader_play) if w_follows else (leader_play, follower_play)
         Aw, ATp = products(w, p)
         np.negative(ATp, out=ATp)
@@ -156,22 +165,36 @@ def _step_of(eta):
     return None
 
 
-def _entropy_follower(payoff, A, learner, w_curvature: float) -> Round | None:
-    """The p-player moves second with FTRL+ and entropy: its softmax and A^T p_t in the pass of A w_t."""
+def _softmax_step(A, learner, hint):
+    """``(A.softmax_pass(log p_0), t -> eta_t)`` for FTRL with entropy, this hint and a constant or
+    scheduled step; None for any other p-learner."""
     if not (type(learner) is FollowTheRegularizedLeader and type(learner.regularizer) is Entropy
-            and type(learner.hint) is CurrentLoss):
+            and type(learner.hint) is hint):
         return None
     eta_at = _step_of(learner.eta)
     if eta_at is None:
         return None
     n = A.shape[0]
     centre = learner.domain.default_centre(n) if learner.centre is None else np.asarray(learner.centre, dtype=np.float64)
-    step = A.softmax_pass(learner.regularizer.centre_cache(centre))
-    play, loss_sum, loss_for_p, loss_for_w = learner.play, learner.loss_sum, payoff.loss_for_p, payoff.loss_for_w
+    return A.softmax_pass(learner.regularizer.centre_cache(centre)), eta_at
 
-    def round_(t, leader_play, state, weight):
-        total = loss_sum(state)  # sum_{s<t} alpha_s l_s, the sum the learner's softmax adds l_t to
-        if total.curvature or total.convex is not None:  # not a linear sum: the two-pass round
+
+def _linear(total: Loss) -> bool:
+    return not total.curvature and total.convex is None
+
+
+def _entropy_follower(payoff, A, follower, w_curvature: float) -> Round | None:
+    """The p-player moves second with FTRL+ and entropy: its softmax and A^T p_t in the pass of A w_t."""
+    pass_and_step = _softmax_step(A, follower.learner, CurrentLoss)
+    if pass_and_step is None:
+        return None
+    step, eta_at = pass_and_step
+    play, loss_for_p, loss_for_w = follower.learner.play, payoff.loss_for_p, payoff.loss_for_w
+
+    def round_(t, leader_play, weight):
+        state = follower.state
+        total = state.loss_sum  # sum_{s<t} alpha_s l_s, the sum the learner's softmax adds l_t to
+        if not _linear(total):  # the two-pass round
             p_loss = loss_for_p(leader_play, None)
             p_play = play(state, weight, p_loss)
             return p_loss, p_play, loss_for_w(p_play, leader_play)
@@ -184,6 +207,60 @@ def _entropy_follower(payoff, A, learner, w_curvature: float) -> Round | None:
         return p_loss, p_play, Loss(ATp, w_curvature)
 
     return round_
+
+
+def _entropy_leader(payoff, A, leader, follower, T: int, w_curvature: float):
+    """The :class:`EntropyLeaderRound` of NAG's order, or None when the p-player is not optimistic
+    FTRL with entropy and a constant or scheduled step."""
+    pass_and_step = _softmax_step(A, leader.learner, LastLoss)
+    return None if pass_and_step is None else EntropyLeaderRound(payoff, leader, follower, T, w_curvature, *pass_and_step)
+
+
+class EntropyLeaderRound:
+    r"""The p-player moves first with optimistic FTRL and entropy (:math:`\psi_{t+1}=\ell_t`), the
+    w-player second, seeing its loss (NAG): the pass that gives :math:`\ell_t=Aw_t` also gives the
+    next round's :math:`A^\top p_{t+1}`, since
+
+    .. math::
+
+        p_{t+1}=\mathrm{softmax}\big(\log p_0-\eta_{t+1}(L_{t-1}+(\alpha_t+\alpha_{t+1})Aw_t)\big).
+
+    The w-player's loss of round t + 1 is carried until then (one d-vector; a checkpoint saves it,
+    :meth:`carried` / :meth:`restore`, so a resumed run is bit-identical). Round 1, and a round
+    after the merge declined, compute it by a product of their own. The p-player still plays
+    :math:`p_{t+1}` itself.
+    """
+
+    def __init__(self, payoff, leader, follower, T, w_curvature, step, eta_at):
+        self.leader, self.follower, self.T, self.w_curvature = leader, follower, T, w_curvature
+        self.step, self.eta_at = step, eta_at
+        self.w_plays, self.loss_for_p, self.loss_for_w = follower.learner.play, payoff.loss_for_p, payoff.loss_for_w
+        self.ahead_round, self.ahead = 0, None  # the w-player's loss of round ahead_round, computed a round early
+
+    def __call__(self, t, leader_play, weight):
+        w_loss = self.ahead if self.ahead_round == t else None
+        self.ahead_round, self.ahead = 0, None
+        if w_loss is None:
+            w_loss = self.loss_for_w(leader_play, None)
+        w_play = self.w_plays(self.follower.state, weight, w_loss)
+        total = self.leader.loss_sum  # L_{t-1}: the p-player settles round t after this
+        if t == self.T or not _linear(total):
+            return w_loss, w_play, self.loss_for_p(w_play, leader_play)
+        p_weight_of = self.leader.weight
+        Aw, ATp = self.step(w_play, total.linear, p_weight_of(t) + p_weight_of(t + 1), self.eta_at(t + 1))
+        if ATp is not None:  # None: the logits left the merge's range; round t + 1 takes its own product
+            np.negative(ATp, out=ATp)
+            self.ahead_round, self.ahead = t + 1, Loss(ATp, self.w_curvature)
+        return w_loss, w_play, Loss(Aw, 0.0)
+
+    def carried(self):
+        """``(round, linear part of the w-player's loss for it)``, or ``(0, None)``: what a checkpoint saves."""
+        return self.ahead_round, None if self.ahead is None else self.ahead.linear
+
+    def restore(self, round_, linear) -> None:
+        """Carry a checkpoint's saved loss into the resumed run's first round."""
+        if linear is not None:
+            self.ahead_round, self.ahead = int(round_), Loss(np.asarray(linear, dtype=np.float64), self.w_curvature)
 
 
 # ------------------------------------------------------------------------ the one-pass kernels

@@ -615,13 +615,16 @@ def play(
     del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
+    one_pass = one_pass_round(payoff, leader, follower, T)  # None: the two-pass round (gamedyn.one_pass)
     tracker = _certificate_tracker(payoff, w_learner.domain, margin_norm, p_weight is output_weight)
     start, rounds, stop_reason, finished = 1, T, f"completed T = {T} rounds", False
     if resume_from is not None:
-        start, stop_reason, finished = _resume(resume_from, configuration, w_seat, p_seat, tracker,
-                                                 {"w": w_convex, "p": p_convex})
+        start, stop_reason, finished, carried = _resume(resume_from, configuration, w_seat, p_seat, tracker,
+                                                          {"w": w_convex, "p": p_convex})
         rounds = start - 1 if finished else T
         start = T + 1 if finished else start  # a finished run (last round or a stop rule) plays no more
+        if hasattr(one_pass, "restore"):
+            one_pass.restore(*carried)  # a product the one-pass round computed a round early
     same_weights = p_weights is None and output_weights is None
     if same_weights and getattr(tracker, "share_dual_sum", None) is not None and p_seat.flat:
         tracker.share_dual_sum(p_seat.play_sum)  # sum_t alpha_t p_t is the p play sum: one axpy of length n fewer
@@ -645,7 +648,6 @@ def play(
     w_sum_of_losses, p_sum_of_losses = w_seat.linear_loss_sum, p_seat.linear_loss_sum
     w_is_leader = leader is w_seat
     hooks = stop is not None or callback is not None or checkpoint is not None
-    one_pass = one_pass_round(payoff, follower.learner, follower.name)  # None: the two-pass round (gamedyn.one_pass)
     interrupt = _checkpoints.InterruptFlag() if checkpoint is not None else contextlib.nullcontext()
     with interrupt:
         for t in range(start, T + 1):
@@ -653,7 +655,7 @@ def play(
             follower_weight = leader_weight if one_weight else follower_weight_of(t)
             leader_play = leader_plays(leader_weight)
             if one_pass is not None:  # gamedyn.one_pass: the follower's loss and play and the leader's loss, one read of A
-                follower_loss, follower_play, leader_loss = one_pass(t, leader_play, follower.state, follower_weight)
+                follower_loss, follower_play, leader_loss = one_pass(t, leader_play, follower_weight)
             elif follower_sees_current:
                 follower_loss = follower_loss_of(leader_play, None)
                 follower_play = follower_plays(follower_weight, follower_loss)
@@ -682,7 +684,7 @@ def play(
             if hooks:
                 if stop is None and callback is None:
                     if (checkpoint_every is not None and t % checkpoint_every == 0) or interrupt.raised:
-                        _save(checkpoint, configuration, t, T, w_seat, p_seat, tracker, False, stop_reason)
+                        _save(checkpoint, configuration, t, T, w_seat, p_seat, tracker, one_pass, False, stop_reason)
                         _raise_if_interrupted(interrupt, t, checkpoint)
                     continue
                 snapshot = RoundState(t, w_seat.last, p_seat.last, w_seat.weight_total, p_seat.weight_total,
@@ -697,10 +699,10 @@ def play(
                     break
                 if checkpoint is not None and ((checkpoint_every is not None and t % checkpoint_every == 0)
                                                or interrupt.raised):
-                    _save(checkpoint, configuration, t, T, w_seat, p_seat, tracker, False, stop_reason)
+                    _save(checkpoint, configuration, t, T, w_seat, p_seat, tracker, one_pass, False, stop_reason)
                     _raise_if_interrupted(interrupt, t, checkpoint)
         if checkpoint is not None:  # the run's end: resuming it returns this result at once
-            _save(checkpoint, configuration, rounds, T, w_seat, p_seat, tracker, True, stop_reason)
+            _save(checkpoint, configuration, rounds, T, w_seat, p_seat, tracker, one_pass, True, stop_reason)
             _raise_if_interrupted(interrupt, rounds, checkpoint)
 
     sums = {"weight_total": w_seat.weight_total, "p_weight_total": p_seat.weight_total,
@@ -763,9 +765,11 @@ _SEAT_FIELDS = ("state", "play_sum", "loss_linear", "loss_curvature", "played_lo
 _TRACKER_FIELDS = ("t", "_dual_sum", "_weight_total", "upper", "upper_round", "_witness", "separable_exact")
 
 
-def _save(path, configuration, t, T, w_seat, p_seat, tracker, finished, stop_reason):
+def _save(path, configuration, t, T, w_seat, p_seat, tracker, one_pass, finished, stop_reason):
     """Write every number the run carries into round t + 1 (gamedyn.checkpoints)."""
     state = {f"{seat.name}.{field}": getattr(seat, field) for seat in (w_seat, p_seat) for field in _SEAT_FIELDS}
+    ahead_round, ahead = one_pass.carried() if hasattr(one_pass, "carried") else (0, None)
+    state.update({"one_pass.ahead_round": ahead_round, "one_pass.ahead": ahead})
     state.update({f"{seat.name}.has_convex": seat.loss_convex is not None for seat in (w_seat, p_seat)})
     if tracker is not None:
         state.update({f"tracker.{field}": getattr(tracker, field) for field in _TRACKER_FIELDS})
@@ -787,6 +791,9 @@ def _resume(path, configuration, w_seat, p_seat, tracker, convex_terms):
     if tracker is not None:
         templates.update({f"tracker.{field}": getattr(tracker, field) for field in _TRACKER_FIELDS})
     header, state = _checkpoints.read(path, "play", configuration, templates, convex_terms)
+    # A loss the one-pass round computed a round early (gamedyn.one_pass.EntropyLeaderRound); absent
+    # from checkpoints written before that round existed, and ignored by a run that takes another round.
+    carried = state.pop("one_pass.ahead_round", 0), state.pop("one_pass.ahead", None)
     if set(state) != set(templates):
         raise _checkpoints.CheckpointMismatchError(
             f"{path!r} holds {sorted(set(state) ^ set(templates))} that this run does not (or the reverse).")
@@ -805,7 +812,7 @@ def _resume(path, configuration, w_seat, p_seat, tracker, convex_terms):
     if tracker is not None:  # the tracker reads the runner's sums, as after its last observe
         tracker._margins = p_seat.loss_sum.linear if tracker.margin_from_sums else None
         tracker._output_sum = w_seat.play_sum
-    return header["round"] + 1, header["stop_reason"], bool(header["finished"])
+    return header["round"] + 1, header["stop_reason"], bool(header["finished"]), carried
 
 
 def _certificate_tracker(payoff, w_domain, margin_norm, margin_from_sums):

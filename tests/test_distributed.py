@@ -337,10 +337,11 @@ def counting_operator(A, rows, one_pass=True):
 
 
 # passes over A per round: (one-pass round, two-pass round). Mirror prox's hints add one product
-# each (the losses at the opponent's secondary iterate); NAG moves p first against an FTRL+
-# w-player, whose play needs all of A^T p_t before A w_t can start: two passes either way.
+# each (the losses at the opponent's secondary iterate). NAG moves p first against an FTRL+
+# w-player, whose play needs all of A^T p_t before A w_t can start; the pass of A w_t also gives
+# A^T p_{t+1} (p_{t+1} is the softmax of l_t = A w_t), so from round 2 on it reads A once a round.
 PASSES = {"smooth_perceptron": (1, 2), "accelerated_perceptron": (1, 2), "accelerated_perceptron_ji": (1, 2),
-          "pnorm_perceptron": (1, 2), "mirror_prox_perceptron": (3, 4), "nag_margin": (2, 2)}
+          "pnorm_perceptron": (1, 2), "mirror_prox_perceptron": (3, 4), "nag_margin": (1, 2)}
 
 
 @pytest.mark.parametrize("one_pass", [True, False])
@@ -383,6 +384,11 @@ def _games():
                                                            first="p", weights="linear")),
         "FTRL p follows (no hint)": (1, lambda payoff: play(payoff, OFTL(), FTRL(Entropy(), eta=StepSchedule([0.3] * ROUNDS)),
                                                             ROUNDS, weights=2.0)),
+        # OFTRL entropy leads, FTRL+ w follows (NAG's order): A^T p_{t+1} in the pass of A w_t, from
+        # round 2 on; a step schedule of exactly T steps, p on its own weights, a non-uniform p_0
+        "OFTRL p leads, FTRL+ w follows, scheduled eta": (1, lambda payoff: play(
+            payoff, FTRLPlus(), OFTRL(Entropy(), eta=StepSchedule([0.25 / (1 + 0.1 * t) for t in range(ROUNDS)])),
+            ROUNDS, first="p", weights="linear", p_weights=lambda t: t + 0.5, initial_p=centre)),
     }
 
 
@@ -399,7 +405,8 @@ def test_one_pass_game_reports_what_the_numpy_game_does(name, data):
         result = game(payoff)
         assert_same_game(result, reference)
         counted[one_pass] = reads[0] / len(operator.blocks)
-    assert counted[False] - counted[True] == (2 - passes) * ROUNDS  # the same set-up and end, fewer rounds' passes
+    leads = name.startswith("OFTRL p leads")  # round 1 computes its A^T p_1 by a pass of its own
+    assert counted[False] - counted[True] == (2 - passes) * ROUNDS - leads  # the same set-up and end, fewer passes
 
 
 def test_stop_rule_and_callback_see_the_numpy_rounds(data):
@@ -418,9 +425,10 @@ def test_stop_rule_and_callback_see_the_numpy_rounds(data):
         assert abs(p_regret - p_regret0) <= TOLERANCE * max(1.0, abs(p_regret0))
 
 
-@pytest.mark.parametrize("name", ["smooth_perceptron", "mirror_prox_perceptron"])
+@pytest.mark.parametrize("name", ["smooth_perceptron", "mirror_prox_perceptron", "nag_margin"])
 def test_one_pass_run_resumes_bit_identically(name, data, tmp_path):
-    """The one-pass round keeps no state of its own: a checkpointed run resumes to the same bits."""
+    """A checkpointed one-pass run resumes to the same bits (NAG's round carries the next round's
+    w-loss, computed a round early, in the checkpoint)."""
     class Crash(Exception):
         pass
 
@@ -444,18 +452,31 @@ def test_one_pass_run_resumes_bit_identically(name, data, tmp_path):
 
 def test_one_pass_round_falls_back_where_it_does_not_apply(data):
     """None (the two-pass round) for what it does not handle; a round for what it does."""
-    from gamedyn import OMD, Bilinear, Entropy, FTRLPlus, SquaredEuclidean
+    from types import SimpleNamespace
+
+    from gamedyn import FTRL, OFTL, OFTRL, OMD, Bilinear, Entropy, FTRLPlus, SquaredEuclidean
     from gamedyn.one_pass import one_pass_round
+
+    def seats(leader, follower, first="w"):  # the runner's seats as one_pass_round reads them
+        names = ("w", "p") if first == "w" else ("p", "w")
+        return [SimpleNamespace(name=name, learner=learner, weight=lambda t: float(t))
+                for name, learner in zip(names, (leader, follower))]
+
+    def takes(A, leader, follower, first="w"):
+        return one_pass_round(Bilinear(A), *seats(leader, follower, first), ROUNDS) is not None
 
     operator = counting_operator(data[2], 30)[0]
     entropy_plus = FTRLPlus(Entropy(), eta=0.5)
-    assert one_pass_round(Bilinear(operator), entropy_plus, "p") is not None
-    assert one_pass_round(Bilinear(data[2]), entropy_plus, "p") is None  # numpy: two BLAS calls already
-    assert one_pass_round(Bilinear(counting_operator(data[2], 30, one_pass=False)[0]), entropy_plus, "p") is None
-    assert one_pass_round(Bilinear(operator), FTRLPlus(Entropy(), eta=np.array([0.5, 1.0])), "p") is None  # a sweep
-    assert one_pass_round(Bilinear(operator), FTRLPlus(SquaredEuclidean(domain=entropy_plus.domain), eta=0.5), "p") is None
-    assert one_pass_round(Bilinear(operator), OMD(Entropy(), 0.5, hint=entropy_plus.hint), "p") is None
-    assert one_pass_round(Bilinear(operator), FTRLPlus(), "w") is None  # NAG: the w-player sees A^T p_t first
+    assert takes(operator, OFTL(), entropy_plus)
+    assert not takes(data[2], OFTL(), entropy_plus)  # a small numpy A: two BLAS calls from cache
+    assert not takes(counting_operator(data[2], 30, one_pass=False)[0], OFTL(), entropy_plus)
+    assert not takes(operator, OFTL(), FTRLPlus(Entropy(), eta=np.array([0.5, 1.0])))  # a sweep
+    assert not takes(operator, OFTL(), FTRLPlus(SquaredEuclidean(domain=entropy_plus.domain), eta=0.5))
+    assert not takes(operator, OFTL(), OMD(Entropy(), 0.5, hint=entropy_plus.hint))
+    # p first (NAG): the pass of A w_t gives A^T p_{t+1} when p_{t+1} is optimistic FTRL's softmax of l_t
+    assert takes(operator, OFTRL(Entropy(), eta=0.25), FTRLPlus(), first="p")
+    assert not takes(operator, FTRL(Entropy(), eta=0.25), FTRLPlus(), first="p")  # no hint: p_{t+1} ignores l_t's weight
+    assert not takes(operator, OFTRL(Entropy(), eta=np.array([0.25, 0.5])), FTRLPlus(), first="p")
 
 
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # Entropy's own fast path, numpy's run too

@@ -8,6 +8,7 @@ threshold and the group size are lowered here so that small matrices take the pa
 """
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -18,13 +19,14 @@ from gamedyn import FTRL, OFTL, OFTRL, Entropy, FTRLPlus, QNorm, RegularizedBili
 from gamedyn.datasets import make_separable, signed_rows
 
 ROUNDS = 12
-RECIPES = {  # name -> (run, reads of A per round by the one-pass kernels)
-    "smooth_perceptron": (lambda A: recipes.smooth_perceptron(A, ROUNDS), 1),
-    "accelerated_perceptron": (lambda A: recipes.accelerated_perceptron(A, ROUNDS), 1),
-    "accelerated_perceptron_ji": (lambda A: recipes.accelerated_perceptron(A, ROUNDS, theta="ji"), 1),
-    "pnorm_perceptron": (lambda A: recipes.pnorm_perceptron(A, ROUNDS, p=3), 1),
-    "mirror_prox_perceptron": (lambda A: recipes.mirror_prox_perceptron(A, ROUNDS), 1),  # + its hints' 2 products
-    "nag_margin": (lambda A: recipes.nag_margin(A, ROUNDS), 0),  # p first, FTRL+ w: no one-pass round
+RECIPES = {  # name -> (run, reads of A by the one-pass kernels in the run's ROUNDS rounds)
+    "smooth_perceptron": (lambda A: recipes.smooth_perceptron(A, ROUNDS), ROUNDS),
+    "accelerated_perceptron": (lambda A: recipes.accelerated_perceptron(A, ROUNDS), ROUNDS),
+    "accelerated_perceptron_ji": (lambda A: recipes.accelerated_perceptron(A, ROUNDS, theta="ji"), ROUNDS),
+    "pnorm_perceptron": (lambda A: recipes.pnorm_perceptron(A, ROUNDS, p=3), ROUNDS),
+    "mirror_prox_perceptron": (lambda A: recipes.mirror_prox_perceptron(A, ROUNDS), ROUNDS),  # + its hints' 2 products
+    # p first: each round's pass also gives the next round's A^T p, so the last round's A w is a plain product
+    "nag_margin": (lambda A: recipes.nag_margin(A, ROUNDS), ROUNDS - 1),
 }
 
 CENTRE = np.linspace(1.0, 3.0, 90) / np.linspace(1.0, 3.0, 90).sum()
@@ -39,6 +41,10 @@ GAMES = {  # play() configurations of each one-pass round: name -> call(payoff)
                                                    first="p", weights="linear"),
     "FTRL p follows (no hint)": lambda payoff: play(payoff, OFTL(), FTRL(Entropy(), eta=StepSchedule([0.3] * ROUNDS)),
                                                     ROUNDS, weights=2.0),
+    # NAG's order: the pass of A w_t gives A^T p_{t+1} (rounds 1 to T - 1), T steps exactly, p on its own weights
+    "OFTRL p leads, FTRL+ w follows, scheduled eta": lambda payoff: play(
+        payoff, FTRLPlus(), OFTRL(Entropy(), eta=StepSchedule([0.25 / (1 + 0.1 * t) for t in range(ROUNDS)])),
+        ROUNDS, first="p", weights="linear", p_weights=lambda t: t + 0.5, initial_p=CENTRE),
 }
 
 
@@ -76,11 +82,11 @@ def two_pass(run, A):
 
 @pytest.mark.parametrize("name", sorted(RECIPES))
 def test_recipe_in_one_pass_reports_what_the_two_pass_round_does(name, A, reads):
-    run, per_round = RECIPES[name]
+    run, kernel_reads = RECIPES[name]
     reference = two_pass(run, A)
     assert reads[0] == 0
     result = run(A)
-    assert reads[0] == per_round * ROUNDS
+    assert reads[0] == kernel_reads
     assert relative_error(result.w, reference.w) <= TOLERANCE and relative_error(result.p, reference.p) <= TOLERANCE
     assert_same_game(result.game, reference.game)
 
@@ -90,7 +96,7 @@ def test_play_in_one_pass_reports_what_the_two_pass_round_does(name, A, reads):
     game = GAMES[name]
     reference = two_pass(game, RegularizedBilinear(A))
     result = game(RegularizedBilinear(A))
-    assert reads[0] == ROUNDS
+    assert reads[0] == (ROUNDS - 1 if name.startswith("OFTRL p leads") else ROUNDS)
     assert_same_game(result, reference)
 
 
@@ -100,8 +106,8 @@ def test_only_large_dense_c_ordered_float_arrays_take_it(A, monkeypatch):
     from scipy.sparse.linalg import aslinearoperator
 
     monkeypatch.setattr(one_pass, "ONE_PASS_MIN_BYTES", A.nbytes)
-    learner = FTRLPlus(Entropy(), eta=0.25)
-    takes = lambda matrix: one_pass.one_pass_round(RegularizedBilinear(matrix), learner, "p") is not None  # noqa: E731
+    seats = [SimpleNamespace(name="w", learner=OFTL(), weight=float), SimpleNamespace(name="p", learner=FTRLPlus(Entropy(), 0.25))]
+    takes = lambda matrix: one_pass.one_pass_round(RegularizedBilinear(matrix), *seats, ROUNDS) is not None  # noqa: E731
     assert takes(A)
     assert not takes(A[:-1])  # one row fewer than the threshold
     assert not takes(np.asfortranarray(A))
@@ -114,10 +120,10 @@ def test_only_large_dense_c_ordered_float_arrays_take_it(A, monkeypatch):
 def test_float32_in_one_pass_keeps_the_documented_float32_accuracy(name, A, reads):
     """float32 A, read once per round in float32: outputs agree with the float64 run of the same
     (float32-rounded) matrix to the float32 bound of docs/explanation/architecture.md (1e-6)."""
-    run, per_round = RECIPES[name]
+    run, kernel_reads = RECIPES[name]
     A32 = A.astype(np.float32)
     single = run(A32)
-    assert reads[0] == per_round * ROUNDS
+    assert reads[0] == kernel_reads
     double = two_pass(run, A32.astype(np.float64))
     assert single.w.dtype == np.float64
     assert relative_error(single.w, double.w) <= 1e-6 and relative_error(single.p, double.p) <= 1e-6
@@ -139,3 +145,27 @@ def test_logits_beyond_range_take_the_careful_path(A, reads):
         one_pass._merge_log_sum_exp = merge
     assert reads[0] == 6 and any(vector is None for vector in merges)  # some rounds declined the merge
     assert_same_game(result, reference)
+
+
+@pytest.mark.parametrize("name", ["smooth_perceptron", "nag_margin"])
+def test_resumed_run_is_bit_identical(name, A, reads, tmp_path):
+    """Crash after round 8, resume from round 6's checkpoint: the same bits as the uninterrupted
+    run (NAG's round 7 uses the w-loss that round 6's pass computed, saved in the checkpoint)."""
+    class Crash(Exception):
+        pass
+
+    def crash_at_8(state):
+        if state.t == 8:
+            raise Crash
+        return False
+
+    run = getattr(recipes, name)
+    uninterrupted = run(A, ROUNDS)
+    path = tmp_path / "run.npz"
+    with pytest.raises(Crash):
+        run(A, ROUNDS, checkpoint=path, checkpoint_every=3, stop=crash_at_8)
+    resumed = run(A, ROUNDS, resume_from=path)
+    assert np.array_equal(resumed.w, uninterrupted.w) and np.array_equal(resumed.p, uninterrupted.p)
+    certificates = resumed.game.certificate, uninterrupted.game.certificate
+    assert certificates[0].upper == certificates[1].upper and np.array_equal(certificates[0].p, certificates[1].p)
+    assert resumed.game.w_regret == uninterrupted.game.w_regret and resumed.game.p_regret == uninterrupted.game.p_regret
