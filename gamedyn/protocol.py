@@ -582,7 +582,8 @@ def play(
                          "pass 2, or q = p/(p-1) for data with ||x_i||_p <= 1.")
     w_weight = _weight_function(weights, "weights", T)
     p_weight = w_weight if p_weights is None else _weight_function(p_weights, "p_weights", T)
-    output_weight = w_weight if output_weights is None else _weight_function(output_weights, "output_weights", T)
+    output_weight = (w_weight if output_weights is None else p_weight if output_weights is p_weights
+                     else _weight_function(output_weights, "output_weights", T))  # one function: one call a round
     checkpoint_every = _checkpoints.check_options(checkpoint, checkpoint_every, resume_from)
     if metrics_every and (checkpoint is not None or resume_from is not None):
         raise ValueError("metrics= cannot be combined with checkpoint= or resume_from=: the per-round metrics "
@@ -632,8 +633,8 @@ def play(
     p_comparators = p_learner.domain if p_comparators is None else _check_comparators(p_comparators, "p_comparators")
     recorder = _MetricsRecorder(payoff, w_comparators, p_comparators, same_weights, metrics_every) if metrics_every else None
     follower_sees_current = follower.learner.needs_current_loss
-    leader_output_is_weight = output_weights is None and leader.weight is w_weight
-    follower_output_is_weight = output_weights is None and follower.weight is w_weight
+    output_is_leader_weight = output_weight is leader.weight  # the output weights are a seat's own: no call
+    output_is_follower_weight = output_weight is follower.weight
 
     # The round: one product per play (the follower's loss from the leader's play, the leader's
     # loss from the follower's play), shared by the learners, their hints and the running sums.
@@ -643,7 +644,6 @@ def play(
     leader_loss_of, follower_loss_of = leader.opponent_loss, follower.opponent_loss
     leader_settle, follower_settle = leader.settle, follower.settle
     played_values, w_leads = payoff.played_values, first == "w"
-    both_outputs_are_weights = leader_output_is_weight and follower_output_is_weight
     one_weight = leader_weight_of is follower_weight_of
     w_sum_of_losses, p_sum_of_losses = w_seat.linear_loss_sum, p_seat.linear_loss_sum
     w_is_leader = leader is w_seat
@@ -668,11 +668,10 @@ def play(
                 leader_value, follower_value = played_values(leader_play, follower_play, leader_loss, follower_loss)
             else:
                 follower_value, leader_value = played_values(follower_play, leader_play, follower_loss, leader_loss)
-            output = None if both_outputs_are_weights else output_weight(t)
-            leader_settle(leader_play, leader_loss, leader_weight,
-                          leader_weight if leader_output_is_weight else output, follower_loss, leader_value)
-            follower_settle(follower_play, follower_loss, follower_weight,
-                            follower_weight if follower_output_is_weight else output, leader_loss, follower_value)
+            output = (leader_weight if output_is_leader_weight else follower_weight if output_is_follower_weight
+                      else output_weight(t))
+            leader_settle(leader_play, leader_loss, leader_weight, output, follower_loss, leader_value)
+            follower_settle(follower_play, follower_loss, follower_weight, output, leader_loss, follower_value)
             if tracker is not None:  # certificate hook: O(n + d) per round, no product (gamedyn.certificates)
                 tracker.observe(t, p_seat.last, leader_weight if w_is_leader else follower_weight,
                                 w_sum_of_losses(), w_seat.weight_total, p_sum_of_losses(), w_seat.play_sum)

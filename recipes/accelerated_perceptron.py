@@ -26,9 +26,14 @@ from gamedyn._validation import check_unit_rows
 from gamedyn.recipes._recipe import Recipe, rounds_with_quadratic_rate
 from gamedyn.recipes._result import RecipeResult
 
+def _next_round(t):
+    """alpha_{t+1} = t + 1: Ji et al.'s p-player and output weights (one function, so play calls it once a round)."""
+    return t + 1
+
+
 _P_PLAYER = {  # theta -> (eta, p-player weights, output weights, output scale)
     "wang": (1 / 4, None, None, 1 / 4),
-    "ji": (1 / 2, lambda t: t + 1, lambda t: t + 1, 1 / 2),
+    "ji": (1 / 2, _next_round, _next_round, 1 / 2),
 }
 
 

@@ -242,3 +242,30 @@ def test_round_state_regrets_match_the_final_result():
     assert seen[25] == (result.w_regret, result.p_regret)
     shorter = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.2), OFTRL(Entropy(), 0.3), 10)
     assert seen[10] == pytest.approx((shorter.w_regret, shorter.p_regret), rel=1e-13)
+
+
+@pytest.mark.parametrize("first", ["w", "p"])
+def test_output_weights_given_as_the_p_weights_function_give_the_same_run(first):
+    """play calls one function once a round when output_weights is p_weights (Ji et al.'s t + 1):
+    every number equals the run with an equal but separate function, bit for bit."""
+    from gamedyn import OFTL, OFTRL, Entropy, FTRLPlus, RegularizedBilinear
+    from gamedyn.datasets import make_separable, signed_rows
+
+    A = signed_rows(*make_separable(40, 5, 0.1, seed=1))
+    p_learner = FTRLPlus(Entropy(), 0.5) if first == "w" else OFTRL(Entropy(), 0.5)
+    w_learner = OFTL() if first == "w" else FTRLPlus()
+
+    def run(output_weights):
+        return play(RegularizedBilinear(A), w_learner, p_learner, 30, weights="linear", first=first,
+                    p_weights=next_round, output_weights=output_weights)
+
+    def next_round(t):
+        return t + 1.0
+
+    shared, separate = run(next_round), run(lambda t: t + 1.0)
+    for field in ("w_sum", "p_sum", "w_last", "p_last", "w_average", "p_average"):
+        assert np.array_equal(getattr(shared, field), getattr(separate, field)), field
+    assert (shared.w_regret, shared.p_regret, shared.output_weight_total) == (
+        separate.w_regret, separate.p_regret, separate.output_weight_total)
+    assert shared.certificate.upper == separate.certificate.upper
+    assert abs(shared.certificate.lower - separate.certificate.lower) <= 1e-13 * abs(separate.certificate.lower)
