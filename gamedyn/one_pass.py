@@ -122,8 +122,9 @@ def one_pass_round(payoff, leader, follower, T: int) -> Round | None:
     """The round that reads A once, or None for the two-pass round (see the module docstring).
 
     ``leader`` and ``follower`` are the runner's seats of the first and second mover (each with
-    ``name`` ``"w"`` or ``"p"``, its ``learner``, its weights ``weight(t)``, and its learner's
-    ``state`` and ``loss_sum`` now); T is the last round. The result is called as
+    ``name`` ``"w"`` or ``"p"``, its ``learner``, its weights ``weight(t)``, and now its mutable
+    ``player`` and ``loss_sum``); T is the last round. The rounds drive the seats' players, as the
+    two-pass round does, so an FTRL+ player's sum with the current loss is formed once. The result is called as
     ``round(t, leader_play, follower_weight)`` and returns ``(follower_loss, follower_play,
     leader_loss)``: what the two-pass round computes, from one pass.
     """
@@ -142,10 +143,10 @@ def one_pass_round(payoff, leader, follower, T: int) -> Round | None:
 
 def _both_products(A, follower, w_curvature: float) -> Round:
     """Both plays are known before any product: A w_t and A^T p_t in one pass."""
-    follower_plays, products, w_follows = follower.learner.play, A.products, follower.name == "w"
+    products, w_follows = A.products, follower.name == "w"
 
     def round_(t, leader_play, weight):
-        follower_play = follower_plays(follower.state, weight)
+        follower_play = follower.player.play(weight)  # the seat's player (replaced on resume: read it each round)
         w, p = (follower_play, leader_play) if w_follows else (leader_play, follower_play)
         Aw, ATp = products(w, p)
         np.negative(ATp, out=ATp)
@@ -189,18 +190,17 @@ def _entropy_follower(payoff, A, follower, w_curvature: float) -> Round | None:
     if pass_and_step is None:
         return None
     step, eta_at = pass_and_step
-    play, loss_for_p, loss_for_w = follower.learner.play, payoff.loss_for_p, payoff.loss_for_w
+    loss_for_p, loss_for_w = payoff.loss_for_p, payoff.loss_for_w
 
     def round_(t, leader_play, weight):
-        state = follower.state
-        total = state.loss_sum  # sum_{s<t} alpha_s l_s, the sum the learner's softmax adds l_t to
+        total = follower.loss_sum  # sum_{s<t} alpha_s l_s, the sum the learner's softmax adds l_t to
         if not _linear(total):  # the two-pass round
             p_loss = loss_for_p(leader_play, None)
-            p_play = play(state, weight, p_loss)
+            p_play = follower.player.play(weight, p_loss)
             return p_loss, p_play, loss_for_w(p_play, leader_play)
         Aw, ATp = step(leader_play, total.linear, weight, eta_at(t))  # eta_t at the learner's round t
         p_loss = Loss(Aw, 0.0)
-        p_play = play(state, weight, p_loss)  # the learner's own softmax (O(n)): its state stays its own
+        p_play = follower.player.play(weight, p_loss)  # the learner's own softmax (O(n)), as in the two-pass round
         if ATp is None:  # the logits left the merge's range: the learner's careful path, then a second pass
             return p_loss, p_play, loss_for_w(p_play, leader_play)
         np.negative(ATp, out=ATp)
@@ -234,7 +234,7 @@ class EntropyLeaderRound:
     def __init__(self, payoff, leader, follower, T, w_curvature, step, eta_at):
         self.leader, self.follower, self.T, self.w_curvature = leader, follower, T, w_curvature
         self.step, self.eta_at = step, eta_at
-        self.w_plays, self.loss_for_p, self.loss_for_w = follower.learner.play, payoff.loss_for_p, payoff.loss_for_w
+        self.loss_for_p, self.loss_for_w = payoff.loss_for_p, payoff.loss_for_w
         self.ahead_round, self.ahead = 0, None  # the w-player's loss of round ahead_round, computed a round early
 
     def __call__(self, t, leader_play, weight):
@@ -242,7 +242,7 @@ class EntropyLeaderRound:
         self.ahead_round, self.ahead = 0, None
         if w_loss is None:
             w_loss = self.loss_for_w(leader_play, None)
-        w_play = self.w_plays(self.follower.state, weight, w_loss)
+        w_play = self.follower.player.play(weight, w_loss)  # the seat's player, as in the two-pass round
         total = self.leader.loss_sum  # L_{t-1}: the p-player settles round t after this
         if t == self.T or not _linear(total):
             return w_loss, w_play, self.loss_for_p(w_play, leader_play)
