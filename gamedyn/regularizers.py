@@ -228,16 +228,39 @@ _SPAN_LIMIT = 1.0e308
 
 
 def _project_onto_l1_ball(z, radius: float):
-    """Euclidean projection onto {||z||_1 <= radius} (Duchi et al. 2008, sort-based, exact)."""
+    r"""Euclidean projection of a finite z onto {||z||_1 <= radius} (Duchi et al. 2008, Fig. 1), exact at any magnitude.
+
+    Inside the ball (the float sum of |z_i| at most ``radius``) z itself. Outside, the projection
+    is :math:`\mathrm{sign}(z)\max(|z|-\lambda,0)` with :math:`\lambda>0` fixed by
+    :math:`\sum_i\max(|z_i|-\lambda,0)=r`, i.e. ``sign(z)`` times the projection of ``|z|`` onto the
+    simplex scaled by r. That projection commutes with shifts along (1, ..., 1), so it is computed
+    as ``r`` times the unit-simplex projection of ``(|z| - max|z|) / r`` (:func:`_project_shifted`):
+    the entries that can be in the support lie in [-1, 0] whatever the magnitudes of z and r, and
+    no ``cumsum - r`` of numbers far larger than r loses r (the old form's IndexError at
+    ``[1e16, 0]`` and its ||p||_1 = 2 on near-ties at 1e16).
+    """
     magnitude = np.abs(z)
-    if float(magnitude.sum()) <= radius:
+    with np.errstate(over="ignore"):  # a sum beyond float64 is inf: outside the ball
+        total = float(_add(magnitude, axis=None)) if magnitude.size else 0.0
+    if total <= radius:
         return z
-    ordered = np.sort(magnitude)[::-1]
-    cumulative = np.cumsum(ordered) - radius
-    index = np.arange(1, z.size + 1)
-    rho = np.flatnonzero(ordered * index > cumulative)[-1]
-    threshold = cumulative[rho] / (rho + 1)
-    return np.sign(z) * np.maximum(magnitude - threshold, 0.0)
+    return np.sign(z) * _onto_scaled_simplex(magnitude, 1.0, radius)
+
+
+def _onto_scaled_simplex(magnitude, divisor: float, radius: float):
+    """The projection of ``magnitude / divisor`` (entries >= 0, outside the l1 ball) onto {x >= 0, sum x = radius}.
+
+    Formed from ``((magnitude - max) / divisor) / radius`` without dividing ``magnitude`` itself, so
+    neither a huge quotient nor a tiny radius overflows: entries that overflow to -inf lie far below
+    the threshold and only meet comparisons (see :func:`_project_shifted`).
+    """
+    top = float(_maximum(magnitude, axis=None))
+    with np.errstate(over="ignore", under="ignore"):
+        shifted = magnitude - top
+        if divisor != 1.0:
+            shifted /= divisor
+        shifted /= radius
+        return _project_shifted(shifted) * radius
 
 
 @attrs.frozen
@@ -262,25 +285,52 @@ class L1Ball:
         return np.zeros(dimension)
 
     def project(self, z):
+        """Euclidean projection onto the l1 ball, exact at every finite magnitude (see :func:`_project_onto_l1_ball`).
+
+        The result has ||p||_1 <= radius (1 + (n + 6) eps); NaN or infinite entries raise
+        :class:`NumericalRangeError`.
+        """
         z = np.asarray(z, dtype=np.float64)
         if not np.all(np.isfinite(z)):
             raise _out_of_range("L1Ball.project", "the point", float(np.max(np.abs(z))))
         return _project_onto_l1_ball(z, self.radius)
 
     def linear_minimizer(self, linear):
-        """argmin over the l1 ball of <linear, z>: a signed vertex (the LMO)."""
+        """argmin over the l1 ball of <linear, z>: a signed vertex (the LMO).
+
+        Raises :class:`NumericalRangeError` when ``linear`` holds NaN or an infinite entry.
+        """
         linear = np.asarray(linear, dtype=np.float64)
         vertex = np.zeros_like(linear)
-        index = int(np.argmax(np.abs(linear)))
-        if linear[index] != 0:
-            vertex[index] = -self.radius * np.sign(linear[index])
+        if not linear.size:
+            return vertex
+        index = int(np.argmax(np.abs(linear)))  # the first NaN, if any: argmax propagates it
+        top = float(linear.flat[index])
+        if not math.isfinite(top):
+            raise _out_of_range("L1Ball.linear_minimizer", "the linear loss", top)
+        if top != 0:
+            vertex.flat[index] = -self.radius if top > 0 else self.radius
         return vertex
 
     def minimize_quadratic(self, linear, curvature: float):
-        """argmin over the ball of <linear, z> + (curvature/2)||z||^2: the projection of -linear/c, or the LMO."""
-        if curvature > 0:
-            return self.project(-np.asarray(linear, dtype=np.float64) / curvature)
-        return self.linear_minimizer(linear)
+        """argmin over the ball of <linear, z> + (curvature/2)||z||^2: the projection of -linear/c, or the LMO.
+
+        ``-linear / c`` itself when it lies in the ball; otherwise its projection, formed from
+        ``linear`` without the quotient (:func:`_onto_scaled_simplex`: the differences of near-tied
+        entries are taken before the division, exactly, and a quotient beyond float64 is no
+        obstacle). Raises :class:`NumericalRangeError` when ``linear`` holds NaN or inf.
+        """
+        if not curvature > 0:
+            return self.linear_minimizer(linear)
+        linear = np.asarray(linear, dtype=np.float64)
+        if not np.all(np.isfinite(linear)):
+            raise _out_of_range("L1Ball.minimize_quadratic", "the linear loss", float(np.max(np.abs(linear))))
+        with np.errstate(over="ignore", under="ignore"):
+            point = -linear / curvature
+            total = float(_add(np.abs(point), axis=None)) if point.size else 0.0  # inf beyond float64
+        if total <= self.radius:
+            return point
+        return -np.sign(linear) * _onto_scaled_simplex(np.abs(linear), float(curvature), self.radius)
 
 
 def _as_bound(value, name: str):

@@ -1,5 +1,7 @@
 """Regularizers and domains: closed forms against the generic numerical argmin, mirror maps."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 import scipy.optimize
@@ -7,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from gamedyn import Ball, Entropy, QNorm, Reals, Simplex, SquaredEuclidean, Zero, numerical_argmin
+from gamedyn import (
+    Ball, Entropy, L1Ball, NumericalRangeError, QNorm, Reals, Simplex, SquaredEuclidean, Zero, numerical_argmin,
+)
 
 finite = st.floats(-3, 3, allow_nan=False, allow_infinity=False)
 
@@ -178,3 +182,140 @@ def test_qnorm_with_curvature_numerical_argmin_is_optimal(linear, centre, eta, c
     rng = np.random.default_rng(0)
     for _ in range(30):
         assert base <= objective(regularizer, linear, curvature, eta, centre, z + 1e-3 * rng.normal(size=5)) + 1e-12
+
+
+# --------------------------------------------- the l1 ball at every magnitude (issue 16, defect 1)
+
+EPS = np.finfo(np.float64).eps
+
+
+def exact_l1_projection(z, radius):
+    """The Euclidean projection onto {||x||_1 <= r} in rational arithmetic, and its threshold lambda.
+
+    Written from the KKT conditions, independently of the library: x_i = sign(z_i) max(|z_i| - lambda, 0)
+    with lambda = 0 inside the ball, else the lambda > 0 with sum_i max(|z_i| - lambda, 0) = r
+    (the largest k with |z|_(k) > (sum_{j<=k} |z|_(j) - r) / k fixes it).
+    """
+    values = [Fraction(float(v)) for v in z]
+    r = Fraction(float(radius))
+    if sum(abs(v) for v in values) <= r:
+        return values, Fraction(0)
+    total, threshold = Fraction(0), None
+    for k, value in enumerate(sorted((abs(v) for v in values), reverse=True), start=1):
+        total += value
+        if value > (total - r) / k:
+            threshold = (total - r) / k
+    return [(1 if v > 0 else -1) * max(abs(v) - threshold, Fraction(0)) for v in values], threshold
+
+
+def check_l1_projection(z, radius, projected):
+    """In the ball to (n + 6) eps, equal to the exact projection within 8 (n + 1) eps r, and the KKT
+    conditions of the projection onto a polytope checked exactly on the floats returned."""
+    n = z.size
+    assert projected.shape == z.shape and projected.dtype == np.float64 and np.all(np.isfinite(projected))
+    p = [Fraction(float(v)) for v in projected]
+    r = Fraction(float(radius))
+    norm = sum(abs(v) for v in p)
+    assert norm <= r * (1 + (n + 6) * Fraction(EPS)), float(norm / r - 1) / EPS
+    reference, threshold = exact_l1_projection(z, radius)
+    error = max(abs(a - b) for a, b in zip(p, reference))
+    assert error <= 8 * (n + 1) * Fraction(EPS) * r, float(error / r) / EPS
+    # KKT (variational inequality): <z - p, v - p> <= 0 at every vertex v = +-r e_i, exactly, up to the
+    # rounding of p (|p - p*| <= 8 (n + 1) eps r) on the scale r (r + max|z|) of the products.
+    values = [Fraction(float(v)) for v in z]
+    slack = 8 * (n + 1) * Fraction(EPS) * r * (4 * r + 2 * max(abs(v) for v in values)) * n
+    residual = [a - b for a, b in zip(values, p)]
+    for i in range(n):
+        for sign in (1, -1):
+            inner = sum(residual[j] * ((sign * r if j == i else 0) - p[j]) for j in range(n))
+            assert inner <= slack
+    # Complementary slackness: a point outside the ball is projected onto its boundary.
+    if threshold > 0:
+        assert norm >= r * (1 - (n + 6) * Fraction(EPS))
+        # Signs agree (no entry flips across 0), and entries below the threshold are 0.
+        for a, b in zip(values, p):
+            assert a * b >= 0 and (b == 0 or abs(a) > threshold * (1 - Fraction(1, 2**40)))
+
+
+l1_magnitudes = st.integers(min_value=-300, max_value=300)
+l1_units = st.floats(min_value=-1.0, max_value=1.0, allow_nan=False, allow_subnormal=False)
+
+
+@st.composite
+def l1_cases(draw):
+    """(z, radius): entries in [-1, 1] times 10^k, k in [-300, 300], some near-ties (top (1 - j eps)),
+    and a radius either of its own magnitude (10^j) or a fraction 10^-j (j <= 20) of max|z|."""
+    n = draw(st.integers(1, 7))
+    exponent = draw(l1_magnitudes)
+    if draw(st.booleans()):
+        unit = np.array(draw(st.lists(l1_units, min_size=n, max_size=n)))
+    else:  # near-ties: |z_i| within a few ulps of the largest, random signs
+        steps = np.array(draw(st.lists(st.integers(0, 64), min_size=n, max_size=n)), dtype=np.float64)
+        signs = np.array(draw(st.lists(st.sampled_from([1.0, -1.0]), min_size=n, max_size=n)))
+        unit = signs * (1.0 - steps * EPS)
+    z = unit * 10.0 ** exponent
+    top = float(np.max(np.abs(z)))
+    if top > 0 and draw(st.booleans()):
+        radius = top * 10.0 ** -draw(st.integers(0, 20)) * draw(st.floats(0.5, 2.0))
+    else:
+        radius = 10.0 ** draw(l1_magnitudes) * draw(st.floats(0.5, 2.0))
+    radius = min(max(radius, 1e-300), 1e300)
+    return z, radius
+
+
+def test_issue_l1_project_large_finite_input():
+    """Old: IndexError for [1e16, 0]; ||p||_1 = 2 for radius 1 on the near-ties 1e16 (1, 1 - 2^-40, -1/2, 1/4)."""
+    np.testing.assert_array_equal(L1Ball().project([1e16, 0.0]), [1.0, 0.0])
+    np.testing.assert_array_equal(L1Ball(1.0).project([0.0, -1e16]), [0.0, -1.0])
+    for magnitude in (1e10, 1e14, 1e16, 1e100, 1e300, np.finfo(np.float64).max):
+        z = magnitude * np.array([1.0, 1.0 - 2**-40, -0.5, 0.25])
+        projected = L1Ball(1.0).project(z)
+        assert np.sum(np.abs(projected)) <= 1.0 + 10 * EPS
+        check_l1_projection(z, 1.0, projected)
+    # an l1 sum beyond float64: outside the ball, projected onto it
+    check_l1_projection(np.array([1.7e308, -1.7e308, 1e308]), 1e300, L1Ball(1e300).project([1.7e308, -1.7e308, 1e308]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(l1_cases())
+def test_l1_project_is_the_exact_projection_at_every_magnitude(case):
+    z, radius = case
+    check_l1_projection(z, radius, L1Ball(radius).project(z))
+
+
+@settings(max_examples=100, deadline=None)
+@given(l1_cases(), st.integers(-300, 300))
+def test_l1_minimize_quadratic_is_the_projection_of_minus_linear_over_c(case, curvature_exponent):
+    """argmin over the ball of <a, x> + c/2 ||x||^2 = the projection of -a/c, also where -a/c is beyond float64."""
+    linear, radius = case
+    curvature = 10.0 ** curvature_exponent
+    point = L1Ball(radius).minimize_quadratic(linear, curvature)
+    quotient = [-Fraction(float(a)) / Fraction(curvature) for a in linear]
+    r = Fraction(float(radius))
+    n = linear.size
+    p = [Fraction(float(v)) for v in point]
+    assert sum(abs(v) for v in p) <= r * (1 + (n + 6) * Fraction(EPS))
+    # The exact projection of the exact quotient, from the same KKT recipe on rationals.
+    if sum(abs(v) for v in quotient) <= r:
+        reference = quotient
+    else:
+        total, threshold = Fraction(0), None
+        for k, value in enumerate(sorted((abs(v) for v in quotient), reverse=True), start=1):
+            total += value
+            if value > (total - r) / k:
+                threshold = (total - r) / k
+        reference = [(1 if v > 0 else -1) * max(abs(v) - threshold, Fraction(0)) for v in quotient]
+    error = max(abs(a - b) for a, b in zip(p, reference))
+    assert error <= 8 * (n + 2) * Fraction(EPS) * r, float(error / r) / EPS
+
+
+def test_l1_oracles_refuse_non_finite_input():
+    for bad in ([np.nan, 0.0], [np.inf, 1.0], [0.0, -np.inf]):
+        with pytest.raises(NumericalRangeError, match="L1Ball.project"):
+            L1Ball().project(bad)
+        with pytest.raises(NumericalRangeError, match="L1Ball.linear_minimizer"):
+            L1Ball().linear_minimizer(bad)
+        with pytest.raises(NumericalRangeError, match="L1Ball.minimize_quadratic"):
+            L1Ball().minimize_quadratic(np.array(bad), 1.0)
+    np.testing.assert_array_equal(L1Ball(2.0).linear_minimizer([0.5, -3.0, 3.0]), [0.0, 2.0, 0.0])
+    np.testing.assert_array_equal(L1Ball(2.0).linear_minimizer([0.0, 0.0]), [0.0, 0.0])
