@@ -53,7 +53,13 @@ from gamedyn.hints import CurrentLoss, LastLoss, NoHint
 
 _STATELESS_HINTS = (NoHint, CurrentLoss)  # built-in hints whose state is always None
 from gamedyn.payoffs import Loss
-from gamedyn.regularizers import Regularizer, Zero
+from gamedyn.regularizers import (
+    L1Ball, Ball, Box, Entropy, QNorm, Reals, Regularizer, Simplex, SquaredEuclidean, Zero,
+)
+
+# The regularizers and domains whose argmins provably play inside the domain (plays_in_domain).
+_IN_DOMAIN_REGULARIZERS = (Entropy, SquaredEuclidean, QNorm, Zero)
+_IN_DOMAIN_DOMAINS = (Reals, Ball, Simplex, L1Ball, Box)
 
 
 def _check_regularizer(instance, attribute, value):
@@ -157,6 +163,17 @@ class _RegularizedLearner:
     @property
     def sees_induced_loss(self) -> bool:
         return bool(getattr(self.hint, "sees_induced_loss", False))
+
+    @property
+    def plays_in_domain(self) -> bool:
+        """True when every play lies in ``domain`` by construction, so :func:`gamedyn.play` checks none.
+
+        The closed forms of the built-in regularizers on the built-in domains (softmax, projections,
+        linear minimisation oracles) return points of the domain; a regularizer or domain of
+        another type (a user's subclass too) is not vouched for, and its plays are checked each round.
+        """
+        regularizer = self.regularizer
+        return type(regularizer) in _IN_DOMAIN_REGULARIZERS and type(regularizer.domain) in _IN_DOMAIN_DOMAINS
 
 
 

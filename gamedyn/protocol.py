@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+import operator
 from typing import Any, Callable
 
 import attrs
@@ -453,7 +454,10 @@ def _check_result(fields: dict, unbounded: set, where: str):
     """No NaN, and inf only where a player's domain has no best point (``unbounded``): else raise.
 
     Overflow is not rescaled silently: the dynamics are scale-equivariant (payoff / s with
-    eta * s gives the same plays, with regrets / s), so the fix is the caller's to choose.
+    eta * s gives the same plays, with regrets / s), so the fix is the caller's to choose. A NaN
+    is called an overflow only when a number of the run reached float64's limit; otherwise the
+    error names where it is first seen (the plays, the losses or the played values), see
+    :func:`_nan_source`.
     """
     for name, value in fields.items():
         array = np.asarray(value.linear if isinstance(value, Loss) else value, dtype=np.float64)
@@ -464,13 +468,190 @@ def _check_result(fields: dict, unbounded: set, where: str):
             continue
         finite_part = np.abs(array[np.isfinite(array)])
         largest = float(np.max(finite_part)) if finite_part.size else float("nan")
+        nan = bool(np.any(np.isnan(array))) or (isinstance(value, Loss) and math.isnan(value.curvature))
+        if nan:
+            source = _nan_source(fields)
+            if source is not None:
+                raise NumericalRangeError(f"{where}: the result's {name} is NaN. {source}")
         raise NumericalRangeError(
-            f"{where}: the result's {name} is {'NaN' if np.any(np.isnan(array)) else 'infinite'} "
+            f"{where}: the result's {name} is {'NaN' if nan else 'infinite'} "
             f"(its largest finite entry: {largest:.3g}): the run overflowed float64. Rescale the game: divide "
             f"the payoff by s > 0 (e.g. Bilinear(A / s); RegularizedBilinear(A / s, strength / s)) and "
             f"multiply each learner's eta by s (the plays are unchanged, the regrets, bound and gap "
             f"are divided by s), or use smaller weights alpha_t."
         )
+
+
+_NEAR_OVERFLOW = 1e300  # beyond this a product or a sum of a few terms may overflow, and inf - inf is NaN
+_PLAY_FIELDS = ("w_sum", "p_sum", "w_last", "p_last", "plays", "w_average", "p_average")
+_LOSS_FIELDS = ("w_loss_sum", "p_loss_sum", "loss_sum")
+_VALUE_FIELDS = ("w_played_loss", "p_played_loss", "played_loss")
+
+
+def _nan_source(fields: dict) -> str | None:
+    """Where a NaN of the run's sums came from, or None when an overflow may have made it.
+
+    A NaN that float64 makes itself needs an infinity first (inf - inf, 0 * inf): with no infinite
+    entry anywhere and every finite one far below float64's limit, it came in from a function the
+    run calls. The sums tell which kind was NaN first: values at finite plays and losses come from
+    the payoff's value; losses at finite plays from the payoff's losses; NaN plays from a learner
+    (or from the NaN losses it was given).
+    """
+    largest, nan_fields = 0.0, []
+    for name, value in fields.items():
+        parts = (value.linear, value.curvature) if isinstance(value, Loss) else (value,)
+        for part in parts:
+            array = np.asarray(part, dtype=np.float64)
+            if np.any(np.isinf(array)):
+                return None
+            finite = np.abs(array[np.isfinite(array)])
+            largest = max(largest, float(np.max(finite)) if finite.size else 0.0)
+            if np.any(np.isnan(array)) and name not in nan_fields:
+                nan_fields.append(name)
+    if largest > _NEAR_OVERFLOW:
+        return None
+    kinds = {kind for kind, names in (("plays", _PLAY_FIELDS), ("losses", _LOSS_FIELDS), ("values", _VALUE_FIELDS))
+             if any(name in names for name in nan_fields)}
+    if kinds <= {"values"}:
+        where = ("the payoff's value at the plays (payoff.played_values / payoff.value) returned NaN at finite "
+                 "plays and losses")
+    elif "plays" not in kinds:
+        where = "the payoff's losses (payoff.loss_for_w / payoff.loss_for_p) returned NaN at finite plays"
+    else:
+        where = ("a play is NaN: a learner returned it, or computed it from a NaN loss (the built-in learners "
+                 "only pass on a NaN they are given)")
+    return (f"NaN holds in {', '.join(nan_fields)}, and no number of the run comes near float64's limit (the "
+            f"largest finite one is {largest:.3g}), so this is no overflow: a NaN entered the run from a "
+            f"function it calls, first seen in its {' and '.join(sorted(kinds))}: {where}. Check the functions "
+            f"you passed for NaN (0/0, inf - inf, log or sqrt of a negative number).")
+
+
+# ------------------------------------------------------------------- checked plays (issue 16, item 5)
+
+
+def _declares_plays_in_domain(learner) -> bool:
+    """Whether ``learner`` guarantees that every play lies in its domain (``plays_in_domain = True``).
+
+    The built-in FTRL and mirror-descent learners on the built-in regularizers and domains do
+    (:attr:`gamedyn.FollowTheRegularizedLeader.plays_in_domain`); any other learner has each play
+    checked by :class:`_CheckedPlayer`."""
+    return getattr(learner, "plays_in_domain", False) is True
+
+
+class InvalidPlayError(ValueError):
+    """A play refused by :func:`_checked_point`; inside :func:`play`'s loop :class:`_Rounds` names its round."""
+
+    def __init__(self, head: str, tail: str, t: int | None = None):
+        self.head, self.tail, self.round = head, tail, None
+        super().__init__(f"{head}: {tail}")
+        if t is not None:
+            self.in_round(t)
+
+    def in_round(self, t: int) -> None:
+        self.round = t
+        self.args = (f"{self.head} in round {t}: {self.tail}",)
+
+
+def _describe_point(point) -> str:
+    return np.array2string(np.asarray(point), threshold=6, edgeitems=2, precision=4, separator=", ")
+
+
+def _checked_point(point, label: str, learner, shape, t: int | None = None):
+    """``point`` as an array of ``shape``, finite and in ``learner.domain``, or a :class:`InvalidPlayError`
+    naming the learner (``label``: its argument, e.g. ``"p_learner"``) and, when known, the round t."""
+    name = f"{label} {type(learner).__name__}"
+    if point.__class__ is not np.ndarray or point.dtype.kind != "f":
+        if np.iscomplexobj(point):
+            raise InvalidPlayError(f"{name} played the complex point {_describe_point(point)}", "plays are real vectors; "
+                             "return a float array", t)
+        try:
+            point = np.asarray(point, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InvalidPlayError(f"{name} played {point!r}", f"a play must be a float array of shape {shape}", t) from None
+    if point.shape != tuple(shape):
+        raise InvalidPlayError(f"{name} played an array of shape {point.shape}",
+                         f"its points have shape {tuple(shape)} (the payoff's dimension for this player); "
+                         f"return a vector of that length from play()", t)
+    if not np.all(np.isfinite(point)):
+        index = int(np.flatnonzero(~np.isfinite(point.ravel()))[0])
+        value = float(point.ravel()[index])
+        raise InvalidPlayError(f"{name} played a point whose entry {index} is {value!r}",
+                         f"the learner itself returned a non-finite play ({_describe_point(point)}), before any "
+                         f"loss of this round was formed: this is not an overflow of the game. Check its play() "
+                         f"and update() (a division by zero, log of 0, inf - inf, ...)", t)
+    domain = learner.domain
+    inside = domain.contains(point) if point.ndim == 1 else all(domain.contains(point[:, k])
+                                                                 for k in range(point.shape[1]))
+    if not inside:
+        raise InvalidPlayError(f"{name} played {_describe_point(point)}, outside its domain {domain!r}",
+                         f"its regret, Theorem 2's bound and the duality gap are computed over that domain and "
+                         f"would be wrong. Return a point of the domain from play() (e.g. project onto it: "
+                         f"{domain!r}.project(z)), or give the learner the domain it really plays on", t)
+    return point
+
+
+class _CheckedPlayer:
+    """A seat's player whose every play is checked (shape, finite, in the learner's domain).
+
+    :func:`play` installs it only for a learner that does not declare ``plays_in_domain = True``
+    (docs/how-to/write-a-learner.md): the built-in learners declare it and pay nothing per round.
+    Everything but ``play`` is the wrapped player's own.
+    """
+
+    __slots__ = ("player", "_play", "_label", "_learner", "_shape")
+
+    def __init__(self, player, label: str, learner, shape):
+        self.player, self._play = player, player.play
+        self._label, self._learner, self._shape = label, learner, tuple(shape)
+
+    def play(self, weight, current_loss=None):
+        point = self._play(weight) if current_loss is None else self._play(weight, current_loss)
+        return _checked_point(point, self._label, self._learner, self._shape)
+
+    def update(self, point, loss, weight, induced_loss=None) -> None:
+        self.player.update(point, loss, weight, induced_loss)
+
+    def loss_sum(self):
+        return self.player.loss_sum()
+
+    @property
+    def state(self):
+        return self.player.state
+
+
+def _check_plays(seat) -> None:
+    """Check every play of a seat whose learner does not declare ``plays_in_domain`` (see :class:`_CheckedPlayer`)."""
+    learner = seat.learner
+    if _declares_plays_in_domain(learner):
+        return
+    if not callable(getattr(learner.domain, "contains", None)):
+        raise TypeError(f"{seat.name}_learner.domain must be a domain with contains(z) (Ball(radius), Simplex(), "
+                        f"Reals(), ...), got {learner.domain!r}; the runner checks each play of "
+                        f"{type(learner).__name__} against it.")
+    seat.player = _CheckedPlayer(seat.player, f"{seat.name}_learner", learner, seat.play_sum.shape)  # seat.update stays the player's
+
+
+class _Rounds:
+    """The round loop's t = start, ..., T; an error raised inside the loop that has ``in_round``
+    (a refused play, an objective's NaN in :mod:`gamedyn.fenchel`) learns the round it was raised in.
+
+    The round is read from the iterator's remaining length as the error leaves the loop, so the
+    rounds themselves pay nothing.
+    """
+
+    __slots__ = ("_iterator", "_last")
+
+    def __init__(self, start: int, T: int):
+        self._iterator, self._last = iter(range(start, T + 1)), T
+
+    def __enter__(self):
+        return self._iterator
+
+    def __exit__(self, kind, error, traceback):
+        name_round = getattr(error, "in_round", None)
+        if callable(name_round) and getattr(error, "round", 0) is None:
+            name_round(self._last - operator.length_hint(self._iterator))
+        return False
 
 
 def play(
@@ -632,6 +813,8 @@ def play(
     w_comparators = w_learner.domain if w_comparators is None else _check_comparators(w_comparators, "w_comparators")
     p_comparators = p_learner.domain if p_comparators is None else _check_comparators(p_comparators, "p_comparators")
     recorder = _MetricsRecorder(payoff, w_comparators, p_comparators, same_weights, metrics_every) if metrics_every else None
+    _check_plays(w_seat)  # each play of a learner that does not declare plays_in_domain
+    _check_plays(p_seat)
     follower_sees_current = follower.learner.needs_current_loss
     output_is_leader_weight = output_weight is leader.weight  # the output weights are a seat's own: no call
     output_is_follower_weight = output_weight is follower.weight
@@ -649,8 +832,8 @@ def play(
     w_is_leader = leader is w_seat
     hooks = stop is not None or callback is not None or checkpoint is not None
     interrupt = _checkpoints.InterruptFlag() if checkpoint is not None else contextlib.nullcontext()
-    with interrupt:
-        for t in range(start, T + 1):
+    with interrupt, _Rounds(start, T) as round_numbers:
+        for t in round_numbers:
             leader_weight = leader_weight_of(t)
             follower_weight = leader_weight if one_weight else follower_weight_of(t)
             leader_play = leader_plays(leader_weight)
@@ -867,10 +1050,13 @@ def online(learner, losses, weights=None, *, initial_loss: Loss | None = None) -
         raise ValueError(f"every loss must have a 1-D linear part of the same length; got shapes {sorted(sizes)}.")
     state = learner.init(dimension, initial_loss)
     learner_keeps_sum = callable(getattr(learner, "loss_sum", None))  # then its sum is the only one
+    checked = not _declares_plays_in_domain(learner)
     plays, loss_sum, played = [], Loss.zero(dimension), 0.0
     for t, loss in enumerate(losses, start=1):
         alpha = weight(t)
         point = learner.play(state, alpha, loss if learner.needs_current_loss else None)
+        if checked:
+            point = _checked_point(point, "online: learner", learner, (dimension,), t)
         state = learner.update(state, point, loss, alpha)
         plays.append(point)
         if not learner_keeps_sum:

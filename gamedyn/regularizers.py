@@ -44,10 +44,16 @@ _dasum, _ddot, _dscal = scipy.linalg.blas.dasum, scipy.linalg.blas.ddot, scipy.l
 
 
 def _out_of_range(where: str, what: str, magnitude) -> NumericalRangeError:
+    rescale = ("Rescale the game: divide the payoff by s (e.g. Bilinear(A / s)) and multiply each learner's "
+               "eta by s, or use smaller weights alpha_t.")
+    if magnitude != magnitude:  # NaN: an overflow makes one only through inf (inf - inf), a function of the user's directly
+        return NumericalRangeError(
+            f"{where}: {what} is NaN. Either an earlier step overflowed float64 (to inf, then inf - inf); then: "
+            f"{rescale} Or a NaN came in from a function you passed (the payoff's losses, an objective, a "
+            f"learner's play, a hint): check it for 0/0, inf - inf, log or sqrt of a negative number."
+        )
     return NumericalRangeError(
-        f"{where}: {what} is not finite (magnitude {magnitude!r}): an earlier step overflowed float64. "
-        f"Rescale the game: divide the payoff by s (e.g. Bilinear(A / s)) and multiply each learner's "
-        f"eta by s, or use smaller weights alpha_t."
+        f"{where}: {what} is not finite (magnitude {magnitude!r}): an earlier step overflowed float64. {rescale}"
     )
 
 

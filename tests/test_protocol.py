@@ -269,3 +269,180 @@ def test_output_weights_given_as_the_p_weights_function_give_the_same_run(first)
         separate.w_regret, separate.p_regret, separate.output_weight_total)
     assert shared.certificate.upper == separate.certificate.upper
     assert abs(shared.certificate.lower - separate.certificate.lower) <= 1e-13 * abs(separate.certificate.lower)
+
+
+# ------------------------------------------- plays outside the domain (issue 16, defect 5)
+
+import attrs  # noqa: E402
+
+from gamedyn import BestResponse, L1Ball, Reals, Zero, online  # noqa: E402
+from gamedyn import protocol as _protocol  # noqa: E402
+
+
+@attrs.frozen
+class ScriptedHedge:
+    """The how-to's learner (docs/how-to/write-a-learner.md), written against the documented contract,
+    that misbehaves in round ``fault_round`` the way ``fault`` says: it declares no plays_in_domain."""
+
+    fault: str = "none"
+    fault_round: int = 1
+    domain = Simplex()
+    needs_current_loss = False
+
+    def init(self, dimension, initial_loss=None):
+        return (np.zeros(dimension), 1)
+
+    def play(self, state, weight, current_loss=None):
+        total, t = state
+        point = Entropy().inverse_mirror_map(-2.0 / np.sqrt(t) * total)
+        if t != self.fault_round:
+            return point
+        return {"negative": -np.ones(total.size), "short": point[:-1], "nan": np.full(total.size, np.nan),
+                "list": point.tolist(), "complex": point + 0j, "mass 2": 2 * point, "none": point}[self.fault]
+
+    def update(self, state, point, loss, weight):
+        total, t = state
+        return (total + weight * loss.gradient(point), t + 1)
+
+
+@attrs.frozen
+class BallWalker:
+    """A w-learner on Ball(1): plays c * (the sum of its gradients), c = 1 from round ``fault_round`` on
+    (outside the ball), else projected."""
+
+    fault_round: int = 10**9
+    domain = Ball(1.0)
+    needs_current_loss = False
+
+    def init(self, dimension, initial_loss=None):
+        return (np.zeros(dimension), 1)
+
+    def play(self, state, weight, current_loss=None):
+        total, t = state
+        step = -5.0 * total - 3.0 * np.ones(total.size)
+        return step if t >= self.fault_round else Ball(1.0).project(step)
+
+    def update(self, state, point, loss, weight):
+        total, t = state
+        return (total + weight * loss.gradient(point), t + 1)
+
+
+MATRIX = np.random.default_rng(0).uniform(-1, 1, size=(5, 4))  # p on the simplex of 5, w in R^4
+
+
+@pytest.mark.parametrize("one_pass", [False, True], ids=["two-pass round", "one-pass round"])
+def test_issue_a_play_outside_the_domain_is_refused(one_pass, monkeypatch):
+    """Old: accepted, and the regrets, bound and gap reported for a p-play of -1s on the simplex."""
+    if one_pass:  # the one-pass round drives the follower's player itself
+        monkeypatch.setattr(gamedyn.one_pass, "ONE_PASS_MIN_BYTES", 0)
+    w = OMD(SquaredEuclidean(domain=Simplex()), 0.1)
+    for fault, at, pattern in [
+        ("negative", 1, r"p_learner ScriptedHedge played \[-1\., -1\..*outside its domain Simplex\(\) in round 1: "
+                        r"its regret, Theorem 2's bound and the duality gap .* would be wrong.*project"),
+        ("mass 2", 4, r"p_learner ScriptedHedge played .*outside its domain Simplex\(\) in round 4"),
+    ]:
+        with pytest.raises(ValueError, match=pattern) as raised:
+            play(Bilinear(MATRIX), w, ScriptedHedge(fault, at), 8)
+        assert not isinstance(raised.value, FloatingPointError)
+        assert raised.value.round == at
+    # a w-learner off its ball, as the follower (first="p") and as the leader
+    for first in ("p", "w"):
+        with pytest.raises(ValueError, match=r"w_learner BallWalker played .*outside its domain Ball\(radius=1.0\) "
+                                             r"in round 3"):
+            play(Bilinear(MATRIX), BallWalker(fault_round=3), ScriptedHedge(), 6, first=first)
+
+
+def test_issue_a_wrong_length_play_names_the_player_not_matmul():
+    """Old: numpy's 'matmul: Input operand 1 has a mismatch in its core dimension 0 ...'."""
+    with pytest.raises(ValueError, match=r"p_learner ScriptedHedge played an array of shape \(4,\) in round 2: its "
+                                         r"points have shape \(5,\)"):
+        play(Bilinear(MATRIX), OMD(SquaredEuclidean(domain=Simplex()), 0.1), ScriptedHedge("short", 2), 5)
+    with pytest.raises(ValueError, match=r"played the complex point"):
+        play(Bilinear(MATRIX), OMD(SquaredEuclidean(domain=Simplex()), 0.1), ScriptedHedge("complex", 1), 5)
+
+
+def test_issue_a_nan_play_is_named_in_its_round_not_blamed_on_overflow():
+    """Old: NumericalRangeError 'the run overflowed float64. Rescale the game ...'."""
+    with pytest.raises(ValueError, match=r"p_learner ScriptedHedge played a point whose entry 0 is nan in round 3: "
+                                         r"the learner itself returned a non-finite play") as raised:
+        play(Bilinear(MATRIX), OMD(SquaredEuclidean(domain=Simplex()), 0.1), ScriptedHedge("nan", 3), 6)
+    assert not isinstance(raised.value, FloatingPointError)
+    assert "overflow" not in str(raised.value).replace("not an overflow", "")
+    with pytest.raises(ValueError, match=r"online: learner ScriptedHedge played a point whose entry 0 is nan in round 2"):
+        online(ScriptedHedge("nan", 2), [Loss(np.ones(3))] * 4)
+
+
+def test_a_checked_learner_inside_its_domain_runs_as_before():
+    """A list play is taken as the array it holds; the run equals the one with the array, bit for bit."""
+    w = OMD(SquaredEuclidean(domain=Simplex()), 0.1)
+    as_list, as_array = play(Bilinear(MATRIX), w, ScriptedHedge("list", 2), 20), play(Bilinear(MATRIX), w, ScriptedHedge(), 20)
+    assert np.array_equal(as_list.p_average, as_array.p_average) and as_list.duality_gap == as_array.duality_gap
+    assert abs(as_array.duality_gap - as_array.theorem2_bound) <= 1e-12
+
+
+def test_the_built_in_learners_declare_their_domain_and_pay_nothing_per_round(monkeypatch):
+    """The built-in learners on the built-in regularizers and domains declare plays_in_domain, so no
+    play of theirs is wrapped; another regularizer or domain type (a user's subclass too) is checked."""
+    for learner in (FTRL(Entropy(), 1.0), OMD(SquaredEuclidean(domain=Simplex()), 0.1), FTL(Ball(2.0)), OFTL(),
+                    FTRLPlus(), BestResponse(L1Ball(2.0)), MirrorDescent(Entropy(), 0.3), OFTRL(SquaredEuclidean(), 1.0),
+                    FTRL(Zero(Reals()), 1.0)):
+        assert learner.plays_in_domain is True, learner
+
+    class MyEntropy(Entropy):
+        pass
+
+    class MySimplex(Simplex):
+        pass
+
+    assert FTRL(MyEntropy(), 1.0).plays_in_domain is False
+    assert FTRL(Zero(MySimplex()), 1.0).plays_in_domain is False
+    assert not hasattr(ScriptedHedge(), "plays_in_domain")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a built-in learner's plays were wrapped")
+
+    monkeypatch.setattr(_protocol, "_CheckedPlayer", refuse)
+    play(Bilinear(MATRIX), OMD(SquaredEuclidean(radius=1.0), 0.3), OFTRL(Entropy(), 0.5), 30)
+    play(RegularizedBilinear(MATRIX), OFTL(), FTRLPlus(Entropy(), 0.5), 30, weights="linear")
+    with pytest.raises(AssertionError, match="wrapped"):
+        play(Bilinear(MATRIX), OMD(SquaredEuclidean(radius=1.0), 0.3), ScriptedHedge(), 3)
+
+
+def test_a_declared_learner_is_trusted():
+    """plays_in_domain = True is a promise: the runner then checks nothing (the cost of a check is the reason)."""
+
+    @attrs.frozen
+    class Declared(ScriptedHedge):
+        plays_in_domain = True
+
+    result = play(Bilinear(MATRIX), OMD(SquaredEuclidean(domain=Simplex()), 0.1), Declared("mass 2", 2), 4)
+    assert abs(np.sum(result.p_sum) - 5.0) < 1e-12  # four plays, one of mass 2: accepted as promised
+
+
+def _nan_after(calls, first_nan, gradient):
+    def checked(w, p):
+        calls["n"] += 1
+        return gradient(w, p) if calls["n"] < first_nan else np.full(2, np.nan)
+
+    return checked
+
+
+def test_nan_from_a_payoff_function_is_named_as_such_not_as_overflow():
+    """A ConcaveConvex gradient that turns NaN (no number near float64's limit). Old: 'the run overflowed
+    float64. Rescale the game'. Now the end-of-run check says the NaN came in through the losses (no
+    overflow); a built-in learner handed the NaN says either cause may be."""
+    A = np.array([[1.0, -1.0], [-0.5, 2.0]])
+
+    def payoff(grad_w, grad_p):
+        return ConcaveConvex(lambda w, p: p @ A @ w - 0.5 * w @ w, grad_w, grad_p, w_dimension=2, p_dimension=2)
+
+    nan_w = payoff(_nan_after({"n": 0}, 4, lambda w, p: A.T @ p - w), lambda w, p: A @ w)
+    with pytest.raises(gamedyn.NumericalRangeError, match=r"is NaN\. NaN holds in .*w_loss_sum.*so this is no "
+                                                          r"overflow.*first seen in its losses") as raised:
+        with np.errstate(invalid="ignore"):
+            play(nan_w, OMD(SquaredEuclidean(), 0.1), OMD(SquaredEuclidean(), 0.1), 8)
+    assert "Rescale the game" not in str(raised.value)
+    nan_p = payoff(lambda w, p: A.T @ p - w, _nan_after({"n": 0}, 4, lambda w, p: A @ w))
+    with pytest.raises(gamedyn.NumericalRangeError, match=r"Entropy.argmin: the loss's smallest entry is NaN\. Either "
+                                                          r"an earlier step overflowed .* Or a NaN came in from a function"):
+        play(nan_p, OMD(SquaredEuclidean(), 0.1), OMD(Entropy(), 0.1), 8)
