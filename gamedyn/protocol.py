@@ -553,7 +553,11 @@ class InvalidPlayError(ValueError):
 
 
 def _describe_point(point) -> str:
-    return np.array2string(np.asarray(point), threshold=6, edgeitems=2, precision=4, separator=", ")
+    """A short, unpadded view of a play: all entries up to 6, else the first and last two."""
+    flat = np.ravel(np.asarray(point))
+    shown = flat if flat.size <= 6 else np.concatenate([flat[:2], flat[-2:]])
+    items = [f"{value:.4g}" for value in shown]
+    return "[" + ", ".join(items if flat.size <= 6 else items[:2] + ["..."] + items[2:]) + "]"
 
 
 def _checked_point(point, label: str, learner, shape, t: int | None = None):

@@ -337,7 +337,7 @@ def test_issue_a_play_outside_the_domain_is_refused(one_pass, monkeypatch):
         monkeypatch.setattr(gamedyn.one_pass, "ONE_PASS_MIN_BYTES", 0)
     w = OMD(SquaredEuclidean(domain=Simplex()), 0.1)
     for fault, at, pattern in [
-        ("negative", 1, r"p_learner ScriptedHedge played \[-1\., -1\..*outside its domain Simplex\(\) in round 1: "
+        ("negative", 1, r"p_learner ScriptedHedge played \[-1, -1, -1, -1, -1\], outside its domain Simplex\(\) in round 1: "
                         r"its regret, Theorem 2's bound and the duality gap .* would be wrong.*project"),
         ("mass 2", 4, r"p_learner ScriptedHedge played .*outside its domain Simplex\(\) in round 4"),
     ]:
