@@ -24,13 +24,14 @@ the leader is a gradient at a weighted average, with no special case in the runn
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import attrs
 import numpy as np
 import scipy.optimize
 
-from gamedyn._validation import check_positive
+from gamedyn._validation import check_count, check_positive
 from gamedyn.payoffs import Loss, Payoff, _check_domain
 from gamedyn.regularizers import Reals
 
@@ -39,6 +40,33 @@ _MEMO_SIZE = 8
 
 def _optional_positive(value, name):
     return None if value is None else check_positive(value, name)
+
+
+def _optional_dimension(value):
+    """None, or the length of x as an int >= 1 (not a bool, a float or a string)."""
+    return None if value is None else check_count(value, "dimension")
+
+
+def _describe(point) -> str:
+    return np.array2string(np.asarray(point, dtype=np.float64), threshold=6, edgeitems=2, precision=6, separator=", ")
+
+
+class ObjectiveError(ValueError):
+    """The objective (or its closed-form conjugate) returned NaN, inf or a wrong shape: the error names the
+    function and the point, and, when raised inside :func:`gamedyn.play`'s rounds, the round."""
+
+    def __init__(self, head: str, tail: str):
+        self.head, self.tail, self.round = head, tail, None
+        super().__init__(f"{head}: {tail}")
+
+    def in_round(self, t: int) -> None:
+        """Name round t in the message (called by :func:`gamedyn.play` as the error leaves its loop)."""
+        self.round = t
+        self.args = (f"{self.head} in round {t}: {self.tail}",)
+
+
+_NOT_AN_OVERFLOW = ("this is the objective's own output, not an overflow of the game: check the function there "
+                    "(0/0, log or sqrt of a negative number, an overflow inside it)")
 
 
 @attrs.frozen
@@ -60,24 +88,58 @@ class Objective:
     value: Callable = attrs.field()
     gradient: Callable = attrs.field()
     smoothness: float | None = attrs.field(default=None, converter=lambda s: _optional_positive(s, "smoothness"))
-    dimension: int | None = attrs.field(default=None, kw_only=True)
+    dimension: int | None = attrs.field(default=None, kw_only=True, converter=_optional_dimension)
     conjugate: Callable | None = attrs.field(default=None, kw_only=True)
     conjugate_term: Any = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self):
         if not callable(self.value) or not callable(self.gradient):
             raise TypeError("Objective(value, gradient): both must be callables x -> f(x) and x -> grad f(x).")
-        if self.dimension is not None and not (isinstance(self.dimension, (int, np.integer)) and self.dimension > 0):
-            raise ValueError(f"dimension must be a positive int, got {self.dimension!r}.")
+        if self.conjugate is not None and not callable(self.conjugate):
+            raise TypeError(f"conjugate must be a callable y -> f*(y) or None, got {self.conjugate!r}.")
         object.__setattr__(self, "conjugate_term", FenchelConjugate(self))
 
     def gradient_at(self, x) -> np.ndarray:
-        """grad f(x) as a fresh float64 array, checked finite (a clear error instead of a NaN later)."""
-        gradient = np.array(self.gradient(x), dtype=np.float64)
-        if gradient.shape != np.shape(x) or not np.all(np.isfinite(gradient)):
-            raise ValueError(f"Objective.gradient returned {gradient!r} at x of shape {np.shape(x)}; it must "
-                             f"return a finite array of the same shape as x.")
+        """grad f(x) as a fresh float64 array, checked finite and of x's shape.
+
+        Raises
+        ------
+        ObjectiveError
+            (a ``ValueError``) naming the point when the gradient is NaN, infinite or of another
+            shape; inside :func:`gamedyn.play` also the round.
+        """
+        raw = self.gradient(x)
+        if np.iscomplexobj(raw):
+            raise ObjectiveError(f"Objective.gradient returned a complex array at x = {_describe(x)}",
+                                 "it must return a finite real array of the same shape as x")
+        gradient = np.array(raw, dtype=np.float64)
+        if gradient.shape != np.shape(x):
+            raise ObjectiveError(f"Objective.gradient returned an array of shape {gradient.shape} at x of shape "
+                                 f"{np.shape(x)}", "it must return a finite array of the same shape as x")
+        if not np.all(np.isfinite(gradient)):
+            raise ObjectiveError(f"Objective.gradient returned {_describe(gradient)} (not finite) at x = {_describe(x)}",
+                                 f"it must return a finite array of the same shape as x; {_NOT_AN_OVERFLOW}")
         return gradient
+
+    def value_at(self, x) -> float:
+        """f(x) as a float, checked finite.
+
+        Raises
+        ------
+        ObjectiveError
+            (a ``ValueError``) naming the point when f(x) is NaN or infinite (or not a real number);
+            inside :func:`gamedyn.play` also the round.
+        """
+        raw = self.value(x)
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            raise ObjectiveError(f"Objective.value returned {raw!r} at x = {_describe(x)}",
+                                 "it must return a real number f(x)") from None
+        if not math.isfinite(value):
+            raise ObjectiveError(f"Objective.value returned {value!r} at x = {_describe(x)}",
+                                 f"f must be finite on the domain; {_NOT_AN_OVERFLOW}")
+        return value
 
 
 class FenchelConjugate:
@@ -125,7 +187,7 @@ class FenchelConjugate:
         start = self._memo[-1][1] if self._memo else np.zeros_like(y)
 
         def objective(x):
-            return self.objective.value(x) - float(x @ y), self.objective.gradient_at(x) - y
+            return self.objective.value_at(x) - float(x @ y), self.objective.gradient_at(x) - y
 
         solution = scipy.optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
                                            options={"gtol": 1e-13, "ftol": 1e-16, "maxiter": 10000})
@@ -134,14 +196,40 @@ class FenchelConjugate:
     def value(self, y) -> float:
         x = self._preimage(y)
         if x is None and self.objective.conjugate is not None:
-            return float(self.objective.conjugate(y))
+            value = float(self.objective.conjugate(y))
+            if not math.isfinite(value):
+                raise ObjectiveError(f"Objective.conjugate returned {value!r} at y = {_describe(y)}",
+                                     f"f* must be finite at the gradients of f; {_NOT_AN_OVERFLOW}")
+            return value
         if x is None:
             x = self._numerical_preimage(y)
-        return float(x @ np.asarray(y)) - float(self.objective.value(x))
+        return float(x @ np.asarray(y)) - self.objective.value_at(x)
 
     def gradient(self, y):
         x = self._preimage(y)
         return self._numerical_preimage(y) if x is None else x
+
+
+def agreed_dimension(objective: Objective, domain, *, dimension=None, x0=None) -> int:
+    """The length of x, from every place that states it (``x0``, ``dimension``, the objective's, a
+    Box's), checked to agree; a clear error when none does or two differ."""
+    given = []
+    if x0 is not None:
+        given.append((f"x0 has {np.size(x0)} coordinates", np.size(x0)))
+    if dimension is not None:
+        dimension = check_count(dimension, "dimension")
+        given.append((f"dimension={dimension}", dimension))
+    if objective.dimension is not None:
+        given.append((f"Objective(..., dimension={objective.dimension})", objective.dimension))
+    if getattr(domain, "dimension", None) is not None:
+        given.append((f"{type(domain).__name__} has {domain.dimension} coordinates", int(domain.dimension)))
+    if not given:
+        raise ValueError("the Fenchel game needs the dimension of x: pass dimension=d (or x0=..., "
+                         "Objective(..., dimension=d), or a Box domain).")
+    if len({size for _, size in given}) > 1:
+        raise ValueError(f"the dimension of x is stated in ways that disagree: {'; '.join(text for text, _ in given)}; "
+                         "make them agree (or state it once).")
+    return given[0][1]
 
 
 @attrs.frozen
@@ -157,20 +245,13 @@ class FenchelGame(Payoff):
 
     objective: Objective = attrs.field()
     domain: Any = attrs.field(default=None, validator=_check_domain)
-    dimension: int | None = attrs.field(default=None, kw_only=True)
+    dimension: int | None = attrs.field(default=None, kw_only=True, converter=_optional_dimension)
     w_domain = Reals()
 
     def __attrs_post_init__(self):
         if not isinstance(self.objective, Objective):
             raise TypeError(f"objective must be a gamedyn.Objective(value, gradient), got {self.objective!r}.")
-        dimension = self.dimension
-        for source in (self.objective.dimension, getattr(self.domain, "dimension", None)):
-            if dimension is None:
-                dimension = source
-        if dimension is None:
-            raise ValueError("FenchelGame needs the dimension of x: pass dimension=d (or Objective(..., dimension=d), "
-                             "or a Box domain, or a start x0 to the recipe).")
-        object.__setattr__(self, "dimension", int(dimension))
+        object.__setattr__(self, "dimension", agreed_dimension(self.objective, self.domain, dimension=self.dimension))
 
     @property
     def p_domain(self):

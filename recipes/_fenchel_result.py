@@ -23,23 +23,48 @@ class FenchelResult:
     game: GameResult
 
 
+_DOMAINS = "Simplex(), Ball(radius), L1Ball(radius) or Box(lower, upper)"
+
+
+def check_fenchel_domain(domain, recipe: str, *, bounded: bool):
+    """A domain with the methods the recipe uses (``bounded``: a linear minimisation oracle with a
+    minimiser, so not R^d), or a clear error naming ``domain`` and the fix."""
+    from gamedyn.regularizers import Reals
+
+    needed = ("contains", "default_centre", "linear_minimizer" if bounded else "project")
+    if domain is None or not all(callable(getattr(domain, method, None)) for method in needed):
+        raise TypeError(f"{recipe} needs domain= a domain K to minimise over ({_DOMAINS}), got {domain!r}.")
+    if bounded and isinstance(domain, Reals):
+        raise ValueError(f"{recipe} needs a bounded domain K: its linear minimisation oracle has no minimiser on "
+                         f"R^d (domain=Reals()); pass {_DOMAINS}, or use accelerated_gradient(objective, T) for an "
+                         f"unconstrained f.")
+    return domain
+
+
 def fenchel_inputs(objective, domain, x0, dimension):
-    """The checked start x_0 (default: the domain's centre) and the dimension."""
+    """The checked start x_0 (default: the domain's centre) and the dimension.
+
+    ``dimension`` is an int >= 1 or None; every place that states the length of x (``x0``,
+    ``dimension``, ``Objective(..., dimension=)``, a Box) must agree.
+    """
     from gamedyn._validation import check_vector
-    from gamedyn.fenchel import Objective
+    from gamedyn.fenchel import Objective, agreed_dimension
 
     if not isinstance(objective, Objective):
         raise TypeError(f"objective must be a gamedyn.Objective(value, gradient, smoothness), got {objective!r}.")
     if x0 is not None:
         x0 = check_vector(x0, "x0")
-        dimension = x0.size
-    for source in (dimension, objective.dimension, getattr(domain, "dimension", None)):
-        if dimension is None:
-            dimension = source
-    if dimension is None:
-        raise ValueError("the dimension of x is unknown: pass x0=..., dimension=d, or Objective(..., dimension=d).")
+        if x0.size == 0:
+            raise ValueError("x0 is empty; pass a start point with at least one coordinate.")
+    dimension = agreed_dimension(objective, domain, dimension=dimension, x0=x0)
     if x0 is None:
-        x0 = domain.default_centre(int(dimension))
+        x0 = domain.default_centre(dimension)
     elif not domain.contains(x0):
         raise ValueError(f"x0 must lie in the domain {domain!r}; pass a point inside it.")
-    return x0, int(dimension)
+    return x0, dimension
+
+
+def fenchel_result(objective, game) -> FenchelResult:
+    """The recipe's output x = x_bar_T with f(x), checked finite (the objective's NaN named, not returned)."""
+    x = game.p_average
+    return FenchelResult(x, objective.value_at(x), game)

@@ -38,7 +38,7 @@ from gamedyn import OFTL, FenchelGame, play
 from gamedyn._validation import check_count, check_positive
 from gamedyn.hints import CurrentLoss
 from gamedyn.learners import OMD
-from gamedyn.recipes._fenchel_result import FenchelResult, fenchel_inputs
+from gamedyn.recipes._fenchel_result import fenchel_inputs, fenchel_result
 from gamedyn.regularizers import Ball, Reals, SquaredEuclidean
 
 
@@ -83,5 +83,4 @@ def accelerated_gradient(objective, T, domain=None, x0=None, *, step=None, dimen
         record=record,
         callback=callback,
     )
-    x = game.p_average
-    return FenchelResult(x, float(objective.value(x)), game)
+    return fenchel_result(objective, game)

@@ -24,7 +24,7 @@ from gamedyn import FenchelGame, play
 from gamedyn._validation import check_count
 from gamedyn.hints import FirstRoundLoss
 from gamedyn.learners import BestResponse, FollowTheRegularizedLeader
-from gamedyn.recipes._fenchel_result import FenchelResult, fenchel_inputs
+from gamedyn.recipes._fenchel_result import check_fenchel_domain, fenchel_inputs, fenchel_result
 from gamedyn.regularizers import Zero
 
 
@@ -42,6 +42,7 @@ def frank_wolfe(objective, domain, T, *, x0=None, dimension=None, record=False, 
     (True, True)
     """
     T = check_count(T, "T")
+    check_fenchel_domain(domain, "frank_wolfe", bounded=True)
     x0, dimension = fenchel_inputs(objective, domain, x0, dimension)
     game = play(
         FenchelGame(objective, domain, dimension=dimension),
@@ -54,6 +55,5 @@ def frank_wolfe(objective, domain, T, *, x0=None, dimension=None, record=False, 
         record=record,
         callback=callback,
     )
-    x = game.p_average
-    return FenchelResult(x, float(objective.value(x)), game)
+    return fenchel_result(objective, game)
 

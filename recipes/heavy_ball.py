@@ -27,7 +27,7 @@ from gamedyn import FenchelGame, play
 from gamedyn._validation import check_count, check_positive
 from gamedyn.hints import CurrentLoss, FirstRoundLoss
 from gamedyn.learners import OMD, FollowTheRegularizedLeader
-from gamedyn.recipes._fenchel_result import FenchelResult, fenchel_inputs
+from gamedyn.recipes._fenchel_result import fenchel_inputs, fenchel_result
 from gamedyn.recipes.accelerated_gradient import default_step
 from gamedyn.regularizers import Reals, SquaredEuclidean, Zero
 
@@ -55,5 +55,4 @@ def heavy_ball(objective, T, x0=None, *, step=None, dimension=None, record=False
         record=record,
         callback=callback,
     )
-    x = game.p_average
-    return FenchelResult(x, float(objective.value(x)), game)
+    return fenchel_result(objective, game)

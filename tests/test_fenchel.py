@@ -13,6 +13,7 @@ from gamedyn import (
     Simplex, SquaredEuclidean, play,
 )
 from gamedyn import original_fenchel
+from gamedyn.fenchel import ObjectiveError
 from gamedyn.experiments.fenchel import (
     AG_HORIZONS, FW_HORIZONS, accelerated_gradient_table, distance_objective, fenchel_claims, fitted_slope,
     frank_wolfe_table, logistic_minimizer, logistic_objective, quadratic_objective,
@@ -347,3 +348,99 @@ def test_reproduce_rows_pass_quick_and_fail_when_held_to_a_faster_rate(monkeypat
     claim = next(claim for claim in fenchel.fenchel_claims() if claim.name.startswith("Accelerated"))
     measurement = claim.check(reproduce.Context(reproduce.PROFILES["quick"]))
     assert not measurement.passed and -2.2 < measurement.measured < -1.8
+
+
+# ----------------------------------------------- recipe inputs and NaN objectives (issue 16, defect 2)
+
+SQUARE = Objective(lambda x: float(x @ x), lambda x: 2 * x, smoothness=2.0)
+RECIPES = {
+    "frank_wolfe": lambda objective, **kw: frank_wolfe(objective, Simplex(), 5, **kw),
+    "accelerated_gradient": lambda objective, **kw: accelerated_gradient(objective, 5, **kw),
+    "heavy_ball": lambda objective, **kw: heavy_ball(objective, 5, **kw),
+}
+
+
+def test_issue_frank_wolfe_needs_a_domain():
+    """Old: AttributeError 'NoneType' object has no attribute 'default_centre'."""
+    with pytest.raises(TypeError, match=r"frank_wolfe needs domain= a domain K .*Simplex\(\), Ball\(radius\).*got None"):
+        frank_wolfe(SQUARE, None, 5, dimension=3)
+    with pytest.raises(ValueError, match=r"bounded domain.*accelerated_gradient"):
+        frank_wolfe(SQUARE, Reals(), 5, dimension=3)
+
+
+@pytest.mark.parametrize("recipe", sorted(RECIPES))
+@pytest.mark.parametrize("dimension, error, message", [
+    (0, ValueError, r"dimension must be >= 1, got 0"),            # old: ZeroDivisionError / raw BLAS error
+    (2.5, TypeError, r"dimension must be an integer >= 1, got 2\.5"),  # old: silently 2
+    ("3", TypeError, r"dimension must be an integer >= 1, got '3'"),   # old: accepted
+    (True, TypeError, r"dimension must be an integer >= 1, got True"),  # old: accepted as 1
+    (-2, ValueError, r"dimension must be >= 1"),
+])
+def test_issue_fenchel_recipes_check_dimension(recipe, dimension, error, message):
+    with pytest.raises(error, match=message):
+        RECIPES[recipe](SQUARE, dimension=dimension)
+
+
+@pytest.mark.parametrize("recipe", sorted(RECIPES))
+def test_issue_x0_and_dimension_must_agree(recipe):
+    """Old: an x0 of length 2 silently won over dimension=3."""
+    with pytest.raises(ValueError, match=r"disagree: x0 has 2 coordinates; dimension=3"):
+        RECIPES[recipe](SQUARE, x0=[0.5, 0.5], dimension=3)
+    with pytest.raises(ValueError, match=r"disagree: x0 has 2 coordinates; Objective\(\.\.\., dimension=4\)"):
+        RECIPES[recipe](Objective(SQUARE.value, SQUARE.gradient, smoothness=2.0, dimension=4), x0=[0.5, 0.5])
+    agreed = RECIPES[recipe](SQUARE, x0=[0.5, 0.5], dimension=2)  # the same length twice is fine
+    assert agreed.x.shape == (2,) and np.array_equal(agreed.x, RECIPES[recipe](SQUARE, x0=[0.5, 0.5]).x)
+
+
+def test_objective_and_game_dimension_checks():
+    for bad, error in ((True, TypeError), (2.5, TypeError), ("3", TypeError), (0, ValueError)):
+        with pytest.raises(error, match="dimension must be"):
+            Objective(lambda x: 0.0, lambda x: x, dimension=bad)
+        with pytest.raises(error, match="dimension must be"):
+            FenchelGame(SQUARE, dimension=bad)
+    with pytest.raises(ValueError, match=r"disagree: dimension=3; Box has 2 coordinates"):
+        FenchelGame(SQUARE, Box([0, 0], [1, 1]), dimension=3)
+    assert FenchelGame(SQUARE, Box([0, 0], [1, 1])).dimension == 2
+    assert FenchelGame(SQUARE, dimension=np.int64(4)).dimension == 4
+
+
+def _nan_away_from(start, *, where):
+    """An objective |x - c|^2 whose value (where="value") or gradient (where="gradient") is NaN at every x
+    but the start: the recipes' round 1 uses the start, round 2 the first move."""
+    c = np.array([0.1, 0.7, 0.2])
+
+    def value(x):
+        return float((x - c) @ (x - c)) if where != "value" or np.array_equal(x, start) else float("nan")
+
+    def gradient(x):
+        return 2 * (x - c) if where != "gradient" or np.array_equal(x, start) else np.full(3, np.nan)
+
+    return Objective(value, gradient, smoothness=2.0, dimension=3)
+
+
+@pytest.mark.parametrize("where", ["value", "gradient"])
+@pytest.mark.parametrize("recipe", sorted(RECIPES))
+def test_issue_a_nan_objective_is_named_with_the_round_and_the_point(recipe, where):
+    """Old: NumericalRangeError 'the result's w_played_loss is NaN ... the run overflowed float64'."""
+    start = np.full(3, 1 / 3)
+    objective = _nan_away_from(start, where=where)
+    with pytest.raises(ObjectiveError, match=rf"Objective\.{where} returned .*nan.* at x = \[.*\] in round 2: "
+                                             r".*not an overflow of the game") as raised:
+        RECIPES[recipe](objective, x0=start)
+    assert isinstance(raised.value, ValueError) and not isinstance(raised.value, FloatingPointError)
+    assert raised.value.round == 2
+
+
+def test_a_nan_objective_outside_the_rounds_is_named_without_a_round():
+    """Frank-Wolfe for T = 1 plays a vertex; f is NaN only there, met after the rounds (gap and output)."""
+    c = np.array([0.1, 0.7, 0.2])
+    vertex_nan = Objective(lambda x: float("nan") if np.max(x) == 1.0 else float((x - c) @ (x - c)),
+                           lambda x: 2 * (x - c), smoothness=2.0)
+    with pytest.raises(ObjectiveError, match=r"Objective\.value returned nan at x = \[.*1\..*\]: f must be finite") as raised:
+        frank_wolfe(vertex_nan, Simplex(), 1, dimension=3)
+    assert raised.value.round is None
+    closed = Objective(SQUARE.value, SQUARE.gradient, smoothness=2.0, dimension=3, conjugate=lambda y: float("nan"))
+    with pytest.raises(ObjectiveError, match=r"Objective\.conjugate returned nan at y"):
+        closed.conjugate_term.value(np.ones(3))
+    with pytest.raises(ObjectiveError, match=r"Objective\.gradient returned an array of shape \(2,\) at x of shape \(3,\)"):
+        Objective(SQUARE.value, lambda x: x[:2]).gradient_at(np.ones(3))
