@@ -37,8 +37,30 @@ __all__ = [
 ]
 
 
+def _real_array(value, name: str, what: str) -> np.ndarray:
+    """``value`` as a float64 array; complex input is refused (a cast would drop the imaginary part)."""
+    if np.iscomplexobj(value):
+        raise TypeError(f"{name} is complex; {what} are real numbers. Pass {name}.real if the imaginary part is "
+                        f"meant to be zero (numpy would otherwise drop it silently).")
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{name} must be an array of real numbers ({what}), got {type(value).__name__}.") from error
+
+
 def check_payoff_matrix(M, name: str = "M") -> np.ndarray:
-    """A finite 2-D float64 payoff matrix with at least one row and one column, or a clear error."""
+    """A finite 2-D float64 payoff matrix with at least one row and one column, or a clear error.
+
+    Raises
+    ------
+    TypeError
+        ``M`` is complex (its imaginary part would be lost) or not numeric.
+    ValueError
+        ``M`` is not 2-D, is empty, or holds NaN or infinity.
+    """
+    if np.iscomplexobj(M):
+        raise TypeError(f"{name} is complex; payoffs are real numbers. Pass {name}.real if the imaginary part is "
+                        f"meant to be zero (numpy would otherwise drop it silently).")
     try:
         matrix = np.asarray(M, dtype=np.float64)
     except (TypeError, ValueError) as error:
@@ -50,20 +72,50 @@ def check_payoff_matrix(M, name: str = "M") -> np.ndarray:
     return matrix
 
 
-def check_strategy(strategy, size: int, name: str) -> np.ndarray:
-    """A mixed strategy: a probability vector of length ``size``, or a clear error."""
-    point = np.asarray(strategy, dtype=np.float64)
+def check_strategy(strategy, size: int, name: str, *, positive: bool = False) -> np.ndarray:
+    """A mixed strategy: a probability vector of length ``size``, or a clear error.
+
+    ``positive=True`` also refuses a zero entry (the start of an entropy learner: Hedge's weights are
+    the start's times exponentials, so an action of start weight 0 is never played).
+    """
+    point = _real_array(strategy, name, "probabilities")
     if point.shape != (size,):
         raise ValueError(f"{name} must be a probability vector of length {size}, got shape {point.shape}.")
     if not np.all(np.isfinite(point)) or np.any(point < 0) or abs(point.sum() - 1.0) > 1e-9 * size:
         raise ValueError(f"{name} must be non-negative and sum to 1 (a mixed strategy), got {point!r}.")
+    if positive and np.any(point == 0):
+        zeros = np.flatnonzero(point == 0).tolist()
+        raise ValueError(
+            f"{name} gives action(s) {zeros} start weight 0: an entropy learner (Hedge) plays x_0 times "
+            f"exponential weights, so it would never play them, never reach an equilibrium that uses them, and "
+            f"its gap bound (ln(1 / min x_0)) is infinite. Give every action a positive weight, e.g. "
+            f"{name} = (1 - e) * {name} + e / {size} with a small e > 0, or leave {name} out (uniform).")
     return point
 
 
 def payoff_range(M) -> float:
-    """r = max M - min M, the range of the payoffs (0 for a constant game)."""
+    """r = max M - min M, the range of the payoffs (0 for a constant game; inf if beyond float64)."""
     matrix = check_payoff_matrix(M)
-    return float(np.max(matrix) - np.min(matrix))
+    with np.errstate(over="ignore"):  # max - min of entries near +-1.8e308 is beyond float64: inf
+        return float(np.max(matrix) - np.min(matrix))
+
+
+_SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
+
+
+def _checked_default_step(step: float, spread: float, formula: str, matrix) -> float:
+    """A default step computed from M's range, or an error naming M (not eta) and the fix: rescale M."""
+    if math.isfinite(spread) and step >= _SMALLEST_NORMAL:
+        return step
+    top = float(np.max(np.abs(matrix)))
+    scale = math.ldexp(1.0, math.frexp(top)[1] - 1)  # a power of two (M / scale is exact) with max |M / scale| in [1, 2)
+    reason = ("is beyond float64" if not math.isfinite(spread)
+              else f"makes the step {step!r}, below float64's normal range")
+    raise ValueError(
+        f"the default step {formula} is computed from M's payoff range r = max M - min M, which {reason} "
+        f"(max |M| = {top:.3g}); no eta was passed. Rescale M: pass M / s, e.g. s = {scale:.3g} (a power of two, "
+        f"exact): the default steps of M / s give the same strategies, and the value and the Nash gap are divided by s."
+    )
 
 
 @attrs.frozen
@@ -148,7 +200,8 @@ def _start_divergence(start, size: int) -> float:
     """max_i ln(1 / start_i) = the largest KL(e_i || start): the entropy regularizer's range term."""
     if start is None:
         return float(np.log(size))
-    return float(-np.log(np.min(start)))
+    smallest = float(np.min(start))
+    return math.inf if smallest == 0 else -math.log(smallest)
 
 
 def default_hedge_steps(M, T) -> tuple:
@@ -163,7 +216,10 @@ def default_hedge_steps(M, T) -> tuple:
     T = check_count(T, "T")
     spread = payoff_range(matrix) or 1.0
     m, n = matrix.shape
-    return (float(np.sqrt(8 * _log_size(m) / T) / spread), float(np.sqrt(8 * _log_size(n) / T) / spread))
+    steps = (float(np.sqrt(8 * _log_size(m) / T) / spread), float(np.sqrt(8 * _log_size(n) / T) / spread))
+    for step in steps:
+        _checked_default_step(step, spread, "eta = sqrt(8 ln k / T) / r", matrix)
+    return steps
 
 
 def default_optimistic_hedge_step(M) -> float:
@@ -176,7 +232,9 @@ def default_optimistic_hedge_step(M) -> float:
     are cancelled by the negative terms of the other and the regrets sum to a constant: the Nash
     gap falls like 1/T (see :func:`optimistic_hedge_gap_bound`).
     """
-    return 1.0 / (payoff_range(M) or 1.0)
+    matrix = check_payoff_matrix(M)
+    spread = payoff_range(matrix) or 1.0
+    return _checked_default_step(1.0 / spread, spread, "eta = 1 / r", matrix)
 
 
 def hedge_gap_bound(M, T, eta_row, eta_column, row_start=None, column_start=None) -> float:
@@ -190,6 +248,8 @@ def hedge_gap_bound(M, T, eta_row, eta_column, row_start=None, column_start=None
     matrix = check_payoff_matrix(M)
     spread = payoff_range(matrix)
     m, n = matrix.shape
+    row_start = None if row_start is None else check_strategy(row_start, m, "row_start")
+    column_start = None if column_start is None else check_strategy(column_start, n, "column_start")
     total = 0.0
     for eta, start, size in ((eta_row, row_start, m), (eta_column, column_start, n)):
         total += _start_divergence(start, size) / eta + eta * T * spread**2 / 8
@@ -211,6 +271,8 @@ def optimistic_hedge_gap_bound(M, T, eta, row_start=None, column_start=None) -> 
     if eta * spread > 1.0 + 1e-12:
         raise ValueError(f"the RVU bound needs eta <= 1/r = {1 / spread:.6g}; got eta = {eta!r}.")
     m, n = matrix.shape
+    row_start = None if row_start is None else check_strategy(row_start, m, "row_start")
+    column_start = None if column_start is None else check_strategy(column_start, n, "column_start")
     range_terms = _start_divergence(row_start, m) + _start_divergence(column_start, n)
     return (range_terms / eta + 2 * eta * spread**2) / T
 

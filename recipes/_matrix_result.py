@@ -42,14 +42,19 @@ def matrix_game_result(M, game: GameResult) -> MatrixGameResult:
     return MatrixGameResult(row, column, float(row @ M @ column), best_row - best_column, game)
 
 
-def matrix_game_inputs(M, T, row_start, column_start) -> tuple:
-    """The checked payoff matrix, horizon and start strategies (``None`` = uniform, each domain's centre)."""
+def matrix_game_inputs(M, T, row_start, column_start, *, positive_starts: bool = False) -> tuple:
+    """The checked payoff matrix, horizon and start strategies (``None`` = uniform, each domain's centre).
+
+    ``positive_starts=True`` (the entropy recipes, Hedge and optimistic Hedge) refuses a start with a
+    zero entry: that action would never be played.
+    """
     from gamedyn._validation import check_count
     from gamedyn.matrix_games import check_payoff_matrix, check_strategy
 
     matrix = check_payoff_matrix(M)
     T = check_count(T, "T")
     m, n = matrix.shape
-    row_start = None if row_start is None else check_strategy(row_start, m, "row_start")
-    column_start = None if column_start is None else check_strategy(column_start, n, "column_start")
+    row_start = None if row_start is None else check_strategy(row_start, m, "row_start", positive=positive_starts)
+    column_start = (None if column_start is None
+                    else check_strategy(column_start, n, "column_start", positive=positive_starts))
     return matrix, T, row_start, column_start

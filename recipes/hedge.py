@@ -22,13 +22,15 @@ def hedge(M, T, *, eta_row=None, eta_column=None, row_start=None, column_start=N
     Default steps: :func:`gamedyn.matrix_games.default_hedge_steps`, which minimise the Hoeffding
     regret bound :math:`\ln k/\eta+\eta Tr^2/8`; by Theorem 2 the Nash gap of the averages is then
     at most :func:`gamedyn.matrix_games.hedge_gap_bound` :math:`=O(1/\sqrt T)`. ``row_start`` /
-    ``column_start`` (default uniform) are the learners' centres :math:`x_0, y_0`.
+    ``column_start`` (default uniform) are the learners' centres :math:`x_0, y_0`; every entry must be
+    positive (an action of start weight 0 is never played: refused with a ``ValueError``).
+    A default step from a range :math:`r` beyond float64 is refused, naming M (rescale it).
 
     >>> result = hedge([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], T=1000, row_start=[0.6, 0.3, 0.1])
     >>> bool(result.nash_gap < 0.1), result.row.shape
     (True, (3,))
     """
-    M, T, row_start, column_start = matrix_game_inputs(M, T, row_start, column_start)
+    M, T, row_start, column_start = matrix_game_inputs(M, T, row_start, column_start, positive_starts=True)
     default_row, default_column = default_hedge_steps(M, T)
     eta_row = default_row if eta_row is None else check_positive(eta_row, "eta_row")
     eta_column = default_column if eta_column is None else check_positive(eta_column, "eta_column")

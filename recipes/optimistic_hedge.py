@@ -23,14 +23,15 @@ def optimistic_hedge(M, T, *, eta=None, eta_column=None, row_start=None, column_
     Default step for both players: :func:`gamedyn.matrix_games.default_optimistic_hedge_step`
     :math:`=1/r`, under which the RVU bounds of the two players cancel and the Nash gap of the
     averages is at most :func:`gamedyn.matrix_games.optimistic_hedge_gap_bound` :math:`=O(1/T)`.
-    ``eta_column`` (default: ``eta``) gives the column player its own step. The last iterates
+    ``eta_column`` (default: ``eta``) gives the column player its own step. ``row_start`` /
+    ``column_start`` (default uniform) must have positive entries, as for :func:`hedge`. The last iterates
     converge too when the equilibrium is unique (``.row_last``, ``.column_last``).
 
     >>> result = optimistic_hedge([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], T=1000, row_start=[0.6, 0.3, 0.1])
     >>> bool(result.nash_gap < 0.01)
     True
     """
-    M, T, row_start, column_start = matrix_game_inputs(M, T, row_start, column_start)
+    M, T, row_start, column_start = matrix_game_inputs(M, T, row_start, column_start, positive_starts=True)
     eta = default_optimistic_hedge_step(M) if eta is None else check_positive(eta, "eta")
     eta_column = eta if eta_column is None else check_positive(eta_column, "eta_column")
     game = play(

@@ -275,3 +275,90 @@ def test_linprog_value_scales_with_the_matrix(scale):
     assert solve_matrix_game([[scale]]).value == scale
     solution = solve_matrix_game([[1.0, 1e-10]])  # hypothesis: the LP alone answered -0.0
     assert solution.lower == solution.upper == solution.value == 1e-10
+
+
+# ------------------------------------------------------- matrix-game inputs (issue 16, defect 3)
+
+from gamedyn.matrix_games import check_strategy, payoff_range  # noqa: E402
+
+RECIPES = {"hedge": hedge, "optimistic_hedge": optimistic_hedge, "fictitious_play": fictitious_play}
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_issue_complex_payoffs_are_refused(name):
+    """Old: a ComplexWarning, then the imaginary part silently dropped."""
+    complex_game = ROCK_PAPER_SCISSORS + 1j * INTERIOR
+    with pytest.raises(TypeError, match=r"M is complex; payoffs are real numbers\. Pass M\.real"):
+        RECIPES[name](complex_game, 10)
+    with pytest.raises(TypeError, match=r"row_start is complex"):
+        RECIPES[name](ROCK_PAPER_SCISSORS, 10, row_start=np.full(3, 1 / 3, dtype=complex))
+
+
+def test_issue_complex_input_to_the_solver_and_the_gap_is_refused():
+    with pytest.raises(TypeError, match="M is complex"):
+        solve_matrix_game(ROCK_PAPER_SCISSORS + 1j)
+    with pytest.raises(TypeError, match="M is complex"):
+        nash_gap(ROCK_PAPER_SCISSORS * (1 + 0j), [1 / 3] * 3, [1 / 3] * 3)
+    with pytest.raises(TypeError, match="column is complex"):
+        nash_gap(ROCK_PAPER_SCISSORS, [1 / 3] * 3, np.full(3, 1 / 3) + 0j)
+
+
+@pytest.mark.parametrize("name", ["hedge", "optimistic_hedge"])
+def test_issue_a_default_step_from_an_overflowing_range_names_M_not_eta(name):
+    """Old: 'eta must be finite and > 0, got 0.0; pass e.g. eta=1.0' for hedge(M * 1e308), no eta passed."""
+    huge = ROCK_PAPER_SCISSORS * 1e308  # max M - min M = 2e308: beyond float64
+    assert payoff_range(huge) == np.inf
+    with pytest.raises(ValueError, match=r"the default step eta = .* is computed from M's payoff range r = max M - "
+                                         r"min M, which is beyond float64 .*no eta was passed\. Rescale M: pass M / s"):
+        RECIPES[name](huge, 10)
+    # a finite range whose step 1 / r falls below float64's normal range (r > 4.5e307)
+    with pytest.raises(ValueError, match=r"below float64's normal range.*Rescale M"):
+        default_optimistic_hedge_step(ROCK_PAPER_SCISSORS * 6e307)
+
+
+@pytest.mark.parametrize("name", ["hedge", "optimistic_hedge"])
+def test_the_fix_the_message_names_gives_the_same_strategies(name):
+    """Rescaling M by a power of two s (exact) with the default steps plays the same strategies, bit for bit,
+    and divides the value and the Nash gap by s."""
+    s = 2.0**1000
+    scaled, plain = RECIPES[name](INTERIOR * s, 60), RECIPES[name](INTERIOR, 60)
+    assert np.array_equal(scaled.row, plain.row) and np.array_equal(scaled.column, plain.column)
+    assert scaled.nash_gap == plain.nash_gap * s and scaled.value == plain.value * s
+
+
+@pytest.mark.parametrize("name", ["hedge", "optimistic_hedge"])
+def test_issue_a_zero_start_entry_is_refused_for_the_entropy_recipes(name):
+    """Old: accepted, and action 2 was never played (row average [0.36, 0.64, 0.0] on rock-paper-scissors)."""
+    with pytest.raises(ValueError, match=r"row_start gives action\(s\) \[2\] start weight 0: an entropy learner "
+                                         r"\(Hedge\) .* never play them.*or leave row_start out"):
+        RECIPES[name](ROCK_PAPER_SCISSORS, 100, row_start=[0.5, 0.5, 0.0])
+    with pytest.raises(ValueError, match=r"column_start gives action\(s\) \[0, 1\] start weight 0"):
+        RECIPES[name](ROCK_PAPER_SCISSORS, 100, column_start=[0.0, 0.0, 1.0])
+    start, T = np.array([0.5, 0.5 - 1e-3, 1e-3]), 2000
+    positive = RECIPES[name](ROCK_PAPER_SCISSORS, T, row_start=start)  # the repaired start plays action 2 too
+    if name == "hedge":
+        bound = hedge_gap_bound(ROCK_PAPER_SCISSORS, T, *default_hedge_steps(ROCK_PAPER_SCISSORS, T), row_start=start)
+    else:
+        bound = optimistic_hedge_gap_bound(ROCK_PAPER_SCISSORS, T, default_optimistic_hedge_step(ROCK_PAPER_SCISSORS),
+                                           row_start=start)
+    assert positive.row[2] > 0.2 and 0 <= positive.nash_gap <= bound < np.inf
+
+
+def test_fictitious_play_takes_a_zero_prior_entry():
+    """A prior belief with a zero entry restricts nothing: the best responder still plays every action."""
+    result = fictitious_play(ROCK_PAPER_SCISSORS, 300, row_start=[0.5, 0.5, 0.0])
+    assert np.all(result.row > 0.2) and result.nash_gap < 0.2
+
+
+def test_gap_bounds_check_their_starts():
+    with pytest.raises(ValueError, match="row_start must be a probability vector of length 3"):
+        hedge_gap_bound(ROCK_PAPER_SCISSORS, 10, 0.1, 0.1, row_start=[0.5, 0.5])
+    with pytest.raises(ValueError, match="column_start must be non-negative"):
+        optimistic_hedge_gap_bound(ROCK_PAPER_SCISSORS, 10, 0.1, column_start=[1.5, -0.5, 0.0])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a zero start entry: the bound is +inf (ln(1/0)), without a divide warning
+        assert hedge_gap_bound(ROCK_PAPER_SCISSORS, 10, 0.1, 0.1, row_start=[0.5, 0.5, 0.0]) == np.inf
+    with pytest.raises(ValueError, match=r"start weight 0"):
+        check_strategy([0.0, 1.0], 2, "row_start", positive=True)
