@@ -189,6 +189,12 @@ def explore(payoff: Payoff, learners, T: int, *, weights=("constant", "linear"),
     :class:`Exploration`: per seating the final :math:`B_T` and :math:`G_T`, their fitted log-log
     exponents over the checkpoints :math:`t\ge` ``fit_from`` (default ``max(1, T // 10)``), or
     ``illegal`` / ``error`` with the reason. ``progress(done, total, label)`` is called before each run.
+
+    Raises
+    ------
+    ValueError
+        ``fit_from`` leaves fewer than two checkpoints :math:`t\ge` ``fit_from`` (e.g. ``fit_from > T``),
+        so no slope could be fitted; the message names the largest ``fit_from`` that works.
     """
     if not isinstance(payoff, Payoff):
         raise TypeError(f"payoff must be a gamedyn Payoff (Bilinear, RegularizedBilinear, ...), got {type(payoff).__name__}.")
@@ -204,7 +210,18 @@ def explore(payoff: Payoff, learners, T: int, *, weights=("constant", "linear"),
     if not first or not set(first) <= {"w", "p"}:
         raise ValueError(f"first must be a subset of ('w', 'p'), got {first!r}.")
     grid = geometric_checkpoints(T, check_count(checkpoints, "checkpoints", minimum=2))
-    fit_from = max(1, T // 10) if fit_from is None else check_count(fit_from, "fit_from")
+    if fit_from is None:
+        fit_from = max(1, T // 10)
+    else:
+        fit_from = check_count(fit_from, "fit_from")
+        fitted = [t for t in grid if t >= fit_from]
+        if len(fitted) < 2:
+            last = grid[-2] if len(grid) >= 2 else None
+            fix = (f"pass fit_from <= {last} (the checkpoints are {grid[:3]} ... {grid[-3:]})" if last is not None
+                   else "a slope needs T >= 2")
+            raise ValueError(f"fit_from={fit_from} leaves {len(fitted)} of the checkpoints t <= T = {T} to fit the rate "
+                             f"exponents on, and a log-log slope needs two; {fix}, or leave fit_from out "
+                             f"(default max(1, T // 10)).")
 
     combinations = [(w, p, schedule, mover) for w in w_items for p in p_items for schedule in weights for mover in first]
     rows = []

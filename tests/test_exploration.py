@@ -94,3 +94,19 @@ def test_command_line_explore(capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert out.count("illegal") == 14 and "| w-learner | p-learner |" in out
+
+
+def test_issue_fit_from_beyond_the_checkpoints_is_refused():
+    """Old: fit_from > T (or past the second-to-last checkpoint) gave NaN exponents in every row, silently."""
+    payoff, learners = RegularizedBilinear(A), {"w": {"OFTL": OFTL()}, "p": {"OFTRL": OFTRL(Entropy(), 0.25)}}
+    grid = geometric_checkpoints(100)
+    for fit_from in (101, 1000, 100, grid[-2] + 1):
+        with pytest.raises(ValueError, match=rf"fit_from={fit_from} leaves [01] of the checkpoints .* needs two; "
+                                             rf"pass fit_from <= {grid[-2]}"):
+            explore(payoff, learners, T=100, weights="linear", first="w", fit_from=fit_from)
+    row, = explore(payoff, learners, T=100, weights="linear", first="w", fit_from=grid[-2]).rows
+    expected = fitted_exponent(grid, row.bounds, grid[-2])
+    assert math.isfinite(row.bound_exponent) and row.bound_exponent == expected
+    assert expected == pytest.approx(math.log(row.bounds[-1] / row.bounds[-2]) / math.log(grid[-1] / grid[-2]), rel=1e-9)
+    with pytest.raises(TypeError, match="fit_from must be an integer"):
+        explore(payoff, learners, T=100, fit_from=2.5)
