@@ -46,7 +46,7 @@ _dasum, _ddot, _dscal = scipy.linalg.blas.dasum, scipy.linalg.blas.ddot, scipy.l
 def _out_of_range(where: str, what: str, magnitude) -> NumericalRangeError:
     rescale = ("Rescale the game: divide the payoff by s (e.g. Bilinear(A / s)) and multiply each learner's "
                "eta by s, or use smaller weights alpha_t.")
-    if magnitude != magnitude:  # NaN: an overflow makes one only through inf (inf - inf), a function of the user's directly
+    if np.isnan(magnitude):  # an overflow makes a NaN only through inf (inf - inf); a user's function directly
         return NumericalRangeError(
             f"{where}: {what} is NaN. Either an earlier step overflowed float64 (to inf, then inf - inf); then: "
             f"{rescale} Or a NaN came in from a function you passed (the payoff's losses, an objective, a "

@@ -1,5 +1,6 @@
 """The Protocol 1 runner: Theorem 2, move order, weights, stop rules, traces, inputs."""
 
+import attrs
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -8,9 +9,10 @@ from hypothesis import strategies as st
 
 import gamedyn
 from gamedyn import (
-    FTL, FTRL, OFTL, OFTRL, OMD, Ball, Bilinear, ConcaveConvex, Entropy, FTRLPlus, Loss, MirrorDescent,
-    RegularizedBilinear, Simplex, SquaredEuclidean, play, positive_margin,
+    FTL, FTRL, OFTL, OFTRL, OMD, Ball, BestResponse, Bilinear, ConcaveConvex, Entropy, FTRLPlus, L1Ball, Loss,
+    MirrorDescent, Reals, RegularizedBilinear, Simplex, SquaredEuclidean, Zero, online, play, positive_margin,
 )
+from gamedyn import protocol as _protocol
 
 
 def random_game(seed, n, d):
@@ -273,12 +275,6 @@ def test_output_weights_given_as_the_p_weights_function_give_the_same_run(first)
 
 # ------------------------------------------- plays outside the domain (issue 16, defect 5)
 
-import attrs  # noqa: E402
-
-from gamedyn import BestResponse, L1Ball, Reals, Zero, online  # noqa: E402
-from gamedyn import protocol as _protocol  # noqa: E402
-
-
 @attrs.frozen
 class ScriptedHedge:
     """The how-to's learner (docs/how-to/write-a-learner.md), written against the documented contract,
@@ -337,8 +333,8 @@ def test_issue_a_play_outside_the_domain_is_refused(one_pass, monkeypatch):
         monkeypatch.setattr(gamedyn.one_pass, "ONE_PASS_MIN_BYTES", 0)
     w = OMD(SquaredEuclidean(domain=Simplex()), 0.1)
     for fault, at, pattern in [
-        ("negative", 1, r"p_learner ScriptedHedge played \[-1, -1, -1, -1, -1\], outside its domain Simplex\(\) in round 1: "
-                        r"its regret, Theorem 2's bound and the duality gap .* would be wrong.*project"),
+        ("negative", 1, (r"p_learner ScriptedHedge played \[-1, -1, -1, -1, -1\], outside its domain Simplex\(\) in "
+                         r"round 1: its regret, Theorem 2's bound and the duality gap .* would be wrong.*project")),
         ("mass 2", 4, r"p_learner ScriptedHedge played .*outside its domain Simplex\(\) in round 4"),
     ]:
         with pytest.raises(ValueError, match=pattern) as raised:
@@ -437,10 +433,10 @@ def test_nan_from_a_payoff_function_is_named_as_such_not_as_overflow():
         return ConcaveConvex(lambda w, p: p @ A @ w - 0.5 * w @ w, grad_w, grad_p, w_dimension=2, p_dimension=2)
 
     nan_w = payoff(_nan_after({"n": 0}, 4, lambda w, p: A.T @ p - w), lambda w, p: A @ w)
-    with pytest.raises(gamedyn.NumericalRangeError, match=r"is NaN\. NaN holds in .*w_loss_sum.*so this is no "
-                                                          r"overflow.*first seen in its losses") as raised:
-        with np.errstate(invalid="ignore"):
-            play(nan_w, OMD(SquaredEuclidean(), 0.1), OMD(SquaredEuclidean(), 0.1), 8)
+    with np.errstate(invalid="ignore"), pytest.raises(
+            gamedyn.NumericalRangeError,
+            match=r"is NaN\. NaN holds in .*w_loss_sum.*so this is no overflow.*first seen in its losses") as raised:
+        play(nan_w, OMD(SquaredEuclidean(), 0.1), OMD(SquaredEuclidean(), 0.1), 8)
     assert "Rescale the game" not in str(raised.value)
     nan_p = payoff(lambda w, p: A.T @ p - w, _nan_after({"n": 0}, 4, lambda w, p: A @ w))
     with pytest.raises(gamedyn.NumericalRangeError, match=r"Entropy.argmin: the loss's smallest entry is NaN\. Either "
