@@ -199,7 +199,7 @@ class _Describer:
         if isinstance(value, numbers.Integral):
             return int(value)
         if isinstance(value, numbers.Real):
-            return float(value).hex()
+            return {"float": float(value).hex()}  # tagged: a float is never confused with a string
         if isinstance(value, numbers.Complex):
             return {"complex": [float(value.real).hex(), float(value.imag).hex()]}
         if isinstance(value, (bytes, bytearray)):
@@ -296,13 +296,15 @@ class _Describer:
         gamedyn's, the standard library's and installed packages' functions are known by their name
         (plus, for a closure they made at run time, the values it closes over)."""
         module = getattr(function, "__module__", None)
+        library = _is_library_module(module)
+        if library and _named(function) is not None:
+            return {"function": f"{module}.{function.__qualname__}"}
         values = {"defaults": self(function.__defaults__, f"{where}.__defaults__", True),
                   "kwdefaults": self(function.__kwdefaults__, f"{where}.__kwdefaults__", True),
                   "closure": [self(_cell_value(cell), f"{where}.<nonlocal {name}>", True)
                               for name, cell in zip(function.__code__.co_freevars, function.__closure__ or ())]}
-        if _is_library_module(module):
-            name = {"function": f"{module}.{function.__qualname__}"}
-            return name if _named(function) is not None else dict(name, **values)
+        if library:  # a closure a library function made at run time: its name and the values it holds
+            return dict(values, function=f"{module}.{function.__qualname__}")
         code = function.__code__
         namespace = function.__globals__
         builtins_ = getattr(function, "__builtins__", None)

@@ -976,3 +976,8 @@ def test_the_signal_handlers_are_restored_and_threads_are_left_alone(tmp_path):
     worker.start()
     worker.join()
     assert outcome == [T] and checkpoint_info(tmp_path / "thread.npz")["finished"] is True
+
+
+def test_a_string_constant_is_not_a_float_constant():
+    """Two functions that differ only in a constant's type (the float 1.5, the string of its hex)."""
+    assert fingerprint({"f": lambda t: 1.5}) != fingerprint({"f": lambda t: "0x1.8000000000000p+0"})
