@@ -9,7 +9,11 @@ small JSON header:
 * ``fingerprint``: one digest (SHA-256) per part of the configuration (payoff with its matrix,
   each learner with its regularizer, hint and steps, T, the weight schedules, initial points,
   ...), so a checkpoint from another configuration is refused with
-  :class:`CheckpointMismatchError` naming the part that differs;
+  :class:`CheckpointMismatchError` naming the part that differs. A function in the configuration
+  (weights, a step schedule, an objective) counts by what it computes: its bytecode, constants,
+  defaults, closure values and the globals it reads (see :func:`describe`); a callable that cannot
+  be fingerprinted so (an object with ``__call__`` and state of its own) is refused when the run
+  starts, with the fix in the message;
 * ``layout``: how the arrays rebuild the learner states (named tuples, :class:`gamedyn.Loss`,
   arrays, numbers), and ``digests``: one SHA-256 per array, so a damaged file is refused with
   :class:`CheckpointError` instead of resuming from wrong numbers.
@@ -18,7 +22,8 @@ Every number is stored as an array (a 0-d one for a scalar), so float64 values, 
 come back with the same bits; the resumed run repeats the uninterrupted one's operations on the
 same inputs and is bit-identical to it (``np.array_equal`` on every output). Writing goes to a
 temporary file in the same folder, then ``os.replace``: a crash mid-write leaves the previous
-checkpoint intact.
+checkpoint intact; the folder is checked writable before round 1. Ctrl-C (SIGINT) and SIGTERM let
+the round in progress finish, write the checkpoint and raise :class:`RunInterrupted`.
 
 >>> import numpy as np, os, tempfile
 >>> from gamedyn import recipes
@@ -34,14 +39,20 @@ True
 
 from __future__ import annotations
 
+import builtins
+import dis
+import enum
+import functools
 import hashlib
 import json
 import numbers
 import os
 import signal
+import sys
+import sysconfig
 import tempfile
 import threading
-import zipfile
+import types
 
 import attrs
 import numpy as np
@@ -49,16 +60,18 @@ import scipy.sparse as sp
 
 from gamedyn.payoffs import Loss
 
-__all__ = ["CHECKPOINT_VERSION", "CheckpointError", "CheckpointMismatchError", "checkpoint_info"]
+__all__ = ["CHECKPOINT_VERSION", "CheckpointError", "CheckpointMismatchError", "RunInterrupted", "checkpoint_info"]
 
-CHECKPOINT_VERSION = 1
+# 2: functions fingerprinted by what they compute (version 1: by their name alone)
+CHECKPOINT_VERSION = 2
 _FORMAT = "gamedyn-checkpoint"
 _HEADER = "__header__"
 
 
 class CheckpointError(ValueError):
-    """A checkpoint file that cannot be used: missing, not a gamedyn checkpoint, another format
-    version, or damaged (an array whose digest does not match the header)."""
+    """A checkpoint that cannot be used or written: the file is missing, not a gamedyn checkpoint, of
+    another format version or damaged (then the message names the file and what to do); the
+    ``checkpoint=`` path cannot be written; or a part of the run cannot be fingerprinted."""
 
 
 class CheckpointMismatchError(CheckpointError):
@@ -81,55 +94,307 @@ def _array_digest(array) -> str:
     return _digest_bytes([header, memoryview(array).cast("B") if array.size else b""])
 
 
-def describe(value, _seen=None):
-    """A JSON-able description of a configuration value, exact to the bit: floats as ``float.hex``,
-    arrays and sparse matrices by SHA-256 of their bytes, attrs objects field by field (so a
-    learner's regularizer, step and hint, and a payoff's matrix, all count)."""
-    seen = {} if _seen is None else _seen
-    key = id(value)
-    if key in seen:
-        return seen[key]
-    if value is None or isinstance(value, (bool, str)):
-        result = value
-    elif isinstance(value, numbers.Integral):
-        result = int(value)
-    elif isinstance(value, numbers.Real):
-        result = float(value).hex()
-    elif isinstance(value, np.ndarray):
-        result = {"array": _array_digest(value)}
-    elif sp.issparse(value):
-        csr = sp.csr_matrix(value)
-        result = {"sparse": [_array_digest(csr.data), _array_digest(csr.indices), _array_digest(csr.indptr),
-                             list(csr.shape)]}
-    elif isinstance(value, (tuple, list)):
-        result = [describe(item, seen) for item in value]
-    elif attrs.has(type(value)):
-        result = {"type": type(value).__qualname__,
-                  "fields": {field.name: describe(getattr(value, field.name), seen)
-                             for field in attrs.fields(type(value)) if field.init}}
-    elif getattr(value, "batch_size", None) is not None and hasattr(value, "X"):  # gamedyn.BatchedMatrix
-        result = {"type": type(value).__qualname__, "X": describe(value.X, seen),
-                  "labels": describe(value.labels, seen), "batch_size": int(value.batch_size)}
-    elif callable(value) and hasattr(value, "__qualname__"):
-        result = {"callable": f"{getattr(value, '__module__', '')}.{value.__qualname__}"}
-    elif hasattr(value, "matvec") and hasattr(value, "rmatvec") and len(getattr(value, "shape", ())) == 2:
-        # a LinearOperator: its entries cannot be read, so it is known by one product each way with
-        # fixed pseudo-random vectors (another operator of the same shape gives other products)
-        n, d = value.shape
-        probes = np.random.default_rng(20240901)
-        result = {"operator": type(value).__qualname__, "shape": [int(n), int(d)], "dtype": str(value.dtype),
-                  "A @ probe": _array_digest(np.asarray(value.matvec(probes.standard_normal(d)))),
-                  "A.T @ probe": _array_digest(np.asarray(value.rmatvec(probes.standard_normal(n))))}
-    else:
-        result = {"type": type(value).__qualname__, "repr": repr(value)}
-    seen[key] = result
-    return result
+class _Unfingerprintable(Exception):
+    """Raised while describing a value whose behaviour a checkpoint cannot pin down (see :func:`fingerprint`)."""
+
+    def __init__(self, where: str, value, reason: str):
+        super().__init__(where)
+        self.where, self.value, self.reason = where, value, reason
 
 
-def fingerprint(parts: dict) -> dict:
-    """One SHA-256 per named part of a configuration (see :func:`describe`)."""
-    seen = {}
-    return {name: hashlib.sha256(json.dumps(describe(value, seen), sort_keys=True).encode()).hexdigest()
+# Bytecode that reads a global (the last one: Python 3.12's in class bodies), and that writes one or
+# a cell: a function doing the latter keeps state between calls, which no fingerprint can see.
+_GLOBAL_READS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS"})
+_GLOBAL_WRITES = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL"})
+_CELL_WRITES = frozenset({"STORE_DEREF", "DELETE_DEREF"})
+# co_flags that change what a function computes (varargs, generators, coroutines), not where it was defined
+_SEMANTIC_FLAGS = 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200
+
+
+def _library_roots() -> tuple:
+    paths = sysconfig.get_paths()
+    return tuple(sorted({os.path.realpath(paths[key]) + os.sep
+                         for key in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(key)}))
+
+
+_LIBRARY_ROOTS = _library_roots()
+
+
+_LIBRARY_MODULES: dict = {}
+
+
+def _is_library_module(name) -> bool:
+    """Whether code of the module ``name`` is known by name in a fingerprint: gamedyn itself (the
+    version that reads the checkpoint), the standard library and installed packages."""
+    if not isinstance(name, str):
+        return False
+    known = _LIBRARY_MODULES.get(name)
+    if known is not None:
+        return known
+    top = name.partition(".")[0]
+    if top == "gamedyn" or top in sys.builtin_module_names:
+        return True
+    if name not in sys.modules:
+        return False  # not remembered: the module may be imported later
+    file = getattr(sys.modules[name], "__file__", None)
+    known = _LIBRARY_MODULES[name] = isinstance(file, str) and os.path.realpath(file).startswith(_LIBRARY_ROOTS)
+    return known
+
+
+def _named(value):
+    """``"module.qualname"`` when that name, looked up in a library module, is ``value`` itself."""
+    module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
+    if not isinstance(qualname, str) or not _is_library_module(module) or module not in sys.modules:
+        return None
+    target = sys.modules[module]
+    for part in qualname.split("."):
+        target = getattr(target, part, None)
+    return f"{module}.{qualname}" if target is value else None
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # a cell not yet assigned
+        return _EMPTY_CELL
+
+
+_EMPTY_CELL = object()
+_SCALAR_TYPES = (type(None), bool, int, float, str)
+
+
+class _Describer:
+    """Builds the JSON-able description of configuration values (see :func:`describe`).
+
+    ``strict``: inside a callable, where a value that cannot be described exactly (an object of an
+    arbitrary class) is refused with :class:`_Unfingerprintable` instead of being known by its repr.
+    Each value is described in full at its first visit; later visits reuse that description (the
+    value is kept alive meanwhile, so its id cannot be reused), and a value reached again while it is
+    being described (a recursive function, a cyclic list) is a back-reference up the stack.
+    """
+
+    def __init__(self):
+        self.memo = {}
+        self.stack = []
+
+    def __call__(self, value, where: str, strict: bool = False):
+        if type(value) in _SCALAR_TYPES:
+            return self._describe(value, where, strict)
+        key = (id(value), strict)
+        if key in self.memo:
+            return self.memo[key][1]
+        if id(value) in self.stack:
+            return {"cycle": len(self.stack) - self.stack.index(id(value))}
+        self.stack.append(id(value))
+        try:
+            result = self._describe(value, where, strict)
+        finally:
+            self.stack.pop()
+        self.memo[key] = (value, result)
+        return result
+
+    def _describe(self, value, where, strict):
+        if value is None or isinstance(value, (bool, str)):
+            return value
+        if isinstance(value, numbers.Integral):
+            return int(value)
+        if isinstance(value, numbers.Real):
+            return {"float": float(value).hex()}  # tagged: a float is never confused with a string
+        if isinstance(value, numbers.Complex):
+            return {"complex": [float(value.real).hex(), float(value.imag).hex()]}
+        if isinstance(value, (bytes, bytearray)):
+            return {"bytes": hashlib.sha256(value).hexdigest()}
+        if isinstance(value, np.generic):
+            return {"array": _array_digest(np.asarray(value))}
+        if isinstance(value, np.ndarray):
+            if value.dtype.hasobject:
+                return {"objects": list(value.shape),
+                        "items": [self(item, f"{where}[...]", strict) for item in value.ravel().tolist()]}
+            return {"array": _array_digest(value)}
+        if sp.issparse(value):
+            csr = sp.csr_matrix(value)
+            return {"sparse": [_array_digest(csr.data), _array_digest(csr.indices), _array_digest(csr.indptr),
+                               list(csr.shape)]}
+        if isinstance(value, (tuple, list)):
+            return [self(item, f"{where}[{i}]", strict) for i, item in enumerate(value)]
+        if isinstance(value, dict):
+            items = [(self(key, f"{where} key", strict), self(item, f"{where}[{key!r}]", strict))
+                     for key, item in value.items()]
+            return {"dict": sorted(([key, item] for key, item in items), key=lambda pair: json.dumps(pair[0], sort_keys=True))}
+        if isinstance(value, (set, frozenset)):
+            items = [self(item, f"{where} item", strict) for item in value]
+            return {"set": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
+        if isinstance(value, range):
+            return {"range": [value.start, value.stop, value.step]}
+        if value is Ellipsis or value is _EMPTY_CELL:
+            return {"constant": "..." if value is Ellipsis else "empty cell"}
+        if isinstance(value, enum.Enum):
+            return {"enum": f"{type(value).__module__}.{type(value).__qualname__}", "name": value.name}
+        if isinstance(value, types.ModuleType):
+            return {"module": value.__name__}
+        if isinstance(value, type):
+            return {"class": f"{value.__module__}.{value.__qualname__}"}
+        if isinstance(value, types.CodeType):
+            return self._code(value, where)
+        if attrs.has(type(value)):
+            result = {"type": type(value).__qualname__,
+                      "fields": {field.name: self(getattr(value, field.name), f"{where}.{field.name}", strict)
+                                 for field in attrs.fields(type(value)) if field.init}}
+            if callable(value):  # what a call computes: the class's __call__ (known by name in gamedyn)
+                result["call"] = self(type(value).__call__, f"{where}.__call__", True)
+            return result
+        if getattr(value, "batch_size", None) is not None and hasattr(value, "X"):  # gamedyn.BatchedMatrix
+            return {"type": type(value).__qualname__, "X": self(value.X, f"{where}.X", strict),
+                    "labels": self(value.labels, f"{where}.labels", strict), "batch_size": int(value.batch_size)}
+        if hasattr(value, "matvec") and hasattr(value, "rmatvec") and len(getattr(value, "shape", ())) == 2:
+            # a LinearOperator: its entries cannot be read, so it is known by one product each way with
+            # fixed pseudo-random vectors (another operator of the same shape gives other products)
+            n, d = value.shape
+            probes = np.random.default_rng(20240901)
+            return {"operator": type(value).__qualname__, "shape": [int(n), int(d)], "dtype": str(value.dtype),
+                    "A @ probe": _array_digest(np.asarray(value.matvec(probes.standard_normal(d)))),
+                    "A.T @ probe": _array_digest(np.asarray(value.rmatvec(probes.standard_normal(n))))}
+        if isinstance(value, types.FunctionType):
+            return self._function(value, where)
+        if isinstance(value, types.MethodType):  # a bound method: its function and its instance
+            return {"method": self(value.__func__, f"{where}.__func__", True),
+                    "self": self(value.__self__, f"{where}.__self__", True)}
+        if isinstance(value, functools.partial):
+            return {"partial": self(value.func, f"{where}.func", True), "args": self(value.args, f"{where}.args", True),
+                    "keywords": self(value.keywords, f"{where}.keywords", True)}
+        if isinstance(value, (staticmethod, classmethod)):
+            return {type(value).__name__: self(value.__func__, f"{where}.__func__", True)}
+        if callable(value):
+            return self._named_callable(value, where)
+        if strict:
+            raise _Unfingerprintable(where, value, f"a {type(value).__qualname__} object, whose content the checkpoint "
+                                                   f"cannot compare")
+        return {"type": type(value).__qualname__, "repr": repr(value)}
+
+    def _named_callable(self, value, where):
+        """Callables of C types: builtins, ufuncs, numpy's dispatchers, methods of builtin types."""
+        name = _named(value)
+        if name is not None:
+            return {"named": name}
+        if isinstance(value, np.ufunc):  # e.g. scipy.special's, which carry no module
+            return {"ufunc": value.__name__, "loops": list(value.types)}
+        owner = getattr(value, "__self__", None)
+        if isinstance(value, (types.BuiltinFunctionType, types.MethodWrapperType)):
+            if owner is None or isinstance(owner, types.ModuleType):
+                module = owner.__name__ if owner is not None else getattr(value, "__module__", None)
+                return {"builtin": f"{module}.{value.__qualname__}"}
+            return {"builtin method": value.__name__, "self": self(owner, f"{where}.__self__", True)}
+        if isinstance(value, (types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType)):
+            owner = value.__objclass__
+            return {"descriptor": f"{owner.__module__}.{owner.__qualname__}.{value.__name__}"}
+        raise _Unfingerprintable(where, value, f"a {type(value).__qualname__} object with __call__, which may keep "
+                                               f"state between calls that the checkpoint cannot see")
+
+    def _function(self, function, where):
+        """A Python function: what it computes (code, defaults, closure, the globals it reads).
+
+        gamedyn's, the standard library's and installed packages' functions are known by their name
+        (plus, for a closure they made at run time, the values it closes over)."""
+        module = getattr(function, "__module__", None)
+        library = _is_library_module(module)
+        if library and _named(function) is not None:
+            return {"function": f"{module}.{function.__qualname__}"}
+        values = {"defaults": self(function.__defaults__, f"{where}.__defaults__", True),
+                  "kwdefaults": self(function.__kwdefaults__, f"{where}.__kwdefaults__", True),
+                  "closure": [self(_cell_value(cell), f"{where}.<nonlocal {name}>", True)
+                              for name, cell in zip(function.__code__.co_freevars, function.__closure__ or ())]}
+        if library:  # a closure a library function made at run time: its name and the values it holds
+            return dict(values, function=f"{module}.{function.__qualname__}")
+        code = function.__code__
+        namespace = function.__globals__
+        builtins_ = getattr(function, "__builtins__", None)
+        builtins_ = vars(builtins_) if isinstance(builtins_, types.ModuleType) else builtins_ or vars(builtins)
+        read = {}
+        for name in sorted(self._globals_read(code, where, frozenset())):
+            if name in namespace:
+                read[name] = self(namespace[name], f"{where}.<global {name}>", True)
+            elif name in builtins_:
+                read[name] = self(builtins_[name], f"{where}.<builtin {name}>", True)
+            else:
+                read[name] = {"undefined": True}
+        return dict(values, code=self(code, where, True), globals=read)
+
+    def _globals_read(self, code, where, enclosing_cells) -> set:
+        """The global names ``code`` (and the functions nested in it) may read; refuses one that
+        assigns a global, or a variable of an enclosing scope outside the function (state kept
+        between calls)."""
+        names = set()
+        for instruction in dis.get_instructions(code):
+            operation = instruction.opname
+            if operation in _GLOBAL_READS:
+                names.add(instruction.argval)
+            elif operation in _GLOBAL_WRITES:
+                raise _Unfingerprintable(where, None, f"a function that assigns the global {instruction.argval!r}, "
+                                                      f"so it keeps state between calls")
+            elif (operation in _CELL_WRITES and instruction.argval in code.co_freevars
+                  and instruction.argval not in enclosing_cells):
+                raise _Unfingerprintable(where, None, f"a function that assigns the nonlocal {instruction.argval!r}, "
+                                                      f"so it keeps state between calls")
+        cells = enclosing_cells | frozenset(code.co_cellvars)
+        for constant in code.co_consts:
+            if isinstance(constant, types.CodeType):
+                names |= self._globals_read(constant, where, cells)
+        return names
+
+    def _code(self, code, where):
+        return {"bytecode": hashlib.sha256(code.co_code).hexdigest(),
+                "exceptions": hashlib.sha256(getattr(code, "co_exceptiontable", b"")).hexdigest(),
+                "constants": [self(constant, f"{where}.<constant>", True) for constant in code.co_consts],
+                "names": list(code.co_names),
+                "arguments": [code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount],
+                "flags": code.co_flags & _SEMANTIC_FLAGS}
+
+
+def describe(value):
+    """A JSON-able description of a configuration value, exact to the bit.
+
+    Floats as ``float.hex``; arrays and sparse matrices by SHA-256 of their bytes; tuples, lists,
+    dicts and sets item by item; attrs objects field by field (so a learner's regularizer, step and
+    hint, and a payoff's matrix, all count); a LinearOperator by one product each way. A callable by
+    what it computes: a function by its bytecode, constants (nested functions' code included),
+    names, defaults, closure values and the values of the globals it reads (functions recursively;
+    modules, classes and builtins by qualified name; numbers, strings, arrays and attrs objects by
+    value); a bound method by its function and instance; ``functools.partial`` by its function,
+    arguments and keywords; a callable attrs object by its fields. The functions of gamedyn, the
+    standard library and installed packages are known by qualified name.
+
+    Raises
+    ------
+    CheckpointError
+        For a callable whose result may depend on what no description sees: an object of an
+        arbitrary class with ``__call__``, a function assigning a global or a nonlocal, or one
+        that reads an object of an arbitrary class (a random generator, an open file, ...).
+    """
+    return _describe_part(_Describer(), value, "value", None)
+
+
+_DEFAULT_FIX = ("pass plain functions (def or lambda) whose defaults, closure and globals hold numbers, strings, "
+                "arrays, tuples, lists or dicts of them, attrs objects or other such functions")
+
+
+def _describe_part(describer, value, name, fix):
+    try:
+        return describer(value, name)
+    except _Unfingerprintable as error:
+        raise CheckpointError(
+            f"checkpoint= and resume_from= need a fingerprint of every part of the run, to refuse a checkpoint of "
+            f"another configuration; {name} cannot be fingerprinted: {error.where} is {error.reason}. "
+            f"Fix: {fix or _DEFAULT_FIX}."
+        ) from None
+
+
+def fingerprint(parts: dict, fixes: dict | None = None) -> dict:
+    """One SHA-256 per named part of a configuration (see :func:`describe`).
+
+    ``fixes`` (part -> text) is the advice given when a part cannot be fingerprinted."""
+    describer, fixes = _Describer(), fixes or {}
+    return {name: hashlib.sha256(json.dumps(_describe_part(describer, value, name, fixes.get(name)),
+                                            sort_keys=True).encode()).hexdigest()
             for name, value in parts.items()}
 
 
@@ -206,26 +471,58 @@ def _rebuild(layout, arrays, template, where: str, convex=None):
 # ---------------------------------------------------------------------------------- file I/O
 
 
+def _python() -> str:
+    return f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+
 def write(path, kind: str, fingerprint_: dict, round_: int, state: dict, extra: dict | None = None) -> None:
     """Write ``state`` (a dict of named values) atomically to ``path``."""
     arrays: dict = {}
     layout = {name: _flatten(value, arrays, name) for name, value in state.items()}
     header = {"format": _FORMAT, "version": CHECKPOINT_VERSION, "kind": kind, "round": int(round_),
-              "fingerprint": fingerprint_, "layout": layout,
+              "fingerprint": fingerprint_, "layout": layout, "python": _python(),
               "digests": {key: _array_digest(array) for key, array in arrays.items()}}
     header.update(extra or {})
     arrays[_HEADER] = np.frombuffer(json.dumps(header, sort_keys=True).encode(), dtype=np.uint8)
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".checkpoint-", suffix=".npz", dir=folder)
+    temporary = None
     try:
+        handle, temporary = tempfile.mkstemp(prefix=".checkpoint-", suffix=".npz", dir=folder)
         with os.fdopen(handle, "wb") as file:
             np.savez(file, **arrays)
         os.replace(temporary, path)
+    except OSError as error:  # e.g. the disk filled up, or the folder went away, during the run
+        _remove(temporary)
+        raise CheckpointError(
+            f"could not write the checkpoint {path!r} after round {round_} ({error.strerror or error}); the previous "
+            f"checkpoint there, if any, is intact. Free space or fix the folder, then resume from it."
+        ) from error
     except BaseException:
-        if os.path.exists(temporary):
-            os.remove(temporary)
+        _remove(temporary)
         raise
+
+
+def _remove(temporary):
+    if temporary is not None and os.path.exists(temporary):
+        os.remove(temporary)
+
+
+def _unreadable(path, what: str) -> CheckpointError:
+    return CheckpointError(
+        f"{path!r} is not a readable gamedyn checkpoint: {what}. The file is damaged (or is not a checkpoint): "
+        f"resume from an earlier copy of it, or start the run afresh without resume_from."
+    )
+
+
+def _check_header(path, header):
+    """The header's entries a resumed run reads, of the types it reads them as."""
+    expected = {"kind": str, "round": int, "fingerprint": dict, "layout": dict, "digests": dict}
+    for key, kind in expected.items():
+        if not isinstance(header.get(key), kind) or isinstance(header.get(key), bool):
+            raise _unreadable(path, f"its header's {key!r} entry is missing or of the wrong type")
+    if not all(isinstance(value, str) for value in list(header["fingerprint"].values()) + list(header["digests"].values())):
+        raise _unreadable(path, "its header's digests are not digests")
 
 
 def _read_raw(path):
@@ -233,24 +530,43 @@ def _read_raw(path):
     if not os.path.isfile(path):
         raise CheckpointError(f"no checkpoint at {path!r}; pass the file a run wrote with checkpoint=.")
     try:
-        with np.load(path, allow_pickle=False) as archive:
+        archive = np.load(path, allow_pickle=False)
+    except OSError as error:
+        raise CheckpointError(f"cannot read the checkpoint {path!r} ({error.strerror or error}); check the file's "
+                              f"permissions.") from error
+    except Exception as error:  # not a zip (numpy then reads it as .npy or pickle), or a damaged one
+        raise _unreadable(path, "it is not a zip of arrays") from error
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise _unreadable(path, "it holds one array, not a zip of arrays")
+    try:
+        with archive:
             arrays = {key: archive[key] for key in archive.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as error:
-        raise CheckpointError(f"{path!r} is not a readable gamedyn checkpoint (damaged or another file): {error}") from error
+    except Exception as error:  # zipfile and numpy raise many kinds (BadZipFile, NotImplementedError, ...)
+        raise _unreadable(path, f"its zip or array structure cannot be read ({type(error).__name__})") from error
     if _HEADER not in arrays:
         raise CheckpointError(f"{path!r} has no gamedyn checkpoint header; it is not a checkpoint written by gamedyn.")
     try:
         header = json.loads(arrays.pop(_HEADER).tobytes().decode())
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise CheckpointError(f"{path!r}: the checkpoint header is damaged ({error}).") from error
+    except (UnicodeDecodeError, ValueError, TypeError) as error:
+        raise _unreadable(path, "its header is not the JSON gamedyn writes") from error
     if not isinstance(header, dict) or header.get("format") != _FORMAT:
-        raise CheckpointError(f"{path!r} is not a gamedyn checkpoint (format {header.get('format')!r}).")
-    if header.get("version") != CHECKPOINT_VERSION:
-        raise CheckpointError(f"{path!r} is a version {header.get('version')!r} checkpoint; this gamedyn reads "
-                              f"version {CHECKPOINT_VERSION}. Resume it with the gamedyn that wrote it.")
-    digests = header.get("digests", {})
+        raise CheckpointError(f"{path!r} is not a gamedyn checkpoint (format "
+                              f"{header.get('format') if isinstance(header, dict) else None!r}).")
+    version = header.get("version")
+    if version != CHECKPOINT_VERSION:
+        if isinstance(version, int) and not isinstance(version, bool) and version < CHECKPOINT_VERSION:
+            why = (" (version 1 knew a function, such as weights=lambda t: t, only by its name, so a resumed run "
+                   "with another function under that name could not be refused)" if version == 1 else "")
+            raise CheckpointError(f"{path!r} is a version {version} checkpoint, written by an older gamedyn; this one "
+                                  f"reads version {CHECKPOINT_VERSION}{why}. Finish the run with the gamedyn that wrote "
+                                  f"it, or start it afresh.")
+        raise CheckpointError(f"{path!r} is a version {version!r} checkpoint; this gamedyn reads version "
+                              f"{CHECKPOINT_VERSION}. Resume it with the gamedyn that wrote it.")
+    _check_header(path, header)
+    digests = header["digests"]
     if set(digests) != set(arrays):
-        raise CheckpointError(f"{path!r}: the checkpoint's arrays do not match its header (damaged file).")
+        raise CheckpointError(f"{path!r}: the checkpoint's arrays do not match its header (damaged file); "
+                              f"resume from an earlier copy of it, or start the run afresh.")
     for key, array in arrays.items():
         if _array_digest(array) != digests[key]:
             raise CheckpointError(f"{path!r}: array {key} does not match its digest (damaged file); "
@@ -283,43 +599,97 @@ def read(path, kind: str, fingerprint_: dict, templates: dict, convex_terms: dic
     differing = [name for name in fingerprint_ if saved.get(name) != fingerprint_[name]]
     if differing or set(saved) != set(fingerprint_):
         differing = differing or sorted(set(saved) ^ set(fingerprint_))
+        python = header.get("python")
+        note = (f" (it was written under Python {python}, this is Python {_python()}: a function is fingerprinted by "
+                f"its bytecode, which differs between Python versions; resume under Python {python})"
+                if isinstance(python, str) and python != _python() else "")
         raise CheckpointMismatchError(
-            f"{os.fspath(path)!r} was written by a run with a different {', '.join(differing)}; resume it with "
-            f"exactly the arguments of the run that wrote it (same data, learners, T, weights, seed), or start afresh."
+            f"{os.fspath(path)!r} was written by a run with a different {', '.join(differing)}{note}; resume it with "
+            f"exactly the arguments of the run that wrote it (same data, learners, T, weights and the same "
+            f"functions, seed), or start afresh."
         )
     layout = header["layout"]
     convex_terms = convex_terms or {}
-    state = {name: _rebuild(layout[name], arrays, templates.get(name), name, convex_terms.get(name.split(".", 1)[0]))
-             for name in layout}
+    try:
+        state = {name: _rebuild(layout[name], arrays, templates.get(name), name,
+                                convex_terms.get(name.split(".", 1)[0])) for name in layout}
+    except CheckpointError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
+        raise _unreadable(path, "its layout does not match its arrays") from error
     return header, state
 
 
-# ------------------------------------------------------------------------------------- Ctrl-C
+# ------------------------------------------------------------------------ Ctrl-C and SIGTERM
+
+
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name))
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run with ``checkpoint=`` stopped by Ctrl-C (SIGINT) or SIGTERM (``kill``, ``timeout``, a batch
+    scheduler) after finishing its round and writing its checkpoint.
+
+    A ``KeyboardInterrupt``, so code that handles Ctrl-C handles both. ``signum`` is the signal,
+    ``round`` the last completed round (saved), ``path`` the checkpoint; the command line exits with
+    128 + ``signum`` (130 for SIGINT, 143 for SIGTERM).
+    """
+
+    def __init__(self, signum: int, round_: int, path):
+        self.signum, self.round, self.path = int(signum), int(round_), os.fspath(path)
+        super().__init__(f"{self.signal_name} after round {self.round}; checkpoint written to {self.path!r} "
+                         f"(resume with resume_from={self.path!r} and the same arguments).")
+
+    @property
+    def signal_name(self) -> str:
+        try:
+            return signal.Signals(self.signum).name
+        except ValueError:
+            return f"signal {self.signum}"
 
 
 class InterruptFlag:
-    """While active (main thread only), the first Ctrl-C (SIGINT) sets ``raised`` instead of
-    interrupting, so the run can finish its round and write a checkpoint; the previous handler is
-    back at once, so a second Ctrl-C interrupts immediately."""
+    """While active (main thread only), the first Ctrl-C (SIGINT) or SIGTERM sets ``raised`` (and
+    ``signum``) instead of stopping the process, so the run can finish its round and write a
+    checkpoint (then :meth:`stop` raises :class:`RunInterrupted`). The previous handlers are back at
+    once, so a second signal acts immediately, and again on leaving. A signal whose handler is not
+    Python's (or that is ignored, as SIGINT is for a background job) is left alone."""
 
-    def __init__(self):
+    def __init__(self, path=None):
         self.raised = False
-        self._previous = None
+        self.signum = None
+        self.path = path  # the checkpoint, for the message of stop()
+        self._previous = {}
 
     def __enter__(self):
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.getsignal(signal.SIGINT)
-            signal.signal(signal.SIGINT, self._handle)
+            for signum in _STOP_SIGNALS:
+                previous = signal.getsignal(signum)
+                if previous is None or previous is signal.SIG_IGN:
+                    continue
+                self._previous[signum] = previous
+                signal.signal(signum, self._handle)
         return self
 
     def _handle(self, signum, frame):
+        if self.signum is None:
+            self.signum = signum
         self.raised = True
-        signal.signal(signal.SIGINT, self._previous)
+        self._restore()
+
+    def _restore(self):
+        previous, self._previous = self._previous, {}
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
     def __exit__(self, *exc):
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        self._restore()
         return False
+
+    def stop(self, round_: int, path=None) -> None:
+        """Raise :class:`RunInterrupted` if a signal came (call it once the checkpoint of ``round_`` is written)."""
+        if self.raised:
+            raise RunInterrupted(self.signum, round_, self.path if path is None else path)
 
 
 def check_every(value, name: str = "checkpoint_every"):
@@ -327,17 +697,49 @@ def check_every(value, name: str = "checkpoint_every"):
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{name} must be a positive integer (write a checkpoint every k rounds), got {value!r}; "
-                         f"pass e.g. {name}=1000, or None to write only at the end and on Ctrl-C.")
+                         f"pass e.g. {name}=1000, or None to write only at the end and on Ctrl-C or SIGTERM.")
     return int(value)
 
 
+def check_writable(path, name: str = "checkpoint") -> None:
+    """Before round 1: a checkpoint can be written at ``path`` (its folder exists and a file can be
+    created and removed there), so a run is never lost to a path found bad only at its first write.
+
+    Raises
+    ------
+    CheckpointError
+        Naming the path and the fix.
+    """
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise CheckpointError(f"{name}={path!r} is a folder; pass a file path in it, e.g. "
+                              f"{os.path.join(path, 'run.npz')!r}.")
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise CheckpointError(f"{name}={path!r}: {folder!r} is a file, not a folder, so no checkpoint could be "
+                              f"written there; pass a path in a folder.")
+    if not os.path.isdir(folder):
+        raise CheckpointError(f"{name}={path!r}: the folder {folder!r} does not exist, so no checkpoint could be "
+                              f"written; create it first (os.makedirs, mkdir -p) or pass a path in an existing folder.")
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".checkpoint-", suffix=".npz", dir=folder)
+        os.close(handle)
+        os.remove(temporary)
+    except OSError as error:
+        raise CheckpointError(f"{name}={path!r}: cannot write a file in the folder {folder!r} "
+                              f"({error.strerror or error}); pass a path in a folder you can write to, or fix "
+                              f"its permissions.") from error
+
+
 def check_options(checkpoint, checkpoint_every, resume_from):
-    """Validate the three checkpoint arguments; returns ``checkpoint_every`` as an int or None."""
+    """Validate the three checkpoint arguments (and that ``checkpoint`` can be written, before the
+    run starts); returns ``checkpoint_every`` as an int or None."""
     for name, value in (("checkpoint", checkpoint), ("resume_from", resume_from)):
         if value is not None and not isinstance(value, (str, os.PathLike)):
             raise TypeError(f"{name} must be a file path (str or os.PathLike), got {type(value).__name__}.")
     every = check_every(checkpoint_every)
     if every is not None and checkpoint is None:
         raise ValueError("checkpoint_every needs checkpoint=path, the file to write; pass both.")
+    if checkpoint is not None:
+        check_writable(checkpoint)
     return every
-

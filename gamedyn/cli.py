@@ -39,7 +39,9 @@ certified, not refused), or undecided.
 Errors (unknown recipe, unreadable or corrupt file, bad labels, T <= 0, a bad ``--synthetic`` spec
 or one too large for the memory, an unwritable ``--out``, out of memory) print ONE line on stderr naming the problem and the fix, and exit with status 2; ``--out`` is checked
 before any claim runs. Ctrl-C prints one line and exits with status 130, also while the command
-line is still importing numpy and scipy. Set ``GAMEDYN_TRACEBACK=1`` to see the Python traceback
+line is still importing numpy and scipy. With ``--checkpoint FILE`` (checked writable before the
+data are read), Ctrl-C or SIGTERM lets the round in progress finish, writes FILE, prints where it
+is and how to resume, and exits with status 130 (SIGINT) or 143 (SIGTERM). Set ``GAMEDYN_TRACEBACK=1`` to see the Python traceback
 instead.
 """
 
@@ -110,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--p", type=float, default=2.0, help="p of the p-norm algorithms (default 2)")
     run.add_argument("--checkpoint", metavar="FILE",
                      help="keep a checkpoint of the run in FILE (.npz): at the end, every --checkpoint-every rounds, "
-                          "and on Ctrl-C after the round in progress (recipes only)")
+                          "and on Ctrl-C or SIGTERM after the round in progress (recipes only)")
     run.add_argument("--checkpoint-every", type=int, metavar="K", help="write the checkpoint every K rounds")
     run.add_argument("--resume", metavar="FILE",
                      help="continue the run saved in FILE (same recipe, data and --T); it keeps FILE up to date "
@@ -156,7 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit status (0 ok, 1 a claim failed, 2 an error, 130 Ctrl-C)."""
+    """Run the command line; returns the exit status (0 ok, 1 a claim failed, 2 an error, 130 Ctrl-C,
+    143 SIGTERM during a run with --checkpoint)."""
     from gamedyn import _startup
 
     _startup.restore()  # Ctrl-C is a KeyboardInterrupt again, handled below
@@ -183,6 +186,12 @@ def main(argv=None) -> int:
         print(f"gamedyn {args.command}: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as interrupt:
+        signum = getattr(interrupt, "signum", None)  # gamedyn.checkpoints.RunInterrupted: Ctrl-C or SIGTERM
+        if signum is not None:
+            print(f"gamedyn {args.command}: interrupted by {interrupt.signal_name} after round {interrupt.round}; "
+                  f"checkpoint written to {interrupt.path!r}; to resume, run the same command with "
+                  f"--resume {interrupt.path}", file=sys.stderr)
+            return 128 + signum  # 130 for SIGINT, 143 for SIGTERM
         detail = f": {interrupt}" if str(interrupt) else ""
         print(f"gamedyn {args.command}: interrupted{detail}", file=sys.stderr)
         return 130
@@ -470,6 +479,9 @@ def _checkpoint_options(args, entry) -> dict:
     if args.checkpoint_every is not None and args.checkpoint_every < 1:
         raise ValueError(f"--checkpoint-every must be a positive integer, got {args.checkpoint_every}.")
     checkpoint = args.checkpoint if args.checkpoint is not None else args.resume
+    from gamedyn.checkpoints import check_writable
+
+    check_writable(checkpoint, "--checkpoint" if args.checkpoint is not None else "--resume")  # before the data load and the run
     return {"checkpoint": checkpoint, "checkpoint_every": args.checkpoint_every, "resume_from": args.resume}
 
 

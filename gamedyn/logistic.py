@@ -640,7 +640,7 @@ class _SGDState:
         self.chunk = None  # the chunk of the index stream that holds i_{t-1} (None before t = 1)
 
 
-def _run_sgd(A, T, starts, log_eps, idx, times, log_target, state=None, every=None, save=None):
+def _run_sgd(A, T, starts, log_eps, idx, times, log_target, state=None, every=None, save=None, interrupt=None):
     """Shared loop of (10): ``w += c_t z_{i_t}`` with ``c_t = exp(ln sigma(-m) - max(ln eps_t, ln l(m)))``.
 
     The hitting time of ``ln L <= log_target`` is exact: with ``R = max_j ||z_j||`` one step
@@ -649,7 +649,9 @@ def _run_sgd(A, T, starts, log_eps, idx, times, log_target, state=None, every=No
     above 1). The full loss is only re-evaluated once that lower bound may have reached the target.
 
     ``state`` (default: w_0 = 0 at t = 0) is where the loop starts; with ``every = k`` it runs in
-    segments of k iterations and calls ``save(state)`` between them (no per-iteration cost).
+    segments of k iterations and calls ``save(state)`` between them (no per-iteration cost). With
+    ``interrupt`` (a :class:`gamedyn.checkpoints.InterruptFlag`) segments also end every 8192
+    iterations, where a Ctrl-C or SIGTERM is answered: ``save(state)``, then ``RunInterrupted``.
     """
     n, d = A.shape
     dot, axpy, norms = _row_access(A)
@@ -658,8 +660,13 @@ def _run_sgd(A, T, starts, log_eps, idx, times, log_target, state=None, every=No
     slack = 1e-6 * (1.0 + abs(log_target))  # absorbs rounding in ln L and in the sum; the bound is exact
     while state.t <= T:
         end = T + 1 if every is None else min(T + 1, (state.t // every + 1) * every)
+        if interrupt is not None:
+            end = min(end, (state.t // _CHUNK + 1) * _CHUNK)  # a look at the flag every 8192 iterations
         _sgd_segment(A, T, starts, log_eps, idx, times, log_target, state, end, dot, axpy, scale, slack)
-        if save is not None and state.t <= T:
+        if interrupt is not None and interrupt.raised:
+            save(state)
+            interrupt.stop(min(state.t, T))
+        if save is not None and state.t <= T and every is not None and state.t % every == 0:
             save(state)
     return state.w, state.recorded, state.hit, state.evaluations
 
@@ -760,10 +767,12 @@ def _sgd_run_with_checkpoints(kind, A, T, parts, seed, indices, times, starts, l
                             "rng_now": None if generator is None else generator.bit_generator.state,
                             "stop_reason": f"completed T = {T} steps" if current.t > T else None})
 
-    result = _run_sgd(A, T, starts, log_eps, idx, times, log_target, state, every,
-                      save if checkpoint is not None else None)
-    if checkpoint is not None:
+    if checkpoint is None:
+        return _run_sgd(A, T, starts, log_eps, idx, times, log_target, state, every)
+    with _checkpoints.InterruptFlag(checkpoint) as interrupt:  # Ctrl-C or SIGTERM: a checkpoint, then RunInterrupted
+        result = _run_sgd(A, T, starts, log_eps, idx, times, log_target, state, every, save, interrupt)
         save(state)
+        interrupt.stop(T)
     return result
 
 
@@ -782,9 +791,11 @@ def adaptive_sgd(A, T: int, eps: float, seed=None, indices=None, record=None, *,
 
     Checkpoints (:mod:`gamedyn.checkpoints`): ``checkpoint=path`` writes the iterate, the records,
     the skip rule's budget, the current chunk of indices and the generator's state every
-    ``checkpoint_every`` steps (if given) and at the end; ``resume_from=path`` continues, with the
-    same arguments, bit-identically (with ``seed=None`` the stream comes from the generator state
-    saved in the checkpoint).
+    ``checkpoint_every`` steps (if given) and at the end; on Ctrl-C (SIGINT) or SIGTERM after at
+    most 8192 more steps (then :class:`gamedyn.checkpoints.RunInterrupted` is raised; the folder
+    is checked writable before step 1). ``resume_from=path`` continues, with the same arguments,
+    bit-identically (with ``seed=None`` the stream comes from the generator state saved in the
+    checkpoint).
     """
     A = _check_data(A)
     T = check_count(T, "T")

@@ -726,11 +726,15 @@ def play(
     scale-equivariant: payoff / s with each eta * s gives the same plays, regrets / s.
 
     Checkpoints (:mod:`gamedyn.checkpoints`): ``checkpoint=path`` writes the run's state to ``path``
-    every ``checkpoint_every`` rounds (if given), after the last round, and, on Ctrl-C, after the
-    round in progress (then ``KeyboardInterrupt`` is raised). ``resume_from=path`` continues such
-    a run, called with the same arguments, bit-identical to the uninterrupted one; a checkpoint of
-    another configuration raises :class:`gamedyn.CheckpointMismatchError`. Without ``checkpoint``
-    a round costs nothing more.
+    every ``checkpoint_every`` rounds (if given), after the last round, and, on Ctrl-C (SIGINT) or
+    SIGTERM, after the round in progress (then :class:`gamedyn.checkpoints.RunInterrupted`, a
+    ``KeyboardInterrupt``, is raised). The folder of ``path`` is checked writable before round 1.
+    ``resume_from=path`` continues such a run, called with the same arguments, bit-identical to the
+    uninterrupted one; a checkpoint of another configuration raises
+    :class:`gamedyn.CheckpointMismatchError`: callables (weights, step schedules, a payoff's
+    functions) count by what they compute, and one that cannot be fingerprinted (an object with
+    ``__call__`` and state of its own) is refused before round 1. Without ``checkpoint`` a round
+    costs nothing more.
 
     Raises:
         TypeError: an argument of the wrong kind (payoff, learner, stop, callback, T).
@@ -739,6 +743,7 @@ def play(
             subnormal weights (below 2.2e-308); FTL on R^d with a linear loss (no minimiser).
         NumericalRangeError: a quantity overflowed float64 (a ``FloatingPointError``).
         CheckpointError: ``resume_from`` is missing, damaged or of another format version;
+            ``checkpoint`` cannot be written; a callable of the run cannot be fingerprinted;
             :class:`CheckpointMismatchError` when it was written by another configuration.
     """
     if not isinstance(payoff, Payoff):
@@ -784,7 +789,7 @@ def play(
             "weights": _schedule(weights, T), "p_weights": _schedule(p_weights, T),
             "output_weights": _schedule(output_weights, T), "first": first, "initial_w": initial_w,
             "initial_p": initial_p, "margin_norm": margin_norm,
-            "w_comparators": w_comparators, "p_comparators": p_comparators})
+            "w_comparators": w_comparators, "p_comparators": p_comparators}, _FINGERPRINT_FIXES)
 
     d, n = payoff.w_dimension, payoff.p_dimension
     w0 = _initial_point(initial_w, w_learner, d, "initial_w")
@@ -938,9 +943,21 @@ def play(
     )
 
 
+_WEIGHTS_FIX = ("pass the {0} as a sequence of T numbers (e.g. [f(t) for t in range(1, T + 1)]), or a plain "
+                "function of t (def or lambda) whose closure and globals hold numbers, arrays or attrs objects")
+_FINGERPRINT_FIXES = {
+    "weights": _WEIGHTS_FIX.format("weights"), "p_weights": _WEIGHTS_FIX.format("p_weights"),
+    "output_weights": _WEIGHTS_FIX.format("output_weights"),
+    **{name: ("pass a step schedule eta as a sequence of T steps, or a plain function of t; and plain functions "
+              "(def or lambda) wherever the learner takes one") for name in ("w_learner", "p_learner")},
+    "payoff": ("give the payoff's (or Objective's) functions as plain functions (def or lambda) whose defaults, "
+               "closure and globals hold numbers, arrays, attrs objects or other such functions"),
+}
+
+
 def _schedule(weights, T):
     """A weight schedule as the checkpoint fingerprint sees it: names and numbers as given, a
-    sequence by its first T values, a callable by its name."""
+    sequence by its first T values, a callable by what it computes (gamedyn.checkpoints.describe)."""
     if weights is None or isinstance(weights, (str, numbers.Real)) or callable(weights):
         return weights
     return np.asarray(weights, dtype=np.float64)[:T]
@@ -964,9 +981,7 @@ def _save(path, configuration, t, T, w_seat, p_seat, tracker, one_pass, finished
 
 
 def _raise_if_interrupted(interrupt, t, path):
-    if interrupt.raised:
-        raise KeyboardInterrupt(f"interrupted after round {t}; checkpoint written to {path!r} "
-                                f"(resume with resume_from={path!r} and the same arguments).")
+    interrupt.stop(t, path)  # gamedyn.checkpoints.RunInterrupted after Ctrl-C or SIGTERM
 
 
 def _resume(path, configuration, w_seat, p_seat, tracker, convex_terms):
