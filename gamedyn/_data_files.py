@@ -149,7 +149,11 @@ def load_data_file(path, layout: str = "A") -> DataSet:
 
 def signs_from_labels(labels, source: str) -> np.ndarray:
     """Labels in {-1, +1} unchanged, labels in {0, 1} with 0 -> -1; anything else is an error."""
-    labels = np.asarray(labels, dtype=np.float64).ravel()
+    try:
+        labels = np.asarray(labels, dtype=np.float64).ravel()
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{source}: labels must be numbers in {{-1, +1}} or {{0, 1}} ({' '.join(str(error).split())}); "
+                         "relabel the two classes as -1/+1 (or 0/1).") from None
     values = np.unique(labels)
     if np.all(np.isin(values, (-1.0, 1.0))):
         return labels
