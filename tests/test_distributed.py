@@ -297,6 +297,31 @@ def test_bad_client_is_named(data):
         RowBlockedOperator.from_dask_array(da.from_array(data[2], chunks=(30, 6)), client="processes")
 
 
+def _dask_bench():
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "dask_bench.py")
+    spec = importlib.util.spec_from_file_location("dask_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_dask_bench_runs_float32_data_as_float32(tmp_path):
+    """Regression: `python benchmarks/dask_bench.py --dtype float32` crashed. Its numpy baseline held the
+    float32 rows as float64 (twice the memory), whose norms 1 + 2e-8 (the rows' float32 rounding) the
+    float64 tolerance of check_unit_rows rightly refused; the baseline now keeps the chunks' dtype."""
+    bench = _dask_bench()
+    folder = str(tmp_path / "chunks")
+    bench.write_chunks(folder, 3000, 40, 3, "float32")
+    A = bench.in_memory(folder)
+    assert A.dtype == np.float32 and A.shape == (3000, 40)
+    reference = recipes.smooth_perceptron(A, 4).w  # the baseline's run (it raised ValueError here)
+    w = recipes.smooth_perceptron(RowBlockedOperator.from_npy_folder(folder, client="threads"), 4).w
+    assert np.max(np.abs(w - reference)) <= bench.W_TOLERANCE["float32"] * np.max(np.abs(reference))
+
+
 # ------------------------------------------------------------------------------ command line
 
 
