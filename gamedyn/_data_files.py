@@ -16,7 +16,7 @@ File formats, chosen by the extension:
 ``.svm .svmlight .libsvm .txt``    svmlight / libsvm text, read by scikit-learn's
                                    ``load_svmlight_file`` (``pip install gamedyn[data]``); kept sparse
 a folder                           ``.npy`` row chunks ``X_000.npy, X_001.npy, ...`` + ``y.npy``, or
-                                   ``A_000.npy, ...`` (signed rows), memory-mapped out of core
+                                   ``A_000.npy, ...`` (signed rows), read out of core in row slabs
                                    (``pip install gamedyn[dask]``, see :mod:`gamedyn.distributed`)
 =================================  ==================================================================
 
@@ -333,7 +333,7 @@ def _signed_rows_from_svmlight(path: str) -> np.ndarray:
 def load_npy_folder(path) -> DataSet:
     """A folder of ``.npy`` row chunks (``X_000.npy ...`` + ``y.npy``, or ``A_000.npy ...``), out of core.
 
-    The chunks are memory-mapped behind a :class:`gamedyn.distributed.RowBlockedOperator` (dask's
+    The chunks are read in row slabs behind a :class:`gamedyn.distributed.RowBlockedOperator` (dask's
     threaded scheduler, or the current ``dask.distributed.Client``); one pass finds the largest row
     norm (and rejects NaN or infinite entries), and the rows are scaled by it inside the operator.
     """

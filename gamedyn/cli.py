@@ -16,13 +16,22 @@ JSON document instead, with the final output vector under ``"output"`` (non-fini
 an infinite regret, become null).
 
 Data files (``--data``): ``.npz`` with arrays ``X`` and ``y`` (or ``A``, the signed rows); ``.npy``
-holding ``A`` (or, with ``--npy-layout Xy``, features with the label in the last column); ``.csv``
-with the label in the last column; svmlight/libsvm text (``.svm``, ``.svmlight``, ``.libsvm``,
+holding ``A`` (or, with ``--npy-layout Xy``, features with the label in the last column; a last
+column of only -1/+1 or 0/1 reads both ways and needs ``--npy-layout``); ``.csv`` with the label in
+the last column (a first line of names only is a header); svmlight/libsvm text (``.svm``, ``.svmlight``, ``.libsvm``,
 ``.txt``; needs ``pip install gamedyn[data]``; kept sparse); or a folder of ``.npy`` row chunks
-(``X_000.npy, ...`` + ``y.npy``, or ``A_000.npy, ...``), memory-mapped out of core (recipes only;
+(``X_000.npy, ...`` + ``y.npy``, or ``A_000.npy, ...``), read out of core in row slabs (recipes only;
 needs ``pip install gamedyn[dask]``). Labels in {-1, +1} or {0, 1}. Rows are scaled so
 that max ||x_i|| = 1, and the output says so. Without ``--data`` the data are
 ``--synthetic 200,20,0.05`` (:func:`gamedyn.datasets.make_separable` with ``--seed``).
+
+The header's exact max margin (:func:`gamedyn.margins.max_margin`) runs only when it is cheap
+(:func:`oracle_work` ``n d min(n, d)`` at most :data:`ORACLE_BUDGET`, a few seconds); otherwise
+the header says it was skipped. ``--oracle`` forces it, ``--no-oracle`` skips it. For the p-norm
+algorithms every margin (the header's, each row's normalised margin and upper end U_t) is in the
+certificate's norm q = p/(p-1): ``gamma_q`` by :func:`gamedyn.margins.max_margin_q`. ``--p``,
+``--theta``, ``--npy-layout`` and ``--seed`` are refused where they do not apply (an algorithm
+without that option, data that are not a ``.npy`` file, data that are not synthetic).
 
 ``reproduce`` runs every claim (see :mod:`gamedyn.reproduce`), prints one table and exits 1 when a
 claim fails. It writes ``report.md`` and the figures of both papers to ``--out`` (default
@@ -73,7 +82,7 @@ _RUN_EPILOG = """data files (--data FILE):
   .csv                            label in the last column; a first line of names only is a header
   .svm .svmlight .libsvm .txt     svmlight/libsvm text, kept sparse (needs: pip install gamedyn[data])
   FOLDER/                         .npy row chunks X_000.npy X_001.npy ... + y.npy, or A_000.npy ... (signed
-                                  rows), memory-mapped out of core; recipes only (needs: pip install gamedyn[dask])
+                                  rows), read out of core in row slabs; recipes only (needs: pip install gamedyn[dask])
 labels in {-1,+1} or {0,1} (0 is read as -1); rows are scaled so that max ||x_i|| = 1.
 
 output per reporting step: the margin min_i (A w)_i and the normalised margin of the algorithm's
