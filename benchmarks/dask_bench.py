@@ -75,13 +75,14 @@ def in_memory(folder: str):
     from gamedyn.distributed import npy_folder_layout
 
     paths, labels = npy_folder_layout(folder)
-    chunks = [np.load(path, mmap_mode="r") for path in paths]
-    A = np.empty((sum(chunk.shape[0] for chunk in chunks), chunks[0].shape[1]), dtype=chunks[0].dtype)
+    headers = [np.load(path, mmap_mode="r") for path in paths]  # shapes and dtype (no data read)
+    shapes, dtype = [header.shape for header in headers], headers[0].dtype
+    del headers
+    A = np.empty((sum(shape[0] for shape in shapes), shapes[0][1]), dtype=dtype)
     row = 0
-    for chunk in chunks:
-        A[row:row + chunk.shape[0]] = chunk
-        row += chunk.shape[0]
-    del chunks
+    for path, shape in zip(paths, shapes):  # one chunk mapped at a time
+        A[row:row + shape[0]] = np.load(path, mmap_mode="r")
+        row += shape[0]
     A *= np.load(labels).astype(A.dtype)[:, None]
     return A
 

@@ -92,7 +92,11 @@ _OPEN_LOCK = threading.Lock()
 _OPEN_FILES: dict = {}  # ("zarr", store, path) -> the opened zarr array, one per worker process
 
 
-SLAB_BYTES = 32 * 2**20  # file-backed blocks are read in row slabs of about this size
+SLAB_BYTES = 32 * 2**20  # zarr blocks are read in row slabs of about this size
+READ_BYTES = 2 * 2**20
+"""``.npy`` chunks are read in slabs of about this size: small enough that the slab just read stays
+in cache while the task's products use it (a 32 MB slab made each product read its bytes from
+memory twice more, 1.9x the CPU of a memory map; 2 MB matched it, see benchmarks/dask_bench.py)."""
 
 
 class ChunkFileError(OSError):
@@ -203,7 +207,7 @@ class _NpyFile:
         """``(start, stop, rows)`` over the chunk; each ``rows`` is valid until the next slab is asked for."""
         n, d = self.shape
         itemsize = self.dtype.itemsize
-        step = max(1, min(n, SLAB_BYTES // (d * itemsize)))
+        step = max(1, min(n, READ_BYTES // (d * itemsize)))
         try:
             handle = open(self.path, "rb", buffering=0)
         except OSError as error:
@@ -630,7 +634,7 @@ class RowBlockedOperator(LinearOperator):
 
         ``X_000.npy, X_001.npy, ...`` plus ``y.npy`` (labels in {-1, +1} or {0, 1}): A = diag(y) X,
         never materialised; or ``A_000.npy, ...``: the signed rows themselves. Chunks are read in
-        name order, by each task in row slabs of about :data:`SLAB_BYTES` with explicit file reads
+        name order, by each task in row slabs of about :data:`READ_BYTES` with explicit file reads
         into a buffer reused per thread: a process's resident memory stays near one slab per
         thread, and a chunk truncated or rewritten during the run is a :class:`ChunkFileError`
         naming the file (never a crash of the process).

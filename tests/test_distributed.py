@@ -386,7 +386,7 @@ def test_chunk_reads_keep_no_page_of_the_files_resident(tmp_path, monkeypatch):
     The control (numpy's memory map of the same files) shows that the measure sees mapped pages."""
     from gamedyn import distributed
 
-    monkeypatch.setattr(distributed, "SLAB_BYTES", 4 * 2**20)  # 4 MB slabs over 4 x 20 MB chunks
+    monkeypatch.setattr(distributed, "READ_BYTES", 4 * 2**20)  # 4 MB slabs over 4 x 20 MB chunks
     rng = np.random.default_rng(0)
     for number in range(4):
         np.save(tmp_path / f"A_{number:03d}.npy", rng.standard_normal((25_000, 100)))
@@ -430,8 +430,8 @@ def test_chunks_read_in_slabs_equal_the_dense_products(tmp_path_factory, rows, d
     pieces = [A[:rows], A[rows:]]
     for number, piece in enumerate(pieces):
         np.save(folder / f"A_{number:03d}.npy", np.asfortranarray(piece) if fortran else np.ascontiguousarray(piece))
-    saved = distributed.SLAB_BYTES
-    distributed.SLAB_BYTES = slab_rows * d * A.itemsize
+    saved = distributed.READ_BYTES
+    distributed.READ_BYTES = slab_rows * d * A.itemsize
     try:
         operator = RowBlockedOperator.from_npy_folder(folder, client="threads")
         w, p = rng.standard_normal(d), rng.standard_normal(rows + 5)
@@ -444,7 +444,7 @@ def test_chunks_read_in_slabs_equal_the_dense_products(tmp_path_factory, rows, d
         largest = float(np.max(np.linalg.norm(A.astype(np.float64), axis=1)))
         assert operator.largest_row_norm() == pytest.approx(largest, rel=1e-12)
     finally:
-        distributed.SLAB_BYTES = saved
+        distributed.READ_BYTES = saved
 
 
 _TRUNCATE_MID_RUN = """
@@ -454,7 +454,7 @@ from gamedyn import distributed, recipes
 from gamedyn.distributed import RowBlockedOperator
 
 folder, when = sys.argv[1], sys.argv[2]
-distributed.SLAB_BYTES = 100 * 20 * 8  # 100-row slabs: 10 per chunk
+distributed.READ_BYTES = 100 * 20 * 8  # 100-row slabs: 10 per chunk
 rng = np.random.default_rng(0)
 A = rng.standard_normal((3000, 20))
 A /= np.max(np.linalg.norm(A, axis=1))
