@@ -56,7 +56,6 @@ import glob
 import itertools
 import os
 import threading
-import time
 import uuid
 import warnings
 import weakref
@@ -395,7 +394,12 @@ class _Distributed:
                 failures.append(error)
                 if attempt == RECOVERY_ATTEMPTS:
                     break
-                self._recover(error)
+                try:
+                    self._recover(error)
+                except Exception as again:  # another worker lost while placing the values again: retry
+                    if not _is_worker_loss(again):
+                        raise
+                    failures.append(again)
         raise WorkerLostError(
             f"dask workers were lost {len(failures)} times in one product ({function.__name__}; lost so far: "
             f"{self._lost_summary()}; last error: {_brief(failures[-1])}); the cluster is not stable enough to go on. "
@@ -419,7 +423,10 @@ class _Distributed:
         try:
             return self.client.gather(futures)
         except BaseException:
-            self.client.cancel([future for future in futures if future is not None])
+            try:  # nothing of a failed product keeps running on the cluster
+                self.client.cancel([future for future in futures if future is not None])
+            except Exception:  # noqa: BLE001 - the product's own error is the one to report
+                pass
             raise
 
     def place(self, values):

@@ -483,7 +483,7 @@ def test_p_and_theta_are_refused_where_they_do_not_apply(capsys, name):
     code, _, err = run_cli(capsys, "run", name, "--synthetic", "40,3,0.2", "--T", "3", "--theta", "ji")
     assert code == (0 if "theta" in declared else 2), err
     if "theta" not in declared:
-        assert f"--theta applies to the accelerated perceptron (accelerated_perceptron, " in err
+        assert "--theta applies to the accelerated perceptron (accelerated_perceptron, " in err
 
 
 # ------------------------------------------------------- tried as a new user would (issue 16)
