@@ -504,8 +504,8 @@ def _brief(error: BaseException) -> str:
 
 def _ranges(numbers) -> str:
     """[0, 1, 2, 5] -> '0-2, 5'."""
-    numbers, parts = sorted(numbers), []
-    for number in numbers:
+    parts: list[list[int]] = []
+    for number in sorted(numbers):
         if parts and number == parts[-1][1] + 1:
             parts[-1][1] = number
         else:
