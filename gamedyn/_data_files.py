@@ -5,15 +5,18 @@ File formats, chosen by the extension:
 =================================  ==================================================================
 ``.npz``                           arrays ``X`` (n x d) and ``y`` (n labels), or one array ``A`` whose
                                    rows are already the signed rows ``y_i x_i``
-``.npy``                           one 2-D array: the signed rows ``A`` (``layout="A"``, the default),
-                                   or features with the label in the LAST column (``layout="Xy"``,
-                                   ``gamedyn run --npy-layout Xy``)
+``.npy``                           one 2-D array: the signed rows ``A`` (``layout="A"``), or features
+                                   with the label in the LAST column (``layout="Xy"``, ``gamedyn run
+                                   --npy-layout Xy``). Without a layout a last column of only -1/+1
+                                   (or 0/1) is refused: it reads as labels (``Xy``) or as the
+                                   intercept column of signed rows ``y_i [x_i, 1]`` (``A``)
 ``.csv``                           comma-separated numbers, one example a line, label in the last
-                                   column; a first line that is not numeric is a header and skipped
+                                   column; a first line whose fields are ALL non-numeric is a header
+                                   and skipped (a first line with some numeric fields is an error)
 ``.svm .svmlight .libsvm .txt``    svmlight / libsvm text, read by scikit-learn's
                                    ``load_svmlight_file`` (``pip install gamedyn[data]``); kept sparse
 a folder                           ``.npy`` row chunks ``X_000.npy, X_001.npy, ...`` + ``y.npy``, or
-                                   ``A_000.npy, ...`` (signed rows), memory-mapped out of core
+                                   ``A_000.npy, ...`` (signed rows), read out of core in row slabs
                                    (``pip install gamedyn[dask]``, see :mod:`gamedyn.distributed`)
 =================================  ==================================================================
 
@@ -116,15 +119,16 @@ def synthetic_data(spec: str, seed: int = 0) -> DataSet:
 # ----------------------------------------------------------------------------------------- files
 
 
-def load_data_file(path, layout: str = "A") -> DataSet:
+def load_data_file(path, layout: str | None = None) -> DataSet:
     """Read ``path`` (format from its extension, see the module docstring) into scaled signed rows.
 
-    ``layout`` applies to ``.npy`` files only: ``"A"`` (signed rows) or ``"Xy"`` (label in the last
-    column). Raises ``FileNotFoundError`` / ``ValueError`` / ``ImportError`` with a one-line message
-    naming the file and the fix.
+    ``layout`` applies to ``.npy`` files only: ``"A"`` (signed rows), ``"Xy"`` (label in the last
+    column) or None (signed rows, unless the last column holds only -1/+1 or 0/1: then both readings
+    are plausible and the file is refused, naming them). Raises ``FileNotFoundError`` /
+    ``ValueError`` / ``ImportError`` with a one-line message naming the file and the fix.
     """
     path = os.fspath(path)
-    if layout not in NPY_LAYOUTS:
+    if layout is not None and layout not in NPY_LAYOUTS:
         raise ValueError(f"the .npy layout must be 'A' (signed rows) or 'Xy' (label in the last column), got {layout!r}.")
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file; check the path given to --data.")
@@ -149,7 +153,11 @@ def load_data_file(path, layout: str = "A") -> DataSet:
 
 def signs_from_labels(labels, source: str) -> np.ndarray:
     """Labels in {-1, +1} unchanged, labels in {0, 1} with 0 -> -1; anything else is an error."""
-    labels = np.asarray(labels, dtype=np.float64).ravel()
+    try:
+        labels = np.asarray(labels, dtype=np.float64).ravel()
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{source}: labels must be numbers in {{-1, +1}} or {{0, 1}} ({' '.join(str(error).split())}); "
+                         "relabel the two classes as -1/+1 (or 0/1).") from None
     values = np.unique(labels)
     if np.all(np.isin(values, (-1.0, 1.0))):
         return labels
@@ -231,24 +239,66 @@ def _signed_rows_from_npz(path: str) -> np.ndarray:
     )
 
 
-def _signed_rows_from_npy(path: str, layout: str) -> np.ndarray:
+def _signed_rows_from_npy(path: str, layout: str | None) -> np.ndarray:
     array = _load_numpy(path, ".npy")
     if not isinstance(array, np.ndarray) or array.ndim != 2:
         raise ValueError(f"{path}: a .npy file must hold one 2-D array, got shape {getattr(array, 'shape', None)}.")
+    if layout is None:
+        layout = _npy_layout_without_a_choice(array, path)
     return _finite_matrix(array, path) if layout == "A" else _signed_rows_from_columns(array, path)
+
+
+def _npy_layout_without_a_choice(array: np.ndarray, path: str) -> str:
+    """``"A"`` unless the last column could be the labels: then both readings are plausible (labels
+    last, or the intercept column of signed rows y_i [x_i, 1], also exactly +-1), so refuse to guess."""
+    if array.shape[1] < 2 or array.shape[0] == 0 or not np.issubdtype(array.dtype, np.number):
+        return "A"
+    values = np.unique(array[:, -1])
+    if np.all(np.isin(values, (-1.0, 1.0))) or np.all(np.isin(values, (0.0, 1.0))):
+        shown = "/".join(f"{value:g}" for value in values)
+        raise ValueError(
+            f"{path}: its last column holds only {shown}, so it reads two ways: as the labels after the features "
+            "(pass --npy-layout Xy) or as an intercept column of signed rows y_i [x_i, 1] (pass --npy-layout A); "
+            "say which.")
+    return "A"
+
+
+def _is_number(field: str) -> bool:
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return True
+
+
+def _csv_header_lines(path: str, handle) -> int:
+    """How many lines ``np.loadtxt`` skips: those up to a header line, or 0 without a header.
+
+    The first line with content is a header only when EVERY field is non-numeric (names); a line
+    mixing numbers and text is an error naming the line and the field (it is neither data nor a
+    header, and skipping it would silently lose an example).
+    """
+    for number, line in enumerate(handle, start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = [field.strip() for field in line.rstrip("\r\n").split(",")]
+        numeric = [_is_number(field) for field in fields]
+        if all(numeric):
+            return 0
+        if not any(numeric):
+            return number
+        column = numeric.index(False)
+        raise ValueError(
+            f"{path}: line {number} mixes numbers and text (field {column + 1} is {fields[column]!r}); it is neither "
+            "a header (all names) nor an example (all numbers). Fix that field, or make the first line a header of "
+            "names only.")
+    raise ValueError(f"{path}: the file is empty; it needs one example a line, label last.")
 
 
 def _read_csv(path: str) -> np.ndarray:
     try:
         with open(path, encoding="utf-8") as handle:
-            first = next((line for line in handle if line.strip() and not line.lstrip().startswith("#")), None)
-        if first is None:
-            raise ValueError(f"{path}: the file is empty; it needs one example a line, label last.")
-        try:
-            [float(field) for field in first.split(",")]
-            header = 0
-        except ValueError:
-            header = 1
+            header = _csv_header_lines(path, handle)
         try:
             return np.loadtxt(path, delimiter=",", ndmin=2, skiprows=header, encoding="utf-8")
         except UnicodeDecodeError:
@@ -283,7 +333,7 @@ def _signed_rows_from_svmlight(path: str) -> np.ndarray:
 def load_npy_folder(path) -> DataSet:
     """A folder of ``.npy`` row chunks (``X_000.npy ...`` + ``y.npy``, or ``A_000.npy ...``), out of core.
 
-    The chunks are memory-mapped behind a :class:`gamedyn.distributed.RowBlockedOperator` (dask's
+    The chunks are read in row slabs behind a :class:`gamedyn.distributed.RowBlockedOperator` (dask's
     threaded scheduler, or the current ``dask.distributed.Client``); one pass finds the largest row
     norm (and rejects NaN or infinite entries), and the rows are scaled by it inside the operator.
     """

@@ -16,13 +16,22 @@ JSON document instead, with the final output vector under ``"output"`` (non-fini
 an infinite regret, become null).
 
 Data files (``--data``): ``.npz`` with arrays ``X`` and ``y`` (or ``A``, the signed rows); ``.npy``
-holding ``A`` (or, with ``--npy-layout Xy``, features with the label in the last column); ``.csv``
-with the label in the last column; svmlight/libsvm text (``.svm``, ``.svmlight``, ``.libsvm``,
+holding ``A`` (or, with ``--npy-layout Xy``, features with the label in the last column; a last
+column of only -1/+1 or 0/1 reads both ways and needs ``--npy-layout``); ``.csv`` with the label in
+the last column (a first line of names only is a header); svmlight/libsvm text (``.svm``, ``.svmlight``, ``.libsvm``,
 ``.txt``; needs ``pip install gamedyn[data]``; kept sparse); or a folder of ``.npy`` row chunks
-(``X_000.npy, ...`` + ``y.npy``, or ``A_000.npy, ...``), memory-mapped out of core (recipes only;
+(``X_000.npy, ...`` + ``y.npy``, or ``A_000.npy, ...``), read out of core in row slabs (recipes only;
 needs ``pip install gamedyn[dask]``). Labels in {-1, +1} or {0, 1}. Rows are scaled so
 that max ||x_i|| = 1, and the output says so. Without ``--data`` the data are
 ``--synthetic 200,20,0.05`` (:func:`gamedyn.datasets.make_separable` with ``--seed``).
+
+The header's exact max margin (:func:`gamedyn.margins.max_margin`) runs only when it is cheap
+(:func:`oracle_work` ``n d min(n, d)`` at most :data:`ORACLE_BUDGET`, a few seconds); otherwise
+the header says it was skipped. ``--oracle`` forces it, ``--no-oracle`` skips it. For the p-norm
+algorithms every margin (the header's, each row's normalised margin and upper end U_t) is in the
+certificate's norm q = p/(p-1): ``gamma_q`` by :func:`gamedyn.margins.max_margin_q`. ``--p``,
+``--theta``, ``--npy-layout`` and ``--seed`` are refused where they do not apply (an algorithm
+without that option, data that are not a ``.npy`` file, data that are not synthetic).
 
 ``reproduce`` runs every claim (see :mod:`gamedyn.reproduce`), prints one table and exits 1 when a
 claim fails. It writes ``report.md`` and the figures of both papers to ``--out`` (default
@@ -69,15 +78,22 @@ _TRAJECTORY_LIMIT = 10_000_000  # T (n + d): above it an original reports only i
 
 _RUN_EPILOG = """data files (--data FILE):
   .npz                            arrays X (n x d) and y (n labels), or one array A of signed rows y_i x_i
-  .npy                            one 2-D array: A (default), or with --npy-layout Xy the label in the last column
-  .csv                            label in the last column; a non-numeric first line is a header
+  .npy                            one 2-D array: A (--npy-layout A, the signed rows) or Xy (--npy-layout Xy, the
+                                  label in the last column); a last column of only -1/+1 (or 0/1) reads both
+                                  ways, so it needs --npy-layout
+  .csv                            label in the last column; a first line of names only is a header
   .svm .svmlight .libsvm .txt     svmlight/libsvm text, kept sparse (needs: pip install gamedyn[data])
   FOLDER/                         .npy row chunks X_000.npy X_001.npy ... + y.npy, or A_000.npy ... (signed
-                                  rows), memory-mapped out of core; recipes only (needs: pip install gamedyn[dask])
+                                  rows), read out of core in row slabs; recipes only (needs: pip install gamedyn[dask])
 labels in {-1,+1} or {0,1} (0 is read as -1); rows are scaled so that max ||x_i|| = 1.
 
 output per reporting step: the margin min_i (A w)_i and the normalised margin of the algorithm's
-output w, the weighted regrets R_w and R_p, and Theorem 2's bound (R_w + R_p)/S_t."""
+output w, the weighted regrets R_w and R_p, and Theorem 2's bound (R_w + R_p)/S_t. For the p-norm
+algorithms the normalised margin, the upper end U_t and the header's max margin are in the dual
+norm q = p/(p-1) (gamma_q), the certificate's norm.
+
+the exact max margin in the header runs only when it is cheap (n*d*min(n,d) <= 1e8, a few seconds);
+--oracle forces it, --no-oracle skips it."""
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -103,13 +119,18 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--data", metavar="FILE", help=".npz (X, y or A), .npy, .csv (label last), svmlight, or a folder of .npy row chunks")
     source.add_argument("--synthetic", metavar="n,d,gamma",
                         help=f"make_separable data (default {DEFAULT_SYNTHETIC})")
-    run.add_argument("--npy-layout", choices=("A", "Xy"), default="A",
-                     help="a .npy file holds signed rows A (default) or Xy: features, label in the last column")
+    run.add_argument("--npy-layout", choices=("A", "Xy"),
+                     help="a .npy file holds signed rows A or Xy: features, label in the last column (needed when the "
+                          "last column holds only -1/+1 or 0/1, which reads both ways)")
     run.add_argument("--T", type=int, default=1000, metavar="N", help="rounds (updates for the perceptrons); default 1000")
-    run.add_argument("--seed", type=int, default=0, help="seed of the synthetic data (default 0)")
+    run.add_argument("--seed", type=int, help="seed of the synthetic data (default 0; --synthetic only)")
     run.add_argument("--every", type=int, metavar="K", help="report every K rounds (default: 1, 2, 5, 10, 20, ...)")
     run.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
-    run.add_argument("--p", type=float, default=2.0, help="p of the p-norm algorithms (default 2)")
+    run.add_argument("--p", type=float, help="p of the p-norm algorithms (default 2; only they take it): margins are "
+                                            "then reported in the dual norm q = p/(p-1)")
+    run.add_argument("--oracle", action=argparse.BooleanOptionalAction, default=None,
+                     help="compute the exact max margin for the header (default: only when it is cheap, about "
+                          "n*d*min(n,d) <= 1e8; --oracle always, --no-oracle never)")
     run.add_argument("--checkpoint", metavar="FILE",
                      help="keep a checkpoint of the run in FILE (.npz): at the end, every --checkpoint-every rounds, "
                           "and on Ctrl-C or SIGTERM after the round in progress (recipes only)")
@@ -117,8 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--resume", metavar="FILE",
                      help="continue the run saved in FILE (same recipe, data and --T); it keeps FILE up to date "
                           "unless --checkpoint names another file")
-    run.add_argument("--theta", choices=("wang", "ji"), default="wang",
-                     help="accelerated perceptron: theta_(t-1) = t/(2(t+1)) (wang, default) or 1 (ji)")
+    run.add_argument("--theta", choices=("wang", "ji"),
+                     help="accelerated perceptron only: theta_(t-1) = t/(2(t+1)) (wang, default) or 1 (ji)")
     run.set_defaults(handler=command_run)
 
     reproduce = commands.add_parser("reproduce", help="check every claim of both papers; PASS/FAIL table",
@@ -147,8 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     source = explorer.add_mutually_exclusive_group()
     source.add_argument("--data", metavar="FILE", help="a data file, as for `gamedyn run`")
     source.add_argument("--synthetic", metavar="n,d,gamma", help=f"make_separable data (default {DEFAULT_SYNTHETIC})")
-    explorer.add_argument("--npy-layout", choices=("A", "Xy"), default="A", help="layout of a .npy file (see run)")
-    explorer.add_argument("--seed", type=int, default=0, help="seed of the synthetic data (default 0)")
+    explorer.add_argument("--npy-layout", choices=("A", "Xy"), help="layout of a .npy file (see run)")
+    explorer.add_argument("--seed", type=int, help="seed of the synthetic data (default 0; --synthetic only)")
     explorer.add_argument("--T", type=int, default=2000, metavar="N", help="rounds per seating (default 2000)")
     explorer.add_argument("--eta", type=float, default=0.25, help="the p-player's entropy step (default 1/4)")
     explorer.add_argument("--markdown", action="store_true", help="print the table as Markdown")
@@ -259,9 +280,11 @@ def reporting_steps(T: int, every: int | None = None) -> list:
     return sorted(set(steps) | {T})
 
 
-def _margins(A, w):
+def _margins(A, w, q=2.0):
+    """``(min_i (A w)_i, that / ||w||_q)``: the normalised margin in the certificate's norm q."""
     margin = float(np.min(A @ w))
-    norm = float(np.linalg.norm(w))
+    w = np.asarray(w, dtype=np.float64)
+    norm = float(np.linalg.norm(w) if q == 2.0 else np.linalg.norm(w, ord=q))
     return margin, (margin / norm if norm > 0 else math.nan)
 
 
@@ -281,13 +304,14 @@ def _theorem2(w_regret, p_regret, state_weights):
 
 
 def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on_step=None, progress=None,
-               checkpoint_options=None) -> tuple:
+               checkpoint_options=None, q=2.0) -> tuple:
     """Play a recipe for T rounds, reporting at ``steps``; returns (reports, stop reason, output ``.w``).
 
     ``checkpoint_options`` (``checkpoint``, ``checkpoint_every``, ``resume_from``) go to the recipe.
 
     ``w_comparator`` (a fixed u) makes R_w the regret against u instead of against the best point
-    of the w-domain (Theorem 7's R_w(u): the p-norm game's w-domain is all of R^d).
+    of the w-domain (Theorem 7's R_w(u): the p-norm game's w-domain is all of R^d). ``q`` is the
+    norm of the normalised margins (the certificate's: p/(p-1) for the p-norm game).
     """
     from gamedyn.certificates import certify_not_separable
 
@@ -301,7 +325,7 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
             w_regret, p_regret = state.w_regret, state.p_regret
             if w_comparator is not None:
                 w_regret = state.w_played_loss - state.w_loss_sum.value(w_comparator)
-            reports.append(StepReport(state.t, *_margins(A, recipe.read_output(state, **options)), w_regret, p_regret,
+            reports.append(StepReport(state.t, *_margins(A, recipe.read_output(state, **options), q), w_regret, p_regret,
                                       _theorem2(w_regret, p_regret, (state.w_weight_total, state.p_weight_total)),
                                       None if state.certificate_tracker is None else state.certificate_tracker.upper))
             if on_step is not None:
@@ -314,7 +338,7 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
     certificate = result.certificate  # None for matrix-free data (an operator): no tracked bracket
     if certificate is not None and certificate.separable is None:
         certificate = certify_not_separable(A, certificate)
-    reports.append(StepReport(T, *_margins(A, result.w), w_regret, game.p_regret,
+    reports.append(StepReport(T, *_margins(A, result.w, q), w_regret, game.p_regret,
                               _theorem2(w_regret, game.p_regret, (game.weight_total, game.p_weight_total)),
                               None if certificate is None else certificate.upper,
                               None if certificate is None else certificate.verdict()))
@@ -323,7 +347,7 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
     return reports, game.stop_reason, np.asarray(result.w)
 
 
-def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None) -> tuple:
+def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None, q=2.0) -> tuple:
     """Run an original algorithm; report its output at ``steps`` (from its trajectory when it fits).
 
     How to call it and read its output is the entry's :class:`gamedyn.registry.OriginalForm`.
@@ -332,7 +356,7 @@ def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None) -> tu
     form, options = entry.form, {"p": p, "theta": theta}
     if form.updates:
         w, updates = form.call(A, T, options, False)
-        reports, final = [StepReport(updates, *_margins(A, w))], w
+        reports, final = [StepReport(updates, *_margins(A, w, q))], w
         reason = (f"separated after {updates} updates" if reports[0].margin > 0
                   else f"not separated within T = {T} updates")
     else:
@@ -344,7 +368,7 @@ def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None) -> tu
         else:
             path = form.call(A, T, options, True)
             outputs = {t: form.at(path, t) for t in steps}
-        reports = [StepReport(t, *_margins(A, outputs[t])) for t in sorted(outputs)]
+        reports = [StepReport(t, *_margins(A, outputs[t], q)) for t in sorted(outputs)]
         final = outputs[max(outputs)]
         reason = f"completed T = {T} iterations"
     if on_step is not None:
@@ -369,12 +393,121 @@ def _row(step: StepReport) -> str:
 _HEADER = f"{_COLUMNS[0]:>8}" + "".join(name.rjust(_WIDTH) for name in _COLUMNS[1:])
 
 
+def _header(q: float) -> str:
+    """The table's header; in the q-norm (q != 2) its normalised margin and upper end say so."""
+    if q == 2.0:
+        return _HEADER
+    names = [{"normalised": "normalised_q", "upper U_t": "upper_q U_t"}.get(name, name) for name in _COLUMNS]
+    return f"{names[0]:>8}" + "".join(name.rjust(_WIDTH) for name in names[1:])
+
+
+# ------------------------------------------------------------------------- the exact oracle
+
+ORACLE_BUDGET = 1e8
+"""The default ``gamedyn run`` computes the exact max margin when :func:`oracle_work` is at most
+this: measured on one core of the 2-core test machine, 1.5 s of CPU at n = 10^4, d = 100 (1e8) and
+0.7 s at n = 5 * 10^4, d = 20 (2e7), against 11 s at n = 5 * 10^4, d = 100 (5e8) and over 8 minutes
+at n = 5 * 10^5, d = 100 (5e9); see docs/how-to/run-on-your-data.md."""
+
+
+def oracle_work(n: int, d: int, q: float = 2.0) -> float:
+    """The cost model of the exact oracle on n x d rows: ``n d min(n, d)``.
+
+    :func:`gamedyn.margins.max_margin` (NNLS) takes about min(n, d) active-set steps over the n x d
+    rows; :func:`gamedyn.margins.max_margin_q` (q != 2) starts from it and adds Newton steps on the
+    support, measured 3-11x the l2 oracle for min(n, d) = 100-500: the factor 2 + min(n, d)/50.
+    """
+    k = min(n, d)
+    return float(n) * float(d) * float(k) * (1.0 if q == 2.0 else 2.0 + k / 50.0)
+
+
+@attrs.frozen
+class OracleReport:
+    """The exact max margin for ``gamedyn run``'s header, or why it was not computed."""
+
+    state: str  # "computed", "not separable", "skipped" (over the budget), "off" (--no-oracle), "out of core"
+    gamma: float | None = None  # in the certificate's norm q; 0.0 when not separable, None when not computed
+    line: str | None = None  # the header line (None: nothing to print)
+
+
+def _oracle(data, q: float, choice, comparator_needed: bool) -> OracleReport:
+    """Run the exact oracle when asked (``choice`` True), never (False), or when it is cheap (None)."""
+    from gamedyn.margins import MarginUndecidedError, NotSeparableError, max_margin, max_margin_q
+
+    name = "gamma" if q == 2.0 else "gamma_q"
+    if isinstance(data.A, LinearOperator):
+        return OracleReport("out of core")
+    if choice is False:
+        return OracleReport("off", line=f"max margin {name}: not computed (--no-oracle)")
+    work = oracle_work(data.n, data.d, q) * (2.0 if comparator_needed else 1.0)  # the comparator solves it again
+    if choice is None and work > ORACLE_BUDGET:
+        return OracleReport("skipped", line=(
+            f"max margin {name}: skipped (the exact oracle on n = {data.n}, d = {data.d} would cost about "
+            f"{work:.2g} operations, over the {ORACLE_BUDGET:.0e} that take a few seconds); pass --oracle to compute it"))
+    try:
+        if q == 2.0:
+            gamma = max_margin(data.A).gamma
+            return OracleReport("computed", gamma, f"max margin gamma = {gamma:.6g} (exact l2 oracle)")
+        bracket = max_margin_q(data.A, q)
+        return OracleReport("computed", bracket.lower, (
+            f"max margin gamma_q = {bracket.lower:.6g} (q = p/(p-1) = {q:.6g}; the q-norm oracle max_margin_q "
+            f"certifies [{bracket.lower:.6g}, {bracket.upper:.6g}])"))
+    except NotSeparableError:  # not separable: the run certifies it (Gordan) instead of refusing the data
+        oracle = "l2" if q == 2.0 else "q-norm"
+        return OracleReport("not separable", 0.0,
+                            f"max margin {name} = 0: the exact {oracle} oracle finds the data not separable through the origin")
+    except MarginUndecidedError as error:
+        raise ValueError(
+            f"{data.source}: float64 cannot decide whether the data are separable through the origin (the max "
+            f"margin lies in [{error.lower:.3g}, {error.upper:.3g}], no direction is certified positive); "
+            "these algorithms need a margin float64 can resolve: check the labels and near-duplicate rows."
+        ) from None
+
+
+# ------------------------------------------------------------------------ options that apply
+
+
+def _declared(entry) -> tuple:
+    return entry.recipe.options if entry.recipe is not None else entry.form.options
+
+
+def _check_options_apply(args, entry) -> None:
+    """--p and --theta only for the algorithms that declare them (never silently ignored)."""
+    for option, flag, what in (("p", "--p", "the p-norm algorithms"), ("theta", "--theta", "the accelerated perceptron")):
+        if getattr(args, option) is not None and option not in _declared(entry):
+            takers = ", ".join(other.name for other in _entries() if option in _declared(other))
+            raise ValueError(f"{flag} applies to {what} ({takers}); {entry.name} has no {option}: drop {flag}, "
+                             "or run one of those.")
+
+
+def _check_data_options(args) -> None:
+    """--npy-layout only for a .npy file, --seed only for synthetic data (never silently ignored)."""
+    if args.seed is not None and args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}.")
+    if args.seed is not None and args.data is not None:
+        raise ValueError(f"--seed seeds the synthetic data (--synthetic n,d,gamma); it has no effect on --data "
+                         f"{args.data}: drop --seed.")
+    if args.npy_layout is None:
+        return
+    if args.data is None:
+        raise ValueError("--npy-layout says how to read a .npy file given with --data FILE.npy; the synthetic data "
+                         "have no layout: drop --npy-layout.")
+    if os.path.isdir(args.data):
+        raise ValueError(f"--npy-layout applies to a single .npy file; the folder {args.data} names its layout by its "
+                         "chunk files (X_000.npy ... + y.npy, or A_000.npy ...): drop --npy-layout.")
+    extension = os.path.splitext(args.data)[1].lower()
+    if extension != ".npy":
+        raise ValueError(f"--npy-layout applies to a .npy file; {args.data} is a {extension or 'file without extension'} "
+                         "file, whose layout is fixed (see `gamedyn run --help`): drop --npy-layout.")
+
+
 def _load(args):
     from gamedyn._data_files import load_data_file, synthetic_data
 
+    _check_data_options(args)
     if args.data is not None:
         return load_data_file(args.data, layout=args.npy_layout)
-    return synthetic_data(args.synthetic or DEFAULT_SYNTHETIC, seed=args.seed)
+    return synthetic_data(args.synthetic or DEFAULT_SYNTHETIC, seed=0 if args.seed is None else args.seed)
 
 
 def _finite_or_none(value):
@@ -382,58 +515,55 @@ def _finite_or_none(value):
 
 
 def command_run(args) -> int:
-    from gamedyn.margins import MarginUndecidedError, NotSeparableError, max_margin
-
     entry = resolve_entry(args.recipe)
     if args.T < 1:
         raise ValueError(f"--T must be a positive integer (the number of rounds), got {args.T}.")
     if args.every is not None and args.every < 1:
         raise ValueError(f"--every must be a positive integer, got {args.every}.")
-    if args.seed < 0:
-        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}.")
-    declared_options = entry.recipe.options if entry.recipe is not None else entry.form.options
-    if "p" in declared_options and not (2.0 <= args.p < math.inf):  # the p-norm algorithms declare a p
-        raise ValueError(f"--p must be a number >= 2 for the p-norm algorithms, got {args.p:g}.")
+    _check_options_apply(args, entry)
+    _check_data_options(args)
+    p = 2.0 if args.p is None else args.p
+    theta = "wang" if args.theta is None else args.theta
+    if "p" in _declared(entry) and not (2.0 <= p < math.inf):  # the p-norm algorithms declare a p
+        raise ValueError(f"--p must be a number >= 2 for the p-norm algorithms, got {p:g}.")
+    q = p / (p - 1.0) if "p" in _declared(entry) else 2.0  # the certificate's norm (Theorem 7's gamma_q)
     checkpoint_options = _checkpoint_options(args, entry)
     data = _load(args)
     out_of_core = isinstance(data.A, LinearOperator)  # a folder of .npy chunks: only products, no rows
     if out_of_core and entry.kind != "recipe":
         raise ValueError(f"{entry.name} reads rows of A in memory; on a folder of .npy chunks run a recipe "
                          "(`gamedyn list` shows them), which needs only A @ w and A.T @ p.")
-    try:
-        gamma = math.nan if out_of_core else max_margin(data.A).gamma
-    except NotSeparableError:  # not separable: the run certifies it (Gordan) instead of refusing the data
-        gamma = None
-    except MarginUndecidedError as error:
-        raise ValueError(
-            f"{data.source}: float64 cannot decide whether the data are separable through the origin (the max "
-            f"margin lies in [{error.lower:.3g}, {error.upper:.3g}], no direction is certified positive); "
-            "these algorithms need a margin float64 can resolve: check the labels and near-duplicate rows."
-        ) from None
-    steps = reporting_steps(args.T, args.every)
     is_recipe = entry.kind == "recipe"
+    wants_comparator = is_recipe and entry.recipe.comparator is not None  # declared (Theorem 7's R_w(u))
+    oracle = _oracle(data, q, args.oracle, wants_comparator)
+    steps = reporting_steps(args.T, args.every)
     comparator, notes = None, []
     if out_of_core:
         notes.append("out-of-core data: the exact max margin and Theorem 7's comparator need A in memory "
                      "and are not computed")
-    if is_recipe and entry.recipe.comparator is not None and gamma is not None and not out_of_core:  # declared (Theorem 7's R_w(u))
-        comparator = entry.recipe.w_comparator(data.A, p=args.p, theta=args.theta)
+    if wants_comparator and oracle.state == "computed":
+        comparator = entry.recipe.w_comparator(data.A, p=p, theta=theta)
         notes.append(entry.recipe.comparator_note)
+    elif wants_comparator and oracle.state in ("skipped", "off"):
+        notes.append("R_w is the regret against the best point of the w-domain (all of R^d: infinite): Theorem 7's "
+                     "comparator u, the max-margin direction, needs the exact oracle (--oracle)")
+    if q != 2.0:
+        notes.append(f"margins in the q-norm of the certificate, q = p/(p-1) = {q:.6g}: normalised_q = "
+                     "min_i (A w)_i / ||w||_q and upper_q U_t bracket gamma_q")
     if not is_recipe:
         notes.append("an original algorithm: regrets and Theorem 2's bound belong to the game form ('-')")
     if not args.json:
         print(f"gamedyn run {entry.name}  [{entry.reference}]")
         print(f"data: {data.describe()}")
-        if not out_of_core:
-            print(f"max margin gamma = {gamma:.6g} (exact l2 oracle)" if gamma is not None else
-                  "max margin gamma = 0: the exact l2 oracle finds the data not separable through the origin")
+        if oracle.line is not None:
+            print(oracle.line)
         for note in notes:
             print(note)
         if args.resume is not None:
             from gamedyn.checkpoints import checkpoint_info
 
             print(f"resumed from {args.resume} after round {checkpoint_info(args.resume)['round']}")
-        print(_HEADER, flush=True)
+        print(_header(q), flush=True)
 
     start = time.perf_counter()
     with ProgressBar(args.T, f"{entry.name}, round", stream=sys.stderr) as progress:
@@ -443,19 +573,20 @@ def command_run(args) -> int:
                 print(_row(step), flush=True)
 
         if is_recipe:
-            reports, reason, output = run_recipe(entry, data.A, args.T, steps, p=args.p, theta=args.theta,
+            reports, reason, output = run_recipe(entry, data.A, args.T, steps, p=p, theta=theta,
                                                  w_comparator=comparator, on_step=show, progress=progress,
-                                                 checkpoint_options=checkpoint_options)
+                                                 checkpoint_options=checkpoint_options, q=q)
         else:
-            reports, reason, output = run_original(entry, data.A, args.T, steps, p=args.p, theta=args.theta, on_step=show)
+            reports, reason, output = run_original(entry, data.A, args.T, steps, p=p, theta=theta, on_step=show, q=q)
     seconds = time.perf_counter() - start
 
     if args.json:
         document = {
             "algorithm": entry.name, "kind": entry.kind, "reference": entry.reference,
             "data": {"source": data.source, "n": data.n, "d": data.d, "scaled_by": data.scaled_by},
-            "max_margin": (_finite_or_none(gamma) if gamma is not None else 0.0), "separable": None if out_of_core else gamma is not None,
-            "T": args.T, "stop_reason": reason, "seconds": round(seconds, 3), "notes": notes,
+            "max_margin": _finite_or_none(oracle.gamma),  # in the norm q below; None when not computed
+            "separable": {"computed": True, "not separable": False}.get(oracle.state), "oracle": oracle.state,
+            "margin_norm_q": q, "T": args.T, "stop_reason": reason, "seconds": round(seconds, 3), "notes": notes,
             "steps": [{key: (_finite_or_none(value) if isinstance(value, float) else value)
                        for key, value in attrs.asdict(step).items()} for step in reports],
             "output": [_finite_or_none(float(value)) for value in output],

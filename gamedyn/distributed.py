@@ -19,15 +19,23 @@ The blocks never travel after the start:
 * :meth:`RowBlockedOperator.from_dask_array`: the row chunks are persisted once (on the workers of
   a ``dask.distributed.Client``, or in this process with the threaded scheduler) and each round's
   tasks run where they are;
-* :meth:`RowBlockedOperator.from_npy_folder`: ``.npy`` chunks memory-mapped, each file opened once
-  per worker process; pages are handed back to the page cache after each product, so a process's
-  resident memory stays near one block per thread (the out-of-core path);
+* :meth:`RowBlockedOperator.from_npy_folder`: ``.npy`` chunks read by each task in row slabs, by
+  explicit file reads into a buffer reused per thread (never memory-mapped), so a process's
+  resident memory stays near one slab per thread (the out-of-core path; the kernel's page cache
+  keeps the files), and a chunk truncated or rewritten mid-run is a :class:`ChunkFileError`
+  naming the file, never a crash of the process;
 * :meth:`RowBlockedOperator.from_zarr`: a zarr array read one row block per task.
 
 Scheduler: a ``dask.distributed.Client`` when one is passed (``client=``) or current
 (``Client(...)`` made earlier in the session); otherwise dask's threaded scheduler in this
 process (``client="threads"`` forces it). Per round the driver holds O(n + d) numbers: w or the
 p-slices going out, the A w pieces and K d-vectors coming back.
+
+**Lost workers.** A worker lost mid-run is recovered: its file blocks are read by the workers
+still there (the files are still on disk), the values placed beside its blocks (row factors, log
+p_0's slices) are placed again from the driver's copies and the product is resubmitted; dask
+recomputes persisted blocks from their graph. Where that is impossible (no worker left, a block
+that lived only on the lost worker) a :class:`WorkerLostError` names the worker and the blocks.
 
 Products run in the blocks' dtype (a float32 block is never copied to float64: the vector is
 cast to float32); the reduction over blocks of A^T p accumulates in float64.
@@ -46,10 +54,11 @@ from __future__ import annotations
 import copy
 import glob
 import itertools
-import mmap
 import os
 import threading
 import uuid
+import warnings
+import weakref
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
@@ -74,64 +83,155 @@ def _require_dask(what: str):
 
 
 # ------------------------------------------------------------------------------- block sources
-# A block is a small picklable description that a worker turns into an array with ``load()``
-# (memory-mapped files are opened once per process and kept), or an in-memory array / a dask
-# future to one.
+# A block is a small picklable description that a worker turns into rows with ``slabs()`` (files
+# are read by explicit reads, zarr stores opened once per process), or an in-memory array / a
+# dask future to one.
 
 _OPEN_LOCK = threading.Lock()
-_OPEN_FILES: dict = {}  # (path, mtime_ns, size) -> np.memmap, one per worker process
+_OPEN_FILES: dict = {}  # ("zarr", store, path) -> the opened zarr array, one per worker process
 
 
-SLAB_BYTES = 32 * 2**20  # file-backed blocks are read in row slabs of about this size
+SLAB_BYTES = 32 * 2**20  # zarr blocks are read in row slabs of about this size
+READ_BYTES = 2 * 2**20
+"""``.npy`` chunks are read in slabs of about this size: small enough that the slab just read stays
+in cache while the task's products use it (a 32 MB slab made each product read its bytes from
+memory twice more, 1.9x the CPU of a memory map; 2 MB matched it, see benchmarks/dask_bench.py)."""
+
+
+class ChunkFileError(OSError):
+    """A ``.npy`` chunk that cannot be read as the operator was built: corrupt, truncated or changed."""
+
+
+def _read_npy_header(path: str) -> dict:
+    """Shape, dtype, order and data offset of a ``.npy`` file, read from its header alone.
+
+    Every failure is a :class:`ChunkFileError` whose message names the file and the fix (never
+    numpy's own message alone, never its advice to load pickled data). The file must hold at least
+    the bytes its header announces.
+    """
+    path = os.fspath(path)
+    fix = "re-save it with numpy.save(path, array) (a 2-D float32 or float64 array)"
+    try:
+        with open(path, "rb") as handle:
+            try:
+                version = np.lib.format.read_magic(handle)
+                if version == (1, 0):
+                    shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(handle)
+                elif version == (2, 0):
+                    shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(handle)
+                else:
+                    raise ValueError(f"NumPy format version {version[0]}.{version[1]} is not supported (1.0 or 2.0)")
+            except (ValueError, EOFError, SyntaxError, TypeError) as error:
+                text = " ".join(str(error).split())
+                if "pickle" in text.lower() or "object" in text.lower():
+                    text = "it holds Python objects (pickled data), which gamedyn never loads"
+                raise ChunkFileError(f"{path}: cannot be read as a .npy chunk (its header is not a valid NumPy "
+                                     f"header: {text or type(error).__name__}); {fix}.") from None
+            offset = handle.tell()
+            size = os.fstat(handle.fileno()).st_size
+            stamp = os.fstat(handle.fileno()).st_mtime_ns
+    except OSError as error:
+        if isinstance(error, ChunkFileError):
+            raise
+        raise ChunkFileError(f"{path}: cannot be opened ({error.strerror or type(error).__name__}); check that the "
+                             "file exists and is readable.") from None
+    dtype = np.dtype(dtype)
+    if dtype.hasobject:
+        raise ChunkFileError(f"{path}: cannot be read as a .npy chunk: it holds Python objects (pickled data), which "
+                             f"gamedyn never loads; {fix}.")
+    needed = offset + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if size < needed:
+        raise ChunkFileError(f"{path}: truncated: its header announces shape {tuple(shape)} of {dtype} "
+                             f"({needed} bytes with the header) but the file holds {size} bytes; {fix}.")
+    return {"shape": tuple(int(extent) for extent in shape), "dtype": dtype, "fortran_order": bool(fortran_order),
+            "offset": int(offset), "size": int(size), "mtime_ns": int(stamp)}
+
+
+_BUFFERS = threading.local()  # one reusable slab buffer per thread (a worker's threads read in parallel)
+
+
+def _take_buffer(nbytes: int) -> np.ndarray:
+    buffer = getattr(_BUFFERS, "free", None)
+    if buffer is not None and buffer.nbytes >= nbytes:
+        _BUFFERS.free = None
+        return buffer
+    return np.empty(nbytes, dtype=np.uint8)
+
+
+def _return_buffer(buffer: np.ndarray) -> None:
+    held = getattr(_BUFFERS, "free", None)
+    if held is None or held.nbytes < buffer.nbytes:
+        _BUFFERS.free = buffer
 
 
 class _NpyFile:
-    """One ``.npy`` chunk, memory-mapped read-only once per process, read in row slabs.
+    """One ``.npy`` chunk, read in row slabs by explicit file reads into a buffer reused per thread.
 
-    With ``release_pages`` each slab's pages are handed back to the page cache as soon as the task
-    has used them (``madvise(MADV_DONTNEED)``): they stay cached by the kernel, but the process's
-    resident memory stays near one slab per thread, whatever the chunk size.
+    No page of the file is ever mapped into the process, so its resident memory stays near one
+    slab per thread whatever the chunk size, and a file truncated or rewritten during the run is a
+    :class:`ChunkFileError` naming the file (a memory map would kill the process with SIGBUS).
+    Each task checks the file's size and modification time against those seen when the operator
+    was built, and every read checks that it got all its bytes.
     """
 
-    def __init__(self, path: str, release_pages: bool):
+    def __init__(self, path: str, header: dict | None = None):
         self.path = os.path.abspath(path)
-        status = os.stat(self.path)
-        self.key = (self.path, status.st_mtime_ns, status.st_size)
-        self.release_pages = release_pages
+        header = _read_npy_header(self.path) if header is None else header
+        self.shape, self.dtype = header["shape"], header["dtype"]
+        self.fortran_order, self.offset = header["fortran_order"], header["offset"]
+        self.stamp = (header["size"], header["mtime_ns"])
 
-    def load(self):
-        array = _OPEN_FILES.get(self.key)
-        if array is None:
-            with _OPEN_LOCK:
-                array = _OPEN_FILES.get(self.key)
-                if array is None:
-                    array = np.load(self.path, mmap_mode="r", allow_pickle=False)
-                    _OPEN_FILES[self.key] = array
-        return array
+    def _changed(self, status) -> ChunkFileError:
+        return ChunkFileError(
+            f"{self.path}: the file changed on disk after the operator was built (size {self.stamp[0]} -> "
+            f"{status.st_size} bytes, or a new modification time); the run would mix two data sets. Restore the "
+            "file, or rebuild the operator (RowBlockedOperator.from_npy_folder) and start the run again.")
+
+    def _short(self, begin: int, got: int, wanted: int) -> ChunkFileError:
+        return ChunkFileError(
+            f"{self.path}: the file ended while a task read it (bytes {begin} .. {begin + wanted} asked, "
+            f"{got} read): it was truncated during the run. Restore the file (numpy.save) and start the run again "
+            "(or resume it from its checkpoint).")
+
+    def _read_into(self, handle, view: memoryview, begin: int) -> None:
+        handle.seek(begin)
+        done, wanted = 0, view.nbytes
+        while done < wanted:
+            got = handle.readinto(view[done:])
+            if not got:
+                raise self._short(begin, done, wanted)
+            done += got
 
     def slabs(self):
-        array = self.load()
-        mapping = getattr(array, "_mmap", None)
-        row_bytes = array.shape[1] * array.itemsize
-        if not array.flags.c_contiguous:  # a Fortran-order chunk: rows are not contiguous in the file
-            yield 0, array.shape[0], array
-            self._release(mapping, 0, None)
-            return
-        step = max(1, SLAB_BYTES // row_bytes)
-        first_byte = getattr(array, "offset", 0) % mmap.ALLOCATIONGRANULARITY  # where the data start in the mapping
-        for start in range(0, array.shape[0], step):
-            stop = min(start + step, array.shape[0])
-            yield start, stop, array[start:stop]
-            self._release(mapping, first_byte + start * row_bytes, first_byte + stop * row_bytes)
-
-    def _release(self, mapping, begin, end):
-        if not self.release_pages or mapping is None or not hasattr(mapping, "madvise"):
-            return
-        if end is None:
-            mapping.madvise(mmap.MADV_DONTNEED)
-            return
-        begin -= begin % mmap.PAGESIZE
-        mapping.madvise(mmap.MADV_DONTNEED, begin, end - begin)
+        """``(start, stop, rows)`` over the chunk; each ``rows`` is valid until the next slab is asked for."""
+        n, d = self.shape
+        itemsize = self.dtype.itemsize
+        step = max(1, min(n, READ_BYTES // (d * itemsize)))
+        try:
+            handle = open(self.path, "rb", buffering=0)
+        except OSError as error:
+            raise ChunkFileError(f"{self.path}: cannot be opened during the run ({error.strerror or type(error).__name__}); "
+                                 "the folder must stay readable (on a cluster: under the same path on every worker).") from None
+        buffer = _take_buffer(step * d * itemsize)
+        try:
+            with handle:
+                status = os.fstat(handle.fileno())
+                if (status.st_size, status.st_mtime_ns) != self.stamp:
+                    raise self._changed(status)
+                for start in range(0, n, step):
+                    stop = min(start + step, n)
+                    rows = stop - start
+                    if not self.fortran_order:  # rows start..stop are one contiguous run of bytes
+                        slab = buffer[:rows * d * itemsize].view(self.dtype).reshape(rows, d)
+                        self._read_into(handle, memoryview(slab).cast("B"), self.offset + start * d * itemsize)
+                    else:  # column j holds rows start..stop contiguously: d reads into a column-major slab
+                        slab = buffer[:rows * d * itemsize].view(self.dtype).reshape(d, rows).T
+                        columns = buffer[:rows * d * itemsize].reshape(d, rows * itemsize)
+                        for j in range(d):
+                            self._read_into(handle, memoryview(columns[j]), self.offset + (j * n + start) * itemsize)
+                    yield start, stop, slab
+        finally:
+            _return_buffer(buffer)
 
 
 class _ZarrRows:
@@ -215,8 +315,47 @@ class _Threads:
         return dask.threaded.get(graph, keys)
 
 
+class WorkerLostError(ConnectionError):
+    """A dask worker was lost and the run could not go on without it (recovery failed or impossible)."""
+
+
+RECOVERY_ATTEMPTS = 3  # a product whose workers are lost is resubmitted at most this many times
+WORKER_WAIT_S = 60.0  # how long a recovery waits for a worker to (re)join when none is left
+
+
+class _Placed:
+    """A value (a block's row factors, its slice of log p_0) placed beside its block's worker.
+
+    The scheduler keeps the value on the driver, so when that worker is lost the value is placed
+    again beside the block's new worker and the product resubmitted.
+    """
+
+    __slots__ = ("value", "block", "future", "__weakref__")
+
+    def __init__(self, value, block: int, future):
+        self.value, self.block, self.future = value, block, future
+
+
+def _is_worker_loss(error: BaseException) -> bool:
+    """True for the errors dask.distributed raises when a worker (and what it held) is gone."""
+    import concurrent.futures
+
+    name = type(error).__name__
+    return (name in ("FutureCancelledError", "CommClosedError", "StreamClosedError")
+            or isinstance(error, concurrent.futures.CancelledError))
+
+
 class _Distributed:
-    """A dask.distributed Client: block k always runs on the worker that holds (or opened) it."""
+    """A dask.distributed Client: block k always runs on the worker that holds (or reads) it.
+
+    A worker lost mid-run (killed, crashed, its machine gone) is recovered: file blocks (``.npy``
+    chunks, zarr rows) are pinned to the workers still there, the values placed beside the lost
+    blocks are placed again from the driver's copies, and the product is resubmitted, at most
+    :data:`RECOVERY_ATTEMPTS` times. Persisted dask blocks are recomputed by dask from their graph.
+    Where that is impossible (no worker comes back within :data:`WORKER_WAIT_S`, a block that only
+    lived on the lost worker, a task that kills every worker it runs on) a :class:`WorkerLostError`
+    names the worker and the blocks and says what to do.
+    """
 
     name = "distributed"
     _counter = itertools.count()
@@ -224,34 +363,154 @@ class _Distributed:
     def __init__(self, client, blocks):
         self.client = client
         self.token = uuid.uuid4().hex  # task keys unique across operators and driver processes
-        workers = sorted(client.scheduler_info(n_workers=-1)["workers"]) if _takes_n_workers(client) \
-            else sorted(client.scheduler_info()["workers"])
-        if not workers:
+        self.futures = [_is_future(block) for block in blocks]
+        self._block_futures = {k: block for k, block in enumerate(blocks) if _is_future(block)}
+        self.workers = self._current_workers()
+        if not self.workers:
             raise ValueError("the dask Client has no workers; start some (e.g. LocalCluster(n_workers=2)) first.")
         # Persisted futures already live somewhere: the scheduler runs their tasks there. File blocks
-        # are pinned round-robin, so each worker opens (and page-caches) the same files every round.
-        self.placement = [None if _is_future(block) else [workers[k % len(workers)]] for k, block in enumerate(blocks)]
+        # are pinned round-robin, so each worker reads (and page-caches) the same files every round.
+        self.placement = [None if future else self.workers[k % len(self.workers)] for k, future in enumerate(self.futures)]
+        self._placed = weakref.WeakSet()  # every value placed beside a block, placed again after a loss
+        self.recoveries = []  # (lost workers, blocks moved), one entry per recovery, for the record
+
+    def _current_workers(self) -> list:
+        info = self.client.scheduler_info(n_workers=-1) if _takes_n_workers(self.client) else self.client.scheduler_info()
+        return sorted(info["workers"])
 
     def map(self, function, blocks, arguments):
+        failures = []
+        for attempt in range(RECOVERY_ATTEMPTS + 1):
+            try:
+                return self._map_once(function, blocks, arguments)
+            except Exception as error:  # noqa: BLE001 - only a worker loss is recovered, the rest re-raised
+                if type(error).__name__ == "KilledWorker":
+                    raise WorkerLostError(
+                        f"a task of {function.__name__} killed every dask worker it ran on ({_brief(error)}); the "
+                        "scheduler gave up on it. A block may need more memory than a worker has: use smaller chunks "
+                        "or workers with more memory, and check the workers' logs.") from error
+                if not _is_worker_loss(error):
+                    raise
+                failures.append(error)
+                if attempt == RECOVERY_ATTEMPTS:
+                    break
+                try:
+                    self._recover(error)
+                except Exception as again:  # another worker lost while placing the values again: retry
+                    if not _is_worker_loss(again):
+                        raise
+                    failures.append(again)
+        raise WorkerLostError(
+            f"dask workers were lost {len(failures)} times in one product ({function.__name__}; lost so far: "
+            f"{self._lost_summary()}; last error: {_brief(failures[-1])}); the cluster is not stable enough to go on. "
+            "Check the workers' logs (memory limits, crashes), then run again (with checkpoint= the run resumes "
+            "from its last checkpoint).") from failures[-1]
+
+    def _map_once(self, function, blocks, arguments):
         call = next(self._counter)
         groups = {}  # one client.map per placement: one batched submission instead of K messages
         for k, where in enumerate(self.placement):
-            groups.setdefault(None if where is None else tuple(where), []).append(k)
+            groups.setdefault(where, []).append(k)
         futures = [None] * len(blocks)
         for where, members in groups.items():
-            columns = list(zip(*(arguments[k] for k in members)))
+            columns = list(zip(*([value.future if isinstance(value, _Placed) else value for value in arguments[k]]
+                                 for k in members)))
             keys = [f"gamedyn-{function.__name__}-{self.token}-{call}-{k}" for k in members]
             mapped = self.client.map(function, [blocks[k] for k in members], *columns, key=keys, pure=False,
-                                     workers=None if where is None else list(where), allow_other_workers=where is not None)
+                                     workers=None if where is None else [where], allow_other_workers=where is not None)
             for k, future in zip(members, mapped):
                 futures[k] = future
-        return self.client.gather(futures)
+        try:
+            return self.client.gather(futures)
+        except BaseException:
+            try:  # nothing of a failed product keeps running on the cluster
+                self.client.cancel([future for future in futures if future is not None])
+            except Exception:  # noqa: BLE001 - the product's own error is the one to report
+                pass
+            raise
 
-    def place(self, row_factors):
-        """Scatter each block's row factors once, to its block's worker: no n-sized upload per round."""
-        return [None if factor is None else
-                self.client.scatter(factor, workers=None if where is None else list(where), hash=False)
-                for factor, where in zip(row_factors, self.placement)]
+    def place(self, values):
+        """Scatter each block's value once, to its block's worker: no n-sized upload per round."""
+        placed = []
+        for k, value in enumerate(values):
+            if value is None:
+                placed.append(None)
+                continue
+            item = _Placed(value, k, self._scatter(value, self.placement[k]))
+            self._placed.add(item)
+            placed.append(item)
+        return placed
+
+    def _scatter(self, value, where):
+        return self.client.scatter(value, workers=None if where is None else [where], hash=False)
+
+    def _recover(self, error):
+        """After a lost worker: re-pin the file blocks, place the lost values again (from the driver)."""
+        if getattr(self.client, "status", "running") in ("closing", "closed"):
+            raise WorkerLostError(f"the dask Client was closed during the run ({_brief(error)}); keep the Client open "
+                                  "until the run returns.") from error
+        workers = self._current_workers()
+        if not workers:
+            try:
+                self.client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+            except Exception:  # noqa: BLE001 - distributed raises TimeoutError (or OSError) here
+                raise WorkerLostError(
+                    f"every dask worker was lost ({', '.join(self.workers)}) and none joined within {WORKER_WAIT_S:g} s; "
+                    "restart the workers (or the cluster), then run again (with checkpoint= the run resumes from its "
+                    "last checkpoint).") from error
+            workers = self._current_workers()
+        lost = sorted(set(self.workers) - set(workers))
+        gone = [k for k, future in enumerate(self.futures) if future and self._block_future_lost(k)]
+        if gone:
+            raise WorkerLostError(
+                f"block(s) {_ranges(gone)} lived only on lost dask worker(s) {', '.join(lost) or '(unknown)'} and dask "
+                "cannot recompute them (they were scattered, not built from a graph); rebuild the operator from the "
+                "data's source (RowBlockedOperator.from_npy_folder or from_dask_array, which dask can recompute) and "
+                "run again.") from error
+        load = {worker: 0 for worker in workers}
+        for where in self.placement:
+            if where in load:
+                load[where] += 1
+        moved = []
+        for k, where in enumerate(self.placement):
+            if where is not None and where not in load:  # its worker is gone: the least loaded one reads it now
+                target = min(workers, key=lambda worker: (load[worker], worker))
+                self.placement[k] = target
+                load[target] += 1
+                moved.append(k)
+        for item in list(self._placed):
+            where = self.placement[item.block]
+            if item.block in moved or getattr(item.future, "status", "finished") != "finished":
+                item.future = self._scatter(item.value, where)
+        self.workers = workers
+        self.recoveries.append((lost, moved))
+
+    def _lost_summary(self) -> str:
+        lost = sorted({worker for workers, _ in self.recoveries for worker in workers})
+        blocks = sorted({k for _, moved in self.recoveries for k in moved})
+        if not lost:
+            return "no worker identified"
+        return f"worker(s) {', '.join(lost)}, block(s) {_ranges(blocks) if blocks else '(none moved)'}"
+
+    def _block_future_lost(self, k) -> bool:
+        """A block held as a dask future whose data are gone for good (scattered, not computable)."""
+        return getattr(self._block_futures[k], "status", "finished") in ("lost", "cancelled", "error")
+
+
+def _brief(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text[:200]}" if text else type(error).__name__
+
+
+def _ranges(numbers) -> str:
+    """[0, 1, 2, 5] -> '0-2, 5'."""
+    parts: list[list[int]] = []
+    for number in sorted(numbers):
+        if parts and number == parts[-1][1] + 1:
+            parts[-1][1] = number
+        else:
+            parts.append([number, number])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in parts)
 
 
 def _takes_n_workers(client) -> bool:
@@ -377,42 +636,90 @@ class RowBlockedOperator(LinearOperator):
                    description="persisted row blocks", one_pass=one_pass)
 
     @classmethod
-    def from_npy_folder(cls, folder, *, client=None, release_pages=True, one_pass=True):
-        """Memory-map a folder of ``.npy`` row chunks (see :func:`npy_folder_layout` for the layouts).
+    def from_npy_folder(cls, folder, *, client=None, release_pages=None, one_pass=True):
+        """Read a folder of ``.npy`` row chunks out of core (see :func:`npy_folder_layout` for the layouts).
 
         ``X_000.npy, X_001.npy, ...`` plus ``y.npy`` (labels in {-1, +1} or {0, 1}): A = diag(y) X,
         never materialised; or ``A_000.npy, ...``: the signed rows themselves. Chunks are read in
-        name order. ``release_pages`` hands each block's pages back to the page cache after each
-        product, so a worker's resident memory stays near one block per thread.
+        name order, by each task in row slabs of about :data:`READ_BYTES` with explicit file reads
+        into a buffer reused per thread: a process's resident memory stays near one slab per
+        thread, and a chunk truncated or rewritten during the run is a :class:`ChunkFileError`
+        naming the file (never a crash of the process).
+
+        Parameters
+        ----------
+        folder : str or path
+            The folder of chunks.
+        client : dask.distributed.Client, "threads" or None
+            Where the tasks run (None: the current Client if any, else dask's threaded scheduler).
+        release_pages : None
+            Deprecated and ignored: the chunks are no longer memory-mapped, so no page of them is
+            ever resident in the process (what ``release_pages=True`` used to ensure).
+        one_pass : bool
+            False keeps :func:`gamedyn.play`'s two-pass round.
+
+        Returns
+        -------
+        RowBlockedOperator
+
+        Raises
+        ------
+        ChunkFileError
+            A chunk that is not a readable ``.npy`` file, or shorter than its header says.
+        ValueError, TypeError
+            Chunks of different widths or dtypes, a bad ``y.npy``, or labels that do not match.
+
+        Examples
+        --------
+        >>> import numpy as np, tempfile, os
+        >>> folder = tempfile.mkdtemp()
+        >>> np.save(os.path.join(folder, "A_000.npy"), np.array([[0.6, 0.8], [1.0, 0.0]]))
+        >>> np.save(os.path.join(folder, "A_001.npy"), np.array([[0.0, 1.0]]))
+        >>> A = RowBlockedOperator.from_npy_folder(folder, client="threads")
+        >>> A.shape, A @ np.array([1.0, 1.0])
+        ((3, 2), array([1.4, 1. , 1. ]))
         """
         _require_dask("RowBlockedOperator.from_npy_folder")
+        if release_pages is not None:
+            warnings.warn("release_pages is deprecated and ignored: .npy chunks are read by explicit file reads, so "
+                          "none of their pages stays resident in the process; drop the argument.",
+                          DeprecationWarning, stacklevel=2)
         paths, labels = npy_folder_layout(folder)
-        blocks, row_counts, columns, dtypes = [], [], set(), set()
+        blocks, row_counts, columns, dtypes = [], [], {}, {}
         for path in paths:
-            header = np.load(path, mmap_mode="r", allow_pickle=False)
-            if not isinstance(header, np.ndarray) or header.ndim != 2 or 0 in header.shape:
-                raise ValueError(f"{path}: every chunk must be a non-empty 2-D array, got shape {getattr(header, 'shape', None)}.")
-            columns.add(header.shape[1])
-            dtypes.add(np.dtype(header.dtype))
-            row_counts.append(header.shape[0])
-            blocks.append(_NpyFile(path, release_pages))
-            del header
+            header = _read_npy_header(path)
+            shape = header["shape"]
+            if len(shape) != 2 or 0 in shape:
+                raise ValueError(f"{path}: every chunk must be a non-empty 2-D array (rows x d), got shape {shape}; "
+                                 "re-save it with numpy.save(path, rows) where rows is 2-D.")
+            columns.setdefault(shape[1], path)
+            dtypes.setdefault(header["dtype"], path)
+            row_counts.append(shape[0])
+            blocks.append(_NpyFile(path, header))
         if len(columns) != 1:
-            raise ValueError(f"{folder}: the chunks have different numbers of columns {sorted(columns)}; they must all be d.")
-        if len(dtypes) != 1 or next(iter(dtypes)) not in _FLOAT_DTYPES:
-            raise TypeError(f"{folder}: chunks must all be float32 or all float64, found {sorted(map(str, dtypes))}; "
-                            "re-save them with array.astype('float64').")
+            shown = ", ".join(f"{os.path.basename(path)}: {width}" for width, path in columns.items())
+            raise ValueError(f"{folder}: the chunks have different numbers of columns {sorted(columns)} (first seen in "
+                             f"{shown}); they must all be d.")
+        dtype = next(iter(dtypes))
+        if len(dtypes) != 1 or dtype not in _FLOAT_DTYPES or not dtype.isnative:
+            shown = ", ".join(f"{os.path.basename(path)}: {kind}" for kind, path in dtypes.items())
+            raise TypeError(f"{folder}: chunks must all be float32 or all float64 (native byte order), found "
+                            f"{sorted(map(str, dtypes))} ({shown}); re-save them with array.astype('float64').")
         row_factors = None
         if labels is not None:
-            from gamedyn._data_files import signs_from_labels
+            from gamedyn._data_files import _load_numpy, signs_from_labels
 
-            signs = signs_from_labels(np.load(labels, allow_pickle=False), labels)
+            values = _load_numpy(labels, ".npy")
+            if not isinstance(values, np.ndarray) or values.ndim != 1:
+                raise ValueError(f"{labels}: y.npy must hold a 1-D array of the n labels, got shape "
+                                 f"{getattr(values, 'shape', None)}; save it with numpy.save(path, y.ravel()).")
+            signs = signs_from_labels(values, labels)
             if signs.shape[0] != sum(row_counts):
                 raise ValueError(f"{labels} has {signs.shape[0]} labels but the X chunks have {sum(row_counts)} rows; they must match.")
             offsets = np.concatenate([[0], np.cumsum(row_counts)])
             row_factors = [signs[offsets[k]:offsets[k + 1]] for k in range(len(blocks))]
-        return cls(blocks, row_counts, columns.pop(), dtypes.pop(), row_factors=row_factors, client=client,
-                   description=f"memory-mapped .npy chunks of {os.fspath(folder)}", one_pass=one_pass)
+        return cls(blocks, row_counts, next(iter(columns)), dtype, row_factors=row_factors, client=client,
+                   description=f".npy chunks of {os.fspath(folder)}", one_pass=one_pass)
 
     @classmethod
     def from_zarr(cls, store, *, path=None, rows_per_block=None, client=None, one_pass=True):
@@ -553,8 +860,10 @@ class RowBlockedOperator(LinearOperator):
     def largest_row_norm(self) -> float:
         """max_i ||a_i||_2 in one pass (one task per block), or ValueError if an entry is NaN or infinite."""
         results = self.scheduler.map(_largest_row_norm_and_finite, self.blocks, [(f,) for f in self._factors()])
-        if not all(finite for _, finite in results):
-            raise ValueError(f"{self!r} contains NaN or infinite entries; remove or impute them first.")
+        bad = [k for k, (_, finite) in enumerate(results) if not finite]
+        if bad:
+            where = ", ".join(getattr(self.blocks[k], "path", f"block {k}") for k in bad[:3]) + (", ..." if len(bad) > 3 else "")
+            raise ValueError(f"{self!r} contains NaN or infinite entries (in {where}); remove or impute them first.")
         return max(largest for largest, _ in results)
 
 

@@ -465,10 +465,138 @@ def test_original_output_read_from_its_trajectory_is_its_final_output(name):
 
 
 @pytest.mark.parametrize("name", [entry.name for entry in recipe_entries() + original_entries()])
-def test_p_below_2_is_refused_exactly_for_the_algorithms_that_declare_a_p(capsys, name):
-    """``--p`` is checked for the entries whose declaration (Recipe or OriginalForm) names a ``p`` option."""
+def test_p_and_theta_are_refused_where_they_do_not_apply(capsys, name):
+    """Regression (issue 16): ``--p`` and ``--theta`` were silently ignored by the algorithms without them.
+    ``--p`` is checked (>= 2) for the entries whose declaration names a ``p`` option, refused elsewhere
+    with the algorithms that take it; the same for ``--theta``."""
     entry = next(entry for entry in recipe_entries() + original_entries() if entry.name == name)
-    declares_p = "p" in (entry.recipe.options if entry.recipe is not None else entry.form.options)
+    declared = entry.recipe.options if entry.recipe is not None else entry.form.options
+    assert ("p" in declared) == ("pnorm" in name)  # the three p-norm algorithms, and only they, declare a p
+    assert ("theta" in declared) == ("accelerated_perceptron" in name)
     code, _, err = run_cli(capsys, "run", name, "--synthetic", "40,3,0.2", "--T", "3", "--p", "1.5")
-    assert declares_p == ("pnorm" in name)  # the three p-norm algorithms, and only they, declare a p
-    assert (code != 0 and "--p must be a number >= 2" in err) if declares_p else code == 0, (code, err)
+    expected = "--p must be a number >= 2" if "p" in declared else "--p applies to the p-norm algorithms ("
+    assert code == 2 and expected in err and len(err.strip().splitlines()) == 1, (code, err)
+    if "p" not in declared:
+        assert "original.pnorm_perceptron" in err and f"{name} has no p: drop --p" in err
+    code, _, err = run_cli(capsys, "run", name, "--synthetic", "40,3,0.2", "--T", "3", "--p", "3")
+    assert code == (0 if "p" in declared else 2), err
+    code, _, err = run_cli(capsys, "run", name, "--synthetic", "40,3,0.2", "--T", "3", "--theta", "ji")
+    assert code == (0 if "theta" in declared else 2), err
+    if "theta" not in declared:
+        assert "--theta applies to the accelerated perceptron (accelerated_perceptron, " in err
+
+
+# ------------------------------------------------------- tried as a new user would (issue 16)
+
+
+def test_npy_with_the_label_column_last_needs_a_layout(tmp_path, capsys, separable):
+    """Regression: `run --data Xy.npy` with Xy = np.c_[X, y] read the labels as a feature and printed
+    "not separable" with exit status 0. A last column of only +-1 reads two ways (labels last, or the
+    intercept column of signed rows y_i [x_i, 1]): refused in one line naming both, unless --npy-layout says."""
+    X, y = separable
+    labels_last = tmp_path / "Xy.npy"
+    np.save(labels_last, np.c_[X, y])
+    intercept = tmp_path / "A1.npy"
+    np.save(intercept, np.c_[X, np.ones(len(y))] * y[:, None])  # signed rows with an intercept: last column +-1 too
+    zero_one = tmp_path / "Xy01.npy"
+    np.save(zero_one, np.c_[X, (y > 0).astype(float)])
+    for path in (labels_last, intercept, zero_one):
+        code, out, err = run_cli(capsys, "run", "smooth_perceptron", "--data", str(path), "--T", "50")
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, (path, code, out, err)
+        assert str(path) in err and "--npy-layout Xy" in err and "--npy-layout A" in err
+    document = run_json(capsys, "run", "smooth_perceptron", "--data", str(labels_last), "--T", "50", "--npy-layout", "Xy")
+    assert document["separable"] is True
+    assert document["max_margin"] == pytest.approx(max_margin(load_data_file(tmp_path / "Xy.npy", "Xy").A).gamma)
+    assert run_json(capsys, "run", "smooth_perceptron", "--data", str(intercept), "--T", "5", "--npy-layout", "A")["data"]["d"] == 5
+    generic = tmp_path / "A.npy"  # signed rows whose last column is an ordinary feature: no question to ask
+    np.save(generic, X * y[:, None])
+    assert run_json(capsys, "run", "smooth_perceptron", "--data", str(generic), "--T", "5")["separable"] is True
+
+
+def test_npy_layout_and_seed_are_refused_where_they_do_not_apply(tmp_path, capsys, separable):
+    """Regression: --npy-layout (and --seed) were silently ignored on data they do not describe."""
+    X, y = separable
+    paths = _write_formats(tmp_path, X, y)
+    folder = tmp_path / "chunks"
+    folder.mkdir()
+    np.save(folder / "A_000.npy", X * y[:, None])
+    cases = [
+        (["--synthetic", "30,3,0.2", "--npy-layout", "Xy"], "--npy-layout says how to read a .npy file"),
+        (["--data", str(paths["csv"]), "--npy-layout", "Xy"], "--npy-layout applies to a .npy file; "),
+        (["--data", str(paths["npz_xy"]), "--npy-layout", "A"], "is a .npz file"),
+        (["--data", str(folder), "--npy-layout", "A"], "names its layout by its chunk files"),
+        (["--data", str(paths["csv"]), "--seed", "3"], "--seed seeds the synthetic data"),
+    ]
+    for arguments, expected in cases:
+        for command in (["run", "nag_margin", "--T", "3"], ["explore", "--T", "3"]):
+            code, out, err = run_cli(capsys, *command, *arguments)
+            assert code == 2 and expected in err and len(err.strip().splitlines()) == 1, (command, arguments, err)
+    assert run_json(capsys, "run", "nag_margin", "--T", "3", "--synthetic", "30,3,0.2", "--seed", "3")["data"]["source"] \
+        == "make_separable(n=30, d=3, gamma=0.2, seed=3)"
+
+
+def test_pnorm_rows_and_header_are_in_the_certificates_q_norm(capsys):
+    """Regression: `run pnorm_perceptron --p 4` printed an l2 normalised margin (0.0533) beside a q-norm
+    upper end (0.0528) in one row, and an l2 gamma in its header. Every number is now in q = p/(p-1):
+    normalised_q(w_t) <= gamma_q <= U_t in every row (weak duality), gamma_q from max_margin_q."""
+    from gamedyn.margins import max_margin_q
+
+    q = 4 / 3
+    A = signed_rows(*make_separable(200, 20, 0.05, 0))
+    document = run_json(capsys, "run", "pnorm_perceptron", "--p", "4", "--synthetic", "200,20,0.05", "--T", "200")
+    bracket = max_margin_q(A, q)
+    for step in document["steps"]:
+        assert step["normalized_margin"] <= bracket.upper * (1 + 1e-12) and bracket.lower <= step["upper"] * (1 + 1e-12)
+    assert any(step["normalized_margin"] > 0.8 * bracket.lower for step in document["steps"])  # l2 would exceed U_t
+    w = np.array(document["output"])
+    final = document["steps"][-1]
+    assert final["normalized_margin"] == pytest.approx(np.min(A @ w) / np.sum(np.abs(w) ** q) ** (1 / q), rel=1e-12)
+    assert document["max_margin"] == pytest.approx(bracket.lower) and document["margin_norm_q"] == pytest.approx(q)
+    code, out, _ = run_cli(capsys, "run", "pnorm_perceptron", "--p", "4", "--synthetic", "200,20,0.05", "--T", "200")
+    assert code == 0 and f"max margin gamma_q = {bracket.lower:.6g} (q = p/(p-1) = 1.33333" in out
+    assert "normalised_q" in out and "upper_q U_t" in out and "(exact l2 oracle)" not in out
+    rows = [line.split() for line in out.splitlines() if line.strip() and line.split()[0].isdigit()]
+    assert all(float(row[2]) <= float(row[-1]) for row in rows)  # normalised_q <= upper_q in each row
+    two = run_json(capsys, "run", "pnorm_perceptron", "--synthetic", "200,20,0.05", "--T", "20")  # p = 2: l2, as before
+    assert two["margin_norm_q"] == 2.0 and two["max_margin"] == pytest.approx(max_margin(A).gamma, rel=1e-12)
+
+
+def test_csv_first_line_mixing_numbers_and_text_is_an_error_not_a_header(tmp_path, capsys):
+    """Regression: a CSV whose first line is `1,2,abc` silently lost it as a header (and with it an example)."""
+    path = tmp_path / "mixed.csv"
+    path.write_text("1,2,abc\n0.5,0.1,1\n-0.2,-0.4,-1\n")
+    code, out, err = run_cli(capsys, "run", "nag_margin", "--data", str(path), "--T", "5")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert str(path) in err and "line 1" in err and "field 3 is 'abc'" in err
+    names = tmp_path / "names.csv"  # every field non-numeric: a header, skipped (after comments and blank lines)
+    names.write_text("# points\n\nx1,x2,label\n0.5,0.1,1\n-0.2,-0.4,-1\n0.3,-0.1,1\n")
+    numbers = tmp_path / "numbers.csv"  # every field numeric: the first example, kept
+    numbers.write_text("0.5,0.1,1\n-0.2,-0.4,-1\n0.3,-0.1,1\n")
+    assert load_data_file(names).n == load_data_file(numbers).n == 3
+    np.testing.assert_array_equal(load_data_file(names).A, load_data_file(numbers).A)
+
+
+def test_exact_oracle_runs_only_when_cheap_or_asked(capsys, monkeypatch):
+    """Regression: `run` ran the exact oracle on all the data only to print the max margin (8 min 27 s
+    and 2 GB at n = 5e5, d = 100 before a 4 s run), with no way to skip it. Over the budget it is
+    skipped and says how to force it; --oracle forces it, --no-oracle skips it."""
+    from gamedyn import margins
+
+    calls = []
+    exact = margins.max_margin
+    monkeypatch.setattr(margins, "max_margin", lambda A, **kw: calls.append(A.shape) or exact(A, **kw))
+    assert cli.oracle_work(500, 100) == 500 * 100 * 100 and cli.oracle_work(5 * 10**5, 100) > 10 * cli.ORACLE_BUDGET
+    assert cli.oracle_work(10**4, 100) <= cli.ORACLE_BUDGET  # the measured few seconds
+    monkeypatch.setattr(cli, "ORACLE_BUDGET", 60 * 5 * 5 - 1)  # just below n d min(n, d) of 60 x 5
+    code, out, err = run_cli(capsys, "run", "smooth_perceptron", "--synthetic", "60,5,0.1", "--T", "20")
+    assert code == 0 and calls == [] and "max margin gamma: skipped" in out and "--oracle" in out
+    assert "verdict: separable" in out  # the run's own certificate still decides
+    document = run_json(capsys, "run", "smooth_perceptron", "--synthetic", "60,5,0.1", "--T", "20")
+    assert calls == [] and document["oracle"] == "skipped" and document["max_margin"] is None and document["separable"] is None
+    document = run_json(capsys, "run", "smooth_perceptron", "--synthetic", "60,5,0.1", "--T", "20", "--oracle")
+    assert calls == [(60, 5)] and document["oracle"] == "computed" and document["max_margin"] > 0
+    monkeypatch.setattr(cli, "ORACLE_BUDGET", 60 * 5 * 5)  # at the budget: computed by default
+    assert run_json(capsys, "run", "smooth_perceptron", "--synthetic", "60,5,0.1", "--T", "20")["oracle"] == "computed"
+    calls.clear()
+    code, out, _ = run_cli(capsys, "run", "smooth_perceptron", "--synthetic", "60,5,0.1", "--T", "20", "--no-oracle")
+    assert code == 0 and calls == [] and "max margin gamma: not computed (--no-oracle)" in out

@@ -105,7 +105,7 @@ def test_recipe_on_npy_folder_equals_numpy(name, data, numpy_runs, tmp_path):
 @pytest.mark.parametrize("name", ["smooth_perceptron", "mirror_prox_perceptron"])
 def test_recipe_on_signed_row_npy_folder_equals_numpy(name, data, numpy_runs, tmp_path):
     save_chunks(tmp_path, "A", data[2], 40)
-    operator = RowBlockedOperator.from_npy_folder(tmp_path, client="threads", release_pages=False)
+    operator = RowBlockedOperator.from_npy_folder(tmp_path, client="threads")
     assert operator.row_factors == [None] * 3
     assert_same_run(RECIPES[name](operator), numpy_runs[name])
 
@@ -174,6 +174,78 @@ def test_current_client_of_a_process_cluster_is_used(data, numpy_runs):
                              game(RegularizedBilinear(data[2])))
 
 
+# ------------------------------------------------------------------------------ lost workers
+
+
+@pytest.fixture(scope="module")
+def process_cluster_client():
+    """Two worker processes under nannies (a killed worker is restarted, under a new address)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster:
+        with distributed.Client(cluster, set_as_default=False) as client:
+            yield client
+
+
+def _kill_a_worker_at(client, round_, victim, victims):
+    """A stop rule that SIGKILLs the worker process ``victim`` when round ``round_`` ends."""
+    import os
+    import signal
+
+    def stop(state):
+        if state.t == round_:
+            victims.append(victim)
+            os.kill(client.run(os.getpid)[victim], signal.SIGKILL)
+        return False
+
+    return stop
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["smooth_perceptron", "nag_margin"])
+def test_npy_folder_run_survives_a_killed_worker(name, data, numpy_runs, process_cluster_client, tmp_path):
+    """Regression: a worker killed mid-run ended a .npy-folder run with a raw FutureCancelledError (its
+    scattered row factors were lost). The lost blocks are read again from the folder by the workers
+    left, the row factors placed again from the driver: the run equals the numpy run to 1e-12."""
+    X, y, _ = data
+    save_chunks(tmp_path, "X", X, 30)
+    np.save(tmp_path / "y.npy", y)
+    process_cluster_client.wait_for_workers(2)  # a worker killed by an earlier test is back
+    operator = RowBlockedOperator.from_npy_folder(tmp_path, client=process_cluster_client)
+    victims = []
+    run = getattr(recipes, name)
+    victim = sorted(process_cluster_client.scheduler_info()["workers"])[0]  # reads chunk 0, holds its row factors
+    result = run(operator, ROUNDS, stop=_kill_a_worker_at(process_cluster_client, 4, victim, victims))
+    assert_same_run(result, numpy_runs[name])
+    assert_same_game(result.game, numpy_runs[name].game)
+    (lost, moved), *_ = operator.scheduler.recoveries  # the kill happened, and was recovered
+    assert victims[0] in lost and moved and all(where != victims[0] for where in operator.scheduler.placement)
+
+
+@pytest.mark.slow
+def test_lost_blocks_that_cannot_be_recomputed_are_one_error_naming_them(data, process_cluster_client, capsys):
+    """Blocks that were scattered (no graph, no file) die with their worker: one WorkerLostError naming
+    the blocks and the worker, with the fix, instead of a raw FutureCancelledError."""
+    from types import SimpleNamespace
+
+    from gamedyn.distributed import WorkerLostError
+
+    client = process_cluster_client
+    client.wait_for_workers(2)
+    holder = sorted(client.scheduler_info()["workers"])[0]
+    A = data[2]
+    blocks = [client.scatter(A[start:start + 30], workers=[holder], hash=False) for start in range(0, 90, 30)]
+    operator = RowBlockedOperator(blocks, [30, 30, 30], 6, np.float64, client=client)
+    _kill_a_worker_at(client, 0, holder, [])(SimpleNamespace(t=0))  # before any task could copy a block elsewhere
+    with pytest.raises(WorkerLostError) as raised:
+        recipes.smooth_perceptron(operator, ROUNDS)
+    message = str(raised.value)
+    from gamedyn.distributed import _ranges
+
+    lost = [k for k, block in enumerate(blocks) if block.status != "finished"]  # those dask kept only there
+    assert lost and f"block(s) {_ranges(lost)} lived only on lost dask worker(s) {holder}" in message, message
+    assert "rebuild the operator" in message
+
+
 # ----------------------------------------------------------------------------- memory and errors
 
 
@@ -197,7 +269,7 @@ def test_non_finite_chunk_is_named(data, tmp_path):
     save_chunks(tmp_path, "A", A, 40)
     with pytest.raises(ValueError, match="NaN or infinite"):
         Bilinear(RowBlockedOperator.from_npy_folder(tmp_path, client="threads"))
-    with pytest.raises(ValueError, match="NaN or infinite"):
+    with pytest.raises(ValueError, match=r"NaN or infinite entries \(in .*A_001\.npy\)"):
         RowBlockedOperator.from_npy_folder(tmp_path, client="threads").largest_row_norm()
 
 
@@ -230,6 +302,31 @@ def test_folder_layout_errors(tmp_path):
 def test_bad_client_is_named(data):
     with pytest.raises(ValueError, match="'threads'"):
         RowBlockedOperator.from_dask_array(da.from_array(data[2], chunks=(30, 6)), client="processes")
+
+
+def _dask_bench():
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "dask_bench.py")
+    spec = importlib.util.spec_from_file_location("dask_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_dask_bench_runs_float32_data_as_float32(tmp_path):
+    """Regression: `python benchmarks/dask_bench.py --dtype float32` crashed. Its numpy baseline held the
+    float32 rows as float64 (twice the memory), whose norms 1 + 2e-8 (the rows' float32 rounding) the
+    float64 tolerance of check_unit_rows rightly refused; the baseline now keeps the chunks' dtype."""
+    bench = _dask_bench()
+    folder = str(tmp_path / "chunks")
+    bench.write_chunks(folder, 3000, 40, 3, "float32")
+    A = bench.in_memory(folder)
+    assert A.dtype == np.float32 and A.shape == (3000, 40)
+    reference = recipes.smooth_perceptron(A, 4).w  # the baseline's run (it raised ValueError here)
+    w = recipes.smooth_perceptron(RowBlockedOperator.from_npy_folder(folder, client="threads"), 4).w
+    assert np.max(np.abs(w - reference)) <= bench.W_TOLERANCE["float32"] * np.max(np.abs(reference))
 
 
 # ------------------------------------------------------------------------------ command line
@@ -284,31 +381,192 @@ def test_svmlight_stays_sparse(data, tmp_path):
     np.testing.assert_allclose(loaded.A.toarray(), signed / np.max(np.linalg.norm(signed, axis=1)), rtol=1e-12, atol=0)
 
 
-def _resident_file_pages() -> int:
+def _resident(kind: str) -> int:
     with open("/proc/self/status") as status:
-        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("RssFile:"))
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith(f"{kind}:"))
 
 
 @pytest.mark.skipif(not __import__("os").path.exists("/proc/self/status"), reason="reads /proc/self/status (Linux)")
-def test_memory_mapped_pages_are_released_after_each_product(tmp_path):
-    """Out of core: with release_pages the mapped chunks do not stay resident in this process."""
+def test_chunk_reads_keep_no_page_of_the_files_resident(tmp_path, monkeypatch):
+    """Out of core: the chunks are read into one reused slab buffer, never mapped into the process.
+
+    The control (numpy's memory map of the same files) shows that the measure sees mapped pages."""
+    from gamedyn import distributed
+
+    monkeypatch.setattr(distributed, "READ_BYTES", 4 * 2**20)  # 4 MB slabs over 4 x 20 MB chunks
     rng = np.random.default_rng(0)
     for number in range(4):
-        np.save(tmp_path / f"A_{number:03d}.npy", rng.standard_normal((25_000, 100)))  # 4 x 20 MB
+        np.save(tmp_path / f"A_{number:03d}.npy", rng.standard_normal((25_000, 100)))
     size = 4 * 25_000 * 100 * 8
     w, p = np.ones(100), np.ones(100_000)
-    resident = {}
-    for release in (True, False):
-        operator = RowBlockedOperator.from_npy_folder(tmp_path, client="threads", release_pages=release)
-        before = _resident_file_pages()
-        operator @ w
-        operator.T @ p
-        resident[release] = _resident_file_pages() - before
-        from gamedyn.distributed import _OPEN_FILES
-        _OPEN_FILES.clear()  # unmap (the next operator opens the files again)
-        del operator
-    assert resident[False] > 0.8 * size  # the control: without release every page stays mapped
-    assert resident[True] < 0.1 * size
+    mapped = [np.load(tmp_path / f"A_{number:03d}.npy", mmap_mode="r") for number in range(4)]
+    before = _resident("RssFile")
+    expected = (sum(float(np.sum(chunk @ w)) for chunk in mapped),
+                sum(chunk.T @ p[25_000 * k:25_000 * (k + 1)] for k, chunk in enumerate(mapped)))
+    assert _resident("RssFile") - before > 0.8 * size  # the control: a memory map keeps every page it read
+    del mapped
+    operator = RowBlockedOperator.from_npy_folder(tmp_path, client="threads")
+    operator @ w  # the first product allocates the slab buffers (one per thread of dask's pool)
+    before = {kind: _resident(kind) for kind in ("RssFile", "RssAnon")}
+    for _ in range(3):
+        Aw, ATp = operator @ w, operator.T @ p
+        products = operator.products(w, p)
+    assert _resident("RssFile") - before["RssFile"] < 0.05 * size
+    assert _resident("RssAnon") - before["RssAnon"] < 0.25 * size  # no chunk's worth of new memory per product
+    assert float(np.sum(Aw)) == pytest.approx(expected[0], rel=1e-12)
+    assert relative_error(ATp, expected[1]) <= TOLERANCE and relative_error(products[1], expected[1]) <= TOLERANCE
+
+
+def test_release_pages_is_deprecated(tmp_path):
+    save_chunks(tmp_path, "A", np.eye(4), 2)
+    with pytest.warns(DeprecationWarning, match="release_pages is deprecated"):
+        RowBlockedOperator.from_npy_folder(tmp_path, client="threads", release_pages=True)
+
+
+@settings(max_examples=25, deadline=None)
+@given(rows=st.integers(1, 40), d=st.integers(1, 7), slab_rows=st.integers(1, 9), fortran=st.booleans(),
+       single=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_chunks_read_in_slabs_equal_the_dense_products(tmp_path_factory, rows, d, slab_rows, fortran, single, seed):
+    """C- and Fortran-ordered chunks, float32 or float64, read in slabs of any height: the products are numpy's."""
+    from gamedyn import distributed
+
+    folder = tmp_path_factory.mktemp("chunks")
+    rng = np.random.default_rng(seed)
+    dtype = np.float32 if single else np.float64
+    A = rng.standard_normal((rows + 5, d)).astype(dtype)
+    pieces = [A[:rows], A[rows:]]
+    for number, piece in enumerate(pieces):
+        np.save(folder / f"A_{number:03d}.npy", np.asfortranarray(piece) if fortran else np.ascontiguousarray(piece))
+    saved = distributed.READ_BYTES
+    distributed.READ_BYTES = slab_rows * d * A.itemsize
+    try:
+        operator = RowBlockedOperator.from_npy_folder(folder, client="threads")
+        w, p = rng.standard_normal(d), rng.standard_normal(rows + 5)
+        tolerance = 1e-5 if single else TOLERANCE
+        Aw, ATp = operator.products(w, p)
+        assert relative_error(operator @ w, A.astype(np.float64) @ w) <= tolerance
+        assert relative_error(operator.T @ p, A.T.astype(np.float64) @ p) <= tolerance
+        assert relative_error(Aw, A.astype(np.float64) @ w) <= tolerance
+        assert relative_error(ATp, A.T.astype(np.float64) @ p) <= tolerance
+        largest = float(np.max(np.linalg.norm(A.astype(np.float64), axis=1)))
+        assert operator.largest_row_norm() == pytest.approx(largest, rel=1e-12)
+    finally:
+        distributed.READ_BYTES = saved
+
+
+_TRUNCATE_MID_RUN = """
+import os, sys
+import numpy as np
+from gamedyn import distributed, recipes
+from gamedyn.distributed import RowBlockedOperator
+
+folder, when = sys.argv[1], sys.argv[2]
+distributed.READ_BYTES = 100 * 20 * 8  # 100-row slabs: 10 per chunk
+rng = np.random.default_rng(0)
+A = rng.standard_normal((3000, 20))
+A /= np.max(np.linalg.norm(A, axis=1))
+for k in range(3):
+    np.save(os.path.join(folder, f"A_{k:03d}.npy"), A[1000 * k:1000 * (k + 1)])
+victim = os.path.join(folder, "A_001.npy")
+operator = RowBlockedOperator.from_npy_folder(folder, client="threads")
+try:
+    if when == "between rounds":  # a round reads the chunk, the next finds it shorter
+        recipes.smooth_perceptron(operator, 10, stop=lambda state: state.t == 3 and os.truncate(victim, 4000) or False)
+    else:  # inside a task: the chunk shrinks between two of its slabs (after the task checked its size)
+        slabs = operator.blocks[1].slabs()
+        next(slabs)
+        os.truncate(victim, 128 + 100 * 20 * 8 + 10)
+        for _, _, rows in slabs:
+            float(rows.sum())
+except distributed.ChunkFileError as error:
+    print("ERROR", error)
+"""
+
+
+@pytest.mark.parametrize("when", ["between rounds", "inside a task"])
+def test_chunk_truncated_mid_run_is_an_error_naming_the_file_not_a_crash(tmp_path, when):
+    """Regression: a memory-mapped chunk truncated mid-run killed the interpreter with SIGBUS."""
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    completed = subprocess.run([sys.executable, "-c", _TRUNCATE_MID_RUN, str(tmp_path), when], capture_output=True,
+                               text=True, timeout=120, cwd=root, env=dict(os.environ, PYTHONPATH=root))
+    assert completed.returncode == 0, (completed.returncode, completed.stderr[-2000:])  # -7: SIGBUS
+    message = completed.stdout.strip()
+    assert message.startswith("ERROR " + str(tmp_path / "A_001.npy") + ":"), message
+    assert ("truncated" in message or "changed on disk" in message) and "start the run again" in message
+
+
+def test_chunk_rewritten_after_the_operator_was_built_is_refused(tmp_path):
+    """A chunk replaced by other data of the same size (a new modification time) would mix two data sets."""
+    import os
+
+    from gamedyn.distributed import ChunkFileError
+
+    save_chunks(tmp_path, "A", np.eye(6), 3)
+    operator = RowBlockedOperator.from_npy_folder(tmp_path, client="threads")
+    operator @ np.ones(6)
+    np.save(tmp_path / "A_001.npy", 2.0 * np.eye(6)[3:])
+    status = os.stat(tmp_path / "A_001.npy")
+    os.utime(tmp_path / "A_001.npy", ns=(status.st_atime_ns, status.st_mtime_ns + 10**9))  # a coarse clock
+    with pytest.raises(ChunkFileError, match=r"A_001\.npy: the file changed on disk"):
+        operator @ np.ones(6)
+
+
+def _bad_chunk_folders():
+    def text(folder):
+        (folder / "A_001.npy").write_text("not numpy at all")
+
+    def pickled(folder):
+        np.save(folder / "A_001.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+
+    def truncated(folder):
+        np.save(folder / "A_001.npy", np.ones((100, 3)))
+        __import__("os").truncate(folder / "A_001.npy", 300)
+
+    def empty(folder):
+        (folder / "A_001.npy").write_bytes(b"")
+
+    def labels_garbage(folder):
+        (folder / "y.npy").write_text("garbage")
+
+    def labels_pickled(folder):
+        np.save(folder / "y.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+
+    def labels_two_d(folder):
+        np.save(folder / "y.npy", np.ones((3, 2)))
+
+    def labels_text(folder):
+        np.save(folder / "y.npy", np.array(["a", "b"] * 3))
+
+    return {"text chunk": ("A_001.npy", text), "pickled chunk": ("A_001.npy", pickled),
+            "truncated chunk": ("A_001.npy", truncated), "empty chunk": ("A_001.npy", empty),
+            "garbage y.npy": ("y.npy", labels_garbage), "pickled y.npy": ("y.npy", labels_pickled),
+            "2-D y.npy": ("y.npy", labels_two_d), "text labels": ("y.npy", labels_text)}
+
+
+@pytest.mark.parametrize("case", sorted(_bad_chunk_folders()))
+def test_unreadable_chunks_and_labels_are_one_line_naming_the_file(tmp_path, capsys, case):
+    """Regression: the .npy-folder loader passed numpy's raw messages (no file name; numpy's allow_pickle
+    advice; 'mmap length is greater than file size'); a 2-D y.npy was silently flattened."""
+    from gamedyn import cli
+    from gamedyn._data_files import load_data_file
+
+    name, damage = _bad_chunk_folders()[case]
+    save_chunks(tmp_path, "X" if name == "y.npy" else "A", np.vstack([np.eye(3), np.eye(3)]), 3)
+    if name == "y.npy":
+        np.save(tmp_path / "y.npy", np.array([1.0, -1.0, 1.0, 1.0, -1.0, 1.0]))
+    damage(tmp_path)
+    with pytest.raises((ValueError, OSError)) as raised:
+        load_data_file(tmp_path)
+    message = str(raised.value)
+    assert message.startswith(str(tmp_path / name) + ":"), message
+    assert "allow_pickle" not in message and ("numpy.save" in message or "relabel" in message), message  # the fix
+    assert cli.main(["run", "smooth_perceptron", "--data", str(tmp_path), "--T", "3"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and str(tmp_path / name) in err
 
 
 # ------------------------------------------------------------------------- one pass per round
