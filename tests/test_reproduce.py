@@ -79,6 +79,13 @@ def test_an_equivalence_with_a_wrong_constant_fails():
     assert not measurement.passed and measurement.measured == pytest.approx(0.01, rel=1e-9)
 
 
+def test_an_equivalence_with_a_nan_error_fails():
+    """A NaN error (a recipe that diverged) is the worst case, never skipped as 'not larger'."""
+    broken = Equivalence("diverged", "x = x", lambda A, T: [("x", np.full(3, np.nan), np.ones(3))])
+    measurement = reproduce._equivalence_check(broken)(Context(reproduce.PROFILES["quick"]))
+    assert not measurement.passed and math.isnan(measurement.measured) and "x; data" in measurement.detail
+
+
 def test_a_rate_claim_fails_when_the_bound_is_violated(monkeypatch):
     from gamedyn import rates
 
