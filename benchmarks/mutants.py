@@ -420,8 +420,13 @@ def pattern_problems(mutant: Mutant, source: pathlib.Path) -> list:
 _BOOT = textwrap.dedent("""
     import os, runpy, sys
     tree = os.path.realpath(os.getcwd())
-    import gamedyn, gamedyn.recipes
-    found = {"gamedyn": gamedyn.__file__, "gamedyn.recipes": gamedyn.recipes.__file__}
+    import gamedyn
+    found = {"gamedyn": gamedyn.__file__}
+    try:
+        import gamedyn.recipes
+        found["gamedyn.recipes"] = gamedyn.recipes.__file__
+    except Exception as error:
+        found["gamedyn.recipes"] = f"nowhere ({type(error).__name__}: {error})"
     expected = {"gamedyn": os.path.join(tree, "gamedyn", "__init__.py"),
                 "gamedyn.recipes": os.path.join(tree, "recipes", "__init__.py")}
     wrong = [f"{name} imported from {found[name]}, not {expected[name]}" for name in found
