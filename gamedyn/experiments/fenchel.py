@@ -200,16 +200,17 @@ def steep_vertex_objective(slope: float = STEEP_SLOPE) -> Objective:
 
 
 def _recipe_averages(objective, T, x0):
-    """x_bar_t for t = 1..T from one recorded run of the accelerated gradient recipe (weights alpha_t = t)."""
+    """The accelerated gradient recipe's output after each round t = 1..T (its running average of the
+    x-plays, read from the runner's sums by a callback), as a (T, d) array."""
     from gamedyn.recipes import accelerated_gradient
 
-    result = accelerated_gradient(objective, T, x0=x0, record=True)
-    plays = np.asarray(result.game.trace["p"], dtype=np.float64)
-    t = np.arange(1, T + 1, dtype=np.float64)[:, None]
-    averages = np.cumsum(t * plays, axis=0) / (t * (t + 1) / 2)
-    if np.max(np.abs(averages[-1] - result.x)) > 1e-12 * np.max(np.abs(plays)):  # the recorded plays are the run's
-        raise RuntimeError("the recorded plays do not average to the recipe's output")
-    return averages
+    outputs = []
+    result = accelerated_gradient(objective, T, x0=x0,
+                                  callback=lambda state: outputs.append(np.array(state.p_sum) / state.p_weight_total))
+    outputs = np.array(outputs)
+    if outputs.shape[0] != T or np.max(np.abs(outputs[-1] - result.x)) > 1e-12 * max(1.0, np.max(np.abs(outputs))):
+        raise RuntimeError("the outputs read after each round do not end at the recipe's output")
+    return outputs
 
 
 def accelerated_gradient_tight_table(T: int, method=None, delta: float = 1.0) -> list:
