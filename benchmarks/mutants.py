@@ -585,7 +585,9 @@ def table_row(outcome: Outcome) -> str:
             report = outcome.reproduce[1] + (f"; FAIL: {', '.join(outcome.reproduce[2])}" if outcome.reproduce[2] else "")
         else:
             report = "not required" if not mutant.reproduce else "not run"
-        verdict = "killed" if outcome.killed else "SURVIVED"
+        errors = [name for name, result in (("pytest", outcome.tests), ("reproduce", outcome.reproduce))
+                  if result and result[0] == "error"]
+        verdict = "killed" if outcome.killed else f"ERROR ({', '.join(errors)})" if errors else "SURVIVED"
     algorithm = "yes" if mutant.reproduce else "no"
     return (f"| {mutant.name} | {mutant.family} | {mutant.path} | {algorithm} | {_cell(files)} | {_cell(tests)} "
             f"| {_cell(report)} | {verdict} |")
