@@ -664,6 +664,7 @@ def main(argv=None, mutants=None) -> int:
             return 1
         print(f"the patterns of all {len(chosen)} chosen mutants match exactly once")
         return 0
+    started = time.perf_counter()
     snapshot_folder = tempfile.TemporaryDirectory(prefix="gamedyn-mutant-source-")
     try:
         # one snapshot of the tree at the start: the baseline and every mutant copy the same files,
@@ -702,7 +703,7 @@ def main(argv=None, mutants=None) -> int:
     families = sorted({outcome.mutant.family for outcome in outcomes})
     needing = sum(outcome.mutant.reproduce for outcome in outcomes)
     print(f"{killed} of {len(outcomes)} mutants killed (by the tests; the {needing} that change an algorithm also by "
-          f"reproduce) over {len(families)} families: {', '.join(families)}")
+          f"reproduce) over {len(families)} families: {', '.join(families)} ({time.perf_counter() - started:.0f} s)")
     return 0 if killed == len(outcomes) else 1
 
 
