@@ -465,7 +465,7 @@ def run_in(tree: pathlib.Path, arguments, python=None, timeout=COMMAND_SECONDS) 
     start = time.perf_counter()
     try:
         done = subprocess.run([python or sys.executable, "-c", _BOOT, *arguments], cwd=tree, env=environment(tree),
-                              capture_output=True, text=True, timeout=timeout)
+                              capture_output=True, text=True, timeout=timeout, check=False)
         code, output = done.returncode, done.stdout + done.stderr
     except subprocess.TimeoutExpired as error:
         code = -1

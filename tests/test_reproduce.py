@@ -345,7 +345,7 @@ def test_the_accelerated_gradient_row_fails_for_a_wrong_algorithm(name, method, 
 
     tight = accelerated_gradient_tight_table(160, method)
     assert _largest_ratio(tight) > at_least, name
-    slope, passed, detail = _accelerated_measurement(accelerated_gradient_table(AG_HORIZONS["quick"]), tight)
+    _, passed, detail = _accelerated_measurement(accelerated_gradient_table(AG_HORIZONS["quick"]), tight)
     assert not passed and "within it: NO" in detail, name
 
 
@@ -363,7 +363,8 @@ def _frank_wolfe_with(step):
 
 
 def test_frank_wolfe_meets_the_closed_form_on_jaggis_instance():
-    from gamedyn.experiments.fenchel import FW_HORIZONS, _frank_wolfe_measurement, frank_wolfe_table, frank_wolfe_tight_table
+    from gamedyn.experiments.fenchel import (
+        FW_HORIZONS, _frank_wolfe_measurement, frank_wolfe_table, frank_wolfe_tight_table)
 
     horizons = FW_HORIZONS["quick"]
     for method in (None, _frank_wolfe_with(lambda t: 2 / (t + 1))):
@@ -380,10 +381,11 @@ def test_frank_wolfe_meets_the_closed_form_on_jaggis_instance():
     ("1/sqrt(t)", lambda t: 1 / math.sqrt(t)),
 ])
 def test_the_frank_wolfe_row_fails_for_another_step_rule(name, step):
-    from gamedyn.experiments.fenchel import FW_HORIZONS, _frank_wolfe_measurement, frank_wolfe_table, frank_wolfe_tight_table
+    from gamedyn.experiments.fenchel import (
+        FW_HORIZONS, _frank_wolfe_measurement, frank_wolfe_table, frank_wolfe_tight_table)
 
     tight = frank_wolfe_tight_table(FW_HORIZONS["quick"], _frank_wolfe_with(step))
-    slope, passed, detail = _frank_wolfe_measurement(frank_wolfe_table(FW_HORIZONS["quick"]), tight)
+    _, passed, detail = _frank_wolfe_measurement(frank_wolfe_table(FW_HORIZONS["quick"]), tight)
     assert not passed, name
     if name in ("1/(t+1)", "2/(t+2)"):  # the start keeps a weight: the bound itself breaks (steep vertex)
         assert "within its bounds: NO" in detail

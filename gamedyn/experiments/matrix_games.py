@@ -39,7 +39,7 @@ import numpy as np
 from gamedyn.matrix_games import solve_matrix_game
 
 __all__ = [
-    "CORNER", "CORNER_HORIZONS", "CORNER_SCALES", "GapRow", "HORIZONS", "benchmark_matrix", "corner_game",
+    "CORNER", "CORNER_HORIZONS", "CORNER_SCALES", "HORIZONS", "GapRow", "benchmark_matrix", "corner_game",
     "fitted_slope", "gap_table", "matrix_game_claims", "measure", "stated_hedge_bound", "stated_hedge_steps",
     "stated_optimistic_hedge_bound", "stated_optimistic_hedge_step",
 ]
