@@ -1,141 +1,710 @@
-"""Mutation check (issue 11): re-inject each known mutant and show that the tests AND ``gamedyn reproduce`` fail.
+"""Mutation gate (issues 11, 16): re-inject known wrong algorithms and wrong checks; the tests must fail,
+and ``gamedyn reproduce`` must fail for every one that changes a published algorithm.
 
-Usage (from the repository root)::
+Usage (from the repository root; one BLAS thread, the machine is shared)::
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/mutants.py            # every mutant
-    python benchmarks/mutants.py alg4-eta-p gd-sum                                   # some of them
-    python benchmarks/mutants.py --list
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/mutants.py              # every active mutant
+    python benchmarks/mutants.py hedge-step-half fw-constant-weights                   # some of them
+    python benchmarks/mutants.py --family "matrix games"                               # one family
+    python benchmarks/mutants.py --list                                                # what there is
+    python benchmarks/mutants.py --pending                                             # also the pending ones
+    python benchmarks/mutants.py --jobs 2                                              # two mutants at a time
 
-Each mutant is one textual edit of one source line. It is applied to a *copy* of the source tree in a
-temporary folder (the checkout is never touched, so nothing can be left mutated), and two commands
-run in that copy:
+Each mutant is one or more exact textual edits of one source file (each original text must occur
+exactly once: a pattern that no longer matches is a failure, exit 1, with the table saying which,
+and no mutant runs until every chosen pattern matches). Everything runs in a *copy* of the tree in a
+temporary folder (the git-tracked files plus the untracked files git does not ignore, or every file
+when the source is not a git checkout), so the checkout is never touched. In the copy:
 
-* the relevant test files: ``python -m pytest -x -q -p no:cacheprovider FILES`` (stops at the first failure, which the table names);
-* ``python -m gamedyn reproduce --no-figures --out DIR`` (the default profile).
+1. the tree's own imports are checked first: a Python started as the gate starts it (cwd and
+   ``PYTHONPATH`` = the copy, no user site) must import ``gamedyn`` and ``gamedyn.recipes`` from
+   the copy. An installed gamedyn, or an editable install of another checkout, that wins instead
+   aborts the whole gate loudly (exit 1): its results would describe the other tree. The test run and
+   the reproduce run repeat the check in their own process before they start;
+2. a baseline: the unmutated copy must pass every chosen mutant's tests (and ``reproduce`` when one
+   of them needs it), else no kill means anything (exit 1);
+3. per mutant, its test files (``pytest -x``, killed = exit status 1, a failing test) and, for a
+   mutant marked ``reproduce`` (it changes a published algorithm, or a reference that the rows
+   read), ``gamedyn reproduce --no-figures`` in the default profile (killed = exit 1 with at least
+   one FAIL row; the table names them).
 
-A mutant is *killed* when both exit non-zero. The script prints one table row per mutant and exits
-1 if any mutant survives either command, or if a mutant's line is no longer in the source (then
-the table says so: update the pattern). Not collected by pytest (it lives in ``benchmarks/``).
+Mutants marked ``pending`` touch files that other work is changing now; the default run checks
+their patterns (a stale one is reported, not fatal) and skips them, saying so; ``--pending`` runs them.
+Not collected by pytest (it lives in ``benchmarks/``); ``tests/test_mutants.py`` runs a few mutants
+through it and checks its mechanics.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import os
 import pathlib
 import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 
 import attrs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+COMMAND_SECONDS = 1800  # one pytest or reproduce run; past it the command counts as an error
+IMPORT_ERROR = 97  # exit status of a copy whose gamedyn or gamedyn.recipes came from elsewhere
 
 
 @attrs.frozen
 class Mutant:
+    """One plausible wrong algorithm or wrong check.
+
+    ``edits``: ``((original, mutated), ...)`` exact texts in ``path`` (each original once);
+    ``tests``: pytest arguments (test files, ``-k`` / ``-m`` expressions) that must fail;
+    ``reproduce``: it changes a published algorithm (or a reference that the reproduce rows read),
+    so ``gamedyn reproduce`` must fail too; ``pending``: its file is being changed elsewhere.
+    """
+
     name: str
-    description: str
+    family: str
     path: str
-    original: str
-    mutated: str
+    description: str
+    edits: tuple
     tests: tuple
+    reproduce: bool = False
+    pending: bool = False
 
 
-_SEED1_TESTS = ("tests/test_recipes.py", "tests/test_reproduce.py")
-_SEED2_TESTS = ("tests/test_logistic.py", "tests/test_reproduce.py")
+def _mutant(name, family, path, description, original, mutated=None, *, tests, reproduce=False, pending=False):
+    """``original``/``mutated`` are one edit's texts, or ``original`` is a tuple of ``(original, mutated)`` edits."""
+    edits = original if mutated is None else ((original, mutated),)
+    return Mutant(name, family, path, description, tuple(edits), tuple(tests), reproduce, pending)
+
+
+# ------------------------------------------------------------------------------------------- the mutants
+
+_RECIPES = ("tests/test_recipes.py",)
+_ORIGINAL = ("tests/test_original.py", "tests/test_recipes.py")
+_FENCHEL = ("tests/test_fenchel.py",)
+_MATRIX = ("tests/test_gate_matrix.py", "tests/test_matrix_games.py")
+_LOGISTIC = ("tests/test_logistic.py",)
+_ONE_PASS = ("tests/test_one_pass.py", "tests/test_distributed.py")
+_BATCHED = ("tests/test_engine.py",)
+_RATES = ("tests/test_gate_rates.py",)
+_REPRODUCE = ("tests/test_reproduce.py", "-m", "not slow")
+_CERTIFICATES = ("tests/test_certificates.py",)
+_CHECKPOINTS = ("tests/test_checkpoints.py",)
+_EXPLORATION = ("tests/test_exploration.py",)
+_ESTIMATOR = ("tests/test_sklearn.py",)
+_IMPORT_FTRL = ("from gamedyn import OFTRL, Entropy, FTRLPlus, RegularizedBilinear, play",
+                "from gamedyn import FTRL, OFTRL, Entropy, FTRLPlus, RegularizedBilinear, play")
 
 MUTANTS = (
-    Mutant("alg4-eta-p", "Algorithm 4 with eta_p = 2/eta_w (breaks Theorem 7's eta_p <= 1/eta_w)",
-           "recipes/pnorm_perceptron.py", "    eta_p = 1 / eta_w\n", "    eta_p = 2 / eta_w\n", _SEED1_TESTS),
-    Mutant("alg4-no-root", "Algorithm 4's eta_w without its square root: 1/(2(q-1) log n)",
-           "recipes/pnorm_perceptron.py", "eta_w = 1 / np.sqrt(2 * (q - 1) * np.log(n))",
-           "eta_w = 1 / (2 * (q - 1) * np.log(n))", _SEED1_TESTS),
-    Mutant("schedule-f0", "schedule (7) with the text's misprinted F(w_0): D_t = max{F(w_0), ln^2 S_(t-1)}",
-           "gamedyn/logistic.py", "two_f0, g2 = 2.0 * self.f0, self.gamma**2", "two_f0, g2 = self.f0, self.gamma**2",
-           _SEED2_TESTS),
-    Mutant("schedule-half", "schedule (7) with the 1/2 dropped from eta_t = S_(t-1)/(2 D_t)",
-           "gamedyn/logistic.py", "log_eta = log_s - _LN2 - math.log(d)", "log_eta = log_s - math.log(d)",
-           _SEED2_TESTS),
-    Mutant("sgd-no-min", "Adaptive SGD's step without min{1/eps, 1/l_i} (eta_t = 1)",
-           "gamedyn/logistic.py", "c = math.exp(_scalar_log_sigmoid_neg(m) - max(log_eps_t, _scalar_log_loss(m)))",
-           "c = math.exp(_scalar_log_sigmoid_neg(m))", _SEED2_TESTS),
-    Mutant("sgd-no-eps", "Adaptive SGD's step without the 1/eps cap (eta_t = 1/l_i)",
-           "gamedyn/logistic.py", "c = math.exp(_scalar_log_sigmoid_neg(m) - max(log_eps_t, _scalar_log_loss(m)))",
-           "c = math.exp(_scalar_log_sigmoid_neg(m) - _scalar_log_loss(m))", _SEED2_TESTS),
-    Mutant("gd-sum", "GD on the sum of the losses instead of the mean",
-           "gamedyn/logistic.py", "shift = log_eta - math.log(n)", "shift = log_eta", _SEED2_TESTS),
+    # ---- the margin recipes (recipes/*perceptron*, nag_margin): published algorithms
+    _mutant("alg4-eta-p", "margin recipes", "recipes/pnorm_perceptron.py",
+            "Algorithm 4 with eta_p = 2/eta_w (breaks Theorem 7's eta_p <= 1/eta_w)",
+            "    eta_p = 1 / eta_w\n", "    eta_p = 2 / eta_w\n", tests=_RECIPES, reproduce=True),
+    _mutant("alg4-no-root", "margin recipes", "recipes/pnorm_perceptron.py",
+            "Algorithm 4's eta_w without its square root: 1/(2(q-1) log n)",
+            "eta_w = 1 / np.sqrt(2 * (q - 1) * np.log(n))", "eta_w = 1 / (2 * (q - 1) * np.log(n))",
+            tests=_RECIPES, reproduce=True),
+    _mutant("alg4-linear-weights", "margin recipes", "recipes/pnorm_perceptron.py",
+            "Algorithm 4 on weights alpha_t = t (the smooth perceptron's) instead of 1",
+            '        weights="constant",\n        first="w",\n        margin_norm=q,',
+            '        weights="linear",\n        first="w",\n        margin_norm=q,', tests=_RECIPES, reproduce=True),
+    _mutant("smooth-eta-half", "margin recipes", "recipes/smooth_perceptron.py",
+            "smooth perceptron with the p-player's eta = 1/2 (Ji et al.'s theta = 1 step) instead of 1/4",
+            "p_learner=FTRLPlus(Entropy(), eta=1 / 4),", "p_learner=FTRLPlus(Entropy(), eta=1 / 2),",
+            tests=_RECIPES, reproduce=True),
+    _mutant("smooth-p-first", "margin recipes", "recipes/smooth_perceptron.py",
+            "smooth perceptron with the p-player moving first (it cannot see its loss: FTRL+ refuses, or plays stale)",
+            '        first="w",\n        stop=stop,', '        first="p",\n        stop=stop,',
+            tests=_RECIPES, reproduce=True),
+    _mutant("ji-output-scale", "margin recipes", "recipes/accelerated_perceptron.py",
+            "accelerated perceptron's v_T = 1/2 sum alpha_t w_t (Ji's theta = 1 scale) for theta = wang",
+            '"wang": (1 / 4, None, None, 1 / 4),', '"wang": (1 / 4, None, None, 1 / 2),',
+            tests=_RECIPES, reproduce=True),
+    _mutant("ji-theta1-eta", "margin recipes", "recipes/accelerated_perceptron.py",
+            "Ji et al.'s theta = 1 with the p-player's eta = 1/4 instead of 1/2",
+            '"ji": (1 / 2, _next_round, _next_round, 1 / 2),', '"ji": (1 / 4, _next_round, _next_round, 1 / 2),',
+            tests=_RECIPES, reproduce=True),
+    _mutant("nag-w-first", "margin recipes", "recipes/nag_margin.py",
+            "NAG with the w-player first (Algorithm 3 moves p first)",
+            '        first="p",', '        first="w",', tests=_RECIPES, reproduce=True),
+    _mutant("nag-not-optimistic", "margin recipes", "recipes/nag_margin.py",
+            "NAG's p-player without optimism (FTRL instead of OFTRL)",
+            (_IMPORT_FTRL, ("p_learner=OFTRL(Entropy(), eta=1 / 4),", "p_learner=FTRL(Entropy(), eta=1 / 4),")),
+            tests=_RECIPES, reproduce=True),
+    _mutant("nag-two-w-bar", "margin recipes", "recipes/nag_margin.py",
+            "NAG's output s_T = 2 w_bar_T (the seed's misprint) instead of 1/4 sum alpha_t w_t",
+            "w=game.w_sum / 4,", "w=2 * game.w_average,", tests=_RECIPES, reproduce=True),
+    _mutant("mp-eta-p-double", "margin recipes", "recipes/mirror_prox_perceptron.py",
+            "mirror prox with eta_p = 2 sqrt(2 log n) (eta_w eta_p = 2 > 1, Theorem 5's condition broken)",
+            "eta_p = np.sqrt(2 * np.log(n)) if eta_p is None", "eta_p = 2 * np.sqrt(2 * np.log(n)) if eta_p is None",
+            tests=_RECIPES, reproduce=True),
+    _mutant("mp-shadow-step", "margin recipes", "recipes/mirror_prox_perceptron.py",
+            "mirror prox's w-player shadows the p-player with the w-player's own step",
+            "hint=OpponentSecondary(MirrorDescent(simplex, eta_p), payoff, player=\"w\")",
+            "hint=OpponentSecondary(MirrorDescent(simplex, eta_w), payoff, player=\"w\")",
+            tests=_RECIPES, reproduce=True),
+    # ---- the original loops (the published forms the recipes are checked against)
+    _mutant("orig-sp-theta", "margin recipes", "gamedyn/original.py",
+            "Algorithm 1 with theta_t = 2/(t+2) instead of 2/(t+3)",
+            "theta = 2.0 / (t + 3.0)", "theta = 2.0 / (t + 2.0)", tests=_ORIGINAL, reproduce=True),
+    _mutant("orig-ji-step", "margin recipes", "gamedyn/original.py",
+            "Algorithm 2 with theta_(t-1) = t/(t+1) instead of t/(2(t+1))",
+            'step = t / (2.0 * (t + 1.0)) if theta == "wang"', 'step = t / (t + 1.0) if theta == "wang"',
+            tests=_ORIGINAL, reproduce=True),
+    _mutant("orig-nag-s", "margin recipes", "gamedyn/original.py",
+            "Algorithm 3 with s_t = s_(t-1) + v_t/(t+1) instead of v_t/(2(t+1))",
+            "s = s + v / (2.0 * (t + 1.0))", "s = s + v / (t + 1.0)", tests=_ORIGINAL, reproduce=True),
+    # ---- learners and hints
+    _mutant("ftrl-hint-stale", "margin recipes", "gamedyn/learners.py",
+            "FTRL's optimistic hint psi_t stays f_0 (the inlined LastLoss update dropped) instead of f_(t-1)",
+            "            self.hint_state = loss  # LastLoss.update, inlined",
+            "            pass  # LastLoss.update, inlined", tests=("tests/test_learners.py",) + _RECIPES, reproduce=True),
+    _mutant("lastloss-stale", "learners", "gamedyn/hints.py",
+            "LastLoss.update keeps f_0 (optimistic OMD's default hint; FTRL inlines its own update): psi_t = f_0",
+            "    def update(self, state, point, loss: Loss, weight: float):\n        return loss\n",
+            "    def update(self, state, point, loss: Loss, weight: float):\n        return state\n",
+            tests=("tests/test_learners.py",) + _RECIPES),
+    _mutant("hint-unweighted-curvature", "margin recipes", "gamedyn/learners.py",
+            "FTRL adds the hint's curvature without its weight alpha_t",
+            "curvature = self.curvature_sum + weight * guess.curvature",
+            "curvature = self.curvature_sum + guess.curvature", tests=("tests/test_learners.py",) + _RECIPES,
+            reproduce=True),
+    _mutant("omd-hint-unweighted", "fenchel", "gamedyn/learners.py",
+            "optimistic OMD takes its hint's step without the weight alpha_t",
+            "argmin_with_cache(_times(weight, guess.gradient(state.secondary)), 0.0,",
+            "argmin_with_cache(guess.gradient(state.secondary), 0.0,", tests=_FENCHEL + ("tests/test_learners.py",),
+            reproduce=True),
+    # ---- Fenchel recipes and their original loops
+    _mutant("fw-constant-weights", "fenchel", "recipes/frank_wolfe.py",
+            "Frank-Wolfe as a game on weights alpha_t = 1 (step c_t = 1/t instead of 2/(t+1))",
+            '        weights="linear",', '        weights="constant",', tests=_FENCHEL, reproduce=True),
+    _mutant("fw-last-vertex", "fenchel", "recipes/frank_wolfe.py",
+            "Frank-Wolfe returning the last best response x_T instead of the average x_bar_T",
+            "    x = game.p_average\n", "    x = game.p_last\n", tests=_FENCHEL, reproduce=True),
+    _mutant("ag-heavy-ball-pair", "fenchel", "recipes/accelerated_gradient.py",
+            "accelerated gradient with FTL instead of optimistic FTL for y (the non-optimistic pair: heavy ball)",
+            (("from gamedyn.hints import CurrentLoss", "from gamedyn.hints import CurrentLoss, FirstRoundLoss"),
+             ("from gamedyn.learners import OMD", "from gamedyn.learners import OMD, FollowTheRegularizedLeader"),
+             ("from gamedyn.regularizers import Ball, Reals, SquaredEuclidean",
+              "from gamedyn.regularizers import Ball, Reals, SquaredEuclidean, Zero"),
+             ("w_learner=OFTL(),", "w_learner=FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),")),
+            tests=_FENCHEL, reproduce=True),
+    _mutant("ag-step-eighth", "fenchel", "recipes/accelerated_gradient.py",
+            "accelerated gradient's default step gamma = 1/(8L) instead of 1/(4L)",
+            "return 1.0 / (4.0 * objective.smoothness)", "return 1.0 / (8.0 * objective.smoothness)",
+            tests=_FENCHEL, reproduce=True),
+    _mutant("ag-constant-weights", "fenchel", "recipes/accelerated_gradient.py",
+            "accelerated gradient on weights alpha_t = 1 (an averaged, extrapolated gradient method)",
+            '        weights="linear",', '        weights="constant",', tests=_FENCHEL, reproduce=True),
+    _mutant("ofw-step", "fenchel", "gamedyn/original_fenchel.py",
+            "the original Frank-Wolfe loop with c_t = 2/(t+2) (Jaggi's 2/(k+2) with k = t)",
+            "c = 2.0 / (t + 1)", "c = 2.0 / (t + 2)", tests=_FENCHEL, reproduce=True),
+    _mutant("ohb-momentum", "fenchel", "gamedyn/original_fenchel.py",
+            "the original heavy-ball loop with mu_t = (t-1)/(t+1) instead of (t-2)/(t+1)",
+            "(t - 2.0) / (t + 1)", "(t - 1.0) / (t + 1)", tests=_FENCHEL, reproduce=True),
+    _mutant("firstround-stays", "fenchel", "gamedyn/hints.py",
+            "FirstRoundLoss keeps predicting (becomes psi_t = f_(t-1): optimistic FTL in Frank-Wolfe)",
+            "    def update(self, state, point, loss: Loss, weight: float):\n        return None\n\n\n"
+            "@attrs.frozen\nclass CurrentLoss:",
+            "    def update(self, state, point, loss: Loss, weight: float):\n        return loss\n\n\n"
+            "@attrs.frozen\nclass CurrentLoss:", tests=_FENCHEL, reproduce=True),
+    # ---- matrix games: recipes and their original loops
+    _mutant("hedge-step-half", "matrix games", "recipes/hedge.py",
+            "Hedge with half the stated step (sqrt(2 ln k/T)/r)",
+            "default_row, default_column = default_hedge_steps(M, T)",
+            "default_row, default_column = (eta / 2 for eta in default_hedge_steps(M, T))",
+            tests=_MATRIX, reproduce=True),
+    _mutant("hedge-step-double", "matrix games", "recipes/hedge.py",
+            "Hedge with twice the stated step (sqrt(32 ln k/T)/r)",
+            "default_row, default_column = default_hedge_steps(M, T)",
+            "default_row, default_column = (2 * eta for eta in default_hedge_steps(M, T))",
+            tests=_MATRIX, reproduce=True),
+    _mutant("hedge-linear-weights", "matrix games", "recipes/hedge.py",
+            "Hedge vs Hedge on weights alpha_t = t",
+            '        weights="constant",', '        weights="linear",', tests=_MATRIX, reproduce=True),
+    _mutant("ohedge-step-half", "matrix games", "recipes/optimistic_hedge.py",
+            "optimistic Hedge with eta = 1/(2r) instead of 1/r",
+            "eta = default_optimistic_hedge_step(M) if eta is None", "eta = default_optimistic_hedge_step(M) / 2 if eta is None",
+            tests=_MATRIX, reproduce=True),
+    _mutant("ohedge-not-optimistic", "matrix games", "recipes/optimistic_hedge.py",
+            "optimistic Hedge without optimism (plain Hedge with eta = 1/r)",
+            (("from gamedyn import OFTRL, Bilinear, Entropy, play", "from gamedyn import FTRL, OFTRL, Bilinear, Entropy, play"),
+             ("w_learner=OFTRL(Entropy(), eta, centre=row_start),", "w_learner=FTRL(Entropy(), eta, centre=row_start),"),
+             ("p_learner=OFTRL(Entropy(), eta_column, centre=column_start),",
+              "p_learner=FTRL(Entropy(), eta_column, centre=column_start),")),
+            tests=_MATRIX, reproduce=True),
+    _mutant("fp-no-prior", "matrix games", "recipes/fictitious_play.py",
+            "fictitious play without the prior belief (round 1 plays vertex 0, not the best reply to y_0)",
+            (("from gamedyn import Bilinear, FollowTheRegularizedLeader, Simplex, Zero, play",
+              "from gamedyn import Bilinear, FollowTheRegularizedLeader, NoHint, Simplex, Zero, play"),
+             ("FollowTheRegularizedLeader(Zero(Simplex()), 1.0, InitialBelief())",
+              "FollowTheRegularizedLeader(Zero(Simplex()), 1.0, NoHint())")),
+            tests=_MATRIX, reproduce=True),
+    _mutant("og-hedge-sign", "matrix games", "gamedyn/original_games.py",
+            "the original Hedge loop with the column player maximising (exponent sign flipped)",
+            "y = _exponential_weights(y0, -eta_column * column_payoff)",
+            "y = _exponential_weights(y0, eta_column * column_payoff)", tests=_MATRIX, reproduce=True),
+    _mutant("og-fp-argmax", "matrix games", "gamedyn/original_games.py",
+            "the original fictitious play with the column player's argmin replaced by argmax",
+            "y[np.argmin(column_payoff + M.T @ x0)] = 1.0", "y[np.argmax(column_payoff + M.T @ x0)] = 1.0",
+            tests=_MATRIX, reproduce=True),
+    # ---- logistic (seed 2)
+    _mutant("schedule-f0", "logistic", "gamedyn/logistic.py",
+            "schedule (7) with the text's misprinted F(w_0): D_t = max{F(w_0), ln^2 S_(t-1)}",
+            '        two_f0 = 2.0 * self.f0\n        plus = self.variant == "lnplus"',
+            '        two_f0 = self.f0\n        plus = self.variant == "lnplus"', tests=_LOGISTIC, reproduce=True),
+    _mutant("schedule-half", "logistic", "gamedyn/logistic.py",
+            "schedule (7) with the 1/2 dropped from eta_t = S_(t-1)/(2 D_t)",
+            "log_eta = log_s - _LN2 - math.log(d)", "log_eta = log_s - math.log(d)", tests=_LOGISTIC, reproduce=True),
+    _mutant("sgd-no-min", "logistic", "gamedyn/logistic.py",
+            "Adaptive SGD's step without min{1/eps, 1/l_i} (eta_t = 1)",
+            "c = math.exp(_scalar_log_sigmoid_neg(m) - max(log_eps_t, _scalar_log_loss(m)))",
+            "c = math.exp(_scalar_log_sigmoid_neg(m))", tests=_LOGISTIC, reproduce=True),
+    _mutant("sgd-no-eps", "logistic", "gamedyn/logistic.py",
+            "Adaptive SGD's step without the 1/eps cap (eta_t = 1/l_i)",
+            "c = math.exp(_scalar_log_sigmoid_neg(m) - max(log_eps_t, _scalar_log_loss(m)))",
+            "c = math.exp(_scalar_log_sigmoid_neg(m) - _scalar_log_loss(m))", tests=_LOGISTIC, reproduce=True),
+    _mutant("gd-sum", "logistic", "gamedyn/logistic.py",
+            "GD on the sum of the losses instead of the mean",
+            "w = w + AT @ np.exp((log_eta_t - log_n) + log_sig)", "w = w + AT @ np.exp(log_eta_t + log_sig)",
+            tests=_LOGISTIC, reproduce=True),
+    # ---- one-pass round (an implementation path: reproduce's small A never takes it)
+    _mutant("op-logit-sign", "one-pass", "gamedyn/one_pass.py",
+            "the one-pass softmax with the step's sign flipped (logits = +eta(...))",
+            "        logits *= -eta\n", "        logits *= eta\n", tests=_ONE_PASS),
+    _mutant("op-no-rescale", "one-pass", "gamedyn/one_pass.py",
+            "the one-pass softmax keeps the earlier groups' sums when a later group raises the maximum",
+            "shrink = math.exp(top - high)  # 0.0 for the first group", "shrink = 1.0 if top > -np.inf else 0.0",
+            tests=_ONE_PASS),
+    _mutant("op-merge-unscaled", "one-pass", "gamedyn/one_pass.py",
+            "the blocks' log-sum-exp merge adds the blocks without e^(m_k - m)",
+            "        scale = math.exp(high - top)\n", "        scale = 1.0\n", tests=_ONE_PASS),
+    _mutant("op-leader-weight", "one-pass", "gamedyn/one_pass.py",
+            "NAG's one-pass round predicts p_(t+1) with alpha_(t+1) alone instead of alpha_t + alpha_(t+1)",
+            "p_weight_of(t) + p_weight_of(t + 1)", "p_weight_of(t + 1)", tests=_ONE_PASS),
+    # ---- batched games
+    _mutant("batch-transpose-labels", "batched", "gamedyn/batched.py",
+            "one-vs-rest A_k^T p_k without the labels (X^T P instead of X^T (Y * P))",
+            "return np.asarray(self.batch.X.T @ (P if self.batch.labels is None else self.batch.labels * P))",
+            "return np.asarray(self.batch.X.T @ P)", tests=_BATCHED),
+    _mutant("batch-product-labels", "batched", "gamedyn/batched.py",
+            "one-vs-rest A_k w_k without the labels",
+            "return product if self.labels is None else self.labels * product", "return product", tests=_BATCHED),
+    # ---- the rate theorems as code (wrong checks: a looser bound)
+    _mutant("rates-th3-path", "rates", "gamedyn/rates.py",
+            "Theorem 3's R_w bound 4 sum ||p_t - p_(t-1)||_1^2 instead of 2",
+            'RateCheck("3", "R_w", run.game.w_regret, 2 * path, "<=")',
+            'RateCheck("3", "R_w", run.game.w_regret, 4 * path, "<=")', tests=_RATES),
+    _mutant("rates-th6-linear", "rates", "gamedyn/rates.py",
+            "Theorem 6's excess (8 log n + 2)/T instead of /(T(T+1))",
+            "excess = (8 * np.log(n) + 2) / (T * (T + 1))", "excess = (8 * np.log(n) + 2) / T", tests=_RATES),
+    _mutant("rates-th7-constant", "rates", "gamedyn/rates.py",
+            "Theorem 7's constant sqrt(2 p log n) instead of sqrt(2(p-1) log n)",
+            "constant = np.sqrt(2 * (p - 1) * np.log(n))", "constant = np.sqrt(2 * p * np.log(n))", tests=_RATES),
+    _mutant("rates-th5-regret", "rates", "gamedyn/rates.py",
+            "Theorem 5's regret bound 1/eta_w + log n/eta_p instead of 1/(2 eta_w) + log n/eta_p",
+            "regret_bound = 1 / (2 * eta_w) + np.log(n) / eta_p", "regret_bound = 1 / eta_w + np.log(n) / eta_p",
+            tests=_RATES),
+    # ---- reproduce's own checks
+    _mutant("repro-nan-equivalence", "reproduce", "gamedyn/reproduce.py",
+            "an equivalence whose error is NaN no longer counts as the worst (it would pass)",
+            "if not error <= worst:  # NaN counts as the worst", "if error > worst:", tests=_REPRODUCE),
+    # ---- pending: files other work is changing now (revalidate the patterns after it merges)
+    _mutant("hedge-default-constant", "matrix games", "gamedyn/matrix_games.py",
+            "Hedge's default steps sqrt(2 ln k/T)/r instead of sqrt(8 ln k/T)/r",
+            (("np.sqrt(8 * _log_size(m) / T) / spread", "np.sqrt(2 * _log_size(m) / T) / spread"),
+             ("np.sqrt(8 * _log_size(n) / T) / spread", "np.sqrt(2 * _log_size(n) / T) / spread")),
+            tests=_MATRIX, reproduce=True, pending=True),
+    _mutant("hedge-bound-constant", "matrix games", "gamedyn/matrix_games.py",
+            "hedge_gap_bound with eta T r^2/4 instead of /8 (a looser bound)",
+            "eta * T * spread**2 / 8", "eta * T * spread**2 / 4", tests=_MATRIX, pending=True),
+    _mutant("ohedge-bound-constant", "matrix games", "gamedyn/matrix_games.py",
+            "optimistic_hedge_gap_bound without the first round's 2 eta r^2 (a bound that can fail)",
+            "(range_terms / eta + 2 * eta * spread**2) / T", "(range_terms / eta) / T", tests=_MATRIX, pending=True),
+    _mutant("lp-column-side", "matrix games", "gamedyn/matrix_games.py",
+            "linprog's minimax column strategy solved on M^T instead of -M^T (the maximiser's LP twice)",
+            "_, column = _maximin(-matrix.T)", "_, column = _maximin(matrix.T)", tests=_MATRIX, reproduce=True,
+            pending=True),
+    _mutant("cert-lower-unnormalised", "certificates", "gamedyn/certificates.py",
+            "the certified lower end min_i (A w)_i without the division by ||w||",
+            "float(np.min(_times(self.A, self._output_sum))) / norm", "float(np.min(_times(self.A, self._output_sum)))",
+            tests=_CERTIFICATES, pending=True),
+    _mutant("cert-gordan-loose", "certificates", "gamedyn/certificates.py",
+            "Gordan's proof accepted at ||A^T lambda|| <= 1e-4 max||a_i|| (a looser proof)",
+            "_GORDAN_TOLERANCE = 1e-8", "_GORDAN_TOLERANCE = 1e-4", tests=_CERTIFICATES, pending=True),
+    _mutant("stops-infeasible-lower", "stops", "gamedyn/stops.py",
+            "infeasible(eps) fires on the lower end L_t <= eps instead of the upper end U_t <= eps",
+            "return _each(_tracker(round_state).upper <= eps)", "return _each(_tracker(round_state).lower <= eps)",
+            tests=_CERTIFICATES, pending=True),
+    _mutant("stops-separated-zero", "stops", "gamedyn/stops.py",
+            "separated fires at a zero margin (L_t >= 0)",
+            "return _each(_tracker(round_state).lower > 0)", "return _each(_tracker(round_state).lower >= 0)",
+            tests=_CERTIFICATES, pending=True),
+    _mutant("ckpt-any-config", "checkpoints", "gamedyn/checkpoints.py",
+            "a checkpoint resumes when a fingerprint part differs (only a missing or extra part is refused)",
+            "if differing or set(saved) != set(fingerprint_):", "if set(saved) != set(fingerprint_):",
+            tests=_CHECKPOINTS, pending=True),
+    _mutant("explore-intercept", "explorer", "gamedyn/exploration.py",
+            "the fitted rate exponent reads the intercept of the log-log fit instead of its slope",
+            "return float(np.polyfit(t, value, 1)[0])", "return float(np.polyfit(t, value, 1)[1])",
+            tests=_EXPLORATION, pending=True),
+    _mutant("estimator-predict-flip", "estimator", "gamedyn/sklearn.py",
+            "MarginClassifier.predict gives classes_[1] where the score is negative",
+            "return self.classes_[(scores > 0).astype(int)]", "return self.classes_[(scores < 0).astype(int)]",
+            tests=_ESTIMATOR, pending=True),
+    _mutant("estimator-intercept-scaling", "estimator", "gamedyn/sklearn.py",
+            "intercept_ divided by intercept_scaling instead of multiplied",
+            "self.intercept_ = (directions[:, -1] * self.intercept_scaling",
+            "self.intercept_ = (directions[:, -1] / self.intercept_scaling", tests=_ESTIMATOR, pending=True),
+    _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/fenchel.py",
+            "the Fenchel game's FTL play grad f(+sum alpha x / S) with the sign of the linear part dropped",
+            "x = -np.asarray(linear, dtype=np.float64) / strength", "x = np.asarray(linear, dtype=np.float64) / strength",
+            tests=_FENCHEL, reproduce=True, pending=True),
 )
 
 
-def _copy_tree(destination: pathlib.Path) -> None:
-    ignore = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", "gamedyn-report", ".pytest_cache", ".hypothesis")
-    shutil.copytree(ROOT, destination, ignore=ignore)
+# ------------------------------------------------------------------------------------------ the tree
 
 
-def _run(command, cwd) -> tuple[int, float, str]:
-    """Exit status, seconds, and the last line (with the first failing test, for pytest)."""
+def tree_files(source: pathlib.Path) -> list:
+    """The files of the tree at ``source``: git-tracked plus untracked files git does not ignore (a
+    git checkout), else every file except caches."""
+    try:
+        listed = subprocess.run(["git", "-C", str(source), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                                capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        skip = {".git", "__pycache__", ".pytest_cache", ".hypothesis", "gamedyn-report"}
+        return sorted(str(path.relative_to(source)) for path in source.rglob("*")
+                      if path.is_file() and not skip.intersection(path.relative_to(source).parts))
+    names = sorted({name for name in listed.decode().split("\0") if name})
+    return [name for name in names if (source / name).is_file()]  # a tracked file deleted in the work tree is gone
+
+
+def copy_tree(source: pathlib.Path, destination: pathlib.Path, files=None) -> None:
+    """Copy the tree's files (:func:`tree_files`) from ``source`` to ``destination``."""
+    for name in tree_files(source) if files is None else files:
+        target = destination / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / name, target)
+
+
+def apply(mutant: Mutant, tree: pathlib.Path) -> None:
+    """Make the mutant's edits in the copy ``tree`` (its patterns are known to match once)."""
+    target = tree / mutant.path
+    text = target.read_text(encoding="utf-8")
+    for original, mutated in mutant.edits:
+        text = text.replace(original, mutated)
+    target.write_text(text, encoding="utf-8")
+
+
+def pattern_problems(mutant: Mutant, source: pathlib.Path) -> list:
+    """Why the mutant's edits cannot apply to ``source`` exactly (empty when they can)."""
+    path = source / mutant.path
+    if not path.is_file():
+        return [f"{mutant.path} does not exist"]
+    text = path.read_text(encoding="utf-8")
+    problems = []
+    for index, (original, mutated) in enumerate(mutant.edits, 1):
+        count = text.count(original)
+        if count != 1:
+            where = f"edit {index} of {len(mutant.edits)}: " if len(mutant.edits) > 1 else ""
+            problems.append(f"{where}pattern found {count} times in {mutant.path} (must be once): {original[:60]!r}")
+        elif original == mutated:
+            problems.append(f"edit {index} changes nothing")
+    return problems
+
+
+# ----------------------------------------------------------------------------------- running in the copy
+
+# Run inside the copy by every command: the first lines check where gamedyn and gamedyn.recipes came
+# from, in the process that then runs pytest or reproduce (so nothing can swap them in between).
+_BOOT = textwrap.dedent("""
+    import os, runpy, sys
+    tree = os.path.realpath(os.getcwd())
+    import gamedyn
+    found = {"gamedyn": gamedyn.__file__}
+    try:
+        import gamedyn.recipes
+        found["gamedyn.recipes"] = gamedyn.recipes.__file__
+    except Exception as error:
+        found["gamedyn.recipes"] = f"nowhere ({type(error).__name__}: {error})"
+    expected = {"gamedyn": os.path.join(tree, "gamedyn", "__init__.py"),
+                "gamedyn.recipes": os.path.join(tree, "recipes", "__init__.py")}
+    wrong = [f"{name} imported from {found[name]}, not {expected[name]}" for name in found
+             if os.path.realpath(found[name]) != expected[name]]
+    if wrong:
+        print("GATE IMPORT ERROR: " + "; ".join(wrong), flush=True)
+        sys.exit(@CODE@)
+    if sys.argv[1:] == ["--check"]:
+        print("gamedyn " + found["gamedyn"] + "; gamedyn.recipes " + found["gamedyn.recipes"])
+        sys.exit(0)
+    module, sys.argv = sys.argv[1], [sys.argv[1]] + sys.argv[2:]
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
+""").replace("@CODE@", str(IMPORT_ERROR))
+
+
+def environment(tree: pathlib.Path) -> dict:
+    """The environment of a command in the copy: PYTHONPATH = the copy only, no user site, CI mode
+    (derandomised hypothesis), the BLAS thread settings kept."""
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONSAFEPATH")}
+    env.update(PYTHONPATH=str(tree), PYTHONNOUSERSITE="1", CI="true")
+    return env
+
+
+class ImportMismatch(RuntimeError):
+    """The copy imported gamedyn or gamedyn.recipes from somewhere else: no result of it can be trusted."""
+
+
+def run_in(tree: pathlib.Path, arguments, python=None, timeout=COMMAND_SECONDS) -> tuple:
+    """``(exit status, seconds, output)`` of ``python -c BOOT arguments`` in the copy (the import check
+    first); raises :class:`ImportMismatch` when the check fails."""
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
-    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    try:
+        done = subprocess.run([python or sys.executable, "-c", _BOOT, *arguments], cwd=tree, env=environment(tree),
+                              capture_output=True, text=True, timeout=timeout, check=False)
+        code, output = done.returncode, done.stdout + done.stderr
+    except subprocess.TimeoutExpired as error:
+        code = -1
+        output = f"timed out after {timeout} s\n" + (error.stdout or b"").decode(errors="replace")[-2000:]
+    if code == IMPORT_ERROR and "GATE IMPORT ERROR" in output:
+        raise ImportMismatch(next(line for line in output.splitlines() if "GATE IMPORT ERROR" in line))
+    return code, time.perf_counter() - start, output
+
+
+def verify_imports(tree: pathlib.Path, python=None) -> str:
+    """Where the copy's gamedyn and gamedyn.recipes come from (raises :class:`ImportMismatch` elsewhere)."""
+    code, _, output = run_in(tree, ["--check"], python)
+    if code != 0:
+        raise ImportMismatch(f"the import check in {tree} exited {code}: {output.strip()[-500:]}")
+    return output.strip()
+
+
+def run_tests(tree, arguments, python=None) -> tuple:
+    """``(verdict, summary)`` of ``pytest -x`` on ``arguments``: ``"fail"`` (exit 1, a failing test),
+    ``"pass"`` (exit 0) or ``"error"`` (anything else: collection errors, usage, timeout)."""
+    code, seconds, output = run_in(tree, ["pytest", "-x", "-q", "-p", "no:cacheprovider", *arguments], python)
+    lines = [line for line in output.splitlines() if line.strip()]
     failed = [line.split(" - ")[0].removeprefix("FAILED ") for line in lines if line.startswith("FAILED ")]
-    last = lines[-1] if lines else ""
-    return done.returncode, time.perf_counter() - start, (f"{last}; first: {failed[0]}" if failed else last)
+    last = lines[-1].strip("= ") if lines else ""
+    summary = f"exit {code}: {last}" + (f"; first: {failed[0]}" if failed else "") + f" ({seconds:.0f} s)"
+    return ("fail" if code == 1 else "pass" if code == 0 else "error"), summary
 
 
-def check(mutant: Mutant) -> dict:
-    """Apply ``mutant`` to a copy of the tree, run its tests and reproduce; return the outcome."""
-    with tempfile.TemporaryDirectory(prefix="gamedyn-mutant-") as folder:
+def run_reproduce(tree, out: pathlib.Path, claims=(), python=None) -> tuple:
+    """``(verdict, summary, failing rows)`` of ``gamedyn reproduce --no-figures`` (default profile):
+    ``"fail"`` needs exit 1 and at least one FAIL row in its report; ``"pass"`` exit 0; else ``"error"``."""
+    code, seconds, output = run_in(tree, ["gamedyn", "reproduce", "--no-figures", "--out", str(out), *claims], python)
+    report = out / "report.md"
+    failing = []
+    if report.exists():
+        failing = [line.split("|")[1].strip() for line in report.read_text(encoding="utf-8").splitlines()
+                   if line.startswith("| ") and "| FAIL |" in line]
+    lines = [line for line in output.splitlines() if line.strip()]
+    summary = f"exit {code}: {lines[-1] if lines else ''} ({seconds:.0f} s)"
+    if code == 1 and failing:
+        return "fail", summary, failing
+    return ("pass" if code == 0 else "error"), summary, failing
+
+
+@attrs.frozen
+class Outcome:
+    mutant: Mutant
+    problem: str = ""  # a stale pattern or an error: the mutant was not judged
+    tests: tuple = ()  # (verdict, summary)
+    reproduce: tuple = ()  # (verdict, summary, failing rows); () when not run
+
+    @property
+    def killed(self) -> bool:
+        if self.problem or not self.tests or self.tests[0] != "fail":
+            return False
+        return not self.mutant.reproduce or (bool(self.reproduce) and self.reproduce[0] == "fail")
+
+
+def check(mutant: Mutant, source: pathlib.Path, files, claims=(), python=None, reproduce_all=False) -> Outcome:
+    """Apply ``mutant`` to a fresh copy of ``source`` and run its tests (and reproduce when it needs it)."""
+    with tempfile.TemporaryDirectory(prefix=f"gamedyn-mutant-{mutant.name}-") as folder:
         tree = pathlib.Path(folder) / "tree"
-        _copy_tree(tree)
-        target = tree / mutant.path
-        text = target.read_text()
-        if text.count(mutant.original) != 1:
-            return {"mutant": mutant, "error": f"pattern found {text.count(mutant.original)} times in {mutant.path}"}
-        target.write_text(text.replace(mutant.original, mutant.mutated))
-        python = sys.executable
-        tests = _run([python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *mutant.tests], tree)
-        report = _run([python, "-m", "gamedyn", "reproduce", "--no-figures", "--out", str(pathlib.Path(folder) / "out")],
-                      tree)
-        failing = []
-        if report[0] != 0:
-            out = pathlib.Path(folder) / "out" / "report.md"
-            if out.exists():
-                failing = [line.split("|")[1].strip() for line in out.read_text().splitlines()
-                           if line.startswith("| ") and "| FAIL |" in line]
-        return {"mutant": mutant, "tests": tests, "reproduce": report, "failing_claims": failing}
+        copy_tree(source, tree, files)
+        problems = pattern_problems(mutant, tree)
+        if problems:
+            return Outcome(mutant, "; ".join(problems))
+        apply(mutant, tree)
+        verify_imports(tree, python)
+        tests = run_tests(tree, mutant.tests, python)
+        report = ()
+        if mutant.reproduce or reproduce_all:
+            report = run_reproduce(tree, pathlib.Path(folder) / "out", claims, python)
+        return Outcome(mutant, tests=tests, reproduce=report)
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", help="mutants to check (default: all)")
+def baseline(chosen, source, files, claims=(), python=None, reproduce_all=False) -> list:
+    """Problems of the unmutated copy: its import check, the chosen mutants' tests, reproduce."""
+    with tempfile.TemporaryDirectory(prefix="gamedyn-mutant-baseline-") as folder:
+        tree = pathlib.Path(folder) / "tree"
+        copy_tree(source, tree, files)
+        print(f"baseline copy imports {verify_imports(tree, python)}", flush=True)
+        problems = []
+        # the files of the mutants without options in one run; a mutant's own options ("-m", "-k") apply
+        # to its files only, so each such argument list runs on its own
+        plain = sorted({argument for mutant in chosen if not any(a.startswith("-") for a in mutant.tests)
+                        for argument in mutant.tests})
+        optioned = sorted({mutant.tests for mutant in chosen if any(a.startswith("-") for a in mutant.tests)})
+        groups = ([tuple(plain)] if plain else []) + optioned
+        for group in groups:
+            verdict, summary = run_tests(tree, group, python)
+            print(f"baseline tests {' '.join(group)}: {summary}", flush=True)
+            if verdict != "pass":
+                problems.append(f"the unmutated tree's tests {' '.join(group)} do not pass: {summary}")
+        if any(mutant.reproduce for mutant in chosen) or reproduce_all:
+            verdict, summary, failing = run_reproduce(tree, pathlib.Path(folder) / "out", claims, python)
+            print(f"baseline reproduce: {summary}", flush=True)
+            if verdict != "pass":
+                problems.append(f"the unmutated tree's reproduce does not pass: {summary}; FAIL rows: {', '.join(failing)}")
+        return problems
+
+
+# -------------------------------------------------------------------------------------------- the table
+
+
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def table_row(outcome: Outcome) -> str:
+    mutant = outcome.mutant
+    files = " ".join(argument.removeprefix("tests/") for argument in mutant.tests)
+    if outcome.problem:
+        tests, report, verdict = outcome.problem, "-", "STALE" if "pattern" in outcome.problem else "ERROR"
+    else:
+        tests = outcome.tests[1]
+        if outcome.reproduce:
+            report = outcome.reproduce[1] + (f"; FAIL: {', '.join(outcome.reproduce[2])}" if outcome.reproduce[2] else "")
+        else:
+            report = "not required" if not mutant.reproduce else "not run"
+        errors = [name for name, result in (("pytest", outcome.tests), ("reproduce", outcome.reproduce))
+                  if result and result[0] == "error"]
+        verdict = "killed" if outcome.killed else f"ERROR ({', '.join(errors)})" if errors else "SURVIVED"
+    algorithm = "yes" if mutant.reproduce else "no"
+    return (f"| {mutant.name} | {mutant.family} | {mutant.path} | {algorithm} | {_cell(files)} | {_cell(tests)} "
+            f"| {_cell(report)} | {verdict} |")
+
+
+HEADER = ("| mutant | family | file | changes an algorithm (reproduce must fail) | test files | pytest "
+          "| gamedyn reproduce (default) | verdict |\n|---|---|---|---|---|---|---|---|")
+
+
+def list_mutants(mutants) -> str:
+    lines = []
+    for mutant in mutants:
+        marks = ("algorithm" if mutant.reproduce else "check") + (", pending" if mutant.pending else "")
+        lines.append(f"{mutant.name:<28} [{mutant.family}; {marks}] {mutant.path}: {mutant.description}"
+                     f"\n{'':<29}tests: {' '.join(mutant.tests)}")
+    families = sorted({mutant.family for mutant in mutants})
+    active = [mutant for mutant in mutants if not mutant.pending]
+    lines.append(f"{len(mutants)} mutants ({len(active)} active, {len(mutants) - len(active)} pending, "
+                 f"{sum(m.reproduce for m in mutants)} changing an algorithm) over {len(families)} families: "
+                 + ", ".join(families))
+    return "\n".join(lines)
+
+
+def main(argv=None, mutants=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("names", nargs="*", help="mutants to check (default: every active one; a pending one by name too)")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--family", action="append", default=[], help="only the mutants of this family (repeatable)")
+    parser.add_argument("--pending", action="store_true", help="also run the pending mutants")
+    parser.add_argument("--jobs", type=int, default=1, help="mutants checked at the same time (default 1)")
+    parser.add_argument("--source", default=str(ROOT), help="the tree to copy (default: this checkout)")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter of the commands (default: this one)")
+    parser.add_argument("--claims", nargs="*", default=[],
+                        help="reproduce only these claims (names, recipes or groups; default: every claim)")
+    parser.add_argument("--reproduce-all", action="store_true", help="run reproduce for every mutant, not only the "
+                        "algorithm-changing ones (informative)")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated baseline run")
+    parser.add_argument("--patterns-only", action="store_true", help="check the chosen mutants' patterns and exit")
     args = parser.parse_args(argv)
+    mutants = MUTANTS if mutants is None else tuple(mutants)
     if args.list:
-        for mutant in MUTANTS:
-            print(f"{mutant.name:<14} {mutant.path}: {mutant.description}")
+        print(list_mutants(mutants))
         return 0
-    chosen = [mutant for mutant in MUTANTS if not args.names or mutant.name in args.names]
+    if args.jobs < 1:
+        parser.error(f"--jobs must be >= 1, got {args.jobs}")
+    known = {mutant.name for mutant in mutants}
+    unknown = [name for name in args.names if name not in known]
+    if unknown:
+        parser.error(f"no mutant named {', '.join(unknown)}; see --list")
+    source = pathlib.Path(args.source).resolve()
+    chosen = [mutant for mutant in mutants
+              if (mutant.name in args.names if args.names else (args.pending or not mutant.pending))
+              and (not args.family or mutant.family in args.family)]
+    skipped = [mutant for mutant in mutants if mutant.pending and mutant not in chosen and not args.names]
     print(f"BLAS threads: OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
-          f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}")
-    print("| mutant | file | pytest (relevant files) | gamedyn reproduce (default) | FAIL rows |")
-    print("|---|---|---|---|---|")
-    survived = 0
-    for mutant in chosen:
-        outcome = check(mutant)
-        if "error" in outcome:
-            survived += 1
-            print(f"| {mutant.name} | {mutant.path} | {outcome['error']} | - | - |", flush=True)
-            continue
-        (test_code, test_seconds, test_line), (rep_code, rep_seconds, rep_line) = outcome["tests"], outcome["reproduce"]
-        survived += test_code == 0 or rep_code == 0
-        print(f"| {mutant.name} | {mutant.path} | exit {test_code}: {test_line} ({test_seconds:.0f} s) "
-              f"| exit {rep_code}: {rep_line} ({rep_seconds:.0f} s) | {', '.join(outcome['failing_claims'])} |",
-              flush=True)
-    print(f"{len(chosen) - survived} of {len(chosen)} mutants killed by both the tests and reproduce")
-    return 1 if survived else 0
+          f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}; source {source}; "
+          f"{len(chosen)} mutants, {args.jobs} at a time", flush=True)
+    stale = [Outcome(mutant, "; ".join(pattern_problems(mutant, source))) for mutant in chosen
+             if pattern_problems(mutant, source)]
+    if skipped:
+        stale_pending = [mutant.name for mutant in skipped if pattern_problems(mutant, source)]
+        print(f"{len(skipped)} pending mutants skipped (run them with --pending): "
+              f"{', '.join(mutant.name for mutant in skipped)}"
+              + (f"; their patterns no longer match: {', '.join(stale_pending)}" if stale_pending else
+                 "; their patterns all match"), flush=True)
+    if stale or args.patterns_only:
+        if stale:
+            print(HEADER)
+            for outcome in stale:
+                print(table_row(outcome))
+            print(f"{len(stale)} of {len(chosen)} chosen mutants have a pattern that does not match exactly once: "
+                  f"update them; no mutant was run")
+            return 1
+        print(f"the patterns of all {len(chosen)} chosen mutants match exactly once")
+        return 0
+    started = time.perf_counter()
+    snapshot_folder = tempfile.TemporaryDirectory(prefix="gamedyn-mutant-source-")
+    try:
+        # one snapshot of the tree at the start: the baseline and every mutant copy the same files,
+        # whatever happens to the checkout while the gate runs
+        snapshot = pathlib.Path(snapshot_folder.name) / "tree"
+        files = tree_files(source)
+        copy_tree(source, snapshot, files)
+        if not args.no_baseline:
+            problems = baseline(chosen, snapshot, files, args.claims, args.python, args.reproduce_all)
+            if problems:
+                print("BASELINE FAILS, no kill would mean anything:\n  " + "\n  ".join(problems))
+                return 1
+        print(HEADER, flush=True)
+        outcomes = []
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            futures = [pool.submit(check, mutant, snapshot, files, args.claims, args.python, args.reproduce_all)
+                       for mutant in chosen]
+            for future in concurrent.futures.as_completed(futures):
+                try:
+                    outcome = future.result()
+                except ImportMismatch:
+                    for other in futures:  # nothing more is worth running
+                        other.cancel()
+                    raise
+                outcomes.append(outcome)
+                print(table_row(outcome), flush=True)
+    except ImportMismatch as error:
+        print(f"ABORT: {error}.\nThe copy of the tree did not import its own code (an installed gamedyn or an "
+              f"editable install of another checkout wins), so no mutant result could be trusted. Run the gate "
+              f"from a checkout whose gamedyn/_source_layout.py puts its finder first, or uninstall the other "
+              f"gamedyn.", flush=True)
+        return 1
+    finally:
+        snapshot_folder.cleanup()
+    killed = sum(outcome.killed for outcome in outcomes)
+    families = sorted({outcome.mutant.family for outcome in outcomes})
+    needing = sum(outcome.mutant.reproduce for outcome in outcomes)
+    print(f"{killed} of {len(outcomes)} mutants killed (by the tests; the {needing} that change an algorithm also by "
+          f"reproduce) over {len(families)} families: {', '.join(families)} ({time.perf_counter() - started:.0f} s)")
+    return 0 if killed == len(outcomes) else 1
 
 
 if __name__ == "__main__":

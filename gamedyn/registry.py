@@ -250,6 +250,42 @@ def _heavy_ball(A, T):
              original_fenchel.heavy_ball(objective.gradient, 1.0 / (4.0 * objective.smoothness), x0, T))]
 
 
+def _matrix_starts(M):
+    """Off-centre starts for a matrix game: x_0 proportional to 1..m, y_0 to n..1."""
+    m, n = M.shape
+    row, column = np.arange(1.0, m + 1.0), np.arange(float(n), 0.0, -1.0)
+    return row / row.sum(), column / column.sum()
+
+
+def _matrix_game(name):
+    """The recipe ``name`` on the payoff matrix M = A against its :mod:`gamedyn.original_games` loop, whose
+    steps are computed here from the stated formulas (not read from the recipe), from uniform and
+    off-centre starts: the averages and every play."""
+
+    def pairs(A, T):
+        from gamedyn import original_games
+        from gamedyn.experiments.matrix_games import stated_hedge_steps, stated_optimistic_hedge_step
+
+        M = A.toarray() if hasattr(A, "toarray") else np.asarray(A, dtype=np.float64)
+        found = []
+        for label, (row_start, column_start) in (("uniform", (None, None)), ("off-centre", _matrix_starts(M))):
+            result = getattr(_recipes(), name)(M, T, row_start=row_start, column_start=column_start, record=True)
+            if name == "hedge":
+                path = original_games.hedge(M, T, *stated_hedge_steps(M, T), row_start, column_start, trajectory=True)
+            elif name == "optimistic_hedge":
+                eta = stated_optimistic_hedge_step(M)
+                path = original_games.optimistic_hedge(M, T, eta, eta, row_start, column_start, trajectory=True)
+            else:
+                path = original_games.fictitious_play(M, T, row_start, column_start, trajectory=True)
+            found += [(f"x_bar_T, {label} starts", result.row, path.row_average),
+                      (f"y_bar_T, {label} starts", result.column, path.column_average),
+                      (f"plays x_t, {label} starts", result.game.trace["w"], path.rows),
+                      (f"plays y_t, {label} starts", result.game.trace["p"], path.columns)]
+        return found
+
+    return pairs
+
+
 EQUIVALENCES = [
     Equivalence("Proposition 1", "smooth perceptron: v_{T-1} = w_bar_T, q_{T-1} = sum_t alpha_t p_t / S_T",
                 _proposition1, ("smooth_perceptron",)),
@@ -276,4 +312,13 @@ EQUIVALENCES = [
                 _heavy_ball, ("heavy_ball",)),
     Equivalence("Theorem 7 (Algorithm 4)", "accelerated p-norm perceptron: the plays w_t, pi_t and w_bar_T, "
                 "pi_bar_T equal Algorithm 4's closed-form loop (p = 2, 4)", _algorithm4, ("pnorm_perceptron",)),
+    Equivalence("Hedge (Freund & Schapire 1999)", "Hedge vs Hedge on M = A, eta = sqrt(8 ln k/T)/r: every play and "
+                "the averages equal original_games.hedge with the stated steps (uniform and off-centre starts)",
+                _matrix_game("hedge"), ("hedge",)),
+    Equivalence("Optimistic Hedge (Syrgkanis et al. 2015)", "optimistic Hedge on M = A, eta = 1/r: every play and the "
+                "averages equal original_games.optimistic_hedge (uniform and off-centre starts)",
+                _matrix_game("optimistic_hedge"), ("optimistic_hedge",)),
+    Equivalence("Fictitious play (Brown 1951)", "FTL vs FTL with the prior belief on M = A: every play and the averages "
+                "equal original_games.fictitious_play (uniform and off-centre starts)",
+                _matrix_game("fictitious_play"), ("fictitious_play",)),
 ]

@@ -9,17 +9,24 @@ when any claim fails. A test injects a broken claim by extending :data:`CLAIMS`.
 Groups of claims (a name on the command line selects a group, a recipe or a paper reference):
 
 * ``equivalences`` -- every :data:`gamedyn.registry.EQUIVALENCES` entry: the largest relative error
-  over several data sets and horizons T, against a 1e-10 tolerance;
+  over several data sets and horizons T, against a 1e-10 tolerance (the matrix-game recipes play
+  M = A against their :mod:`gamedyn.original_games` loops, run with the steps of the stated formulas);
 * ``rates`` -- every inequality of Theorems 3-7 (:mod:`gamedyn.rates`) over several T: the
   smallest slack (bound minus measurement, oriented so that >= 0 means the bound holds);
 * ``iterations`` -- the iterations-vs-margin table (:mod:`gamedyn.experiments.iterations`):
   fitted slopes, and every run within its theorem's iteration bound;
 * ``logistic`` -- seed paper 2 (:mod:`gamedyn.logistic`), when importable: Theorem 3.3 (i) and (ii)
   for GD with schedule (7), strict monotonicity, Theorem 3.4 for Adaptive SGD and Theorem 3.5 (i)
-  for Block Adaptive SGD.
+  for Block Adaptive SGD;
+* ``matrix games`` -- :mod:`gamedyn.experiments.matrix_games`: Hedge's O(1/sqrt T) and optimistic
+  Hedge's O(1/T) Nash gaps, each gap against the bound of the stated formula (not of the returned
+  steps), on a game where that bound is nearly attained, with linprog's value certified;
+* ``fenchel`` -- :mod:`gamedyn.experiments.fenchel`: Frank-Wolfe's O(1/T) on the simplex (with the
+  closed form on Jaggi's lower-bound instance) and accelerated gradient's O(1/T^2) (Nesterov's worst
+  quadratic, a random quadratic, logistic loss, and Huber starts where the bound is nearly attained).
 
-* ``fenchel`` -- :mod:`gamedyn.experiments.fenchel`: Frank-Wolfe's O(1/T) on the simplex and
-  accelerated gradient's O(1/T^2) (Nesterov's worst quadratic, a random quadratic, logistic loss).
+A rate row is only evidence if a plausible wrong algorithm fails it: ``benchmarks/mutants.py``
+re-injects such algorithms and checks that the rows (and the tests) see each one.
 
 Profiles: ``quick`` (a smoke run, well under 20 s), ``default`` and ``full`` (larger T, more data
 sets, smaller margins). See :data:`PROFILES`. Each profile has wall-clock limits: a claim that runs

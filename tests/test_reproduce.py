@@ -79,6 +79,13 @@ def test_an_equivalence_with_a_wrong_constant_fails():
     assert not measurement.passed and measurement.measured == pytest.approx(0.01, rel=1e-9)
 
 
+def test_an_equivalence_with_a_nan_error_fails():
+    """A NaN error (a recipe that diverged) is the worst case, never skipped as 'not larger'."""
+    broken = Equivalence("diverged", "x = x", lambda A, T: [("x", np.full(3, np.nan), np.ones(3))])
+    measurement = reproduce._equivalence_check(broken)(Context(reproduce.PROFILES["quick"]))
+    assert not measurement.passed and math.isnan(measurement.measured) and "x; data" in measurement.detail
+
+
 def test_a_rate_claim_fails_when_the_bound_is_violated(monkeypatch):
     from gamedyn import rates
 
@@ -272,3 +279,202 @@ def test_a_broken_recipe_makes_quick_fail_fast(capsys, monkeypatch):
     code, out, _ = run_cli(capsys, "reproduce", "--quick", "pnorm_perceptron")
     assert code == 1 and time.perf_counter() - start < 30
     assert "ClaimTimeout" in out and "not run" in out
+
+
+# --------------------------------------------- rows that tell a right algorithm from a wrong one (issue 16)
+
+
+def _similar_triangles_outputs(step_factor):
+    """w_t, t = 1..T, of Nesterov's similar-triangles loop with gamma = step_factor / (4L) (L = 1 here)."""
+    def method(objective, T, x0):
+        gamma = step_factor / (4 * objective.smoothness)
+        z = np.array(x0, dtype=np.float64)
+        w, outputs = z.copy(), []
+        for t in range(1, T + 1):
+            beta = 2.0 / (t + 1)
+            v = (1 - beta) * w + beta * z
+            z = z - gamma * t * objective.gradient(v)
+            w = (1 - beta) * w + beta * z
+            outputs.append(w)
+        return np.array(outputs)
+
+    return method
+
+
+def _heavy_ball_outputs(objective, T, x0):
+    """The heavy-ball recipe (FTL vs gradient descent: the non-optimistic pair), its x_bar_t after each round."""
+    from gamedyn.recipes import heavy_ball
+
+    result = heavy_ball(objective, T, x0=x0, record=True)
+    t = np.arange(1, T + 1, dtype=np.float64)[:, None]
+    return np.cumsum(t * result.game.trace["p"], axis=0) / (t * (t + 1) / 2)
+
+
+def _gradient_descent_outputs(objective, T, x0):
+    """Gradient descent with step 1/L."""
+    x, outputs = np.array(x0, dtype=np.float64), []
+    for _ in range(T):
+        x = x - objective.gradient(x) / objective.smoothness
+        outputs.append(x)
+    return np.array(outputs)
+
+
+def _largest_ratio(rows):
+    return max(row[2] / row[3] for row in rows)
+
+
+def test_the_accelerated_gradient_bound_is_nearly_attained_on_the_huber_starts():
+    from gamedyn.experiments.fenchel import accelerated_gradient_tight_table
+
+    recipe = _largest_ratio(accelerated_gradient_tight_table(160))
+    assert 0.98 < recipe <= 1 + 1e-12
+    # the independent loop with the stated step gives the same, a step twice as large (still proven) less
+    assert _largest_ratio(accelerated_gradient_tight_table(160, _similar_triangles_outputs(1.0))) == pytest.approx(recipe)
+    assert _largest_ratio(accelerated_gradient_tight_table(160, _similar_triangles_outputs(2.0))) < 0.6
+
+
+@pytest.mark.parametrize("name, method, at_least", [
+    ("heavy ball (the non-optimistic pair)", _heavy_ball_outputs, 1.2),
+    ("gradient descent, step 1/L", _gradient_descent_outputs, 5.0),
+    ("step 1/(8L)", _similar_triangles_outputs(0.5), 1.9),
+    ("step 1/(16L)", _similar_triangles_outputs(0.25), 3.5),
+])
+def test_the_accelerated_gradient_row_fails_for_a_wrong_algorithm(name, method, at_least):
+    from gamedyn.experiments.fenchel import (
+        AG_HORIZONS, _accelerated_measurement, accelerated_gradient_table, accelerated_gradient_tight_table)
+
+    tight = accelerated_gradient_tight_table(160, method)
+    assert _largest_ratio(tight) > at_least, name
+    _, passed, detail = _accelerated_measurement(accelerated_gradient_table(AG_HORIZONS["quick"]), tight)
+    assert not passed and "within it: NO" in detail, name
+
+
+def _frank_wolfe_with(step):
+    """Frank-Wolfe on the simplex with c_t = step(t), written here."""
+    def method(objective, domain, T, x0):
+        x = np.array(x0, dtype=np.float64)
+        for t in range(1, T + 1):
+            s = np.zeros_like(x)
+            s[np.argmin(objective.gradient(x))] = 1.0
+            x = (1 - step(t)) * x + step(t) * s
+        return x
+
+    return method
+
+
+def test_frank_wolfe_meets_the_closed_form_on_jaggis_instance():
+    from gamedyn.experiments.fenchel import (
+        FW_HORIZONS, _frank_wolfe_measurement, frank_wolfe_table, frank_wolfe_tight_table)
+
+    horizons = FW_HORIZONS["quick"]
+    for method in (None, _frank_wolfe_with(lambda t: 2 / (t + 1))):
+        tight = frank_wolfe_tight_table(horizons, method)
+        for instance, T, excess, bound, lower, value, form in tight:
+            assert excess <= bound
+            if form is not None:
+                assert lower <= excess and value == pytest.approx(form, rel=1e-12)
+        assert _frank_wolfe_measurement(frank_wolfe_table(horizons), tight)[1]
+
+
+@pytest.mark.parametrize("name, step", [
+    ("1/t", lambda t: 1 / t), ("1/(t+1)", lambda t: 1 / (t + 1)), ("2/(t+2)", lambda t: 2 / (t + 2)),
+    ("1/sqrt(t)", lambda t: 1 / math.sqrt(t)),
+])
+def test_the_frank_wolfe_row_fails_for_another_step_rule(name, step):
+    from gamedyn.experiments.fenchel import (
+        FW_HORIZONS, _frank_wolfe_measurement, frank_wolfe_table, frank_wolfe_tight_table)
+
+    tight = frank_wolfe_tight_table(FW_HORIZONS["quick"], _frank_wolfe_with(step))
+    _, passed, detail = _frank_wolfe_measurement(frank_wolfe_table(FW_HORIZONS["quick"]), tight)
+    assert not passed, name
+    if name in ("1/(t+1)", "2/(t+2)"):  # the start keeps a weight: the bound itself breaks (steep vertex)
+        assert "within its bounds: NO" in detail
+
+
+def test_frank_wolfe_with_step_one_over_sqrt_t_breaks_the_bound_itself():
+    from gamedyn.experiments.fenchel import frank_wolfe_tight_table
+
+    rows = frank_wolfe_tight_table((1000,), _frank_wolfe_with(lambda t: 1 / math.sqrt(t)))
+    assert max(row[2] / row[3] for row in rows) > 1.5
+
+
+def _matrix_run(factor_row, factor_optimistic=1.0, power=1):
+    """Hedge and optimistic Hedge with steps factor * the stated ones, and the range r to the power ``power``."""
+    from gamedyn import recipes
+
+    def run(name, M, T, row_start, column_start):
+        r = float(np.max(M) - np.min(M))
+        if name == "hedge":
+            m, n = M.shape
+            etas = [factor_row * math.sqrt(8 * math.log(max(k, 2)) / T) / r**power for k in (m, n)]
+            return recipes.hedge(M, T, eta_row=etas[0], eta_column=etas[1], row_start=row_start, column_start=column_start)
+        eta = factor_optimistic / r**power
+        return recipes.optimistic_hedge(M, T, eta=eta, row_start=row_start, column_start=column_start)
+
+    return run
+
+
+def test_the_matrix_game_rows_hold_the_stated_bound_nearly_attained():
+    from gamedyn.experiments import matrix_games
+
+    for recipe, at_most in (("hedge", -0.4), ("optimistic_hedge", -0.9)):
+        measurement = matrix_games.measure(recipe, at_most, "quick")
+        assert measurement.passed, measurement
+        ratio = float(measurement.detail.split("largest gap / stated bound ")[1].split()[0])
+        assert 0.75 < ratio <= 1.0, (recipe, ratio)
+        # the stated steps, passed explicitly, give the same rows
+        assert matrix_games.measure(recipe, at_most, "quick", _matrix_run(1.0)) == measurement
+
+
+@pytest.mark.parametrize("recipe, run, why", [
+    ("hedge", _matrix_run(0.5), "eta = sqrt(2 ln k/T)/r"),
+    ("hedge", _matrix_run(1.0, power=0), "eta = sqrt(8 ln k/T), no 1/r"),
+    ("hedge", _matrix_run(1.0, power=2), "eta = sqrt(8 ln k/T)/r^2"),
+    ("optimistic_hedge", _matrix_run(1.0, 0.5), "eta = 1/(2r)"),
+    ("optimistic_hedge", _matrix_run(1.0, 1.0, power=0), "eta = 1, no 1/r"),
+])
+def test_the_matrix_game_rows_fail_for_a_wrong_step(recipe, run, why):
+    """The bound is computed from the stated formula, so a wrong step cannot carry its own bound along."""
+    from gamedyn.experiments import matrix_games
+
+    measurement = matrix_games.measure(recipe, -0.4 if recipe == "hedge" else -0.9, "quick", run)
+    assert not measurement.passed and "every gap within its bound: NO" in measurement.detail, why
+
+
+def test_the_matrix_game_rows_need_a_certified_linprog_value(monkeypatch):
+    """The replaced v*-bracket check held for any pair; the certificate fails when linprog's pair is not optimal."""
+    from gamedyn import matrix_games as library
+    from gamedyn.experiments import matrix_games
+
+    real = library.solve_matrix_game
+
+    def off(M):
+        solution = real(M)
+        m = len(solution.row)
+        uniform = np.full(m, 1.0 / m)
+        M = np.asarray(M, dtype=np.float64)
+        return __import__("attrs").evolve(solution, row=uniform, lower=float(np.min(uniform @ M)))
+
+    monkeypatch.setattr(matrix_games, "solve_matrix_game", off)
+    measurement = matrix_games.measure("hedge", -0.4, "quick")
+    assert not measurement.passed and "certifies v* (its Nash gap / r = " in measurement.detail
+    assert "<= 1e-09): NO" in measurement.detail
+
+
+@pytest.mark.parametrize("name", ["Hedge (Freund & Schapire 1999)", "Optimistic Hedge (Syrgkanis et al. 2015)",
+                                  "Fictitious play (Brown 1951)"])
+def test_the_matrix_game_equivalence_rows_pass_and_see_a_doubled_step(name, monkeypatch):
+    from gamedyn import recipes
+
+    equivalence = next(item for item in EQUIVALENCES if item.claim == name)
+    A = reproduce._logistic_data("n=200 d=2")[:30]
+    assert max(equivalence.errors(A, 50).values()) <= 1e-10
+    if name.startswith("Fictitious"):
+        return
+    recipe = name.split(" (")[0].lower().replace(" ", "_")
+    real = getattr(recipes, recipe)
+    steps = {"hedge": lambda M, T: dict(zip(("eta_row", "eta_column"), (2 * eta for eta in
+                                             __import__("gamedyn").matrix_games.default_hedge_steps(M, T)))),
+             "optimistic_hedge": lambda M, T: {"eta": 0.5 * __import__("gamedyn").matrix_games.default_optimistic_hedge_step(M)}}
+    monkeypatch.setattr(recipes, recipe, lambda M, T, **options: real(M, T, **steps[recipe](M, T), **options))
+    assert max(equivalence.errors(A, 50).values()) > 1e-3
