@@ -46,6 +46,7 @@ one (``n_jobs`` runs them in parallel with joblib).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import warnings
@@ -275,6 +276,30 @@ def _dask_operator(X, fit_intercept, intercept_scaling, normalize, client):
     return operator, 1.0, 1.0, _power_of_two_at_least(largest)
 
 
+# A round's products of at most this many multiply-adds (n d, times K for a batched game) run on one
+# BLAS thread during fit: on one core they take under ~0.3 ms (1797 x 65 x 10, the digits' batched
+# game: 0.12 ms), less than OpenBLAS's threads cost to wake, and on a busy machine a threaded call
+# waits for a core (that product: 8.2 ms of CPU and 41 ms of wall time with 2 threads on a loaded
+# 2-core machine, against 0.11 ms and 1.1 ms with one). Larger products keep the BLAS setting.
+ONE_THREAD_WORK = 1 << 21
+_THREADPOOL_CONTROLLER = None
+
+
+def _blas_threads_for(work: int, distributed: bool):
+    """One BLAS thread (threadpoolctl, a dependency of scikit-learn) while a fit's products are small;
+    a no-op for larger ones, for dask (the products run on the workers) or without threadpoolctl."""
+    global _THREADPOOL_CONTROLLER
+    if distributed or work > ONE_THREAD_WORK:
+        return contextlib.nullcontext()
+    if _THREADPOOL_CONTROLLER is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - scikit-learn requires threadpoolctl
+            return contextlib.nullcontext()
+        _THREADPOOL_CONTROLLER = ThreadpoolController()  # numpy's and scipy's BLAS are loaded by now
+    return _THREADPOOL_CONTROLLER.limit(limits=1, user_api="blas")
+
+
 def _signed_operator(operator, factors):
     """The operator's rows times ``factors`` (e.g. signs / scale) as row factors: the blocks never move."""
     import copy
@@ -463,12 +488,17 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    BLAS threads: the products with X (``X @ w``, ``X.T @ p``; level 2 and 3) may run on
-    OpenBLAS's threads, which pay off for large X. Every vector operation of a round (axpy, dot,
-    scal, asum) goes through :mod:`gamedyn._numerics` and never wakes a thread, whatever the BLAS
-    settings: on a busy machine, threaded vector calls cost 10-100x more than they compute. To
-    pin the products to one thread as well, set ``OPENBLAS_NUM_THREADS=1`` before Python starts,
-    or use ``threadpoolctl.threadpool_limits(1, "blas")`` around ``fit``.
+    BLAS threads: OpenBLAS runs a call on its thread pool above a size threshold (axpy and dot above
+    10,000 numbers, products above a few hundred thousand multiply-adds); on a busy machine each
+    threaded call waits for a core, and small threaded calls cost 10-100x their work. Every vector
+    operation of a round (axpy, dot, scal, asum) goes through :mod:`gamedyn._numerics`, which never
+    wakes a thread. The products with X (``X @ w``, ``X.T @ p``; ``X @ W`` for a batched game) keep
+    the BLAS setting when large, and run on one thread during ``fit`` while a round's products hold
+    at most :data:`ONE_THREAD_WORK` (2^21) multiply-adds, n d (times K for the batched game): there
+    one core takes under ~0.3 ms, less than waking the threads. To pin the large products too, set
+    ``OPENBLAS_NUM_THREADS=1`` (or ``OMP_NUM_THREADS=1``) before Python starts, or fit inside
+    ``threadpoolctl.threadpool_limits(1, "blas")``. With a dask ``client`` the products run on the
+    workers, under their own settings.
 
     Examples
     --------
@@ -618,23 +648,28 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
                 return _solve_one(Z, solver, tol, max_iter, previous[k], signs)
             return _solve_one(_signed_rows(Z, signs), solver, tol, max_iter, previous[k])
 
-        solved = [None] * len(problems)
-        if distributed:  # one game per class on the blocks (the batched certificate needs X in memory)
-            solved = [solve(k) for k in range(len(problems))]
-        elif len(problems) > 1 and solver in _BATCHED_RECIPES:  # one batched game for the classes not kept
-            for k in range(len(problems)):
-                if previous[k] is not None:
-                    solved[k] = _kept(_signed_rows(Z, np.where(y == problems[k], 1.0, -1.0)), tol, previous[k])
-            left = [k for k in range(len(problems)) if solved[k] is None]
-            signs = np.where(y[:, None] == np.asarray(problems)[left][None, :], 1.0, -1.0)
-            for k, one in zip(left, _solve_batched(Z, signs, solver, tol, max_iter)):
-                solved[k] = one
-        elif self.n_jobs is not None and len(problems) > 1:
-            from joblib import Parallel, delayed
+        def solve_all():
+            solved = [None] * len(problems)
+            if distributed:  # one game per class on the blocks (the batched certificate needs X in memory)
+                return [solve(k) for k in range(len(problems))]
+            if len(problems) > 1 and solver in _BATCHED_RECIPES:  # one batched game for the classes not kept
+                for k in range(len(problems)):
+                    if previous[k] is not None:
+                        solved[k] = _kept(_signed_rows(Z, np.where(y == problems[k], 1.0, -1.0)), tol, previous[k])
+                left = [k for k in range(len(problems)) if solved[k] is None]
+                signs = np.where(y[:, None] == np.asarray(problems)[left][None, :], 1.0, -1.0)
+                for k, one in zip(left, _solve_batched(Z, signs, solver, tol, max_iter)):
+                    solved[k] = one
+                return solved
+            if self.n_jobs is not None and len(problems) > 1:
+                from joblib import Parallel, delayed
 
-            solved = Parallel(n_jobs=self.n_jobs)(delayed(solve)(k) for k in range(len(problems)))
-        else:
-            solved = [solve(k) for k in range(len(problems))]
+                return Parallel(n_jobs=self.n_jobs)(delayed(solve)(k) for k in range(len(problems)))
+            return [solve(k) for k in range(len(problems))]
+
+        batched = len(problems) > 1 and solver in _BATCHED_RECIPES
+        with _blas_threads_for(n * d * (len(problems) if batched else 1), distributed):
+            solved = solve_all()
         directions = np.array([direction for direction, _, _ in solved])
         certificates = [certificate for _, certificate, _ in solved]
         if solver_scale != 1.0:  # normalize=False: the certificate on the user's rows (a power of two: exact)

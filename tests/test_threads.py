@@ -169,3 +169,35 @@ def test_a_batched_game_above_the_threshold_never_wakes_the_blas_threads():
         pytest.skip(f"OpenBLAS did not thread daxpy on 18,000 numbers here ({theirs} ticks); nothing to watch")
     assert ours <= 1, f"the batched game's vector calls ran on BLAS threads ({ours} ticks; a threaded daxpy: {theirs})"
 
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task") or (os.cpu_count() or 1) < 2,
+                    reason="needs Linux /proc and 2 cores to watch OpenBLAS's threads")
+def test_a_small_estimator_fit_never_wakes_the_blas_threads():
+    """The digits' one-vs-rest fit (1797 x 65, K = 10: products of 1.2e6 multiply-adds a round, at
+    most gamedyn.sklearn.ONE_THREAD_WORK) runs its products on one BLAS thread, whatever the setting."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    pytest.importorskip("sklearn")
+    import warnings
+
+    from sklearn.datasets import load_digits
+
+    from gamedyn.sklearn import ONE_THREAD_WORK, MarginClassifier
+
+    X, y = load_digits(return_X_y=True)
+    assert X.shape[0] * (X.shape[1] + 1) * 10 <= ONE_THREAD_WORK
+
+    def fit():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # 40 rounds: not converged
+            MarginClassifier(recipe="smooth_perceptron", max_iter=40).fit(X / 16.0, y)
+
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        ours = _ticks_during(fit, 1.0)
+        limits_after = {pool["num_threads"] for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"}
+        W, Z = np.ones((65, 10)), np.ones((1797, 65))
+        theirs = _ticks_during(lambda: Z @ W, 1.0)  # the detector works: the same product, threaded
+    if theirs < 5:
+        pytest.skip(f"OpenBLAS did not thread a 1797 x 65 x 10 product here ({theirs} ticks); nothing to watch")
+    assert ours <= 1, f"the fit's products ran on BLAS threads ({ours} ticks; the threaded product: {theirs})"
+    assert limits_after == {2}  # the fit gave the user's setting back
