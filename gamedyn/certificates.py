@@ -34,7 +34,6 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
-
 from gamedyn._numerics import add_scaled, axpy, dot
 
 __all__ = ["BatchedCertificateTracker", "Certificate", "CertificateTracker", "certificate_of", "certify_not_separable", "dual_norm", "vector_norm"]

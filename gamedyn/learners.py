@@ -45,7 +45,6 @@ from typing import Any, NamedTuple
 import attrs
 import numpy as np
 
-
 from gamedyn._numerics import add_scaled, axpy, plus_scaled
 from gamedyn._validation import check_positive, check_vector
 from gamedyn.hints import CurrentLoss, LastLoss, NoHint
