@@ -34,9 +34,7 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
-from scipy.linalg.blas import daxpy as _daxpy, ddot as _ddot
-
-from gamedyn._numerics import add_scaled
+from gamedyn._numerics import add_scaled, axpy, dot
 
 __all__ = ["BatchedCertificateTracker", "Certificate", "CertificateTracker", "certificate_of", "certify_not_separable", "dual_norm", "vector_norm"]
 
@@ -53,7 +51,7 @@ def vector_norm(z, order: float = 2.0) -> float:
         return scale
     unit = z / scale
     if order == 2.0:
-        return scale * math.sqrt(float(unit @ unit))
+        return scale * math.sqrt(dot(unit, unit))
     return scale * float(np.sum(np.abs(unit) ** order) ** (1.0 / order))
 
 
@@ -207,7 +205,7 @@ class CertificateTracker:
         """
         self.t = t
         if self.dual_exponent == 2.0 and w_loss_linear_sum.ndim == 1:  # _fast_norm inlined: one dot product
-            square = _ddot(w_loss_linear_sum, w_loss_linear_sum)
+            square = dot(w_loss_linear_sum, w_loss_linear_sum)
             norm = math.sqrt(square) if 1e-280 < square < 1e280 else vector_norm(w_loss_linear_sum)
         else:
             norm = _fast_norm(w_loss_linear_sum, self.dual_exponent)
@@ -223,7 +221,7 @@ class CertificateTracker:
             self._witness = None  # the best is now the running average (read lazily)
         if not self._shares_dual_sum:  # (a shared sum holds alpha_t p_t already: the runner added it)
             if p.__class__ is np.ndarray and p.shape == self._dual_sum.shape and p.ndim == 1:
-                _daxpy(p, self._dual_sum, a=w_weight)  # our own float64 buffer, in place
+                axpy(p, self._dual_sum, w_weight)  # our own float64 buffer, in place
             else:
                 add_scaled(self._dual_sum, w_weight, p)
         self._weight_total += w_weight

@@ -45,9 +45,7 @@ from typing import Any, NamedTuple
 import attrs
 import numpy as np
 
-from scipy.linalg.blas import daxpy as _daxpy
-
-from gamedyn._numerics import add_scaled, plus_scaled
+from gamedyn._numerics import add_scaled, axpy, plus_scaled
 from gamedyn._validation import check_positive, check_vector
 from gamedyn.hints import CurrentLoss, LastLoss, NoHint
 
@@ -253,7 +251,7 @@ class FTRLPlayer:
             if (other.__class__ is np.ndarray and other.ndim == 1 and weight.__class__ is float
                     and other.shape == linear.shape):  # a copy and one BLAS axpy (plus_scaled, inlined)
                 linear = linear.copy()
-                _daxpy(other, linear, a=weight)
+                axpy(other, linear, weight)
             else:
                 linear = plus_scaled(linear, weight, other)
             curvature = self.curvature_sum + weight * guess.curvature
@@ -273,7 +271,7 @@ class FTRLPlayer:
             other = loss.linear
             if (other.__class__ is np.ndarray and other.ndim == 1 and weight.__class__ is float
                     and other.shape == self.linear_sum.shape):  # our own float64 buffer: axpy in place
-                _daxpy(other, self.linear_sum, a=weight)
+                axpy(other, self.linear_sum, weight)
             else:
                 self.linear_sum = add_scaled(self.linear_sum, weight, other)
             self.curvature_sum += weight * loss.curvature

@@ -19,9 +19,8 @@ from typing import Any, Callable
 
 import attrs
 import numpy as np
-from scipy.linalg.blas import daxpy as _daxpy, ddot as _ddot, dscal as _dscal
 
-from gamedyn._numerics import plus_scaled
+from gamedyn._numerics import axpy, dot, inner, plus_scaled, scal
 from gamedyn._validation import check_matrix, check_positive
 from gamedyn.regularizers import Simplex
 
@@ -69,10 +68,10 @@ class Loss:
         """f(z); a float, or one float per game (shape ``(K,)``) for batched losses."""
         linear = self.linear
         if linear.ndim == 1:
-            total = float(linear @ z)
+            total = inner(linear, z)
             if self.curvature:
                 if self.convex is None:
-                    total += 0.5 * self.curvature * float(z @ z)
+                    total += 0.5 * self.curvature * inner(z, z)
                 else:
                     total += self.curvature * float(self.convex.value(z))
             return total
@@ -118,7 +117,7 @@ class Loss:
         if (mine.__class__ is np.ndarray and theirs.__class__ is np.ndarray and mine.dtype is _FLOAT64
                 and mine.shape == theirs.shape and weight.__class__ is float):  # one copy, one BLAS axpy
             linear = mine.copy()
-            _daxpy(theirs.reshape(-1), linear.reshape(-1), a=weight)
+            axpy(theirs.reshape(-1), linear.reshape(-1), weight)
         else:
             linear = plus_scaled(mine, weight, theirs)
         return Loss(linear, self.curvature + weight * other.curvature, convex)
@@ -275,10 +274,10 @@ class Bilinear(Payoff):
         if (self._product_dtype is not None or linear.ndim != 1 or w_loss.convex is not None
                 or p_loss.convex is not None):
             return w_loss.value(w), p_loss.value(p)
-        value = _ddot(linear, p)  # BLAS ddot: numpy's dot for float64 vectors, without the ufunc overhead
+        value = dot(linear, p)  # BLAS ddot: numpy's dot for float64 vectors, without the ufunc overhead
         curvature = w_loss.curvature
         if curvature:
-            return 0.5 * curvature * _ddot(w, w) - value, value
+            return 0.5 * curvature * dot(w, w) - value, value
         return -value, value
 
     def _minus_transpose_times(self, p):
@@ -286,7 +285,7 @@ class Bilinear(Payoff):
         if self._product_dtype is None:
             product = self._A_transpose @ p  # a new array: numpy's matmul never returns its input
             if product.ndim == 1:
-                return _dscal(-1.0, product)  # in place (BLAS), exact
+                return scal(-1.0, product)  # in place (BLAS), exact
             return np.negative(product, out=product)
         return -self.transpose_times(p)
 
@@ -307,7 +306,7 @@ class RegularizedBilinear(Bilinear):
 
     def loss_for_w(self, p, w_played=None) -> Loss:
         if self._product_dtype is None and p.ndim == 1:  # _minus_transpose_times inlined (the hot path)
-            return Loss(_dscal(-1.0, self._A_transpose @ p), self.strength)
+            return Loss(scal(-1.0, self._A_transpose @ p), self.strength)
         return Loss(self._minus_transpose_times(p), self.strength)
 
 

@@ -26,10 +26,9 @@ from typing import Any, Callable
 
 import attrs
 import numpy as np
-from scipy.linalg.blas import daxpy as _daxpy
 
 from gamedyn import checkpoints as _checkpoints
-from gamedyn._numerics import NumericalRangeError, add_scaled
+from gamedyn._numerics import NumericalRangeError, add_scaled, axpy
 from gamedyn._validation import check_count, check_vector
 from gamedyn.one_pass import one_pass_round
 from gamedyn.payoffs import Bilinear, Loss, Payoff
@@ -182,7 +181,7 @@ class _Seat:
         self.played_loss_total += weight * played_value
         self.weight_total += weight
         if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
-            _daxpy(point, self.play_sum, a=output_weight)  # our own contiguous float64 buffer, in place
+            axpy(point, self.play_sum, output_weight)  # our own contiguous float64 buffer, in place
         else:
             add_scaled(self.play_sum, output_weight, point)
         self.output_weight_total += output_weight

@@ -25,20 +25,20 @@ import math
 
 import attrs
 import numpy as np
-import scipy.linalg.blas
 import scipy.optimize
 
 from gamedyn._numerics import (
-    _SAFE_HIGH, _SAFE_LOW, NumericalRangeError, euclidean_norm, ones, pnorm_link, scaled_norm, softmax_logits,
+    _SAFE_HIGH, _SAFE_LOW, NumericalRangeError, asum, dot, euclidean_norm, ones, pnorm_link, scal, scaled_norm,
+    softmax_logits,
 )
 from gamedyn._validation import check_positive, check_q
 
 # x.max(axis) / x.min(axis) / x.sum(axis) as the ufuncs' own reductions, without the Python method wrappers
 _maximum, _minimum, _add = np.maximum.reduce, np.minimum.reduce, np.add.reduce
 _FLOAT64 = np.dtype(np.float64)
-# BLAS level 1 (about 0.2 us a call at n = 100, a numpy ufunc about 1 us): sum |x_i| (finiteness checks
-# only: its rounding depends on alignment), x . y, and x *= a in place.
-_dasum, _ddot, _dscal = scipy.linalg.blas.dasum, scipy.linalg.blas.ddot, scipy.linalg.blas.dscal
+# BLAS level 1 (about 0.2 us a call at n = 100, a numpy ufunc about 1 us), never threaded
+# (gamedyn._numerics): asum, sum |x_i| (finiteness checks only: its rounding depends on alignment),
+# dot, x . y, and scal, x *= a in place.
 
 # --------------------------------------------------------------------------------------- domains
 
@@ -87,7 +87,7 @@ class Reals:
             # One reduction checks every entry: the sum of |z_i| is finite only if each one is (NaN
             # and inf propagate); a sum of finite entries overflows only near 1.8e308, where the
             # careful check below decides.
-            if math.isfinite(_dasum(point) if point.ndim == 1 and point.size else _add(point, axis=None)):
+            if math.isfinite(asum(point) if point.ndim == 1 and point.size else _add(point, axis=None)):
                 return point
         if curvature > 0:
             # max |x_i| from two reductions (no |x| array, no method wrappers); NaN propagates through both.
@@ -525,7 +525,7 @@ class Entropy(Regularizer):
             if not math.isfinite(bottom):  # NaN, or every entry infinite: the careful path decides
                 return self._careful_argmin(linear, eta, centre)
             logits = linear - bottom
-            _dscal(-eta, logits)
+            scal(-eta, logits)
         else:
             logits = linear * -eta
             if cache is not None:
@@ -536,7 +536,7 @@ class Entropy(Regularizer):
             logits -= top
         np.exp(logits, out=logits)
         if logits.ndim == 1 and logits.dtype is _FLOAT64:  # BLAS level 1: ~0.2 us a call, not ~1 us
-            _dscal(1.0 / _ddot(logits, ones(logits.shape[0])), logits)  # the sum of the weights is in [1, n]
+            scal(1.0 / dot(logits, ones(logits.shape[0])), logits)  # the sum of the weights is in [1, n]
         else:
             logits /= _add(logits, axis=0)
         return logits
@@ -554,7 +554,7 @@ class Entropy(Regularizer):
             return point, self.centre_cache(point)
         log_point -= top
         if log_point.ndim == 1 and log_point.dtype is _FLOAT64:
-            log_point -= math.log(_ddot(np.exp(log_point), ones(log_point.shape[0])))  # the sum is in [1, n]
+            log_point -= math.log(dot(np.exp(log_point), ones(log_point.shape[0])))  # the sum is in [1, n]
         else:
             log_point -= np.log(_add(np.exp(log_point), axis=0))
         return np.exp(log_point), log_point

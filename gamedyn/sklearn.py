@@ -8,8 +8,10 @@ r"""A scikit-learn estimator: the certified max-margin linear classifier (``pip 
     \gamma^* = \min_{p\in\Delta_n}\|A^\top p\|_2\quad(a_i = y_ix_i),
 
 with an optional intercept as a constant feature (``fit_intercept=True``, value
-``intercept_scaling``), and returns the certificate ``certificate_`` (:class:`gamedyn.certificates.
-Certificate`) of :mod:`gamedyn.certificates`: ``lower <= gamma* <= upper`` on the rescaled rows.
+``intercept_scaling`` in units of max ||x_i||), and returns the certificate ``certificate_``
+(:class:`gamedyn.certificates.Certificate`) of :mod:`gamedyn.certificates`: ``lower <= gamma* <=
+upper`` on the rescaled rows. The rescaling makes the answer independent of X's units (see
+:class:`MarginClassifier`).
 
 Size-aware solver (``recipe="auto"``): the exact oracle when ``min(n, d) <= exact_threshold``
 (default 500), else the game dynamics (``smooth_perceptron``) stopped by ``margin_within(tol)``.
@@ -24,10 +26,13 @@ loaded machine, tol = 0.01, planted margin 0.05), exact vs dynamics: n = d = 300
 1000; hence the threshold on min(n, d).
 
 Non-separable training data (for one class against the rest): the fit never hangs (at most
-``max_iter`` rounds, or the exact oracle's finite NNLS); it warns (:class:`NotSeparableWarning`)
-with the certificate's verdict and keeps the best direction found: the dynamics' output, whose
-normalised margin is ``certificate_.lower`` (<= 0), stopped early by ``infeasible(1e-4)`` once no
-separator can have a normalised margin above 1e-4 (then the Gordan LP decides separability).
+``max_iter`` rounds, or the exact oracle's finite NNLS) and keeps the best direction found: the
+dynamics' output, whose normalised margin is ``certificate_.lower`` (<= 0), stopped early by
+``infeasible(1e-4)`` once no separator can have a normalised margin above 1e-4 (then the Gordan LP
+decides separability). It warns :class:`NotSeparableWarning` only with a proof (the Gordan
+witness, ``certificate_.separable is False``); a class left undecided (or separable but above
+``tol``) gives scikit-learn's ``ConvergenceWarning`` with the bracket and the fix. One warning a
+fit at most, naming the classes concerned.
 
 Multiclass: one-vs-rest, one max-margin problem per class. With the dynamics
 (``smooth_perceptron``, ``accelerated_perceptron``, ``nag_margin``) the K problems are one batched game
@@ -41,25 +46,29 @@ one (``n_jobs`` runs them in parallel with joblib).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import warnings
 
+import attrs
 import numpy as np
 import scipy.sparse as sp
 
 try:  # the optional extra: without it this module imports, and constructing an estimator says what to install
     from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.exceptions import ConvergenceWarning
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import check_is_fitted, validate_data
 
     _SKLEARN_MISSING = None
 except ImportError as error:  # pragma: no cover - exercised by test_sklearn's monkeypatched import
     BaseEstimator = ClassifierMixin = object
+    ConvergenceWarning = UserWarning
     _SKLEARN_MISSING = error
 
 from gamedyn import stops
-from gamedyn._validation import check_unit_rows
+from gamedyn._validation import _row_norms, check_unit_rows
 from gamedyn.certificates import Certificate, _times, certificate_of, certify_not_separable
 from gamedyn.margins import max_margin
 
@@ -70,7 +79,9 @@ INFEASIBLE_BELOW = 1e-4
 
 
 class NotSeparableWarning(UserWarning):
-    """The training data (one class against the rest) are not certified separable through the origin."""
+    """The training data (one class against the rest) are certified not separable through the origin:
+    a Gordan witness (a distribution p on the rows with A^T p = 0) proves that no direction separates
+    them. Undecided data give scikit-learn's ``ConvergenceWarning`` instead."""
 
 
 def _recipes():
@@ -189,9 +200,53 @@ def _kept(A, tol, previous):
     return None
 
 
-def _dask_operator(X, fit_intercept, intercept_scaling, client):
-    """X (numpy, scipy sparse or a dask array) as a RowBlockedOperator on ``client`` (the features of
-    :meth:`MarginClassifier._features`), and the largest row norm (one pass over the blocks)."""
+def _largest_row_norm(X) -> float:
+    """max_i ||x_i||_2 of a dense or CSR X as :func:`gamedyn._validation.check_unit_rows` computes it
+    (on X / max|X|: no overflow; scaling X by a power of two scales it exactly); 0.0 when X = 0."""
+    data = X.data if sp.issparse(X) else X
+    top = float(max(np.max(data), -np.min(data))) if data.size else 0.0
+    if top == 0.0:
+        return 0.0
+    return top * float(np.max(_row_norms(X, 2.0, top)))
+
+
+def _power_of_two_at_least(value: float) -> float:
+    """The smallest power of two >= ``value`` (> 0): dividing by it is exact and leaves max norm in (1/2, 1]."""
+    mantissa, exponent = math.frexp(value)
+    return math.ldexp(1.0, exponent - 1 if mantissa == 0.5 else exponent)
+
+
+def _intercept_value(intercept_scaling, feature_scale):
+    value = float(intercept_scaling) * feature_scale
+    if not math.isfinite(value):
+        raise ValueError(f"intercept_scaling * max ||x_i|| = {intercept_scaling!r} * {feature_scale!r} overflows "
+                         "float64; pass a smaller intercept_scaling.")
+    return value
+
+
+def _dask_largest_row_norm(X, client) -> float:
+    """max_i ||x_i||_2 of a dask array X in one pass over its row chunks (overflow-safe, one task per chunk)."""
+    import dask
+
+    from gamedyn.distributed import _largest_row_norm_and_finite
+
+    if len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})
+    tasks = [dask.delayed(_largest_row_norm_and_finite)(block, None) for block in X.to_delayed().ravel()]
+    if client is None or isinstance(client, str):
+        results = dask.compute(*tasks, scheduler="threads")
+    else:
+        results = client.compute(tasks, sync=True)
+    if not all(finite for _, finite in results):
+        raise ValueError("X contains NaN or infinite entries; remove or impute them first.")
+    return max(largest for largest, _ in results)
+
+
+def _dask_operator(X, fit_intercept, intercept_scaling, normalize, client):
+    """X (numpy, scipy sparse or a dask array) as a RowBlockedOperator on ``client``: the features of
+    :meth:`MarginClassifier._scaled_rows` before their division (the intercept column, when asked for,
+    holds ``intercept_scaling * feature_scale``), with ``(row_scale, feature_scale, solver_scale)``
+    (one pass over the blocks for the row norms, two with an intercept and ``normalize=True``)."""
     import dask.array as da
 
     from gamedyn.distributed import RowBlockedOperator, is_dask_array
@@ -202,10 +257,47 @@ def _dask_operator(X, fit_intercept, intercept_scaling, client):
         X = da.from_array(X, chunks=(max(1, -(-X.shape[0] // (2 * max(workers, 1)))), -1))
     if X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
+    feature_scale = 1.0
     if fit_intercept:
-        X = da.hstack([X, da.full((X.shape[0], 1), intercept_scaling, dtype=X.dtype, chunks=(X.chunks[0], 1))])
+        value = float(intercept_scaling)
+        if normalize:  # the column is intercept_scaling in the units of max ||x_i|| (see _scaled_rows)
+            feature_scale = _dask_largest_row_norm(X, client) or 1.0
+            value = _intercept_value(intercept_scaling, feature_scale)
+        X = da.hstack([X, da.full((X.shape[0], 1), value, dtype=X.dtype, chunks=(X.chunks[0], 1))])
     operator = RowBlockedOperator.from_dask_array(X, client=client)
-    return operator, operator.largest_row_norm()
+    largest = operator.largest_row_norm()
+    if largest == 0.0:
+        raise ValueError("every row of X is zero; no direction has a positive margin on zero rows.")
+    if normalize:
+        return operator, largest, (feature_scale if fit_intercept else largest), 1.0
+    if largest > 1.0 + (operator.shape[1] + 16) * np.finfo(np.float64).eps:
+        raise ValueError(f"X has rows with ||x_i|| > 1 (largest {largest!r}); pass normalize=True to rescale "
+                         "the rows by max ||x_i|| (the theorems assume <= 1).")
+    return operator, 1.0, 1.0, _power_of_two_at_least(largest)
+
+
+# A round's products of at most this many multiply-adds (n d, times K for a batched game) run on one
+# BLAS thread during fit: on one core they take under ~0.3 ms (1797 x 65 x 10, the digits' batched
+# game: 0.12 ms), less than OpenBLAS's threads cost to wake, and on a busy machine a threaded call
+# waits for a core (that product: 8.2 ms of CPU and 41 ms of wall time with 2 threads on a loaded
+# 2-core machine, against 0.11 ms and 1.1 ms with one). Larger products keep the BLAS setting.
+ONE_THREAD_WORK = 1 << 21
+_THREADPOOL_CONTROLLER = None
+
+
+def _blas_threads_for(work: int, distributed: bool):
+    """One BLAS thread (threadpoolctl, a dependency of scikit-learn) while a fit's products are small;
+    a no-op for larger ones, for dask (the products run on the workers) or without threadpoolctl."""
+    global _THREADPOOL_CONTROLLER
+    if distributed or work > ONE_THREAD_WORK:
+        return contextlib.nullcontext()
+    if _THREADPOOL_CONTROLLER is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - scikit-learn requires threadpoolctl
+            return contextlib.nullcontext()
+        _THREADPOOL_CONTROLLER = ThreadpoolController()  # numpy's and scipy's BLAS are loaded by now
+    return _THREADPOOL_CONTROLLER.limit(limits=1, user_api="blas")
 
 
 def _signed_operator(operator, factors):
@@ -241,42 +333,183 @@ def _solve_one(A, recipe, tol, max_iter, previous, signs=None):
     return _direction(result.w), certificate, result.game.rounds
 
 
+class _InvalidParameterError(ValueError, TypeError):
+    """A constructor parameter of :class:`MarginClassifier` is out of its range or of the wrong type
+    (a ValueError and a TypeError, as scikit-learn's own ``InvalidParameterError``)."""
+
+
+def _shown(label) -> str:
+    """A class label as the user wrote it: ``1``, ``'setosa'`` (not ``np.int64(1)``)."""
+    return repr(label.item() if isinstance(label, np.generic) else label)
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_integer(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _fit_warning(names, certificates, rounds, tol, max_iter):
+    """The fit's one warning as ``(category, message)``, or None.
+
+    :class:`NotSeparableWarning` only with a proof (some class has ``certificate.separable is
+    False``: the Gordan witness); otherwise :class:`sklearn.exceptions.ConvergenceWarning` when some
+    class is undecided (``separable is None``) or certified separable with a relative gap above
+    ``tol``, with its bracket and the fix. One message names every class concerned.
+    """
+    proven, unsettled, at_max_iter = [], [], False
+    for name, certificate, spent in zip(names, certificates, rounds):
+        if certificate.separable is False:
+            proven.append(f"{name}: {certificate.verdict()}; coef_ is the best direction found (normalised "
+                          f"margin {certificate.lower:.3g})")
+            continue
+        if certificate.separable is None:
+            unsettled.append(f"{name}: undecided, no separator has normalised margin above {certificate.upper:.3g} "
+                             f"(best direction found: {certificate.lower:.3g})")
+        elif not certificate.relative_gap <= tol:
+            unsettled.append(f"{name}: separable, but the certified relative gap {certificate.relative_gap:.3g} is "
+                             f"above tol={tol:g} (normalised margin {certificate.lower:.3g} <= gamma* <= "
+                             f"{certificate.upper:.3g})")
+        else:
+            continue
+        at_max_iter = at_max_iter or spent >= max_iter
+    if unsettled:
+        if at_max_iter:
+            fix = (f"the dynamics stopped at max_iter={max_iter} rounds: raise max_iter (or tol, for a looser "
+                   "certified gap), or use recipe='exact'")
+        else:
+            fix = (f"the dynamics stop once no separator can have a normalised margin above {INFEASIBLE_BELOW:g}; "
+                   "smaller margins need recipe='exact' (the exact oracle)")
+        unsettled = f"{'; '.join(unsettled)}. Not converged: {fix}."
+    if proven:
+        message = (f"MarginClassifier: {'; '.join(proven)}. For overlapping classes use a soft-margin model "
+                   "(e.g. sklearn.svm.LinearSVC).")
+        return NotSeparableWarning, message + (f" Also {unsettled}" if unsettled else "")
+    if unsettled:
+        return ConvergenceWarning, f"MarginClassifier: {unsettled}"
+    return None
+
+
 class MarginClassifier(ClassifierMixin, BaseEstimator):
     r"""Certified max-margin linear classifier (one-vs-rest for more than two classes).
 
-    Parameters:
-        recipe: ``"auto"`` (exact oracle when ``min(n, d) <= exact_threshold``, else the smooth
-            perceptron), ``"exact"``, or a recipe name: ``"smooth_perceptron"``,
-            ``"accelerated_perceptron"``, ``"nag_margin"``, ``"mirror_prox_perceptron"``.
-        tol: certified relative margin gap (U - L)/U at which the dynamics stop; it bounds
-            (gamma* - margin)/gamma*.
-        max_iter: the most rounds of the dynamics per binary problem.
-        fit_intercept: append the constant feature ``intercept_scaling`` (a bias through it).
-        intercept_scaling: the value of that feature.
-        normalize: rescale the rows by max ||x_i|| (the theorems assume <= 1); with False, rows of
-            norm > 1 raise a ValueError.
-        warm_start: reuse the previous fit's direction when it still certifies ``tol`` on the new data.
-        n_jobs: binary problems solved in parallel (joblib) for multiclass data.
-        exact_threshold: ``"auto"`` uses the exact oracle when ``min(n, d) <= exact_threshold``.
-        client: a ``dask.distributed.Client`` (``pip install gamedyn[dask]``; dask is imported only
-            then). With a client, or when X is a dask array, the rows become a
-            :class:`gamedyn.distributed.RowBlockedOperator` (numpy X is split into 2 row blocks per
-            worker; a dask X keeps its row chunks) and the dynamics run on the blocks: ``"auto"``
-            means the smooth perceptron (``"exact"`` is refused: it needs the rows in memory), each
-            class is its own game (labels and 1/max||x_i|| are row factors, so the blocks never
-            move), and the certificate is computed the same way (one pass over the blocks per
-            product). coef_ equals the in-memory fit up to rounding (~1e-12 relative). ``predict``
-            and ``decision_function`` take numpy/sparse data, or a dask array (lazy result).
+    Each binary problem (class ``k`` against the rest; ``classes_[1]`` against ``classes_[0]`` for
+    two classes) is the l2 max-margin problem of the rows
 
-    Attributes: ``coef_`` (1 x d, or K x d), ``intercept_``, ``classes_``, ``n_iter_`` (rounds;
-    the working-set passes for the exact oracle, 0 for a kept warm start), ``certificate_`` (a Certificate, or a list of
-    K), ``row_scale_`` (the factor the rows were divided by), ``solver_`` (what "auto" chose).
+    .. math::
 
+        z_i = \frac{y_i}{r}\,(x_i,\ s\,m),\qquad m = \max_j\|x_j\|_2,\quad r = \max_j\|(x_j,\ s\,m)\|_2
+
+    (``s = intercept_scaling``; without ``fit_intercept`` the last entry is absent and r = m): the
+    rows :math:`(x_i/m,\ s)` up to the factor m/r that gives them norm <= 1, as the theorems
+    assume. It is solved for a unit direction ``w``, with the certificate
+    ``lower <= gamma* <= upper`` of :mod:`gamedyn.certificates` on the rows z_i.
+
+    Units never change the answer: X and ``c * X`` (c > 0) give the same rows z_i, hence the same
+    direction, certificate, rounds and predictions (bit for bit when c is a power of two, to
+    rounding otherwise), and ``coef_`` scales by 1/c. The intercept's feature is ``s`` in units of
+    the longest row, whatever the units of X. With ``normalize=False`` the rows are the user's own
+    :math:`y_i(x_i, s)` (m = r = 1), which must have norm <= 1; the solver still divides them by
+    the power of two q with max norm in (1/2, 1] (exactly: rows far shorter than 1 do not slow the
+    dynamics), and ``certificate_`` is stated on the user's rows (times q, exact).
+
+    Parameters
+    ----------
+    recipe : str, default="auto"
+        ``"auto"`` (the exact oracle when ``min(n, d) <= exact_threshold``, else the smooth
+        perceptron), ``"exact"``, or a recipe name: ``"smooth_perceptron"``,
+        ``"accelerated_perceptron"``, ``"nag_margin"``, ``"mirror_prox_perceptron"``.
+    tol : float in (0, 1), default=0.01
+        Certified relative margin gap (U - L)/U at which the solver stops; it bounds
+        (gamma* - margin)/gamma*.
+    max_iter : int >= 1, default=10000
+        The most rounds of the dynamics per binary problem.
+    fit_intercept : bool, default=True
+        Append the constant feature ``intercept_scaling`` (a bias through it).
+    intercept_scaling : float > 0, default=1.0
+        The value of that feature, in units of ``max_i ||x_i||`` (with ``normalize=True``).
+    normalize : bool, default=True
+        Rescale as above (the theorems assume ``||z_i|| <= 1``); with False, rows ``(x_i, s)`` of
+        norm > 1 raise a ValueError.
+    warm_start : bool, default=False
+        Reuse the previous fit's classifier when it still certifies ``tol`` on the new data.
+    n_jobs : int or None, default=None
+        Binary problems solved in parallel (joblib) for multiclass data (``-1``: all cores); not 0.
+    exact_threshold : int >= 1, default=500
+        ``"auto"`` uses the exact oracle when ``min(n, d) <= exact_threshold``.
+    client : dask.distributed.Client or None, default=None
+        (``pip install gamedyn[dask]``; dask is imported only then.) With a client, or when X is a
+        dask array, the rows become a :class:`gamedyn.distributed.RowBlockedOperator` (numpy X is
+        split into 2 row blocks per worker; a dask X keeps its row chunks) and the dynamics run on
+        the blocks: ``"auto"`` means the smooth perceptron (``"exact"`` is refused: it needs the
+        rows in memory), each class is its own game (labels and 1/r are row factors, so the
+        blocks never move), and the certificate is computed the same way (one pass over the blocks
+        per product). coef_ equals the in-memory fit up to rounding (~1e-12 relative).
+        ``predict`` and ``decision_function`` take numpy/sparse data, or a dask array (lazy result).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, d) or (K, d)
+        ``w[:d] / feature_scale_``: ``decision_function(x) = <(x / m, s), w>``, the same for X and c X.
+    intercept_ : ndarray of shape (1,) or (K,)
+        ``intercept_scaling * w[d]`` (zeros without ``fit_intercept``).
+    classes_ : ndarray
+        The class labels.
+    n_iter_ : int or ndarray of shape (K,)
+        Rounds of the dynamics; the working-set passes for the exact oracle; 0 for a kept warm start.
+    certificate_ : Certificate or list of K
+        ``lower <= gamma* <= upper`` for the rows z_i above (``separable`` True, False with a Gordan
+        witness, or None: undecided).
+    feature_scale_ : float
+        m = max_i ||x_i|| (1 with ``normalize=False``): the intercept feature is ``s * m``.
+    row_scale_ : float
+        r, the factor the rows ``(x_i, s m)`` were divided by (max_i ||x_i|| without an intercept;
+        1 with ``normalize=False``).
+    solver_ : str
+        What ``"auto"`` chose.
+
+    Warns
+    -----
+    NotSeparableWarning
+        Only with a proof: some class is certified not separable (``certificate.separable is
+        False``, a Gordan witness). coef_ is then the best direction found.
+    sklearn.exceptions.ConvergenceWarning
+        Some class is undecided, or separable with a certified gap above ``tol``, when the dynamics
+        stop (``max_iter``, or no separator above normalised margin 1e-4); the message gives the
+        bracket and the fix. Each fit warns at most once, naming the classes concerned.
+
+    Raises
+    ------
+    ValueError
+        A parameter out of its range (also a TypeError: a wrong type), checked at ``fit``;
+        rows longer than 1 with ``normalize=False``; a single class.
+
+    Notes
+    -----
+    BLAS threads: OpenBLAS runs a call on its thread pool above a size threshold (axpy and dot above
+    10,000 numbers, products above a few hundred thousand multiply-adds); on a busy machine each
+    threaded call waits for a core, and small threaded calls cost 10-100x their work. Every vector
+    operation of a round (axpy, dot, scal, asum) goes through :mod:`gamedyn._numerics`, which never
+    wakes a thread. The products with X (``X @ w``, ``X.T @ p``; ``X @ W`` for a batched game) keep
+    the BLAS setting when large, and run on one thread during ``fit`` while a round's products hold
+    at most :data:`ONE_THREAD_WORK` (2^21) multiply-adds, n d (times K for the batched game): there
+    one core takes under ~0.3 ms, less than waking the threads. To pin the large products too, set
+    ``OPENBLAS_NUM_THREADS=1`` (or ``OMP_NUM_THREADS=1``) before Python starts, or fit inside
+    ``threadpoolctl.threadpool_limits(1, "blas")``. With a dask ``client`` the products run on the
+    workers, under their own settings.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
     >>> model = MarginClassifier(fit_intercept=False).fit(X, [1, 1, 0, 0])
     >>> model.predict([[1.0, 1.0], [-1.0, -1.0]]).tolist(), model.certificate_.separable
     ([1, 0], True)
+    >>> small = MarginClassifier(fit_intercept=False).fit(X * 2.0**-40, [1, 1, 0, 0])
+    >>> bool(np.array_equal(small.coef_ * 2.0**-40, model.coef_)), small.certificate_.lower == model.certificate_.lower
+    (True, True)
     """
 
     def __init__(self, recipe="auto", tol=0.01, max_iter=10_000, fit_intercept=True, intercept_scaling=1.0,
@@ -295,31 +528,81 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         self.client = client
 
     def _check_parameters(self):
-        if self.recipe not in RECIPES:
-            raise ValueError(f"recipe must be one of {RECIPES}, got {self.recipe!r}.")
-        for name in ("tol", "intercept_scaling"):
+        """Every constructor parameter, in scikit-learn's words (checked at fit, as scikit-learn does)."""
+
+        def refuse(name, expected, example):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (math.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a positive finite number, got {value!r}; e.g. {name}=0.01.")
-        for name in ("max_iter", "exact_threshold"):
+            text = repr(value)
+            text = text if len(text) <= 60 else text[:57] + "..."
+            raise _InvalidParameterError(f"The '{name}' parameter of MarginClassifier must be {expected}. Got {text} "
+                                         f"instead; e.g. {name}={example}.")
+
+        if not (isinstance(self.recipe, str) and self.recipe in RECIPES):
+            refuse("recipe", f"a str among {list(RECIPES)}", "'auto'")
+        if not (_is_real(self.tol) and 0 < self.tol < 1):
+            refuse("tol", "a float in the range (0, 1) (a certified relative gap)", "0.01")
+        for name, example in (("max_iter", "10000"), ("exact_threshold", "500")):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+            if not (_is_integer(value) and value >= 1):
+                refuse(name, "an int in the range [1, inf)", example)
+        if not (_is_real(self.intercept_scaling) and math.isfinite(self.intercept_scaling)
+                and self.intercept_scaling > 0):
+            refuse("intercept_scaling", "a positive finite float", "1.0")
         for name in ("fit_intercept", "normalize", "warm_start"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}.")
+                refuse(name, "True or False", "True")
+        if not (self.n_jobs is None or (_is_integer(self.n_jobs) and self.n_jobs != 0)):
+            refuse("n_jobs", "None or a nonzero int (-1: all cores)", "2")
+        client = self.client
+        if isinstance(client, str) and client != "threads" or not (
+                client is None or isinstance(client, str) or (hasattr(client, "submit") and hasattr(client, "gather"))):
+            refuse("client", "None or a dask.distributed.Client", "Client(LocalCluster())")
 
-    def _features(self, X):
+    def _features(self, X, value):
         if not self.fit_intercept:
             return X
-        column = np.full((X.shape[0], 1), self.intercept_scaling, dtype=X.dtype)
+        column = np.full((X.shape[0], 1), value, dtype=X.dtype)
         return sp.hstack([X, sp.csr_matrix(column)], format="csr") if sp.issparse(X) else np.hstack([X, column])
 
+    def _scaled_rows(self, X):
+        """``(Z, row_scale, feature_scale, solver_scale)``: Z holds the unsigned rows (x_i, s m) / r of
+        the class docstring (one copy of X for the column, one for the division, as before). Scaling X
+        by a power of two c scales m and r by c exactly (both are computed on X / max|X|), so Z is
+        the same bit for bit. With ``normalize=False``, Z = (x_i, s) / q for the power of two q with
+        max norm in (1/2, 1]; certificates on Z are multiplied back by ``solver_scale = q`` (exact)."""
+        if self.normalize:
+            if not self.fit_intercept:
+                Z, row_scale = check_unit_rows(X, True, name="X")
+                return Z, row_scale, row_scale, 1.0
+            feature_scale = _largest_row_norm(X) or 1.0  # X = 0: the intercept alone
+            Z, row_scale = check_unit_rows(self._features(X, _intercept_value(self.intercept_scaling, feature_scale)),
+                                           True, name="X")
+            return Z, row_scale, feature_scale, 1.0
+        F, _ = check_unit_rows(self._features(X, float(self.intercept_scaling)), False, name="X")
+        solver_scale = _power_of_two_at_least(_largest_row_norm(F))
+        if solver_scale != 1.0:  # a power of two: the division is exact
+            F = (F / solver_scale).astype(F.dtype) if sp.issparse(F) else F / np.asarray(solver_scale, dtype=F.dtype)
+        return F, 1.0, 1.0, solver_scale
+
     def fit(self, X, y):
-        """Fit one certified max-margin direction per class (one-vs-rest), or one for two classes."""
+        """Fit one certified max-margin direction per class (one-vs-rest), or one for two classes.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n, d), or a dask array
+            The training rows.
+        y : array-like of shape (n,)
+            The class labels (at least two classes).
+
+        Returns
+        -------
+        self : MarginClassifier
+            The fitted estimator.
+        """
         self._check_parameters()
         from gamedyn.distributed import is_dask_array
 
+        tol, max_iter = float(self.tol), int(self.max_iter)
         distributed = self.client is not None or is_dask_array(X)
         if distributed:  # the rows stay in dask blocks; only y (n labels) and O(n + d) vectors per round here
             if self.recipe == "exact":
@@ -329,11 +612,6 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
             if y.ndim != 1 or y.shape[0] != X.shape[0]:
                 raise ValueError(f"y must be 1-D with one label per row of X ({X.shape[0]}), got shape {y.shape}.")
             self.n_features_in_ = X.shape[1]
-            operator, largest = _dask_operator(X, self.fit_intercept, self.intercept_scaling, self.client)
-            if not self.normalize and largest > 1.0 + (operator.shape[1] + 16) * np.finfo(np.float64).eps:
-                raise ValueError(f"X has rows with ||x_i|| > 1 (largest {largest!r}); pass normalize=True to rescale "
-                                 "the rows by max ||x_i|| (the theorems assume <= 1).")
-            row_scale = largest if self.normalize else 1.0
         else:
             X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
         check_classification_targets(y)
@@ -341,9 +619,11 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         if classes.size < 2:
             raise ValueError(f"y has only one class ({classes.tolist()}); a classifier needs at least two classes.")
         if distributed:
-            Z = operator
+            Z, row_scale, feature_scale, solver_scale = _dask_operator(X, self.fit_intercept, self.intercept_scaling,
+                                                                       self.normalize, self.client)
+            divisor = row_scale * solver_scale  # (one of the two is 1)
         else:
-            Z, row_scale = check_unit_rows(self._features(X), self.normalize, name="X")
+            Z, row_scale, feature_scale, solver_scale = self._scaled_rows(X)
         n, d = Z.shape
         solver = self.recipe
         if solver == "auto":
@@ -352,55 +632,68 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         keep = (self.warm_start and hasattr(self, "coef_") and np.array_equal(getattr(self, "classes_", []), classes)
                 and self.coef_.shape[1] + int(self.fit_intercept) == d)
         previous = [None] * len(problems)
-        if keep:
-            old = np.hstack([self.coef_, self.intercept_[:, None] / self.intercept_scaling]) if self.fit_intercept else self.coef_
+        if keep:  # the previous classifier <x, coef_> + intercept_ as a direction on this fit's rows z_i
+            kept_coef, kept_intercept = self.coef_.copy(), self.intercept_.copy()
+            old = kept_coef * feature_scale
+            if self.fit_intercept:
+                old = np.hstack([old, kept_intercept[:, None] / self.intercept_scaling])
             old_certificates = self.certificate_ if isinstance(self.certificate_, list) else [self.certificate_]
-            previous = [(old[k], old_certificates[k].p) for k in range(len(problems))]
+            previous = [(_direction(old[k]), old_certificates[k].p) for k in range(len(problems))]
 
         def solve(k):
             signs = np.where(y == problems[k], 1.0, -1.0)
             if distributed:
-                return _solve_one(_signed_operator(Z, signs / row_scale), solver, float(self.tol), int(self.max_iter),
-                                  previous[k])
+                return _solve_one(_signed_operator(Z, signs / divisor), solver, tol, max_iter, previous[k])
             if solver == "exact":  # the rows signs_i x_i are formed on the working set only
-                return _solve_one(Z, solver, float(self.tol), int(self.max_iter), previous[k], signs)
-            return _solve_one(_signed_rows(Z, signs), solver, float(self.tol), int(self.max_iter), previous[k])
+                return _solve_one(Z, solver, tol, max_iter, previous[k], signs)
+            return _solve_one(_signed_rows(Z, signs), solver, tol, max_iter, previous[k])
 
-        solved = [None] * len(problems)
-        if distributed:  # one game per class on the blocks (the batched certificate needs X in memory)
-            solved = [solve(k) for k in range(len(problems))]
-        elif len(problems) > 1 and solver in _BATCHED_RECIPES:  # one batched game for the classes not kept
-            for k in range(len(problems)):
-                if previous[k] is not None:
-                    solved[k] = _kept(_signed_rows(Z, np.where(y == problems[k], 1.0, -1.0)), float(self.tol),
-                                      previous[k])
-            left = [k for k in range(len(problems)) if solved[k] is None]
-            signs = np.where(y[:, None] == np.asarray(problems)[left][None, :], 1.0, -1.0)
-            for k, one in zip(left, _solve_batched(Z, signs, solver, float(self.tol), int(self.max_iter))):
-                solved[k] = one
-        elif self.n_jobs is not None and len(problems) > 1:
-            from joblib import Parallel, delayed
+        def solve_all():
+            solved = [None] * len(problems)
+            if distributed:  # one game per class on the blocks (the batched certificate needs X in memory)
+                return [solve(k) for k in range(len(problems))]
+            if len(problems) > 1 and solver in _BATCHED_RECIPES:  # one batched game for the classes not kept
+                for k in range(len(problems)):
+                    if previous[k] is not None:
+                        solved[k] = _kept(_signed_rows(Z, np.where(y == problems[k], 1.0, -1.0)), tol, previous[k])
+                left = [k for k in range(len(problems)) if solved[k] is None]
+                signs = np.where(y[:, None] == np.asarray(problems)[left][None, :], 1.0, -1.0)
+                for k, one in zip(left, _solve_batched(Z, signs, solver, tol, max_iter)):
+                    solved[k] = one
+                return solved
+            if self.n_jobs is not None and len(problems) > 1:
+                from joblib import Parallel, delayed
 
-            solved = Parallel(n_jobs=self.n_jobs)(delayed(solve)(k) for k in range(len(problems)))
-        else:
-            solved = [solve(k) for k in range(len(problems))]
+                return Parallel(n_jobs=self.n_jobs)(delayed(solve)(k) for k in range(len(problems)))
+            return [solve(k) for k in range(len(problems))]
+
+        batched = len(problems) > 1 and solver in _BATCHED_RECIPES
+        with _blas_threads_for(n * d * (len(problems) if batched else 1), distributed):
+            solved = solve_all()
         directions = np.array([direction for direction, _, _ in solved])
         certificates = [certificate for _, certificate, _ in solved]
-        for label, certificate in zip(problems, certificates):
-            if not certificate.separable:
-                warnings.warn(
-                    f"class {label!r} against the rest: {certificate.verdict()}. coef_ is the best direction "
-                    f"found (normalised margin {certificate.lower:.3g}); for overlapping classes use a "
-                    "soft-margin model (e.g. sklearn.svm.LinearSVC).",
-                    NotSeparableWarning, stacklevel=2)
+        if solver_scale != 1.0:  # normalize=False: the certificate on the user's rows (a power of two: exact)
+            certificates = [attrs.evolve(c, lower=c.lower * solver_scale, upper=c.upper * solver_scale)
+                            for c in certificates]
+        rounds = [r for _, _, r in solved]
+        if len(problems) == 1:
+            names = [f"class {_shown(classes[1])} against class {_shown(classes[0])}"]
+        else:
+            names = [f"class {_shown(label)} against the rest" for label in problems]
+        warning = _fit_warning(names, certificates, rounds, tol, max_iter)
+        if warning is not None:
+            warnings.warn(warning[1], warning[0], stacklevel=2)
         self.classes_ = classes
         self.solver_ = solver
-        self.row_scale_ = row_scale
-        self.coef_ = directions[:, : self.n_features_in_].astype(np.float64)
-        self.intercept_ = (directions[:, -1] * self.intercept_scaling if self.fit_intercept
+        self.feature_scale_ = float(feature_scale)
+        self.row_scale_ = float(row_scale)
+        self.coef_ = (directions[:, : self.n_features_in_] / feature_scale).astype(np.float64)
+        self.intercept_ = (directions[:, -1] * float(self.intercept_scaling) if self.fit_intercept
                            else np.zeros(len(problems)))
+        if keep:  # a kept warm start keeps the classifier itself, bit for bit
+            for k in np.flatnonzero(np.array(rounds) == 0):
+                self.coef_[k], self.intercept_[k] = kept_coef[k], kept_intercept[k]
         self.certificate_ = certificates[0] if len(problems) == 1 else certificates
-        rounds = [r for _, _, r in solved]
         self.n_iter_ = max(rounds[0], 0) if len(problems) == 1 else np.array(rounds)
         return self
 

@@ -55,3 +55,30 @@ def test_exact_recipe_with_a_client_is_refused_with_the_fix(client):
     X, y = make_separable(100, 3, 0.1, 0)
     with pytest.raises(ValueError, match="recipe='exact' needs the rows in memory"):
         MarginClassifier(recipe="exact", client=client).fit(X, y)
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+def test_client_fit_in_small_units_equals_the_in_memory_fit(client, normalize):
+    # Before (normalize=True): the intercept feature was 1 in the user's units (2^-30 ~ 1e-9 here): a
+    # near-constant fit.
+    X, y = make_separable(400, 5, 0.05, 4)
+    X = X + 0.3  # off the origin: the intercept matters
+    # normalize=True: tiny units; normalize=False: the user's rows (x_i, 0.5) of norm <= 0.3 (the solver
+    # divides them by q = 1/2 and states the certificate on the user's rows)
+    X = X * 2.0 ** -30 if normalize else X * (0.2 / np.max(np.linalg.norm(X, axis=1)))
+    options = dict(recipe="smooth_perceptron", tol=0.02, normalize=normalize, intercept_scaling=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        memory = MarginClassifier(**options).fit(X, y)
+        on_blocks = MarginClassifier(**options, client=client).fit(X, y)
+    assert memory.score(X, y) == 1.0 and memory.certificate_.separable is True
+    assert on_blocks.n_iter_ == memory.n_iter_
+    np.testing.assert_allclose(on_blocks.coef_, memory.coef_, rtol=1e-12, atol=1e-12 * np.max(np.abs(memory.coef_)))
+    np.testing.assert_allclose(on_blocks.intercept_, memory.intercept_, rtol=1e-12, atol=1e-12)
+    assert on_blocks.feature_scale_ == pytest.approx(memory.feature_scale_, rel=1e-14)
+    assert on_blocks.row_scale_ == pytest.approx(memory.row_scale_, rel=1e-14)
+    assert on_blocks.certificate_.lower == pytest.approx(memory.certificate_.lower, rel=1e-10)
+    assert on_blocks.certificate_.upper == pytest.approx(memory.certificate_.upper, rel=1e-10)
+    if normalize:  # the same answer as in the user's units of 1
+        unit = MarginClassifier(**options).fit(X * 2.0 ** 30, y)
+        np.testing.assert_array_equal(unit.coef_ * 2.0 ** 30, memory.coef_)
