@@ -30,13 +30,15 @@ Gordan exactly one of "some w has Aw > 0" and "0 lies in the convex hull of the 
   coordinates it uses (the generic case), showing every exact :math:`\lambda_i > 0`; or
 * exactly, in integers (fraction-free Bareiss elimination on the rows written as integers times
   powers of two), when the support spans fewer dimensions (a and -a, integer rows with an integer
-  combination 0), then checked equation by equation in exact integer arithmetic.
+  combination 0), then checked equation by equation in exact integer arithmetic;
+* for small problems whose LP vertex fails both (the LP's tolerance admits wrong vertices), by the
+  simplex method in exact rational arithmetic (Bland's rule), which decides them completely.
 
 The support comes from a vertex of the feasibility LP (HiGHS dual simplex, at most d + 1 rows)
 on the rows that carry the most weight in :math:`\bar p_t`, doubling the set until the LP succeeds
 or every row is in it. No tolerance decides a verdict: data with a margin of 1e-300 are never
 called "not separable", and when neither proof is found (a margin below rounding, or a support
-beyond the caps :data:`VERIFIED_ROWS_CAP` and :data:`EXACT_WORK_CAP`) the certificate stays
+beyond the caps :data:`VERIFIED_ROWS_CAP`, :data:`EXACT_WORK_CAP` and :data:`EXACT_LP_SIZE_CAP`) the certificate stays
 undecided, ``separable=None``, with its bracket.
 """
 
@@ -59,6 +61,8 @@ from gamedyn._numerics import add_scaled
 from gamedyn._validation import _describe, check_matrix, check_q, check_vector
 
 __all__ = [
+    "EXACT_LP_SIZE_CAP",
+    "EXACT_LP_WORK_CAP",
     "EXACT_WORK_CAP",
     "VERIFIED_ROWS_CAP",
     "BatchedCertificateTracker",
@@ -87,6 +91,15 @@ VERIFIED_ROWS_CAP = 1025
 #: float64 entries (6.7e8 units) take 1.4 s, 100 rows of 7-bit integers (9.4e8) 1.1 s; beyond the
 #: cap the support is left undecided.
 EXACT_WORK_CAP = 1e9
+
+#: The exact simplex (Phase 1 in rational arithmetic, Bland's rule), the last resort when the float
+#: LP's vertex fails the exact check, runs on at most this many rows x (coordinates + 1) ...
+EXACT_LP_SIZE_CAP = 512
+#: ... and stops, undecided, once its arithmetic (each updated tableau entry counted as
+#: (1 + bits / 64)^2) exceeds this. Measured on the 2-core machine under load: 1e7 to 2.7e7 units a
+#: second, so at most 1 to 3 s; 40 rows x 11 coordinates of random floats take 5.7e6 units (0.6 s),
+#: 100 x 5 with entries spanning 2^-2000..1 3.3e6 (0.15 s); 40 x 11 spanning 2^-300..1 (1.3e8) is beyond.
+EXACT_LP_WORK_CAP = 3e7
 
 
 def _rounding_factor(k: int, unit: float = _UNIT64) -> float:
@@ -230,13 +243,19 @@ def _row_norm_max(A, order: float = 2.0) -> float:
         return 0.0
     n, d = A.shape
     step = max(1, (1 << 16) // max(d, 1))
+    plain = order == 2.0 and 1e-100 < top < 1e100  # squares in range: no division needed
     largest = 0.0
     for start in range(0, n, step):
-        block = np.asarray(A[start:start + step], dtype=np.float64) / top
-        if order == 2.0:
+        block = np.asarray(A[start:start + step], dtype=np.float64)
+        if plain:
+            largest = max(largest, float(np.max(np.einsum("ij,ij->i", block, block))))
+        elif order == 2.0:
+            block = block / top
             largest = max(largest, float(np.max(np.einsum("ij,ij->i", block, block))))
         else:
-            largest = max(largest, float(np.max(np.sum(np.abs(block) ** order, axis=1))))
+            largest = max(largest, float(np.max(np.sum(np.abs(block / top) ** order, axis=1))))
+    if plain:
+        return math.sqrt(largest)
     return top * largest ** (1.0 / order)
 
 
@@ -397,6 +416,64 @@ def _exact_null_proof(rows: np.ndarray, guess: np.ndarray, guess_exponents: np.n
     return None
 
 
+def _exact_phase_one(rows: np.ndarray):
+    """An exact LP: ``x >= 0``, ``sum x = 1``, ``sum_i x_i b_i = 0`` for the rows written as integers
+    ``b_i = a_i 2^-shift_i``, by the Phase 1 simplex in rational arithmetic with Bland's rule (which
+    terminates). Returns the distribution ``lambda ~ x_i 2^-shift_i`` (float64) when feasible, None
+    when infeasible or beyond :data:`EXACT_LP_SIZE_CAP`. Complete on the rows it is given."""
+    s = rows.shape[0]
+    used = np.flatnonzero(np.any(rows != 0, axis=0))
+    m = used.size + 1
+    if s * m > EXACT_LP_SIZE_CAP:
+        return None
+    b, shifts = _integer_rows(rows[:, used])
+    # rows of the tableau: the equations sum_i b_ij x_i = 0, then sum_i x_i = 1; right-hand side last.
+    # The artificial variables (one per row, the starting basis) are implicit: one that leaves never
+    # re-enters in Phase 1, so its column is not needed.
+    tableau = [[Fraction(int(b[i, j])) for i in range(s)] + [Fraction(0)] for j in range(used.size)]
+    tableau.append([Fraction(1)] * s + [Fraction(1)])
+    basis = [s + r for r in range(m)]
+    cost = [-sum(row[j] for row in tableau) for j in range(s)]  # reduced costs of min sum(artificials)
+    work = 0.0  # the arithmetic done, counted as each updated entry's (1 + bits / 64)^2: deterministic
+    while True:
+        entering = next((j for j in range(s) if cost[j] < 0), None)
+        if entering is None:  # optimal: feasible exactly when no artificial variable stays positive
+            break
+        leave, best = None, None
+        for r, row in enumerate(tableau):
+            if row[entering] > 0:
+                ratio = row[s] / row[entering]
+                if best is None or ratio < best or (ratio == best and basis[r] < basis[leave]):
+                    leave, best = r, ratio
+        if leave is None:  # cannot happen: Phase 1 is bounded below by 0
+            return None
+        pivot_row = [value / tableau[leave][entering] for value in tableau[leave]]
+        tableau[leave] = pivot_row
+        for r, row in enumerate(tableau):
+            factor = row[entering]
+            if r != leave and factor:
+                tableau[r] = row = [value - factor * other for value, other in zip(row, pivot_row)]
+                work += sum((1.0 + (v.numerator.bit_length() + v.denominator.bit_length()) / 64.0) ** 2
+                            for v in row if v)
+        if work > EXACT_LP_WORK_CAP:
+            return None  # beyond the budget: undecided
+        factor = cost[entering]
+        cost = [value - factor * other for value, other in zip(cost, pivot_row)]
+        basis[leave] = entering
+    x = [Fraction(0)] * s
+    for r, j in enumerate(basis):
+        if j < s:
+            x[j] = tableau[r][s]
+        elif tableau[r][s] != 0:
+            return None  # an artificial variable stays positive: infeasible, exactly
+    if not any(x) or any(value != 0 for value in np.array(x, dtype=object).dot(b)):
+        return None  # (the check is the proof; exact arithmetic makes it pass whenever feasible)
+    top = max(shifts)
+    weights = [value * (1 << (top - shift)) for value, shift in zip(x, shifts)]
+    total = sum(weights)
+    return np.array([float(weight / total) for weight in weights], dtype=np.float64)
+
+
 def _power_of_two_scales(M: np.ndarray, axis: int) -> np.ndarray:
     """Exponents e with ``M * 2^-e`` along ``axis`` having its largest |entry| in [1/2, 1) (0 for zero lines)."""
     peaks = np.max(np.abs(M), axis=axis)
@@ -469,7 +546,9 @@ def gordan_proof(rows, weights=None):
     ``rows`` (s, d) are taken at their float64 values (dyadic rationals, exact). The support of
     ``weights`` (default: all rows) is checked as described in :mod:`gamedyn.certificates`: a
     verified solve when it has one row more than the coordinates it uses, else exactly in integers
-    (within :data:`EXACT_WORK_CAP`). A zero row is its own proof.
+    (within :data:`EXACT_WORK_CAP`); when that fails, all the rows exactly (the integer elimination,
+    then the exact simplex within :data:`EXACT_LP_SIZE_CAP`, which decides small problems
+    completely). A zero row is its own proof.
 
     Parameters
     ----------
@@ -534,10 +613,14 @@ def _gordan_proof(rows: np.ndarray, weights: np.ndarray, exponents: np.ndarray):
             found[keep] = inner
     if found is None:  # inconclusive (not "proved impossible"): the exact check on the support
         found = _exact_null_proof(S, weights[support], exponents[support])
-    if found is None or found is False:
-        return None
-    lam[support] = found
-    return lam
+    if found is not None and found is not False:
+        lam[support] = found
+        return lam
+    # The support was wrong (an LP's tolerance admits residuals of 1e-9): all the rows, exactly
+    found = _exact_null_proof(rows, weights, exponents) if support.size < s else None
+    if found is None:
+        found = _exact_phase_one(rows)  # the exact LP: complete, for small problems
+    return found
 
 
 def _lp_vertex(rows: np.ndarray):
@@ -564,13 +647,16 @@ def _lp_vertex(rows: np.ndarray):
 
 def _find_gordan_witness(A, order: np.ndarray):
     """Gordan's theorem on demand: the LP on the first rows of ``order`` (d + 1 first, doubling up to
-    all n), its vertex's support checked by :func:`gordan_proof`. Returns the proved distribution on
-    the n rows, or None."""
+    all n), its vertex checked by :func:`gordan_proof` (the vertex's support, then, since the LP's
+    tolerance admits wrong vertices, all the LP's rows exactly within the caps). Returns the proved
+    distribution on the n rows, or None."""
     n, d = A.shape
     k = min(n, d + 1)
     while True:
         chosen = order[:k]
         A_S = _rows(A, chosen)
+        if not np.all(np.isfinite(A_S)):
+            raise ValueError("A contains NaN or infinite entries; remove or impute them first.")
         zero = np.flatnonzero(~np.any(A_S != 0, axis=1))
         vertex = None if zero.size else _lp_vertex(A_S)
         if zero.size or vertex is not None:

@@ -235,8 +235,8 @@ def _polish(A_S: np.ndarray) -> list:
         if np.min(diagonal) > 0:
             with np.errstate(all="ignore"):
                 y = scipy.linalg.solve_triangular(R, np.ones(k), trans="T")
-                lam = scipy.linalg.solve_triangular(R, y)
-            candidates.append((Q @ y, lam))
+                if np.all(np.isfinite(y)):  # a tiny diagonal overflows y (then solve_triangular refuses it)
+                    candidates.append((Q @ y, scipy.linalg.solve_triangular(R, y)))
         if k == A_S.shape[1]:  # square support: LU with partial pivoting is exact on graded rows
             try:
                 with warnings.catch_warnings():
@@ -269,10 +269,9 @@ def max_margin(A, *, tol: float = 0.0) -> MaxMargin:
 
     Verdict (no absolute threshold): the data are separable when the kept direction's computed
     margins exceed their rounding bound ``gamma_d sum_j |a_ij| |w_j|`` (so the exact margins are
-    > 0); they are not separable only when Gordan's alternative is proved: once ``||A^T pi||`` is at
-    the rounding level ``2 gamma_n`` of the largest row norm, the dual's support (then the LP of
-    :func:`gamedyn.certificates.certify_not_separable`) is checked exactly by
-    :func:`gamedyn.certificates.gordan_proof`. Otherwise float64 cannot decide and
+    > 0); they are not separable only when Gordan's alternative is proved: when no direction is
+    certified, the dual's support (then the LP of :func:`gamedyn.certificates.certify_not_separable`)
+    is checked exactly by :func:`gamedyn.certificates.gordan_proof`. Otherwise float64 cannot decide and
     :class:`MarginUndecidedError` reports the certified bracket; separable data are never called
     "not separable", whatever their scale or margin (1e-300 relative included).
 
@@ -337,8 +336,8 @@ def max_margin(A, *, tol: float = 0.0) -> MaxMargin:
                 pi[support] = lam
                 consider(w_polished, pi)
     certified = direction is not None and _certified_positive(A, direction)
-    if not certified and dual is not None and upper <= 2.0 * _rounding_factor(n + d):
-        error = _gordan_error(A_input, dual)  # a verdict only with its proof
+    if not certified:  # "not separable" only with its proof (the dual's support first, then the LP)
+        error = _gordan_error(A_input, dual)
         if error is not None:
             raise error
     if not certified:

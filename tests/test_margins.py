@@ -282,10 +282,11 @@ def test_non_separable_verdict_is_named_and_certifies_an_upper_bound():
 
 
 def test_undecided_verdict_reports_the_bracket(monkeypatch):
-    """When neither end is certified (here: a solver that returns a poor dual) the oracle says so."""
+    """When neither end is certified (here: a solver that returns a poor dual, on separable rows: w =
+    (1e-4, 1) has margins 1e-4, 9e-4, 1, so no Gordan proof exists either) the oracle says so."""
     import gamedyn.margins as margins
 
-    A = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
+    A = np.array([[1.0, 0.0], [-1.0, 1e-3], [0.0, 1.0]])
     monkeypatch.setattr(margins.scipy.optimize, "nnls", lambda E, f, maxiter=None: (np.array([0.0, 0.0, 1.0]), 0.0))
     with pytest.raises(margins.MarginUndecidedError, match="could not decide") as caught:
         margins.max_margin(A)
