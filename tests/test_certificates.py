@@ -539,11 +539,10 @@ def test_estimator_never_warns_not_separable_on_separable_data_in_small_units():
     assert not any("not separable" in str(warning.message) for warning in caught)
 
 
-def _rows_in_normal_range(A, k):
-    """Whether 2^k A is exact: no entry overflows or becomes subnormal."""
-    nonzero = np.abs(A[A != 0])
-    return bool(np.max(nonzero) * 2.0 ** min(k, 0) * 2.0 ** max(k, 0) < np.finfo(np.float64).max
-                and np.min(nonzero) * 2.0 ** k >= np.finfo(np.float64).tiny) if nonzero.size else True
+def _power_in_range(A, k):
+    """k clipped to the powers of two for which 2^k A is exact: no overflow, no entry subnormal."""
+    exponents = np.frexp(np.abs(A[A != 0]))[1]  # |a| in [2^(e-1), 2^e)
+    return int(np.clip(k, -1021 - np.min(exponents) + 1, 1024 - np.max(exponents)))
 
 
 def _scale_family():
@@ -593,9 +592,10 @@ def test_verdict_of_c_A_is_the_verdict_of_A_for_every_power_of_two(name, k):
     """Issue 16: certify_not_separable(2^k A) and max_margin's verdict equal those of A for every
     k in [-1000, 1000] with 2^k A exact (the old LP's absolute tolerances did not scale)."""
     A = SCALE_FAMILY[name]
-    if not _rows_in_normal_range(A, k):
-        k = 0
-    assert _verdicts(np.ldexp(A, k)) == VERDICTS[name]
+    k = _power_in_range(A, k)
+    scaled = np.ldexp(A, k)
+    assert np.array_equal(np.ldexp(scaled, -k), A) and np.all(np.abs(scaled[scaled != 0]) >= np.finfo(float).tiny)
+    assert _verdicts(scaled) == VERDICTS[name]
 
 
 def test_not_separable_data_are_still_proved_not_separable():
