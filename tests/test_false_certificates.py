@@ -31,7 +31,6 @@ import warnings
 from fractions import Fraction
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
