@@ -18,16 +18,34 @@ margin of the output :math:`\sum_t\beta_tw_t` is read off the p-player's accumul
 :class:`CertificateTracker` keeps the running minimum of :math:`U_t` and its witness
 :math:`\bar p_t` (O(n + d) per round); ``result.certificate`` is its :class:`Certificate`.
 
-Non-separable data: by Gordan's theorem exactly one of "some w has Aw > 0" and "0 lies in the
-convex hull of the rows" holds. :meth:`CertificateTracker.confirm_infeasible` looks for a
-distribution :math:`\lambda` with :math:`A^\top\lambda = 0` by a feasibility LP on the rows that
-carry the most weight in :math:`\bar p_t` (Caratheodory: d + 1 rows suffice), doubling the set
-until the LP succeeds or every row is in it.
+Verdicts are proofs. ``separable=True`` only when the computed margins of the output exceed their
+rounding bound (Higham's :math:`\gamma_{d+3}\,\max_i\|a_i\|_{q^*}\|w\|_q`, so every exact
+:math:`a_i\cdot w` is > 0). ``separable=False`` only with Gordan's theorem checked exactly: by
+Gordan exactly one of "some w has Aw > 0" and "0 lies in the convex hull of the rows" holds, and
+:func:`gordan_proof` accepts a distribution :math:`\lambda` only when :math:`A_S^\top\lambda = 0`,
+:math:`\lambda\ge0` is proved for the rows' float64 values (dyadic rationals), either
+
+* by a verified solve (Rump's a-posteriori bound, every rounding error bounded) of the square
+  system :math:`[A_S^\top; 1^\top]\lambda = e` when the support S has one row more than the
+  coordinates it uses (the generic case), showing every exact :math:`\lambda_i > 0`; or
+* exactly, in integers (fraction-free Bareiss elimination on the rows written as integers times
+  powers of two), when the support spans fewer dimensions (a and -a, integer rows with an integer
+  combination 0), then checked equation by equation in exact integer arithmetic;
+* for small problems whose LP vertex fails both (the LP's tolerance admits wrong vertices), by the
+  simplex method in exact rational arithmetic (Bland's rule), which decides them completely.
+
+The support comes from a vertex of the feasibility LP (HiGHS dual simplex, at most d + 1 rows)
+on the rows that carry the most weight in :math:`\bar p_t`, doubling the set until the LP succeeds
+or every row is in it. No tolerance decides a verdict: data with a margin of 1e-300 are never
+called "not separable", and when neither proof is found (a margin below rounding, or a support
+beyond the caps :data:`VERIFIED_ROWS_CAP`, :data:`EXACT_WORK_CAP` and :data:`EXACT_LP_SIZE_CAP`) the certificate stays
+undecided, ``separable=None``, with its bracket.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 
 import attrs
 import numpy as np
@@ -35,16 +53,70 @@ import scipy.optimize
 import scipy.sparse as sp
 
 from gamedyn._numerics import add_scaled, axpy, dot
+from gamedyn._validation import _describe, check_matrix, check_q, check_vector
 
-__all__ = ["BatchedCertificateTracker", "Certificate", "CertificateTracker", "certificate_of", "certify_not_separable", "dual_norm", "vector_norm"]
+__all__ = [
+    "EXACT_LP_SIZE_CAP",
+    "EXACT_LP_WORK_CAP",
+    "EXACT_WORK_CAP",
+    "VERIFIED_ROWS_CAP",
+    "BatchedCertificateTracker",
+    "Certificate",
+    "CertificateTracker",
+    "certificate_of",
+    "certify_not_separable",
+    "dual_norm",
+    "gordan_proof",
+    "margin_is_certified",
+    "vector_norm",
+]
 
-# An LP solution lambda certifies 0 in conv{a_i} when ||A^T lambda|| <= this times max_i ||a_i||
-# (scale-invariant; HiGHS solves the equality rows to ~1e-9 of the data's scale).
-_GORDAN_TOLERANCE = 1e-8
+_UNIT64 = 2.0 ** -53  # unit roundoff of float64
+_UNIT32 = 2.0 ** -24  # unit roundoff of float32
+_TINY = 2.0 ** -1070  # an absolute allowance for underflow in a sum of products (2^-1075 each)
+
+#: The verified float64 solve of a square support system runs up to this many rows (support rows =
+#: coordinates + 1). Measured on the 2-core machine (one BLAS thread): 0.007 s at 129 rows, 0.05 s
+#: at 257, 0.2 s at 513, 1.3 s at 1025.
+VERIFIED_ROWS_CAP = 1025
+
+#: The exact integer elimination runs only while its estimated work, rank^2 * rows * (B/64)^2 with
+#: B = rank * (entry bits + log2 rows) the bit length its numbers reach, is at most this. Measured
+#: on the 2-core machine: 0.5e9 to 2e9 units a second, so at most about 2 s: 56 rows of random
+#: float64 entries (6.7e8 units) take 1.4 s, 100 rows of 7-bit integers (9.4e8) 1.1 s; beyond the
+#: cap the support is left undecided.
+EXACT_WORK_CAP = 1e9
+
+#: The exact simplex (Phase 1 in rational arithmetic, Bland's rule), the last resort when the float
+#: LP's vertex fails the exact check, runs on at most this many rows x (coordinates + 1) ...
+EXACT_LP_SIZE_CAP = 512
+#: ... and stops, undecided, once its arithmetic (each updated tableau entry counted as
+#: (1 + bits / 64)^2) exceeds this. Measured on the 2-core machine under load: 1e7 to 2.7e7 units a
+#: second, so at most 1 to 3 s; 40 rows x 11 coordinates of random floats take 5.7e6 units (0.6 s),
+#: 100 x 5 with entries spanning 2^-2000..1 3.3e6 (0.15 s); 40 x 11 spanning 2^-300..1 (1.3e8) is beyond.
+EXACT_LP_WORK_CAP = 3e7
 
 
-def vector_norm(z, order: float = 2.0) -> float:
-    """``||z||_order`` computed on ``z / max|z|``: no overflow or underflow at any scale."""
+def _rounding_factor(k: int, unit: float = _UNIT64) -> float:
+    """Higham's ``gamma_k = k u / (1 - k u)``: a sum of k products is within gamma_k times the sum of
+    the absolute values of its terms of the exact sum, in any order (Higham, Thm 3.1), FMA or not."""
+    return k * unit / (1.0 - k * unit)
+
+
+def _unit_of(A) -> float:
+    """The unit roundoff of A's products: float32 data are multiplied in float32."""
+    return _UNIT32 if getattr(A, "dtype", None) == np.float32 else _UNIT64
+
+
+def _check_order(order) -> float:
+    if isinstance(order, bool) or not isinstance(order, numbers.Real) or not (1.0 <= float(order) < math.inf):
+        raise ValueError(f"order must be a real number >= 1 (the exponent of the norm), got {_describe(order)}; "
+                         "pass e.g. order=2.")
+    return float(order)
+
+
+def _scaled_norm(z, order: float = 2.0) -> float:
+    """``||z||_order`` computed on ``z / max|z|``: no overflow or underflow at any scale (no checks)."""
     z = np.asarray(z, dtype=np.float64)
     scale = float(np.max(np.abs(z))) if z.size else 0.0
     if scale == 0.0 or not math.isfinite(scale):
@@ -55,17 +127,61 @@ def vector_norm(z, order: float = 2.0) -> float:
     return scale * float(np.sum(np.abs(unit) ** order) ** (1.0 / order))
 
 
+def vector_norm(z, order: float = 2.0) -> float:
+    """``||z||_order`` computed on ``z / max|z|``: no overflow or underflow at any scale.
+
+    Parameters
+    ----------
+    z : array_like
+        A vector (any shape is flattened by the sum).
+    order : float, default 2
+        The exponent of the norm, >= 1.
+
+    Returns
+    -------
+    float
+        The norm; 0 for an empty or zero ``z``, inf when it exceeds the float64 range.
+
+    Raises
+    ------
+    ValueError
+        If ``order`` is not a real number >= 1, or ``z`` holds NaN.
+
+    Examples
+    --------
+    >>> vector_norm([3e-200, 4e-200])
+    5e-200
+    """
+    order = _check_order(order)
+    value = _scaled_norm(z, order)
+    if math.isnan(value):
+        raise ValueError("z contains NaN; its norm is undefined. Remove or impute the NaN entries first.")
+    return value
+
+
 def _fast_norm(z, order: float) -> float:
-    """``||z||_order``: one dot product for order 2, falling back to :func:`vector_norm` on overflow/underflow."""
+    """``||z||_order``: one dot product for order 2, falling back to :func:`_scaled_norm` on overflow/underflow."""
     if order == 2.0:
         square = float(z @ z)
         if 1e-280 < square < 1e280:
             return math.sqrt(square)
-    return vector_norm(z, order)
+    return _scaled_norm(z, order)
 
 
 def dual_norm(q: float) -> float:
-    """The exponent q* with 1/q + 1/q* = 1 (q = 2 gives 2)."""
+    """The exponent q* with 1/q + 1/q* = 1 for the norm q of w, q in (1, 2] (q = 2 gives 2).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``q`` is not a real number in (1, 2].
+
+    Examples
+    --------
+    >>> dual_norm(1.5)
+    3.0
+    """
+    q = check_q(q)
     return 2.0 if q == 2.0 else q / (q - 1.0)
 
 
@@ -77,11 +193,12 @@ def _times(M, v) -> np.ndarray:
 
 
 def _rows(A, chosen) -> np.ndarray:
-    """The rows ``chosen`` of A as a dense float64 array; for a matrix-free A (a LinearOperator, e.g.
-    :class:`gamedyn.distributed.RowBlockedOperator`) by products with unit vectors, 64 rows per pass."""
+    """The rows ``chosen`` of A as a dense float64 array (exact: float32 widens exactly); for a
+    matrix-free A (a LinearOperator, e.g. :class:`gamedyn.distributed.RowBlockedOperator`) by
+    products with unit vectors, 64 rows per pass."""
     if isinstance(A, np.ndarray) or sp.issparse(A):
         rows = A[chosen]
-        return rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
+        return rows.toarray().astype(np.float64) if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
     n = A.shape[0]
     pieces = []
     for start in range(0, len(chosen), 64):
@@ -89,22 +206,104 @@ def _rows(A, chosen) -> np.ndarray:
         units = np.zeros((n, len(part)))
         units[part, np.arange(len(part))] = 1.0
         pieces.append(np.asarray(A.T @ units, dtype=np.float64).T)
-    return np.vstack(pieces)
+    return np.vstack(pieces) if pieces else np.zeros((0, A.shape[1]))
 
 
-def _row_norm_max(A) -> float:
-    """max_i ||a_i||_2, on A / max|A| (overflow-safe); dense, sparse, or an operator's ``largest_row_norm()``."""
-    if not (isinstance(A, np.ndarray) or sp.issparse(A)) and hasattr(A, "largest_row_norm"):
-        return float(A.largest_row_norm())
+def _row_norm_max(A, order: float = 2.0) -> float:
+    """max_i ||a_i||_order, overflow- and underflow-safe, in blocks (never a copy of A).
+
+    Dense, sparse, a batch of games (the rows of its X: signs do not change a norm), or an operator's
+    ``largest_row_norm()`` (an l2 value: for ``order >= 2`` an upper bound, since ||a||_order <= ||a||_2).
+    """
+    X = getattr(A, "X", None) if getattr(A, "batch_size", None) is not None else None
+    if X is not None:
+        A = X
+    if not (isinstance(A, np.ndarray) or sp.issparse(A)):
+        if hasattr(A, "largest_row_norm"):
+            return float(A.largest_row_norm())
+        raise TypeError("the largest row norm of a matrix-free A needs its largest_row_norm() method "
+                        "(gamedyn.distributed.RowBlockedOperator has one).")
     if sp.issparse(A):
+        A = sp.csr_matrix(A)
         top = float(np.max(np.abs(A.data))) if A.nnz else 0.0
         if top == 0.0:
             return 0.0
-        unit = A / top
-        return top * float(np.sqrt(np.max(np.asarray(unit.multiply(unit).sum(axis=1)).ravel())))
-    A = np.asarray(A, dtype=np.float64)
-    top = float(np.max(np.abs(A)))
-    return 0.0 if top == 0.0 else top * float(np.max(np.linalg.norm(A / top, axis=1)))
+        unit = np.abs(A.data.astype(np.float64) / top)
+        powers = unit * unit if order == 2.0 else unit ** order
+        sums = np.add.reduceat(powers, A.indptr[:-1]) if powers.size else np.zeros(0)
+        sums[np.diff(A.indptr) == 0] = 0.0  # reduceat repeats the next value at an empty row
+        return top * float(np.max(sums) ** (1.0 / order))
+    top = float(max(np.max(A), -np.min(A))) if A.size else 0.0
+    if top == 0.0:
+        return 0.0
+    n, d = A.shape
+    step = max(1, (1 << 14) // max(d, 1))  # blocks of 2^14 entries: 128 KiB of float64 at most
+    plain = order == 2.0 and 1e-100 < top < 1e100  # squares in range: no division needed
+    largest = 0.0
+    for start in range(0, n, step):
+        block = np.asarray(A[start:start + step], dtype=np.float64)
+        if plain:
+            largest = max(largest, float(np.max(np.einsum("ij,ij->i", block, block))))
+        elif order == 2.0:
+            block = block / top
+            largest = max(largest, float(np.max(np.einsum("ij,ij->i", block, block))))
+        else:
+            largest = max(largest, float(np.max(np.sum(np.abs(block / top) ** order, axis=1))))
+    if plain:
+        return math.sqrt(largest)
+    return top * largest ** (1.0 / order)
+
+
+def margin_is_certified(lower: float, row_norm_max: float, d: int, *, unit: float = _UNIT64) -> bool:
+    r"""Whether a computed normalised margin proves that every exact margin is positive.
+
+    ``lower`` is ``min_i fl(a_i . w) / ||w||_q`` as computed in floating point; each computed
+    product is within :math:`\gamma_{d+3}\sum_j|a_{ij}w_j| \le \gamma_{d+3}\|a_i\|_{q^*}\|w\|_q`
+    of the exact one (Higham, Thm 3.1; the 3 covers a cast of w to float32 and a row factor), so
+    ``lower > 2 gamma_{d+4} row_norm_max`` shows :math:`\min_i a_i\cdot w > 0` exactly (the factor 2
+    covers the rounding of the two computed norms and of the division).
+
+    Parameters
+    ----------
+    lower : float
+        The computed normalised margin.
+    row_norm_max : float
+        The computed max_i ||a_i||_{q*} (an upper bound of it is fine).
+    d : int
+        The number of columns of A (terms per product).
+    unit : float, default 2**-53
+        The unit roundoff of the products (2**-24 for float32 data).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> margin_is_certified(1e-9, 1.0, 10), margin_is_certified(1e-16, 1.0, 10)
+    (True, False)
+    """
+    return bool(lower > 2.0 * _rounding_factor(d + 4, unit) * row_norm_max)
+
+
+def gordan_proof(rows, weights=None):
+    """A proved distribution ``lambda`` on ``rows`` with ``sum_i lambda_i a_i = 0``, or None.
+
+    See :func:`gamedyn._gordan.gordan_proof` (the proofs live there, imported when first needed).
+
+    Examples
+    --------
+    >>> gordan_proof([[1.0, 2.0], [-1.0, -2.0]]).tolist()
+    [0.5, 0.5]
+    """
+    from gamedyn import _gordan
+
+    return _gordan.gordan_proof(rows, weights)
+
+
+def _check_rows(A, name: str = "A"):
+    """A as a validated matrix (lists become arrays; NaN, empty and non-numeric input are refused)."""
+    return check_matrix(A, name, allow_operator=True, sparse_formats=("csr", "csc"))
 
 
 @attrs.frozen
@@ -114,9 +313,12 @@ class Certificate:
     Attributes:
         lower: the output's normalised margin :math:`\min_i(Aw)_i/\|w\|_q` (0 for w = 0, which
             attains margin 0 <= gamma*).
-        upper: the smallest dual bound :math:`\|A^\top p\|_{q^*}` seen, at the witness ``p``.
-        separable: True when ``lower > 0``; False when an exact check (Gordan LP) found a
-            distribution ``p`` with :math:`A^\top p = 0`; None while undecided.
+        upper: the smallest dual bound :math:`\|A^\top p\|_{q^*}` seen, at the witness ``p``
+            (never below ``lower``: the two agree to rounding when the gap closes).
+        separable: True when the output's margins are proved positive (``lower`` above its
+            rounding bound, :func:`margin_is_certified`); False when 0 is proved to lie in the
+            convex hull of the rows (Gordan, :func:`gordan_proof`: an exact check, ``p`` is the
+            proved distribution); None otherwise (undecided, with the bracket).
         p: the witness distribution on the rows (:math:`\|A^\top p\|_{q^*}` = ``upper``).
         q: the norm of w (2, or q = p/(p-1) for the p-norm recipe); the bound uses q*.
         rounds: the round after which the certificate was taken.
@@ -147,15 +349,24 @@ class Certificate:
         return self.gap / self.upper
 
     def verdict(self) -> str:
-        """One line for a person: separable with its bracket, not separable with the witness, or undecided."""
+        """One line for a person: separable with its bracket, not separable with the proof, or undecided."""
         if self.separable:
             return (f"separable: normalised margin {self.lower:.6g} <= gamma* <= {self.upper:.6g} "
                     f"(certified relative gap {self.relative_gap:.3g})")
         if self.separable is False:
-            return (f"not separable: 0 lies in the convex hull of the rows (Gordan), witness p on "
-                    f"{int(np.count_nonzero(self.p))} rows with ||A^T p|| = {self.upper:.3g}")
-        return (f"undecided: no separator found yet; no separator has normalised margin above "
-                f"{self.upper:.6g} (best margin found {self.lower:.6g})")
+            return (f"not separable: 0 lies in the convex hull of the rows (Gordan), proved exactly on "
+                    f"{int(np.count_nonzero(self.p))} rows; the float64 witness p has ||A^T p|| = {self.upper:.3g}")
+        return (f"undecided: neither a separator nor an exact Gordan proof was found; "
+                f"{max(self.lower, 0.0):.6g} <= gamma* <= {self.upper:.6g} "
+                f"(best normalised margin found {self.lower:.6g})")
+
+
+def _decided(lower: float, upper: float, proved_infeasible: bool, certified_positive: bool):
+    """(upper, separable) of a final certificate: a verdict only with its proof; upper >= lower."""
+    upper = max(upper, lower)  # both ends are exact values up to rounding: keep lower <= upper
+    if proved_infeasible:
+        return upper, False
+    return upper, (True if certified_positive else None)
 
 
 class CertificateTracker:
@@ -166,11 +377,31 @@ class CertificateTracker:
     ``U_t = ||A^T p_bar_t||_{q*}`` read off the w-player's loss sum, with its witness.
     ``margin_from_sums`` says whether the p-player's loss sum is ``A`` times the output sum (p-player
     weights = output weights); otherwise :attr:`lower` costs one product.
+
+    Parameters
+    ----------
+    A : array, sparse matrix or operator, shape (n, d)
+        The rows (a numpy array, a scipy.sparse matrix, or an operator with ``largest_row_norm()``;
+        lists are converted). Its entries are read once, at :meth:`certificate` and in the checks.
+    q : float, default 2
+        The norm of w, in (1, 2].
+    margin_from_sums : bool, default True
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``A`` is not 2-D with at least one row and column, or ``q`` is not in (1, 2].
     """
 
     def __init__(self, A, q: float = 2.0, *, margin_from_sums: bool = True):
+        if isinstance(A, (list, tuple)):
+            A = _check_rows(A)
+        shape = getattr(A, "shape", None)
+        if shape is None or len(shape) != 2 or shape[0] == 0 or shape[1] == 0:
+            raise ValueError(f"A must be a 2-D matrix with at least one row and one column, got shape {shape}; "
+                             "pass the rows a_i = y_i x_i as an (n, d) array.")
         self.A = A
-        self.q = float(q)
+        self.q = check_q(q)
         self.dual_exponent = dual_norm(self.q)
         self.margin_from_sums = margin_from_sums
         n = A.shape[0]
@@ -183,7 +414,19 @@ class CertificateTracker:
         self._margins = None  # A @ output sum, when free
         self._output_sum = None
         self._shares_dual_sum = False  # True: _dual_sum is the runner's p play sum (share_dual_sum)
-        self.separable_exact: bool | None = None  # False once the Gordan LP succeeded
+        self._row_norm_max = None  # max_i ||a_i||_{q*}, computed once when first needed
+        self.separable_exact: bool | None = None  # False once Gordan's theorem is proved (gordan_proof)
+
+    @property
+    def row_norm_max(self) -> float:
+        """max_i ||a_i||_{q*}, computed once (one pass over A) when first read."""
+        if self._row_norm_max is None:
+            value = _row_norm_max(self.A, self.dual_exponent)
+            if not math.isfinite(value):
+                raise ValueError("A contains NaN or infinite entries (its largest row norm is not finite); "
+                                 "remove or impute them first.")
+            self._row_norm_max = value
+        return self._row_norm_max
 
     def share_dual_sum(self, p_play_sum: np.ndarray) -> None:
         r"""Read :math:`\sum_t\alpha_tp_t` from the runner's p play sum instead of keeping a copy of it.
@@ -206,7 +449,7 @@ class CertificateTracker:
         self.t = t
         if self.dual_exponent == 2.0 and w_loss_linear_sum.ndim == 1:  # _fast_norm inlined: one dot product
             square = dot(w_loss_linear_sum, w_loss_linear_sum)
-            norm = math.sqrt(square) if 1e-280 < square < 1e280 else vector_norm(w_loss_linear_sum)
+            norm = math.sqrt(square) if 1e-280 < square < 1e280 else _scaled_norm(w_loss_linear_sum)
         else:
             norm = _fast_norm(w_loss_linear_sum, self.dual_exponent)
         upper = norm / w_weight_total
@@ -234,7 +477,7 @@ class CertificateTracker:
         """The current output's normalised margin (free when the sums align, else one product)."""
         if self._output_sum is None:
             return -math.inf
-        norm = vector_norm(self._output_sum, self.q)
+        norm = _scaled_norm(self._output_sum, self.q)
         if norm == 0.0:
             return 0.0
         margins = self._margins if self._margins is not None else _times(self.A, self._output_sum)
@@ -271,92 +514,137 @@ class CertificateTracker:
             return self.upper
         candidate = np.zeros(n)
         candidate[chosen] = u / np.sum(u)
-        upper = vector_norm(_times(self.A.T, candidate), self.dual_exponent)
+        upper = _scaled_norm(_times(self.A.T, candidate), self.dual_exponent)
         if upper < self.upper:
             self.upper, self.upper_round, self._witness = upper, self.t, candidate
         return self.upper
 
     def confirm_infeasible(self) -> bool:
-        """Gordan's theorem: look for a distribution ``lam`` with ``A^T lam = 0`` on the heaviest rows of
-        the witness (d + 1 rows first, doubling up to all n) by a feasibility LP (HiGHS). On success
-        the witness becomes ``lam``, ``upper`` becomes ``||A^T lam||`` and the data are certified not
-        separable. Returns whether it succeeded."""
+        """Gordan's theorem, proved: look for a distribution ``lam`` with ``A^T lam = 0`` on the heaviest
+        rows of the witness (d + 1 rows first, doubling up to all n): a vertex of the feasibility LP
+        (HiGHS dual simplex), whose support :func:`gordan_proof` checks exactly. On success the
+        witness becomes the proved ``lam`` (as float64), ``upper`` becomes ``||A^T lam||`` and the data
+        are certified not separable. Returns whether it succeeded (False: no proof, no verdict)."""
         if self.separable_exact is False:
             return True
-        n, d = self.A.shape
-        order = np.argsort(-self.witness, kind="stable")
-        scale = _row_norm_max(self.A)
-        k = min(n, d + 1)
-        while True:
-            chosen = order[:k]
-            A_S = _rows(self.A, chosen)
-            equalities = np.vstack([A_S.T / scale, np.ones((1, k))])
-            target = np.zeros(d + 1)
-            target[d] = 1.0
-            solution = scipy.optimize.linprog(np.zeros(k), A_eq=equalities, b_eq=target, bounds=(0, None),
-                                              method="highs")
-            if solution.status == 0:
-                lam = np.clip(solution.x, 0.0, None)
-                lam = lam / np.sum(lam)
-                candidate = np.zeros(n)
-                candidate[chosen] = lam
-                residual = vector_norm(_times(self.A.T, candidate), self.dual_exponent)
-                if residual <= _GORDAN_TOLERANCE * scale:
-                    self.separable_exact = False
-                    self._witness = candidate
-                    self.upper, self.upper_round = residual, self.t
-                    return True
-            if k == n:
-                return False
-            k = min(n, 2 * k)
+        from gamedyn._gordan import find_witness
+
+        witness = find_witness(self.A, np.argsort(-self.witness, kind="stable"))
+        if witness is None:
+            return False
+        self.separable_exact = False
+        self._witness = witness
+        self.upper, self.upper_round = _scaled_norm(_times(self.A.T, witness), self.dual_exponent), self.t
+        return True
 
     def certificate(self) -> Certificate:
-        """The bracket now: exact ends (one product each) at the output sum and the witness."""
+        """The bracket now: exact ends (one product each) at the output sum and the witness.
+
+        ``separable`` is True only when the output's margins are proved positive
+        (:func:`margin_is_certified`, one pass for the largest row norm), False only after
+        :meth:`confirm_infeasible` proved Gordan's alternative; otherwise None.
+        """
         lower = -math.inf
         if self._output_sum is not None:
-            norm = vector_norm(self._output_sum, self.q)
+            norm = _scaled_norm(self._output_sum, self.q)
             lower = 0.0 if norm == 0.0 else float(np.min(_times(self.A, self._output_sum))) / norm
         witness = self.witness
-        upper = vector_norm(_times(self.A.T, witness), self.dual_exponent)
-        separable = True if lower > 0 else (False if self.separable_exact is False else None)
-        return Certificate(lower=lower, upper=upper, separable=separable, p=np.array(witness, dtype=np.float64), q=self.q,
-                           rounds=self.t)
+        upper = _scaled_norm(_times(self.A.T, witness), self.dual_exponent)
+        if math.isnan(lower) or math.isnan(upper):
+            raise ValueError("the certificate is NaN: A (or the run's iterates) holds NaN or infinite entries; "
+                             "remove or impute them, and check the rows have norm <= 1.")
+        positive = lower > 0 and margin_is_certified(lower, self.row_norm_max, self.A.shape[1], unit=_unit_of(self.A))
+        upper, separable = _decided(lower, upper, self.separable_exact is False, positive)
+        return Certificate(lower=lower, upper=upper, separable=separable, p=np.array(witness, dtype=np.float64),
+                           q=self.q, rounds=self.t)
 
 
 def certify_not_separable(A, certificate: Certificate | None = None) -> Certificate:
-    """Gordan's theorem on demand: the feasibility LP of :meth:`CertificateTracker.confirm_infeasible`,
-    started from ``certificate.p`` (uniform without one). Returns the certificate with ``separable=False``
-    and the exact witness when 0 lies in the convex hull of the rows, else the certificate unchanged
-    (without one: ``lower = 0``, attained by w = 0, and the uniform witness).
+    """Gordan's theorem on demand, proved: :meth:`CertificateTracker.confirm_infeasible` started from
+    ``certificate.p`` (uniform without one).
 
+    Parameters
+    ----------
+    A : array_like, sparse matrix or operator, shape (n, d)
+        The rows a_i = y_i x_i (lists are converted).
+    certificate : Certificate, optional
+        A run's certificate of these rows; its witness orders the rows the LP tries first.
+
+    Returns
+    -------
+    Certificate
+        With ``separable=False`` and the proved witness when 0 lies in the convex hull of the rows;
+        otherwise the certificate unchanged (without one: ``lower = 0``, attained by w = 0, the
+        uniform witness and ``separable=None``). Separable data are never called not separable.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``A`` is not a finite non-empty 2-D array, or ``certificate`` is not a Certificate of ``A``.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> certify_not_separable(np.array([[0.6, 0.3], [-0.6, -0.3]])).separable
     False
+    >>> from gamedyn.datasets import signed_rows, symmetric_pair
+    >>> print(certify_not_separable(signed_rows(*symmetric_pair(1e-9))).separable)  # margin 1e-9
+    None
     """
+    A = _check_rows(A)
+    if certificate is not None and not isinstance(certificate, Certificate):
+        raise TypeError(f"certificate must be a gamedyn.certificates.Certificate (e.g. result.certificate), "
+                        f"got {_describe(certificate)}.")
     q = 2.0 if certificate is None else certificate.q
     tracker = CertificateTracker(A, q)
     if certificate is not None:
-        tracker._witness, tracker.t = np.asarray(certificate.p, dtype=np.float64), certificate.rounds
+        p = np.asarray(certificate.p, dtype=np.float64)
+        if p.shape != (A.shape[0],):
+            raise ValueError(f"certificate.p has shape {p.shape}, but A has {A.shape[0]} rows; pass the "
+                             "certificate of these rows.")
+        tracker._witness, tracker.t = p, certificate.rounds
     else:
         certificate = tracker.certificate()
         certificate = attrs.evolve(certificate, lower=0.0)
-    if certificate.lower > 0 or not tracker.confirm_infeasible():
+    if certificate.separable or not tracker.confirm_infeasible():
         return certificate
     return attrs.evolve(certificate, upper=tracker.upper, separable=False, p=tracker.witness.copy())
 
 
 def certificate_of(A, w, p, q: float = 2.0) -> Certificate:
-    """The certificate of a given direction ``w`` and distribution ``p`` (two products): lower is w's
-    normalised margin, upper is ||A^T p||_{q*}.
+    """The certificate of a given direction ``w`` and distribution ``p`` (two products).
 
+    Parameters
+    ----------
+    A : array_like, sparse matrix or operator, shape (n, d)
+    w : array_like, shape (d,)
+        Any direction; ``lower`` is its normalised margin.
+    p : array_like, shape (n,)
+        A distribution on the rows; ``upper`` is ``||A^T p||_{q*}``.
+    q : float, default 2
+        The norm of w, in (1, 2].
+
+    Returns
+    -------
+    Certificate
+        ``separable`` is True when w's margins are proved positive, else None (no Gordan check).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a bad ``A``, ``w`` of another length or not finite, ``p`` not a distribution, ``q`` not in (1, 2].
+
+    Examples
+    --------
     >>> import numpy as np
     >>> c = certificate_of(np.array([[0.6, 0.0], [0.0, 0.8]]), np.array([1.0, 1.0]), np.array([0.64, 0.36]))
     >>> round(c.lower, 12), round(c.upper, 12)
     (0.424264068712, 0.48)
     """
+    A = _check_rows(A)
     tracker = CertificateTracker(A, q)
     tracker._witness = check_distribution(p, A.shape[0])
-    tracker._output_sum = np.asarray(w, dtype=np.float64)
+    tracker._output_sum = check_vector(w, "w", size=A.shape[1])
     return tracker.certificate()
 
 
@@ -370,12 +658,12 @@ def check_distribution(p, n: int) -> np.ndarray:
 
 def _column_norms(Z, order: float) -> np.ndarray:
     """``||Z[:, k]||_order`` for every column: one pass for order 2 in range, else column by column
-    through :func:`vector_norm` (no overflow or underflow)."""
+    through :func:`_scaled_norm` (no overflow or underflow)."""
     if order == 2.0:
         squares = np.einsum("ij,ij->j", Z, Z)
         if np.all((squares > 1e-280) & (squares < 1e280)):
             return np.sqrt(squares)
-    return np.array([vector_norm(Z[:, k], order) for k in range(Z.shape[1])])
+    return np.array([_scaled_norm(Z[:, k], order) for k in range(Z.shape[1])])
 
 
 class BatchedCertificateTracker:
@@ -386,15 +674,16 @@ class BatchedCertificateTracker:
     game: :meth:`observe` receives the same arrays as for one game with a trailing batch axis K
     (p: (n, K), loss sums: (d, K) and (n, K)) and costs O((n + d) K), no product. The weights are
     shared by the K games. Arrays with one entry per game: ``upper``, ``upper_round``,
-    ``separable_exact`` (-1 undecided, 0 where the Gordan LP confirmed 0 in the convex hull),
-    ``lower`` (a property); :meth:`certificate` returns the list of the K :class:`Certificate`\ s,
-    each for its own ``A_k``. :meth:`game` gives game k's own :class:`CertificateTracker` (which copies
-    ``A_k``), used by :meth:`sharpen` and :meth:`confirm_infeasible`.
+    ``separable_exact`` (-1 undecided, 0 where Gordan's alternative was proved), ``lower`` (a
+    property); :meth:`certificate` returns the list of the K :class:`Certificate`\ s, each for its
+    own ``A_k``. :meth:`game` gives game k's own :class:`CertificateTracker` (which copies ``A_k``),
+    used by :meth:`sharpen` and :meth:`confirm_infeasible`. ``row_norm_max`` is shared: the rows of
+    every game have the norms of X's rows.
     """
 
     def __init__(self, batch, q: float = 2.0, *, margin_from_sums: bool = True):
         self.A = batch
-        self.q = float(q)
+        self.q = check_q(q)
         self.dual_exponent = dual_norm(self.q)
         self.margin_from_sums = margin_from_sums
         n, K = batch.shape[0], batch.batch_size
@@ -406,11 +695,23 @@ class BatchedCertificateTracker:
         self._witness = np.full((n, K), 1.0 / n)
         self._margins = None
         self._output_sum = None
+        self._row_norm_max = None
         self.separable_exact = np.full(K, -1, dtype=np.int8)
 
     @property
     def batch_size(self) -> int:
         return self.A.batch_size
+
+    @property
+    def row_norm_max(self) -> float:
+        """max_i ||x_i||_{q*} (every game's largest row norm), computed once when first read."""
+        if self._row_norm_max is None:
+            value = _row_norm_max(self.A, self.dual_exponent)
+            if not math.isfinite(value):
+                raise ValueError("X contains NaN or infinite entries (its largest row norm is not finite); "
+                                 "remove or impute them first.")
+            self._row_norm_max = value
+        return self._row_norm_max
 
     def observe(self, t: int, p, w_weight: float, w_loss_linear_sum, w_weight_total: float,
                 p_loss_linear_sum, w_output_sum) -> None:
@@ -459,6 +760,7 @@ class BatchedCertificateTracker:
         tracker.t, tracker.upper, tracker.upper_round = self.t, float(self.upper[k]), int(self.upper_round[k])
         tracker._witness = self._witness[:, k].copy()
         tracker._output_sum = None if self._output_sum is None else self._output_sum[:, k]
+        tracker._row_norm_max = self._row_norm_max
         tracker.separable_exact = False if self.separable_exact[k] == 0 else None
         return tracker
 
@@ -477,8 +779,8 @@ class BatchedCertificateTracker:
         return self.upper
 
     def confirm_infeasible(self, games=None) -> np.ndarray:
-        """:meth:`CertificateTracker.confirm_infeasible` (the Gordan LP) for the given games (default
-        all) not yet confirmed; returns the boolean array of games confirmed not separable."""
+        """:meth:`CertificateTracker.confirm_infeasible` (Gordan, proved) for the given games (default
+        all) not yet confirmed; returns the boolean array of games proved not separable."""
         for k in range(self.batch_size) if games is None else games:
             if self.separable_exact[k] != 0:
                 tracker = self.game(int(k))
@@ -487,7 +789,8 @@ class BatchedCertificateTracker:
         return self.separable_exact == 0
 
     def certificate(self) -> list:
-        """Each game's :class:`Certificate` (exact ends: one batched product each), game k on A_k."""
+        """Each game's :class:`Certificate` (exact ends: one batched product each), game k on A_k;
+        ``separable`` as in :meth:`CertificateTracker.certificate`."""
         K = self.batch_size
         lower = np.full(K, -math.inf)
         if self._output_sum is not None:
@@ -495,9 +798,14 @@ class BatchedCertificateTracker:
             lowest = np.min(np.asarray(self.A @ self._output_sum, dtype=np.float64), axis=0)
             lower = np.array([0.0 if norms[k] == 0.0 else lowest[k] / norms[k] for k in range(K)])
         upper = _column_norms(np.asarray(self.A.T @ self._witness, dtype=np.float64), self.dual_exponent)
+        if np.any(np.isnan(lower)) or np.any(np.isnan(upper)):
+            raise ValueError("the certificate is NaN: X (or the run's iterates) holds NaN or infinite entries; "
+                             "remove or impute them, and check the rows have norm <= 1.")
         certificates = []
+        d, unit = self.A.shape[1], _unit_of(self.A)
         for k in range(K):
-            separable = True if lower[k] > 0 else (False if self.separable_exact[k] == 0 else None)
-            certificates.append(Certificate(lower=float(lower[k]), upper=float(upper[k]), separable=separable,
+            positive = lower[k] > 0 and margin_is_certified(float(lower[k]), self.row_norm_max, d, unit=unit)
+            upper_k, separable = _decided(float(lower[k]), float(upper[k]), self.separable_exact[k] == 0, positive)
+            certificates.append(Certificate(lower=float(lower[k]), upper=upper_k, separable=separable,
                                             p=self._witness[:, k].copy(), q=self.q, rounds=self.t))
         return certificates

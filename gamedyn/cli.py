@@ -617,14 +617,17 @@ def _checkpoint_options(args, entry) -> dict:
 
 
 def _verdict(reports, A) -> str:
-    """The final step's certificate verdict (recipes); for an original, the margin or the Gordan check."""
+    """The final step's certificate verdict (recipes); for an original, the margin proved positive
+    (above its rounding bound) or Gordan's proof; otherwise undecided."""
     if reports[-1].verdict is not None:
         return reports[-1].verdict
-    if reports[-1].normalized_margin > 0:
-        return f"separable: the output's normalised margin is {reports[-1].normalized_margin:.6g}"
-    from gamedyn.certificates import certify_not_separable
+    from gamedyn import certificates
 
-    return certify_not_separable(A).verdict()
+    margin = reports[-1].normalized_margin
+    if margin > 0 and certificates.margin_is_certified(margin, certificates._row_norm_max(A), A.shape[1],
+                                                       unit=certificates._unit_of(A)):
+        return f"separable: the output's normalised margin is {margin:.6g}"
+    return certificates.certify_not_separable(A).verdict()
 
 
 # -------------------------------------------------------------------------------- reproduce

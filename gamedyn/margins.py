@@ -28,6 +28,7 @@ import scipy.sparse as sp
 
 from gamedyn._numerics import pnorm_link
 from gamedyn._validation import check_matrix, check_q, check_vector
+from gamedyn.certificates import _scaled_norm
 
 _EPS = np.finfo(np.float64).eps
 
@@ -64,7 +65,7 @@ def normalized_margin(A, w) -> float:
     """The normalised margin ``min_i (A w)_i / ||w||_2`` (the paper's bar-gamma in Theorem 4)."""
     A = check_matrix(A)
     w = check_vector(w, "w", size=A.shape[1])
-    norm = np.linalg.norm(w)
+    norm = _scaled_norm(w)
     if norm == 0.0:
         raise ValueError("w is the zero vector, whose normalised margin is undefined; pass a nonzero w.")
     return float(np.min(_margins(A, w)) / norm)
@@ -76,7 +77,8 @@ class MaxMargin:
 
     Attributes:
         gamma: attained lower value ``min_i (A direction)_i``; a valid margin with ``w* = direction``.
-        upper: ``||A^T dual||_2``, an upper bound on the max margin by weak duality.
+        upper: ``||A^T dual||_2``, an upper bound on the max margin by weak duality (never below
+            ``gamma``: the two agree to rounding once the gap closes, and the larger is kept).
         gap: ``upper - gamma`` (non-negative in exact arithmetic).
         direction: unit l2 vector attaining ``gamma``.
         dual: distribution on the n rows (the min-norm point of conv{a_i} is ``A^T dual``).
@@ -99,7 +101,7 @@ class QNormMargin:
         q: the primal norm exponent, in (1, 2].
         p: the dual exponent ``q / (q - 1)``.
         lower: ``min_i (A direction)_i``, attained.
-        upper: ``||A^T dual||_p`` at the feasible distribution ``dual``.
+        upper: ``||A^T dual||_p`` at the feasible distribution ``dual`` (never below ``lower``).
         direction: vector with ``||direction||_q = 1`` attaining ``lower``.
         dual: distribution on the n rows attaining ``upper``.
     """
@@ -118,20 +120,23 @@ class QNormMargin:
 
 
 class NotSeparableError(ValueError):
-    """The rows are not separable through the origin, to float64 resolution.
+    """The rows are proved not separable through the origin: 0 lies in their convex hull.
 
-    ``upper`` is a certified upper bound on the max margin (on the caller's scale): the norm of a
-    point of the convex hull of the rows, at or below the rounding error of computing it.
+    Raised only with a proof (:func:`gamedyn.certificates.gordan_proof`: a distribution ``lambda``
+    with ``sum_i lambda_i a_i = 0`` checked exactly for the float64 rows), so by Gordan's theorem no
+    w has ``A w > 0``. ``upper`` is ``||A^T lambda||`` for the float64 ``lambda`` (on the caller's
+    scale; at the rounding level), ``dual`` that ``lambda``.
     """
 
-    def __init__(self, message: str, upper: float):
+    def __init__(self, message: str, upper: float, dual: np.ndarray | None = None):
         super().__init__(message)
-        self.upper = upper
+        self.upper, self.dual = upper, dual
 
 
 class MarginUndecidedError(ValueError):
     """float64 cannot decide whether the rows are separable: no direction is certified to have a
-    positive margin, yet no point of the hull is certified to be 0.
+    positive margin, yet no exact proof that 0 lies in the hull was found (a margin below the
+    rounding level, or a support beyond the caps of :mod:`gamedyn.certificates`).
 
     ``lower`` (an attained margin, possibly <= 0) and ``upper`` (a weak-duality bound) bracket the
     max margin on the caller's scale; ``direction`` attains ``lower``.
@@ -142,16 +147,38 @@ class MarginUndecidedError(ValueError):
         self.lower, self.upper, self.direction = lower, upper, direction
 
 
-def _not_separable(A: np.ndarray, upper: float, relative: float) -> NotSeparableError:
-    return NotSeparableError(
-        f"A is not separable: the min-norm point of the convex hull of its {A.shape[0]} rows is 0 to "
-        f"float64 resolution (its norm is {upper:.3g}, {relative:.2g} of the largest row norm, the rounding "
-        "level) and no direction has a margin distinguishable from rounding, so there is no w with "
-        "min_i (A w)_i > 0 (Gordan's theorem) and the max margin is <= 0 up to rounding. Check "
-        "that the rows are y_i x_i with labels in {-1, +1}, that the data are separable by a hyperplane "
-        "through the origin (add a constant feature for a bias), and that no row is zero.",
-        upper,
+def _not_separable(n: int, upper: float, rows: int) -> NotSeparableError:
+    return (
+        f"A is not separable: the min-norm point of the convex hull of its {n} rows is 0 (proved exactly: "
+        f"a distribution on {rows} rows with sum_i lambda_i a_i = 0 for the float64 rows; its float64 "
+        f"rounding has ||A^T lambda|| = {upper:.3g}), so there is no w with min_i (A w)_i > 0 (Gordan's "
+        "theorem) and the max margin is <= 0. Check that the rows are y_i x_i with labels in {-1, +1}, "
+        "that the data are separable by a hyperplane through the origin (add a constant feature for a "
+        "bias), and that no row is zero."
     )
+
+
+def _gordan_error(A_input: np.ndarray, dual) -> NotSeparableError | None:
+    """The NotSeparableError with its proof, when Gordan's alternative is proved for the caller's rows
+    (the NNLS dual's support first, then the LP of :func:`gamedyn.certificates.certify_not_separable`
+    ordered by the dual); None without a proof."""
+    from gamedyn import _gordan
+
+    n = A_input.shape[0]
+    lam = None
+    if dual is not None:
+        support = np.flatnonzero(dual > 0)
+        found = _gordan.gordan_proof(A_input[support], dual[support])
+        if found is not None:
+            lam = np.zeros(n)
+            lam[support] = found
+    if lam is None:
+        order = np.argsort(-(dual if dual is not None else np.ones(n)), kind="stable")
+        lam = _gordan.find_witness(A_input, order)
+    if lam is None:
+        return None
+    upper = _scaled_norm(A_input.T @ lam)
+    return NotSeparableError(_not_separable(n, upper, int(np.count_nonzero(lam))), upper, lam)
 
 
 def _rounding_factor(k: int) -> float:
@@ -201,8 +228,8 @@ def _polish(A_S: np.ndarray) -> list:
         if np.min(diagonal) > 0:
             with np.errstate(all="ignore"):
                 y = scipy.linalg.solve_triangular(R, np.ones(k), trans="T")
-                lam = scipy.linalg.solve_triangular(R, y)
-            candidates.append((Q @ y, lam))
+                if np.all(np.isfinite(y)):  # a tiny diagonal overflows y (then solve_triangular refuses it)
+                    candidates.append((Q @ y, scipy.linalg.solve_triangular(R, y)))
         if k == A_S.shape[1]:  # square support: LU with partial pivoting is exact on graded rows
             try:
                 with warnings.catch_warnings():
@@ -235,10 +262,11 @@ def max_margin(A, *, tol: float = 0.0) -> MaxMargin:
 
     Verdict (no absolute threshold): the data are separable when the kept direction's computed
     margins exceed their rounding bound ``gamma_d sum_j |a_ij| |w_j|`` (so the exact margins are
-    > 0); they are not separable when ``||A^T pi||`` is at the rounding level ``2 gamma_n`` of the
-    largest row norm (0 lies in the hull to float64 resolution). Otherwise float64 cannot decide
-    and :class:`MarginUndecidedError` reports the certified bracket; separable data are never
-    called "not separable" because of their scale.
+    > 0); they are not separable only when Gordan's alternative is proved: when no direction is
+    certified, the dual's support (then the LP of :func:`gamedyn.certificates.certify_not_separable`)
+    is checked exactly by :func:`gamedyn.certificates.gordan_proof`. Otherwise float64 cannot decide and
+    :class:`MarginUndecidedError` reports the certified bracket; separable data are never called
+    "not separable", whatever their scale or margin (1e-300 relative included).
 
     Scipy sparse ``A`` is densified; float32 is computed in float64.
 
@@ -248,7 +276,7 @@ def max_margin(A, *, tol: float = 0.0) -> MaxMargin:
     problems that is most of the time (iris: 0.08 ms of NNLS against 0.7 ms in all).
 
     Raises:
-        NotSeparableError: (a ``ValueError``) if the rows are not separable through the origin.
+        NotSeparableError: (a ``ValueError``) if the rows are proved not separable through the origin.
         MarginUndecidedError: (a ``ValueError``) if float64 cannot decide; it carries the bracket.
 
     >>> from gamedyn.datasets import signed_rows, symmetric_pair
@@ -262,8 +290,8 @@ def max_margin(A, *, tol: float = 0.0) -> MaxMargin:
         raise ValueError(f"tol must be a relative gap in [0, 1), got {tol!r}; e.g. tol=0.01 (0 = the polished solution).")
     A_input = _dense64(A)
     A, exponent = scaled_to_unit_rows(A_input)
-    if exponent is None:
-        raise _not_separable(A, 0.0, 0.0)
+    if exponent is None:  # every row is 0: each is its own proof
+        raise NotSeparableError(_not_separable(A.shape[0], 0.0, 1), 0.0, np.eye(A.shape[0], 1).ravel())
     n, d = A.shape
     E = np.vstack([A.T, np.ones((1, n))])
     f = np.zeros(d + 1)
@@ -284,7 +312,7 @@ def max_margin(A, *, tol: float = 0.0) -> MaxMargin:
                 lower, direction = value, candidate
         if np.all(np.isfinite(pi)) and np.min(pi) >= 0 and np.sum(pi) > 0:
             candidate = pi / np.sum(pi)
-            value = float(np.linalg.norm(A.T @ candidate))
+            value = _scaled_norm(A.T @ candidate)  # (a plain norm underflows at 1e-154: upper 0 < gamma)
             if value < upper:
                 upper, dual = value, candidate
 
@@ -301,17 +329,21 @@ def max_margin(A, *, tol: float = 0.0) -> MaxMargin:
                 pi[support] = lam
                 consider(w_polished, pi)
     certified = direction is not None and _certified_positive(A, direction)
-    if not certified and dual is not None and upper <= 2.0 * _rounding_factor(n + d):
-        raise _not_separable(A, math.ldexp(upper, exponent), upper)
+    if not certified:  # "not separable" only with its proof (the dual's support first, then the LP)
+        error = _gordan_error(A_input, dual)
+        if error is not None:
+            raise error
     if not certified:
-        lower_out, upper_out = math.ldexp(lower, exponent), math.ldexp(upper, exponent)
+        lower_out, upper_out = math.ldexp(lower, exponent), math.ldexp(max(upper, lower), exponent)
         raise MarginUndecidedError(
             "float64 could not decide whether A is separable: no direction was certified to have a positive "
-            f"margin (the best found has margin {lower_out:.3g}) and the min-norm point of the hull found has norm "
-            f"{upper_out:.3g} ({upper:.3g} of the largest row norm, above the rounding level). Certified: "
-            f"max margin <= {upper_out:.3g}. Check the labels and near-duplicate rows with opposite signs.",
+            f"margin (the best found has margin {lower_out:.3g}) and no exact proof that 0 lies in the convex "
+            f"hull was found; the min-norm point of the hull found has norm {upper_out:.3g} ({upper:.3g} of the "
+            f"largest row norm). Certified: max margin <= {upper_out:.3g}. Check the labels and near-duplicate "
+            "rows with opposite signs.",
             lower_out, upper_out, direction,
         )
+    upper = max(upper, lower)  # both ends agree to rounding once the gap closes: keep gamma <= upper
     gamma, upper = math.ldexp(lower, exponent), math.ldexp(upper, exponent)
     if not math.isfinite(upper):
         raise ValueError("the max margin of A exceeds the float64 range; divide A by a constant (the margin scales linearly).")
@@ -400,7 +432,8 @@ def max_margin_q(A, q) -> QNormMargin:
         if values[j] >= upper * (1.0 - 1e-13):
             break
         support, x = np.append(support, j), np.append(x, 0.0)
-    return QNormMargin(q=q, p=p, lower=math.ldexp(best["lower"], exponent), upper=math.ldexp(best["upper"], exponent),
+    upper = max(best["upper"], best["lower"])  # the ends agree to rounding once the width closes
+    return QNormMargin(q=q, p=p, lower=math.ldexp(best["lower"], exponent), upper=math.ldexp(upper, exponent),
                        direction=best["w"], dual=best["pi"])
 
 

@@ -69,7 +69,8 @@ except ImportError as error:  # pragma: no cover - exercised by test_sklearn's m
 
 from gamedyn import stops
 from gamedyn._validation import _row_norms, check_unit_rows
-from gamedyn.certificates import Certificate, _times, certificate_of, certify_not_separable
+from gamedyn.certificates import (Certificate, _row_norm_max, _times, _unit_of, certificate_of, certify_not_separable,
+                                  margin_is_certified)
 from gamedyn.margins import max_margin
 
 __all__ = ["MarginClassifier", "NotSeparableWarning"]
@@ -153,8 +154,9 @@ def _exact(A, tol=0.0, signs=None):
         if violated.size == 0 or (lower > 0 and oracle.upper - lower <= tol * oracle.upper):
             dual = np.zeros(n)
             dual[chosen] = oracle.dual
-            return oracle.direction, Certificate(lower=lower, upper=oracle.upper, separable=lower > 0 or None,
-                                                 p=dual, rounds=passes), passes
+            proved = lower > 0 and margin_is_certified(lower, _row_norm_max(A), d, unit=_unit_of(A))
+            return oracle.direction, Certificate(lower=lower, upper=max(oracle.upper, lower),
+                                                 separable=True if proved else None, p=dual, rounds=passes), passes
         if violated.size > batch:
             violated = violated[np.argpartition(values[violated], batch)[:batch]]
         chosen = np.concatenate([chosen, violated])

@@ -9,14 +9,20 @@ rounds.
 =====================  ==========================================================================
 rule                   fires after the first round t where
 =====================  ==========================================================================
-``separated``          :math:`L_t > 0` (the output separates the rows)
+``separated``          :math:`L_t > 0` (the output separates the rows; :math:`L_t = 0` does not fire)
 ``margin_within(eps)`` :math:`L_t > 0` and :math:`(U_t - L_t)/U_t \le \varepsilon`, which certifies
-                       :math:`(\gamma^* - L_t)/\gamma^* \le \varepsilon`
-``infeasible(eps)``    :math:`U_t\le\varepsilon`: no direction has normalised margin above eps;
-                       it then runs the Gordan LP, so ``certificate.separable`` is False when 0 lies
-                       in the convex hull of the rows
+                       :math:`(\gamma^* - L_t)/\gamma^* \le \varepsilon` (0 < eps < 1)
+``infeasible(eps)``    :math:`U_t\le\varepsilon\,\max_i\|a_i\|_{q^*}`: no direction has normalised
+                       margin above eps times the largest row norm (0 < eps < 1; the recipes' rows
+                       have norms <= 1, so this is at most eps); it then looks for Gordan's proof
+                       (:func:`gamedyn.certificates.gordan_proof`), so ``certificate.separable`` is
+                       False when 0 is proved to lie in the convex hull of the rows, and stays None
+                       (undecided, with the bracket) when no exact proof is found
 ``any_of(r1, r2, ...)`` any of the rules fires (all are evaluated, so each sees every round)
 =====================  ==========================================================================
+
+The threshold of ``infeasible`` is relative to the data's scale, so ``c A`` stops where ``A`` does;
+the largest row norm is computed once per run (one pass over A), at the rule's first check.
 
 Batched games (:mod:`gamedyn.batched`, a :class:`gamedyn.certificates.BatchedCertificateTracker`):
 each rule decides game by game, and the run stops once every game is settled; under ``any_of`` a
@@ -34,6 +40,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import weakref
 
 import numpy as np
 
@@ -50,9 +57,10 @@ def _tracker(round_state):
     return tracker
 
 
-def _check_epsilon(eps, name: str) -> float:
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not (math.isfinite(eps) and eps > 0):
-        raise ValueError(f"{name} must be a positive finite number, got {eps!r}; pass e.g. {name}=0.01.")
+def _check_epsilon(eps, name: str, meaning: str) -> float:
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not (math.isfinite(eps) and 0 < eps < 1):
+        raise ValueError(f"{name} must be a number in (0, 1) ({meaning}), got {eps!r}; pass e.g. {name}=0.01 "
+                         f"(eps >= 1 would fire at round 1).")
     return float(eps)
 
 
@@ -100,14 +108,14 @@ separated.__doc__ = "Stop once the output's normalised margin L_t is positive (i
 
 
 def margin_within(eps, *, every: int = 1, sharpen_every: int | None = None):
-    """Stop once the certified relative gap (U_t - L_t)/U_t is at most ``eps`` (0 < eps).
+    """Stop once the certified relative gap (U_t - L_t)/U_t is at most ``eps`` (0 < eps < 1).
 
     ``every=k`` checks every k rounds (useful when L_t costs a product: outputs whose weights differ
     from the p-player's). ``sharpen_every=k`` replaces U_t every k rounds by the min-norm point of
     the convex hull of the 2(d + 1) heaviest rows of the witness (O(d^3), l2 only), often certifying
     the gap many rounds earlier (batched games: for the games not yet within eps).
     """
-    eps = _check_epsilon(eps, "eps")
+    eps = _check_epsilon(eps, "eps", "a relative gap (U_t - L_t) / U_t")
     every = _check_every(every)
     sharpen_every = None if sharpen_every is None else _check_every(sharpen_every, "sharpen_every")
 
@@ -129,13 +137,30 @@ def margin_within(eps, *, every: int = 1, sharpen_every: int | None = None):
 
 
 def infeasible(eps):
-    """Stop once U_t <= ``eps``: no direction has normalised margin above eps. On firing it runs the
-    Gordan feasibility LP on the heaviest rows of the witness; when that confirms 0 in the convex hull,
-    the result's ``certificate.separable`` is False and ``certificate.p`` is an exact witness."""
-    eps = _check_epsilon(eps, "eps")
+    """Stop once U_t <= ``eps`` max_i ||a_i||_{q*} (0 < eps < 1): no direction has normalised margin
+    above eps times the largest row norm (at most eps for the recipes' rows, of norm <= 1).
+
+    The threshold is scale-invariant: the rows ``c A`` stop at the round ``A`` does. The largest row
+    norm is computed once per run (one pass over A) at the rule's first check. On firing the rule
+    looks for Gordan's proof on the heaviest rows of the witness
+    (:meth:`gamedyn.certificates.CertificateTracker.confirm_infeasible`): when 0 is proved to lie in
+    the convex hull of the rows, ``certificate.separable`` is False and ``certificate.p`` is the
+    proved distribution; otherwise the certificate stays undecided (None) with its bracket, as for
+    separable data whose margin is below eps.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``eps`` is not a number in (0, 1).
+    """
+    eps = _check_epsilon(eps, "eps", "a fraction of the largest row norm")
+    seen = [None, 0.0]  # a weak reference to the current run's tracker, and eps * its largest row norm
 
     def verdicts(round_state) -> np.ndarray:
-        return _each(_tracker(round_state).upper <= eps)
+        tracker = _tracker(round_state)
+        if seen[0] is None or seen[0]() is not tracker:  # a new run: its rows' scale, once
+            seen[0], seen[1] = weakref.ref(tracker), eps * tracker.row_norm_max
+        return _each(tracker.upper <= seen[1])
 
     def finish(tracker, games) -> None:
         if np.ndim(tracker.upper):

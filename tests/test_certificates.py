@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import gamedyn.recipes as recipes
 from gamedyn import Bilinear, ConcaveConvex, OMD, Entropy, SquaredEuclidean, play, positive_margin, stops
-from gamedyn.certificates import Certificate, CertificateTracker, vector_norm
+from gamedyn.certificates import BatchedCertificateTracker, Certificate, CertificateTracker, vector_norm
 from gamedyn.datasets import make_separable, make_separable_lp, signed_rows
 from gamedyn.margins import max_margin, max_margin_q
 
@@ -439,3 +439,305 @@ def test_batched_stop_rules_settle_each_game_by_its_own_rule():
             assert np.linalg.norm(A.T @ certificate.p) <= 1e-8
     alone = recipes.smooth_perceptron(signed_rows(X, Y[:, 0]), 100_000, stop=stops.margin_within(0.05))
     assert alone.game.rounds <= result.game.rounds  # the batch runs until its slowest game is settled
+
+
+# ---- verdicts are proofs (issue 16) -------------------------------------------------------------
+
+EPS64 = np.finfo(np.float64).eps
+
+
+def _exact_margins(A, w):
+    """min_i a_i . w in exact rational arithmetic (the float64 values are dyadic rationals)."""
+    from fractions import Fraction
+
+    w = [Fraction(float(value)) for value in w]
+    return min(sum(Fraction(float(a)) * b for a, b in zip(row, w)) for row in np.asarray(A, dtype=np.float64))
+
+
+@pytest.mark.parametrize("gamma", [1e-9, 1e-12, 1e-17, 1e-300])
+def test_tiny_margin_is_never_certified_not_separable(gamma):
+    """Regression (issue 16, 1): the 1e-8 Gordan tolerance certified separable=False for
+    symmetric_pair(1e-9), whose max margin max_margin certifies as 1e-9."""
+    from gamedyn.certificates import certify_not_separable
+    from gamedyn.datasets import symmetric_pair
+
+    A = signed_rows(*symmetric_pair(gamma))
+    certificate = certify_not_separable(A)
+    assert certificate.separable is None and "undecided" in certificate.verdict()
+    assert certificate.upper >= gamma * (1 - 4 * EPS64)  # gamma* = gamma: the bracket still holds
+    oracle = max_margin(A)
+    assert oracle.gamma == pytest.approx(gamma, rel=4 * EPS64) and _exact_margins(A, oracle.direction) > 0
+
+
+def _tiny_margin_rows():
+    """perceptron_hard_instance(1e-10, m=5): unit rows (1e-10, h u_i) whose max margin is ~1e-10,
+    proved separable here by an exact rational check of the oracle's direction."""
+    from gamedyn.datasets import perceptron_hard_instance
+
+    A = perceptron_hard_instance(1e-10, 5)
+    assert _exact_margins(A, max_margin(A).direction) > 0
+    return A
+
+
+@pytest.mark.parametrize("recipe", ["smooth", "mirror_prox", "nag"])
+def test_infeasible_rule_on_a_tiny_margin_leaves_it_undecided(recipe):
+    """Regression (issue 16, 1): stops.infeasible fired (U_t <= eps) and its Gordan LP, accepting a
+    residual of 1e-8 of the row norms, called separable rows with margin 1e-10 not separable."""
+    A = _tiny_margin_rows()
+    result = RECIPES[recipe](A, 20_000, stop=stops.infeasible(1e-3))
+    assert result.game.stopped_early
+    assert result.certificate.separable is not False and result.certificate.upper >= 1e-10 * (1 - 1e-6)
+    if result.certificate.separable:
+        assert _exact_margins(A, result.w) > 0
+
+
+def test_batched_infeasible_rule_never_calls_a_tiny_margin_not_separable():
+    """Regression (issue 16, 1): the batched tracker ran the same tolerance-based LP per game."""
+    from gamedyn.batched import one_vs_rest
+    from gamedyn.datasets import symmetric_pair
+
+    X, _ = symmetric_pair(1e-9)
+    X = np.vstack([X, -X])  # game 0: +1, +1, -1, -1 (margin 1e-9); game 1: all +1 (not separable)
+    Y = np.stack([np.array([1.0, 1.0, -1.0, -1.0]), np.ones(4)], axis=1)
+    tracker = BatchedCertificateTracker(one_vs_rest(X, Y))  # no output yet: the verdict is Gordan's alone
+    assert tracker.confirm_infeasible().tolist() == [False, True]
+    first, second = tracker.certificate()
+    assert first.separable is None and first.upper >= 1e-9 * (1 - 1e-12)
+    assert second.separable is False  # X and -X: 0 is exactly in the hull, and proved
+    result = recipes.smooth_perceptron(one_vs_rest(X, Y), 20_000, stop=stops.infeasible(1e-3))
+    first, second = result.certificate
+    assert first.separable is not False and second.separable is False
+    if first.separable:
+        assert _exact_margins(signed_rows(X, Y[:, 0]), result.w[:, 0]) > 0
+
+
+def test_cli_verdict_never_calls_a_tiny_margin_not_separable(tmp_path, capsys):
+    """Regression (issue 16, 1): `gamedyn run` printed "not separable" under the oracle's gamma ~ 1e-10."""
+    from gamedyn import cli
+
+    A = _tiny_margin_rows()
+    path = tmp_path / "tiny.csv"
+    np.savetxt(path, np.column_stack([A, np.ones(A.shape[0])]), delimiter=",", fmt="%.17g")
+    assert np.array_equal(np.loadtxt(path, delimiter=",")[:, :-1], A)  # the file holds the same floats
+    for name in ("smooth_perceptron", "mirror_prox_perceptron", "original.nag"):
+        assert cli.main(["run", name, "--data", str(path), "--T", "30"]) == 0
+        verdict = [line for line in capsys.readouterr().out.splitlines() if line.startswith("verdict:")]
+        assert len(verdict) == 1 and "not separable" not in verdict[0], verdict
+
+
+def test_estimator_never_warns_not_separable_on_separable_data_in_small_units():
+    """Regression (issue 16, 1): features x 1e-10 (with the intercept column) gave "not separable (Gordan)"."""
+    import warnings
+
+    from gamedyn.sklearn import MarginClassifier
+
+    X, y = make_separable(60, 3, 0.05, 0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = MarginClassifier(recipe="smooth_perceptron").fit(X * 1e-10, y)
+    assert model.certificate_.separable is not False
+    assert not any("not separable" in str(warning.message) for warning in caught)
+
+
+def _power_in_range(A, k):
+    """k clipped to the powers of two for which 2^k A is exact: no overflow, no entry subnormal."""
+    exponents = np.frexp(np.abs(A[A != 0]))[1]  # |a| in [2^(e-1), 2^e)
+    return int(np.clip(k, -1021 - np.min(exponents) + 1, 1024 - np.max(exponents)))
+
+
+def _scale_family():
+    from gamedyn.datasets import symmetric_pair
+
+    rng = np.random.default_rng(5)
+    graded = rng.normal(size=(30, 4)) * np.exp2(rng.integers(-200, 200, size=30))[:, None]
+    a = rng.normal(size=6)
+    return {
+        "tiny margin": signed_rows(*symmetric_pair(1e-9)),
+        "a and -a among others": np.vstack([np.abs(rng.normal(size=(20, 6))), a, -a]),
+        "random, 0 inside": rng.normal(size=(40, 5)),
+        "graded rows, 0 inside": graded,
+        "separable": signed_rows(*make_separable(40, 5, 0.05, 3)),
+    }
+
+
+SCALE_FAMILY = _scale_family()
+
+
+def _verdicts(A):
+    from gamedyn.certificates import certify_not_separable
+    from gamedyn.margins import MarginUndecidedError, NotSeparableError
+
+    try:
+        max_margin(A)
+        oracle = True
+    except NotSeparableError:
+        oracle = False
+    except MarginUndecidedError:
+        oracle = None
+    return certify_not_separable(A).separable, oracle
+
+
+VERDICTS = {name: _verdicts(A) for name, A in SCALE_FAMILY.items()}
+
+
+def test_scale_family_verdicts_are_the_known_ones():
+    assert VERDICTS == {"tiny margin": (None, True), "a and -a among others": (False, False),
+                        "random, 0 inside": (False, False), "graded rows, 0 inside": (False, False),
+                        "separable": (None, True)}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(SCALE_FAMILY)), st.integers(-1000, 1000))
+def test_verdict_of_c_A_is_the_verdict_of_A_for_every_power_of_two(name, k):
+    """Issue 16: certify_not_separable(2^k A) and max_margin's verdict equal those of A for every
+    k in [-1000, 1000] with 2^k A exact (the old LP's absolute tolerances did not scale)."""
+    A = SCALE_FAMILY[name]
+    k = _power_in_range(A, k)
+    scaled = np.ldexp(A, k)
+    assert np.array_equal(np.ldexp(scaled, -k), A) and np.all(np.abs(scaled[scaled != 0]) >= np.finfo(float).tiny)
+    assert _verdicts(scaled) == VERDICTS[name]
+
+
+def test_not_separable_data_are_still_proved_not_separable():
+    """The proof is not "always None": rows a and -a, an integer convex combination 0, and random
+    rows around 0 (verified solve) are certified separable=False, with a witness whose A^T p is at
+    the rounding level."""
+    from gamedyn.certificates import certify_not_separable
+
+    rng = np.random.default_rng(2)
+    integer = rng.integers(-9, 10, size=(3, 12)).astype(float)
+    combination = np.vstack([integer, -(2 * integer[0] + integer[1] + 3 * integer[2])])  # weights 2, 1, 3, 1
+    cases = [point_and_negation(), xor(), combination, SCALE_FAMILY["random, 0 inside"]]
+    for A in cases:
+        certificate = certify_not_separable(A)
+        assert certificate.separable is False and "not separable" in certificate.verdict()
+        assert np.all(certificate.p >= 0) and abs(np.sum(certificate.p) - 1.0) <= 1e-15
+        scale = np.max(np.linalg.norm(A, axis=1))
+        assert np.linalg.norm(A.T @ certificate.p) <= 1e-14 * scale
+    weights = certify_not_separable(combination).p
+    np.testing.assert_allclose(weights, np.array([2, 1, 3, 1]) / 7, rtol=1e-15)  # the exact lambda, rounded
+
+
+def test_gordan_proof_is_exact_at_the_edge_of_rounding():
+    """Rows (eps, 1), (eps, -1) with eps = 2^-60: separable by exactly 2^-60 (no proof), while
+    (0, 1), (0, -1), (1, 0), (-2^-60, 0)... hold 0 exactly (a proof)."""
+    from gamedyn.certificates import gordan_proof
+
+    tiny = 2.0 ** -60
+    assert gordan_proof([[tiny, 1.0], [tiny, -1.0]]) is None
+    assert gordan_proof([[tiny, 1.0], [tiny, -1.0], [-tiny, 0.0]]).tolist() == [0.25, 0.25, 0.5]
+    assert gordan_proof([[1.0, 1.0 + 2 * EPS64], [-1.0, -1.0]]) is None  # not antiparallel by one ulp
+    assert gordan_proof([[0.0, 0.0], [1.0, 2.0]]).tolist() == [1.0, 0.0]  # a zero row is its own proof
+
+
+# ---- inputs the certificate functions refuse (issue 16, 2) --------------------------------------
+
+
+@pytest.mark.parametrize("bad, error, words", [
+    (np.array([[np.nan, 1.0], [1.0, 0.0]]), ValueError, "NaN"),
+    (np.zeros((0, 2)), ValueError, "at least one row"),
+    (np.zeros((2, 0)), ValueError, "at least one row"),
+    (np.array(["a", "b"]), TypeError, "numeric"),
+])
+def test_certificate_functions_refuse_bad_rows(bad, error, words):
+    """Regression (issue 16, 2): NaN A gave Certificate(lower=nan, ...), an empty A ZeroDivisionError."""
+    from gamedyn.certificates import certificate_of, certify_not_separable
+
+    with pytest.raises(error, match=words):
+        certify_not_separable(bad)
+    with pytest.raises(error, match=words):
+        certificate_of(bad, np.ones(2), np.full(2, 0.5))
+
+
+def test_certificate_functions_accept_lists():
+    """Regression (issue 16, 2): a list gave AttributeError."""
+    from gamedyn.certificates import certificate_of, certify_not_separable
+
+    assert certify_not_separable([[0.6, 0.3], [-0.6, -0.3]]).separable is False
+    certificate = certificate_of([[0.6, 0.0], [0.0, 0.8]], [1.0, 1.0], [0.64, 0.36])
+    assert certificate.separable is True and certificate.lower == pytest.approx(0.6 / math.sqrt(2), rel=1e-15)
+    assert CertificateTracker([[1.0, 0.0]]).A.shape == (1, 2)
+
+
+@pytest.mark.parametrize("q", [1, 1.0, 0.5, 2.5, math.nan, math.inf, "2", True])
+def test_certificate_functions_refuse_a_bad_q(q):
+    """Regression (issue 16, 2): q=1 gave ZeroDivisionError, q=nan NaN ends."""
+    from gamedyn.certificates import certificate_of, dual_norm
+
+    with pytest.raises((ValueError, TypeError), match=r"q must"):
+        dual_norm(q)
+    with pytest.raises((ValueError, TypeError), match=r"q must"):
+        CertificateTracker(np.eye(2), q)
+    with pytest.raises((ValueError, TypeError), match=r"q must"):
+        certificate_of(np.eye(2), np.ones(2), np.full(2, 0.5), q)
+
+
+def test_certificate_of_checks_w_and_p_and_vector_norm_its_order():
+    from gamedyn.certificates import certificate_of, certify_not_separable
+
+    with pytest.raises(ValueError, match="w has length 3"):
+        certificate_of(np.eye(2), np.ones(3), np.full(2, 0.5))
+    with pytest.raises(ValueError, match="w contains NaN"):
+        certificate_of(np.eye(2), [np.nan, 1.0], np.full(2, 0.5))
+    with pytest.raises(ValueError, match="distribution"):
+        certificate_of(np.eye(2), np.ones(2), [0.7, 0.7])
+    with pytest.raises(ValueError, match="certificate.p has shape"):
+        certify_not_separable(np.eye(3), Certificate(lower=0.0, upper=1.0, separable=None, p=np.ones(2) / 2))
+    with pytest.raises(TypeError, match="certificate must be"):
+        certify_not_separable(np.eye(2), "certificate")
+    with pytest.raises(ValueError, match="order must be"):
+        vector_norm([1.0, 2.0], 0.5)
+    with pytest.raises(ValueError, match="NaN"):
+        vector_norm([1.0, np.nan])
+
+
+def test_tracker_certificate_refuses_to_return_nan():
+    tracker = CertificateTracker(np.array([[np.nan, 1.0], [1.0, 0.0]]))
+    tracker._output_sum = np.ones(2)
+    with pytest.raises(ValueError, match="NaN"):
+        tracker.certificate()
+
+
+# ---- stop rules (issue 16, 4 and 5) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("eps", [1, 1.0, 1.5, 10])
+def test_stop_rules_refuse_eps_of_one_or_more(eps):
+    """Regression (issue 16, 4): eps >= 1 fired at round 1 (a relative gap is always <= 1)."""
+    with pytest.raises(ValueError, match=r"in \(0, 1\)"):
+        stops.margin_within(eps)
+    with pytest.raises(ValueError, match=r"in \(0, 1\)"):
+        stops.infeasible(eps)
+
+
+def _scaled_game(A, scale, rule, T=4000):
+    """OMD on the ball against OMD on the simplex with steps / scale: the iterates on scale * A
+    are those on A exactly (scale a power of two), so U_t(scale A) = scale U_t(A)."""
+    ball, simplex = SquaredEuclidean(radius=1.0), Entropy()
+    return play(Bilinear(scale * A), OMD(ball, 0.5 / scale), OMD(simplex, 0.5 / scale), T, stop=rule)
+
+
+def test_infeasible_threshold_is_relative_to_the_largest_row_norm():
+    """Regression (issue 16, 4): infeasible(eps) compared U_t with eps itself, so the rows 2^-10 A
+    stopped at once and 2^10 A never; now U_t <= eps max_i ||a_i|| stops at the same round."""
+    A = flipped_labels()
+    base = _scaled_game(A, 1.0, stops.infeasible(0.05))
+    assert base.stopped_early and base.rounds > 1
+    for scale in (2.0 ** -10, 2.0 ** 10):
+        other = _scaled_game(A, scale, stops.infeasible(0.05))
+        assert other.rounds == base.rounds and other.certificate.separable == base.certificate.separable
+    rule = stops.infeasible(0.05)  # one rule object, reused on another run: the new run's scale
+    assert _scaled_game(A, 2.0 ** -10, rule).rounds == base.rounds == _scaled_game(A, 1.0, rule).rounds
+
+
+def test_separated_does_not_fire_at_a_zero_margin():
+    """Issue 16, 5: a mutant with L_t >= 0 survived. Here the output's margin is exactly 0 in the
+    first rounds (row 0 is orthogonal to the uniform average A^T 1 / 3 = (0, 1/2)), then positive."""
+    A = np.array([[0.5, 0.0], [0.0, 1.0], [-0.5, 0.5]])
+    recorder = Recorder()
+    recipes.smooth_perceptron(A, 40, stop=recorder)
+    lower = np.array(recorder.lower)
+    first_positive = int(np.argmax(lower > 0)) + 1
+    assert lower[0] == 0.0 and first_positive > 1 and np.all(lower[: first_positive - 1] == 0.0)
+    result = recipes.smooth_perceptron(A, 40, stop=stops.separated)
+    assert result.game.rounds == first_positive and result.certificate.lower > 0

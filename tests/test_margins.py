@@ -274,16 +274,19 @@ def test_non_separable_verdict_is_named_and_certifies_an_upper_bound():
 
     B = np.random.default_rng(0).normal(size=(50, 5))  # 0 is inside the hull, at any scale
     for scale in (1.0, 1e-200, 1e200):
-        with pytest.raises(NotSeparableError, match="to float64 resolution") as caught:
+        with pytest.raises(NotSeparableError, match="proved exactly") as caught:
             max_margin(scale * B)
         assert 0.0 <= caught.value.upper <= 1e-13 * scale * np.max(np.linalg.norm(B, axis=1))
+        dual = caught.value.dual
+        assert np.all(dual >= 0) and abs(np.sum(dual) - 1.0) <= 1e-15 and np.count_nonzero(dual) <= 6
 
 
 def test_undecided_verdict_reports_the_bracket(monkeypatch):
-    """When neither end is certified (here: a solver that returns a poor dual) the oracle says so."""
+    """When neither end is certified (here: a solver that returns a poor dual, on separable rows: w =
+    (1e-4, 1) has margins 1e-4, 9e-4, 1, so no Gordan proof exists either) the oracle says so."""
     import gamedyn.margins as margins
 
-    A = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
+    A = np.array([[1.0, 0.0], [-1.0, 1e-3], [0.0, 1.0]])
     monkeypatch.setattr(margins.scipy.optimize, "nnls", lambda E, f, maxiter=None: (np.array([0.0, 0.0, 1.0]), 0.0))
     with pytest.raises(margins.MarginUndecidedError, match="could not decide") as caught:
         margins.max_margin(A)
@@ -318,3 +321,62 @@ def test_max_margin_with_tol_is_a_certified_bracket_within_tol(n, d, gamma, tol,
 def test_max_margin_refuses_a_bad_tol(tol):
     with pytest.raises(ValueError, match="tol"):
         max_margin(np.array([[1.0, 0.0], [0.5, 0.5]]), tol=tol)
+
+
+# ------------------------------------------------------------------------------------------------
+# Verdicts are proofs; norms neither underflow nor overflow (issue 16)
+# ------------------------------------------------------------------------------------------------
+
+
+def _exact_min_margin(A, w):
+    """min_i a_i . w in exact rational arithmetic (float64 values are dyadic rationals)."""
+    from fractions import Fraction
+
+    w = [Fraction(float(value)) for value in w]
+    return min(sum(Fraction(float(a)) * b for a, b in zip(row, w)) for row in np.asarray(A, dtype=np.float64))
+
+
+def test_max_margin_of_a_tiny_row_keeps_upper_above_gamma():
+    """Regression (issue 16, 3): the norm of A^T pi = (1e-200, 1e-200) underflowed, upper = 0 < gamma."""
+    result = max_margin([[1.0, 0.0], [1e-200, 1e-200]])
+    exact = np.sqrt(2.0) * 1e-200  # the min-norm point of the hull is the tiny row itself
+    assert result.gamma == pytest.approx(exact, rel=4 * EPS) and result.upper == pytest.approx(exact, rel=4 * EPS)
+    assert result.gamma <= result.upper and result.gap >= 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(540, 1020), st.sampled_from([1.2, 1.5, 2.0]))
+def test_brackets_hold_when_a_row_is_tiny(k, q):
+    """Rows (1, 0) and 2^-k (1, 1): a2 . (a1 - a2) > 0, so the hull's min-norm point is a2 and
+    gamma_q = ||a2||_p = 2^-k 2^(1/p) in every norm. Every bracket holds with lower <= upper (the old
+    l2 upper underflowed to 0 for k >= 538)."""
+    A = np.array([[1.0, 0.0], [2.0 ** -k, 2.0 ** -k]])
+    p = q / (q - 1)
+    exact = 2.0 ** -k * 2.0 ** (1 / p)
+    result = max_margin_q(A, q)
+    assert result.lower <= result.upper
+    assert result.lower <= exact * (1 + 8 * EPS) and result.upper >= exact * (1 - 8 * EPS)
+    if q == 2.0:
+        oracle = max_margin(A)
+        assert oracle.gamma <= oracle.upper and oracle.gamma <= exact * (1 + 4 * EPS) <= oracle.upper * (1 + 8 * EPS)
+    assert normalized_margin(A, [2.0 ** -k, 2.0 ** -k]) == pytest.approx(2.0 ** -k / np.sqrt(2.0), rel=4 * EPS)
+
+
+def test_max_margin_never_calls_separable_rows_not_separable():
+    """Regression (issue 16, 1): rows (1, 1) and -(1, 1 - 2^-52) are separable (w = (-1 + 2^-53, 1)
+    has margins 2^-53 exactly), by a relative margin ~8e-17 below the rounding level; the old
+    oracle raised NotSeparableError. Now: undecided, with a bracket that holds."""
+    from gamedyn.margins import MarginUndecidedError, NotSeparableError
+
+    A = np.array([[1.0, 1.0], [-1.0, -(1.0 - 2.0 ** -52)]])
+    w = np.array([-1.0 + 2.0 ** -53, 1.0])
+    assert _exact_min_margin(A, w) > 0
+    with pytest.raises(MarginUndecidedError) as caught:
+        max_margin(A)
+    assert not isinstance(caught.value, NotSeparableError)
+    gamma_lower = float(_exact_min_margin(A, w)) / np.linalg.norm(w)
+    assert caught.value.upper >= gamma_lower * (1 - 4 * EPS)
+    for scale in (2.0 ** -900, 2.0 ** 900):  # the same verdict at every scale
+        with pytest.raises(MarginUndecidedError) as caught:
+            max_margin(scale * A)
+        assert not isinstance(caught.value, NotSeparableError)
