@@ -168,10 +168,42 @@ def solve_matrix_game(M) -> MatrixGameSolution:
     row, column = _optimal_pair(matrix)
     # The LP's own value variable is only as good as HiGHS's absolute tolerance (about 1e-7 of max |M|,
     # and entries that differ by less look equal to it). The strategies certify v* from both sides:
-    # lower = min_j (row^T M)_j <= v* <= max_i (M column)_i = upper, equal at an exact solution.
-    lower, upper = float(np.min(row @ matrix)), float(np.max(matrix @ column))
-    value = min(max(0.5 * lower + 0.5 * upper, lower), upper) if lower <= upper else 0.5 * lower + 0.5 * upper
+    # min_j (row^T M)_j <= v* <= max_i (M column)_i, equal at an exact solution. Each end is widened
+    # by its rounding bound, so the bracket holds in floating point too (at an exact solution the two
+    # computed ends may otherwise cross by an ulp).
+    lower = _certified_worst(row, matrix)
+    upper = -_certified_worst(column, -matrix.T)
+    value = min(max(0.5 * lower + 0.5 * upper, lower), upper)
     return MatrixGameSolution(value, row, column, lower=lower, upper=upper)
+
+
+_UNIT = 2.0 ** -53
+_EXACT_WORK = 100_000  # rational multiply-adds the exact evaluation may spend (about 0.1 s)
+
+
+def _certified_worst(x, matrix) -> float:
+    r"""A float ``L <= min_j (x'^\top M)_j`` for the distribution :math:`x' = x/\sum_i x_i` (exact
+    quotient), so that :math:`L \le v^\star` holds whatever the rounding: the columns that can be
+    the minimum (computed value minus Higham's bound :math:`\gamma_{k}(|x|^\top|M|)_j` at most the
+    smallest computed value plus its bound) are evaluated exactly in rationals on x's support when
+    that is cheap (then L is the exact minimum rounded down, equal to it when it is a float), else L
+    is the computed minimum less its rounding bound (``gamma`` also covers the sum of x)."""
+    support = np.flatnonzero(x)
+    weights, rows = x[support], matrix[support]
+    values = weights @ rows
+    k = support.size + 2
+    gamma = k * _UNIT / (1.0 - k * _UNIT)
+    bounds = 2.0 * gamma * (weights @ np.abs(rows))  # the products' sum and x's own sum (1 up to k roundings)
+    candidates = np.flatnonzero(values - bounds <= np.min(values + bounds))
+    if support.size * candidates.size > _EXACT_WORK:
+        return float(np.min(values - bounds))
+    from fractions import Fraction
+
+    exact_weights = [Fraction(float(w)) for w in weights]
+    total = sum(exact_weights)
+    worst = min(sum(w * Fraction(float(entry)) for w, entry in zip(exact_weights, rows[:, j])) for j in candidates) / total
+    rounded = float(worst)
+    return rounded if Fraction(rounded) <= worst else float(np.nextafter(rounded, -np.inf))
 
 
 def best_response_values(M, row, column) -> tuple:

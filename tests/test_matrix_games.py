@@ -362,3 +362,21 @@ def test_gap_bounds_check_their_starts():
         assert hedge_gap_bound(ROCK_PAPER_SCISSORS, 10, 0.1, 0.1, row_start=[0.5, 0.5, 0.0]) == np.inf
     with pytest.raises(ValueError, match=r"start weight 0"):
         check_strategy([0.0, 1.0], 2, "row_start", positive=True)
+
+
+def test_solve_matrix_game_bracket_survives_rounding():
+    """Regression (hypothesis found it): at an exact LP solution the two computed ends can cross by
+    an ulp; the certified bracket is widened by its rounding bound, so lower <= value <= upper and
+    the bracket contains the exact value (a game whose value is known in closed form: a 2 x 2 game
+    with v* = (ad - bc) / (a + d - b - c))."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        a, d = rng.uniform(0.5, 2.0, size=2)
+        b, c = -rng.uniform(0.5, 2.0, size=2)
+        M = np.array([[a, b], [c, d]])  # no saddle point: the equilibrium is mixed
+        exact = (Fraction(a) * Fraction(d) - Fraction(b) * Fraction(c)) / (Fraction(a) + Fraction(d) - Fraction(b) - Fraction(c))
+        solution = solve_matrix_game(M)
+        assert solution.lower <= solution.value <= solution.upper
+        assert Fraction(solution.lower) <= exact <= Fraction(solution.upper)
