@@ -30,9 +30,9 @@ import numpy as np
 import scipy.integrate
 import scipy.sparse as sp
 
-from gamedyn import checkpoints as _checkpoints
-from gamedyn._numerics import log_sum_exp
-from gamedyn._validation import check_count, check_matrix, check_positive, check_vector
+from gamedyn.core.numerics import log_sum_exp
+from gamedyn.core.validation import check_count, check_matrix, check_positive, check_vector
+from gamedyn.engine import checkpoints as _checkpoints
 
 __all__ = [
     "logistic_loss",
@@ -197,7 +197,7 @@ def resolve_margin(gamma, A=None) -> float:
     if gamma is None or (isinstance(gamma, str) and gamma == "auto"):
         if A is None:
             raise ValueError("gamma='auto' needs the data A to compute the margin; pass A or a number gamma > 0.")
-        from gamedyn.margins import max_margin  # lazy: sibling module
+        from gamedyn.certify.margins import max_margin  # lazy: sibling module
 
         A = _check_data(A)
         return _check_gamma_number(max_margin(A.toarray() if sp.issparse(A) else A).gamma)

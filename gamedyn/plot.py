@@ -39,7 +39,8 @@ TUTORIAL_FILES = {
 _CORNERS = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, math.sqrt(3) / 2]])
 
 
-def _figure(**keywords):
+def new_figure(**keywords):
+    """A matplotlib ``Figure`` (no pyplot state), or an ``ImportError`` naming ``pip install gamedyn[plot]``."""
     try:
         from matplotlib.figure import Figure
     except ImportError as error:
@@ -89,8 +90,8 @@ def regret_curves(payoff, w_learner, p_learner, T: int, **play_options) -> dict:
     Read from :func:`gamedyn.play`'s per-round state (``play_options`` go to ``play``; weights
     must be the same for both players, as Theorem 2 needs).
     """
-    from gamedyn.exploration import _gap
-    from gamedyn.protocol import play
+    from gamedyn.engine.runner import play
+    from gamedyn.paper.exploration import averaged_gap
 
     if play_options.get("p_weights") is not None or play_options.get("output_weights") is not None:
         raise ValueError("regret_curves needs one weight sequence for both players (no p_weights / output_weights).")
@@ -99,7 +100,7 @@ def regret_curves(payoff, w_learner, p_learner, T: int, **play_options) -> dict:
     def record(state):
         total = state.w_weight_total
         rows.append((state.t, state.w_regret, state.p_regret, (state.w_regret + state.p_regret) / total,
-                     _gap(payoff, state.w_domain, state.p_domain, state.w_sum / total, state.p_sum / total)))
+                     averaged_gap(payoff, state.w_domain, state.p_domain, state.w_sum / total, state.p_sum / total)))
 
     play(payoff, w_learner, p_learner, T, callback=record, **play_options)
     t, w_regret, p_regret, bound, gap = np.array(rows).T
@@ -123,7 +124,7 @@ def _triangle(ax, labels=("rock", "paper", "scissors")):
 def simplex_trajectory(points, ax=None, *, label=None, equilibrium=None, color="C0", labels=("rock", "paper", "scissors")):
     """Draw a path of 3-action strategies in the triangle; returns the axes (a new figure if ``ax`` is None)."""
     if ax is None:
-        ax = _figure(figsize=(4, 3.6)).add_subplot()
+        ax = new_figure(figsize=(4, 3.6)).add_subplot()
     _triangle(ax, labels)
     xy = simplex_coordinates(points)
     ax.plot(xy[:, 0], xy[:, 1], color=color, linewidth=0.7, alpha=0.85)
@@ -138,7 +139,7 @@ def simplex_trajectory(points, ax=None, *, label=None, equilibrium=None, color="
 
 def plot_rock_paper_scissors(paths: dict):
     """Side by side: one triangle per dynamic of :func:`dynamics_on_rock_paper_scissors`."""
-    figure = _figure(figsize=(4 * len(paths), 3.9), layout="constrained")
+    figure = new_figure(figsize=(4 * len(paths), 3.9), layout="constrained")
     axes = figure.subplots(1, len(paths))
     for ax, (label, points), color in zip(np.atleast_1d(axes), paths.items(), ("C0", "C1", "C2")):
         simplex_trajectory(points, ax, label=label, equilibrium=[1 / 3] * 3, color=color)
@@ -149,7 +150,7 @@ def plot_rock_paper_scissors(paths: dict):
 
 def plot_regret_curves(curves: dict, title: str = ""):
     """Left: R_w(t), R_p(t) and their sum; right: Theorem 2's B_t above the duality gap G_t (log-log)."""
-    figure = _figure(figsize=(9, 3.6), layout="constrained")
+    figure = new_figure(figsize=(9, 3.6), layout="constrained")
     _regret_panels(figure, curves, title)
     return figure
 
@@ -174,7 +175,7 @@ def plot_exploration(exploration, quantity: str = "bound_exponent"):
             notes[i, j] = f"{value:+.2f}" if quantity.endswith("exponent") else f"{value:.1e}"
         else:
             notes[i, j] = row.status
-    figure = _figure(figsize=(2 + 1.5 * len(column_keys), 1 + 0.38 * len(row_keys)), layout="constrained")
+    figure = new_figure(figsize=(2 + 1.5 * len(column_keys), 1 + 0.38 * len(row_keys)), layout="constrained")
     ax = figure.add_subplot()
     image = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", aspect="auto")
     low, high = np.nanmin(values) if np.isfinite(values).any() else 0.0, np.nanmax(values) if np.isfinite(values).any() else 1.0
@@ -212,7 +213,7 @@ def animate_simplex(paths: dict, filename, *, frames: int = 60, fps: int = 12):
     from matplotlib.animation import FuncAnimation, PillowWriter
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    figure = _figure(figsize=(3.2 * len(paths), 3.2), layout="constrained")
+    figure = new_figure(figsize=(3.2 * len(paths), 3.2), layout="constrained")
     FigureCanvasAgg(figure)
     axes = np.atleast_1d(figure.subplots(1, len(paths)))
     length = min(len(points) for points in paths.values())
@@ -243,8 +244,10 @@ def animate_simplex(paths: dict, filename, *, frames: int = 60, fps: int = 12):
 
 def tutorial_regret_data(T: int = 2000) -> dict:
     """The smooth perceptron's pair (OFTL vs FTRL+ entropy, alpha_t = t) and the plain pair, on separable data."""
-    from gamedyn import FTL, FTRL, OFTL, Entropy, FTRLPlus, RegularizedBilinear
-    from gamedyn.datasets import make_separable, signed_rows
+    from gamedyn.core.learners import FTL, FTRL, OFTL, FTRLPlus
+    from gamedyn.core.regularizers import Entropy
+    from gamedyn.engine.payoffs import RegularizedBilinear
+    from gamedyn.io.datasets import make_separable, signed_rows
 
     payoff = RegularizedBilinear(signed_rows(*make_separable(100, 10, 0.1, 0)))
     return {
@@ -259,11 +262,11 @@ def write_tutorial_figures(folder, *, T: int = 3000, animation: bool = True) -> 
 
     The GIF is skipped with a note on stderr when pillow is missing (or ``animation=False``).
     """
-    from gamedyn import RegularizedBilinear
-    from gamedyn.datasets import make_separable, signed_rows
-    from gamedyn.exploration import explore, separator_learners
+    from gamedyn.engine.payoffs import RegularizedBilinear
+    from gamedyn.io.datasets import make_separable, signed_rows
+    from gamedyn.paper.exploration import explore, separator_learners
 
-    _figure()  # fail early when matplotlib is missing
+    new_figure()  # fail early when matplotlib is missing
     os.makedirs(folder, exist_ok=True)
     written = []
     paths = dynamics_on_rock_paper_scissors(T)
@@ -273,7 +276,7 @@ def write_tutorial_figures(folder, *, T: int = 3000, animation: bool = True) -> 
 
     target = os.path.join(folder, TUTORIAL_FILES["regrets"])
     curves = tutorial_regret_data(T)
-    figure = _figure(figsize=(9, 7), layout="constrained")
+    figure = new_figure(figsize=(9, 7), layout="constrained")
     for subfigure, (label, data) in zip(figure.subfigures(2, 1), curves.items()):
         _regret_panels(subfigure, data, label)
     figure.savefig(target, dpi=110)

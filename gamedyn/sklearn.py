@@ -67,11 +67,10 @@ except ImportError as error:  # pragma: no cover - exercised by test_sklearn's m
     ConvergenceWarning = UserWarning
     _SKLEARN_MISSING = error
 
-from gamedyn import stops
-from gamedyn._validation import _row_norms, check_unit_rows
-from gamedyn.certificates import (Certificate, _row_norm_max, _times, _unit_of, certificate_of, certify_not_separable,
-                                  margin_is_certified)
-from gamedyn.margins import max_margin
+from gamedyn.arrays.operators import check_unit_rows, largest_row_norm, matvec, row_norms, unit_of
+from gamedyn.certify import stops
+from gamedyn.certify.certificates import Certificate, certificate_of, certify_not_separable, margin_is_certified
+from gamedyn.certify.margins import max_margin
 
 __all__ = ["MarginClassifier", "NotSeparableWarning"]
 
@@ -129,15 +128,15 @@ def _exact(A, tol=0.0, signs=None):
     batch = d + 1
     if signs is None:
         signed = A
-        times, rows = (lambda v: _times(A, v)), (lambda chosen: A[chosen])
+        times, rows = (lambda v: matvec(A, v)), (lambda chosen: A[chosen])
     else:
         signed = None
-        times = lambda v: signs * _times(A, v)  # noqa: E731  (A w for the signed rows, from X w)
+        times = lambda v: signs * matvec(A, v)  # noqa: E731  (A w for the signed rows, from X w)
         rows = lambda chosen: _signed_rows(A[chosen], signs[chosen])  # noqa: E731
     if n <= 4 * batch or n * batch <= 10_000:
         chosen = np.arange(n)
     else:
-        centre = _times(A.T, np.full(n, 1.0 / n) if signs is None else signs / n)
+        centre = matvec(A.T, np.full(n, 1.0 / n) if signs is None else signs / n)
         chosen = np.argpartition(times(centre), 2 * batch)[: 2 * batch]
     passes = 0
     while True:
@@ -154,7 +153,7 @@ def _exact(A, tol=0.0, signs=None):
         if violated.size == 0 or (lower > 0 and oracle.upper - lower <= tol * oracle.upper):
             dual = np.zeros(n)
             dual[chosen] = oracle.dual
-            proved = lower > 0 and margin_is_certified(lower, _row_norm_max(A), d, unit=_unit_of(A))
+            proved = lower > 0 and margin_is_certified(lower, largest_row_norm(A), d, unit=unit_of(A))
             return oracle.direction, Certificate(lower=lower, upper=max(oracle.upper, lower),
                                                  separable=True if proved else None, p=dual, rounds=passes), passes
         if violated.size > batch:
@@ -179,7 +178,7 @@ def _solve_batched(Z, signs, recipe, tol, max_iter):
     """One batched run (:func:`gamedyn.one_vs_rest`) for the K games A_k = diag(signs[:, k]) Z, stopped
     once every game is within ``tol`` or certified infeasible; [(direction, certificate, rounds)] per game.
     Game k's iterates are those of its own run (the learners reduce along axis 0 only)."""
-    from gamedyn.batched import one_vs_rest
+    from gamedyn.arrays.batched import one_vs_rest
 
     batch = one_vs_rest(Z, signs)
     result = _recipes()[recipe](batch, max_iter, stop=_stop_rule(tol))
@@ -209,7 +208,7 @@ def _largest_row_norm(X) -> float:
     top = float(max(np.max(data), -np.min(data))) if data.size else 0.0
     if top == 0.0:
         return 0.0
-    return top * float(np.max(_row_norms(X, 2.0, top)))
+    return top * float(np.max(row_norms(X, 2.0, top)))
 
 
 def _power_of_two_at_least(value: float) -> float:
@@ -230,11 +229,11 @@ def _dask_largest_row_norm(X, client) -> float:
     """max_i ||x_i||_2 of a dask array X in one pass over its row chunks (overflow-safe, one task per chunk)."""
     import dask
 
-    from gamedyn.distributed import _largest_row_norm_and_finite
+    from gamedyn.arrays.distributed import largest_row_norm_and_finite
 
     if len(X.chunks[1]) > 1:
         X = X.rechunk({1: -1})
-    tasks = [dask.delayed(_largest_row_norm_and_finite)(block, None) for block in X.to_delayed().ravel()]
+    tasks = [dask.delayed(largest_row_norm_and_finite)(block, None) for block in X.to_delayed().ravel()]
     if client is None or isinstance(client, str):
         results = dask.compute(*tasks, scheduler="threads")
     else:
@@ -251,7 +250,8 @@ def _dask_operator(X, fit_intercept, intercept_scaling, normalize, client):
     (one pass over the blocks for the row norms, two with an intercept and ``normalize=True``)."""
     import dask.array as da
 
-    from gamedyn.distributed import RowBlockedOperator, is_dask_array
+    from gamedyn.arrays.distributed import RowBlockedOperator
+    from gamedyn.arrays.operators import is_dask_array
 
     if not is_dask_array(X):
         X = np.asarray(X.toarray() if sp.issparse(X) else X)
@@ -602,7 +602,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         self._check_parameters()
-        from gamedyn.distributed import is_dask_array
+        from gamedyn.arrays.operators import is_dask_array
 
         tol, max_iter = float(self.tol), int(self.max_iter)
         distributed = self.client is not None or is_dask_array(X)
@@ -702,7 +702,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """<x, coef_> + intercept_: positive for classes_[1] (binary), one column per class otherwise."""
         check_is_fitted(self)
-        from gamedyn.distributed import is_dask_array
+        from gamedyn.arrays.operators import is_dask_array
 
         if is_dask_array(X):  # lazy: a dask array of scores, block by block
             if X.ndim != 2 or X.shape[1] != self.n_features_in_:

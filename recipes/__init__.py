@@ -7,19 +7,19 @@ The names and the meaning of ``.w`` / ``.p`` are a public contract.
 import importlib
 import pkgutil
 
-from gamedyn.recipes._recipe import Recipe
-from gamedyn.recipes._result import RecipeResult
+from gamedyn.engine import Recipe
+from gamedyn.games.fenchel import FenchelResult
+from gamedyn.games.margin import RecipeResult
+from gamedyn.games.matrix import MatrixGameResult
+from gamedyn.recipes.accelerated_gradient import accelerated_gradient
 from gamedyn.recipes.accelerated_perceptron import accelerated_perceptron
-from gamedyn.recipes._matrix_result import MatrixGameResult
 from gamedyn.recipes.fictitious_play import fictitious_play
+from gamedyn.recipes.frank_wolfe import frank_wolfe
+from gamedyn.recipes.heavy_ball import heavy_ball
 from gamedyn.recipes.hedge import hedge
 from gamedyn.recipes.mirror_prox_perceptron import mirror_prox_perceptron
 from gamedyn.recipes.nag_margin import nag_margin
 from gamedyn.recipes.optimistic_hedge import optimistic_hedge
-from gamedyn.recipes._fenchel_result import FenchelResult
-from gamedyn.recipes.accelerated_gradient import accelerated_gradient
-from gamedyn.recipes.frank_wolfe import frank_wolfe
-from gamedyn.recipes.heavy_ball import heavy_ball
 from gamedyn.recipes.pnorm_perceptron import pnorm_perceptron
 from gamedyn.recipes.smooth_perceptron import smooth_perceptron
 

@@ -34,12 +34,11 @@ increase while :math:`\gamma L t^2\le A_t`, i.e. :math:`\gamma\le1/(2L)`):
     \quad(\gamma=1/(4L)).
 """
 
-from gamedyn import OFTL, FenchelGame, play
-from gamedyn._validation import check_count, check_positive
-from gamedyn.hints import CurrentLoss
-from gamedyn.learners import OMD
-from gamedyn.recipes._fenchel_result import fenchel_inputs, fenchel_result
-from gamedyn.regularizers import Ball, Reals, SquaredEuclidean
+from gamedyn.core import OFTL, OMD, Ball, CurrentLoss, Reals, SquaredEuclidean
+from gamedyn.core.validation import check_count, check_positive
+from gamedyn.engine import play
+from gamedyn.games.fenchel import FenchelGame
+from gamedyn.games.fenchel.result import fenchel_inputs, fenchel_result
 
 
 def default_step(objective) -> float:

@@ -21,10 +21,12 @@ import math
 
 import numpy as np
 
-from gamedyn import OFTL, Entropy, FTRLPlus, RegularizedBilinear, play
-from gamedyn._validation import check_unit_rows
-from gamedyn.recipes._recipe import Recipe, rounds_with_quadratic_rate
-from gamedyn.recipes._result import RecipeResult
+from gamedyn.arrays.operators import check_unit_rows
+from gamedyn.core import OFTL, Entropy, FTRLPlus
+from gamedyn.engine import Recipe, RegularizedBilinear, play
+from gamedyn.engine.recipe import rounds_with_quadratic_rate
+from gamedyn.games.margin import RecipeResult
+
 
 def _next_round(t):
     """alpha_{t+1} = t + 1: Ji et al.'s p-player and output weights (one function, so play calls it once a round)."""

@@ -13,9 +13,10 @@ play (a prior belief); with the default uniform starts on rock-paper-scissors th
 response is a tie, broken towards action 0.
 """
 
-from gamedyn import Bilinear, FollowTheRegularizedLeader, Simplex, Zero, play
-from gamedyn.matrix_games import InitialBelief
-from gamedyn.recipes._matrix_result import matrix_game_inputs, matrix_game_result
+from gamedyn.core import FollowTheRegularizedLeader, Simplex, Zero
+from gamedyn.engine import Bilinear, play
+from gamedyn.games.matrix import InitialBelief
+from gamedyn.games.matrix.result import matrix_game_inputs, matrix_game_result
 
 
 def fictitious_play(M, T, *, row_start=None, column_start=None, record=False, callback=None):

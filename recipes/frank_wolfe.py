@@ -20,12 +20,11 @@ x_{t-1}),x\rangle=s_t`. So :math:`\bar x_t` obeys Frank-Wolfe's recursion with :
 :math:`f(x_T)-\min_Kf\le2LD^2/(T+2)`, D the l2 diameter of K (Jaggi 2013, Theorem 1).
 """
 
-from gamedyn import FenchelGame, play
-from gamedyn._validation import check_count
-from gamedyn.hints import FirstRoundLoss
-from gamedyn.learners import BestResponse, FollowTheRegularizedLeader
-from gamedyn.recipes._fenchel_result import check_fenchel_domain, fenchel_inputs, fenchel_result
-from gamedyn.regularizers import Zero
+from gamedyn.core import BestResponse, FirstRoundLoss, FollowTheRegularizedLeader, Zero
+from gamedyn.core.validation import check_count
+from gamedyn.engine import play
+from gamedyn.games.fenchel import FenchelGame
+from gamedyn.games.fenchel.result import check_fenchel_domain, fenchel_inputs, fenchel_result
 
 
 def frank_wolfe(objective, domain, T, *, x0=None, dimension=None, record=False, callback=None):

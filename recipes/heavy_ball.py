@@ -23,13 +23,12 @@ does not commute with this unrolling. The game's guarantee is the plain O(1/T) o
 dynamics (no acceleration is claimed).
 """
 
-from gamedyn import FenchelGame, play
-from gamedyn._validation import check_count, check_positive
-from gamedyn.hints import CurrentLoss, FirstRoundLoss
-from gamedyn.learners import OMD, FollowTheRegularizedLeader
-from gamedyn.recipes._fenchel_result import fenchel_inputs, fenchel_result
+from gamedyn.core import OMD, CurrentLoss, FirstRoundLoss, FollowTheRegularizedLeader, Reals, SquaredEuclidean, Zero
+from gamedyn.core.validation import check_count, check_positive
+from gamedyn.engine import play
+from gamedyn.games.fenchel import FenchelGame
+from gamedyn.games.fenchel.result import fenchel_inputs, fenchel_result
 from gamedyn.recipes.accelerated_gradient import default_step
-from gamedyn.regularizers import Reals, SquaredEuclidean, Zero
 
 
 def heavy_ball(objective, T, x0=None, *, step=None, dimension=None, record=False, callback=None):

@@ -10,10 +10,11 @@ output     row = x_bar_T, column = y_bar_T;  Nash gap <= r (sqrt(ln m / 2T) + sq
 =========  ==========================================================================
 """
 
-from gamedyn import FTRL, Bilinear, Entropy, play
-from gamedyn._validation import check_positive
-from gamedyn.matrix_games import default_hedge_steps
-from gamedyn.recipes._matrix_result import matrix_game_inputs, matrix_game_result
+from gamedyn.core import FTRL, Entropy
+from gamedyn.core.validation import check_positive
+from gamedyn.engine import Bilinear, play
+from gamedyn.games.matrix import default_hedge_steps
+from gamedyn.games.matrix.result import matrix_game_inputs, matrix_game_result
 
 
 def hedge(M, T, *, eta_row=None, eta_column=None, row_start=None, column_start=None, record=False, callback=None):

@@ -16,10 +16,12 @@ import math
 
 import numpy as np
 
-from gamedyn import OMD, Bilinear, Entropy, MirrorDescent, OpponentSecondary, SquaredEuclidean, play
-from gamedyn._validation import check_positive, check_unit_rows
-from gamedyn.recipes._recipe import Recipe, average, rounds_with_linear_rate
-from gamedyn.recipes._result import RecipeResult
+from gamedyn.arrays.operators import check_unit_rows
+from gamedyn.core import OMD, Entropy, MirrorDescent, OpponentSecondary, SquaredEuclidean
+from gamedyn.core.validation import check_positive
+from gamedyn.engine import Bilinear, Recipe, play
+from gamedyn.engine.recipe import average, rounds_with_linear_rate
+from gamedyn.games.margin import RecipeResult
 
 
 def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, stop=None, record=False, normalize=False,

@@ -10,10 +10,11 @@ output     row = x_bar_T, column = y_bar_T;  Nash gap <= r (ln(1/min x_0) + ln(1
 =========  ==========================================================================
 """
 
-from gamedyn import OFTRL, Bilinear, Entropy, play
-from gamedyn._validation import check_positive
-from gamedyn.matrix_games import default_optimistic_hedge_step
-from gamedyn.recipes._matrix_result import matrix_game_inputs, matrix_game_result
+from gamedyn.core import OFTRL, Entropy
+from gamedyn.core.validation import check_positive
+from gamedyn.engine import Bilinear, play
+from gamedyn.games.matrix import default_optimistic_hedge_step
+from gamedyn.games.matrix.result import matrix_game_inputs, matrix_game_result
 
 
 def optimistic_hedge(M, T, *, eta=None, eta_column=None, row_start=None, column_start=None, record=False,

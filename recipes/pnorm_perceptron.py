@@ -15,10 +15,11 @@ import numbers
 
 import numpy as np
 
-from gamedyn import OFTRL, Bilinear, Entropy, FTRLPlus, QNorm, play
-from gamedyn._validation import check_unit_rows
-from gamedyn.recipes._recipe import Recipe, average, rounds_with_linear_rate
-from gamedyn.recipes._result import RecipeResult
+from gamedyn.arrays.operators import check_unit_rows
+from gamedyn.core import OFTRL, Entropy, FTRLPlus, QNorm
+from gamedyn.engine import Bilinear, Recipe, play
+from gamedyn.engine.recipe import average, rounds_with_linear_rate
+from gamedyn.games.margin import RecipeResult
 
 
 def pnorm_perceptron(A, T, p, *, stop=None, record=False, normalize=False,
@@ -53,7 +54,7 @@ def pnorm_perceptron(A, T, p, *, stop=None, record=False, normalize=False,
 
 
 def _max_margin_direction(A, options):
-    from gamedyn.margins import max_margin_q
+    from gamedyn.certify import max_margin_q
 
     p = options.get("p", 2.0)
     return max_margin_q(A, p / (p - 1)).direction

@@ -13,10 +13,11 @@ import math
 
 import numpy as np
 
-from gamedyn import OFTL, Entropy, FTRLPlus, RegularizedBilinear, play
-from gamedyn._validation import check_unit_rows
-from gamedyn.recipes._recipe import Recipe, average, rounds_with_quadratic_rate
-from gamedyn.recipes._result import RecipeResult
+from gamedyn.arrays.operators import check_unit_rows
+from gamedyn.core import OFTL, Entropy, FTRLPlus
+from gamedyn.engine import Recipe, RegularizedBilinear, play
+from gamedyn.engine.recipe import average, rounds_with_quadratic_rate
+from gamedyn.games.margin import RecipeResult
 
 
 def _rounds_to_separate(n, gamma, options):

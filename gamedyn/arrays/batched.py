@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamedyn._validation import check_count, check_matrix
+from gamedyn.core.validation import check_count, check_matrix
 
 
 class BatchedMatrix:

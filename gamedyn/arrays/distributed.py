@@ -63,16 +63,14 @@ import weakref
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
-from gamedyn.one_pass import _merge_log_sum_exp, _rows_both_products, _rows_softmax_response, _slabs
+from gamedyn.arrays.files import load_numpy
+from gamedyn.arrays.one_pass import merge_log_sum_exp, rows_both_products, rows_softmax_response, slabs
+from gamedyn.arrays.operators import is_dask_array
+from gamedyn.core.validation import signs_from_labels
 
 __all__ = ["RowBlockedOperator", "is_dask_array"]
 
 _FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def is_dask_array(value) -> bool:
-    """True for a ``dask.array.Array`` (checked without importing dask)."""
-    return type(value).__module__.startswith("dask.array") and hasattr(value, "chunks") and hasattr(value, "dask")
 
 
 def _require_dask(what: str):
@@ -263,7 +261,7 @@ class _ZarrRows:
 
 def _rows_times(block, w, row_factor):
     """A_k w = diag(row_factor_k) X_k w, in the block's dtype (w or W of shape (d, m))."""
-    pieces = [rows @ w.astype(rows.dtype, copy=False) for _, _, rows in _slabs(block)]
+    pieces = [rows @ w.astype(rows.dtype, copy=False) for _, _, rows in slabs(block)]
     result = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
     if row_factor is None:
         return result
@@ -274,16 +272,16 @@ def _rows_transpose_times(block, p_block, row_factor):
     """A_k^T p_k = X_k^T (row_factor_k * p_k): products in the block's dtype, summed in float64."""
     weights = p_block if row_factor is None else p_block * row_factor
     total = None
-    for start, stop, rows in _slabs(block):
+    for start, stop, rows in slabs(block):
         piece = weights[..., start:stop].astype(rows.dtype, copy=False) @ rows
         total = piece.astype(np.float64) if total is None else total + piece
     return total
 
 
-def _largest_row_norm_and_finite(block, row_factor):
+def largest_row_norm_and_finite(block, row_factor):
     """(max_i ||a_i||_2, all entries finite) over the block, overflow-safe (rows scaled by their max)."""
     largest = 0.0
-    for start, stop, rows in _slabs(block):
+    for start, stop, rows in slabs(block):
         rows = np.asarray(rows, dtype=np.float64)
         if row_factor is not None:
             rows = rows * np.abs(row_factor[start:stop])[:, None]
@@ -707,9 +705,7 @@ class RowBlockedOperator(LinearOperator):
                             f"{sorted(map(str, dtypes))} ({shown}); re-save them with array.astype('float64').")
         row_factors = None
         if labels is not None:
-            from gamedyn._data_files import _load_numpy, signs_from_labels
-
-            values = _load_numpy(labels, ".npy")
+            values = load_numpy(labels, ".npy")
             if not isinstance(values, np.ndarray) or values.ndim != 1:
                 raise ValueError(f"{labels}: y.npy must hold a 1-D array of the n labels, got shape "
                                  f"{getattr(values, 'shape', None)}; save it with numpy.save(path, y.ravel()).")
@@ -813,7 +809,7 @@ class RowBlockedOperator(LinearOperator):
         w = np.asarray(w, dtype=np.float64).reshape(-1)
         p = np.asarray(p, dtype=np.float64).reshape(-1)
         arguments = [(w, piece, factor) for piece, factor in zip(self._slices(p), self._factors())]
-        pieces = self.scheduler.map(_rows_both_products, self.blocks, arguments)
+        pieces = self.scheduler.map(rows_both_products, self.blocks, arguments)
         total = np.zeros(self.shape[1], dtype=np.float64)
         for _, piece in pieces:
             total += piece
@@ -849,9 +845,9 @@ class RowBlockedOperator(LinearOperator):
             base = np.asarray(base, dtype=np.float64).reshape(-1)
             arguments = [(w, piece, float(weight), float(eta), centre, factor)
                          for piece, centre, factor in zip(self._slices(base), placed, self._factors())]
-            pieces = self.scheduler.map(_rows_softmax_response, self.blocks, arguments)
+            pieces = self.scheduler.map(rows_softmax_response, self.blocks, arguments)
             z = np.concatenate([piece[0] for piece in pieces])
-            return z, _merge_log_sum_exp([piece[1:] for piece in pieces], self.shape[1])
+            return z, merge_log_sum_exp([piece[1:] for piece in pieces], self.shape[1])
 
         return step
 
@@ -859,7 +855,7 @@ class RowBlockedOperator(LinearOperator):
 
     def largest_row_norm(self) -> float:
         """max_i ||a_i||_2 in one pass (one task per block), or ValueError if an entry is NaN or infinite."""
-        results = self.scheduler.map(_largest_row_norm_and_finite, self.blocks, [(f,) for f in self._factors()])
+        results = self.scheduler.map(largest_row_norm_and_finite, self.blocks, [(f,) for f in self._factors()])
         bad = [k for k, (_, finite) in enumerate(results) if not finite]
         if bad:
             where = ", ".join(getattr(self.blocks[k], "path", f"block {k}") for k in bad[:3]) + (", ..." if len(bad) > 3 else "")

@@ -38,7 +38,7 @@ The support comes from a vertex of the feasibility LP (HiGHS dual simplex, at mo
 on the rows that carry the most weight in :math:`\bar p_t`, doubling the set until the LP succeeds
 or every row is in it. No tolerance decides a verdict: data with a margin of 1e-300 are never
 called "not separable", and when neither proof is found (a margin below rounding, or a support
-beyond the caps :data:`VERIFIED_ROWS_CAP`, :data:`EXACT_WORK_CAP` and :data:`EXACT_LP_SIZE_CAP`) the certificate stays
+beyond the caps :data:`gamedyn.certify.gordan.VERIFIED_ROWS_CAP`, ``EXACT_WORK_CAP`` and ``EXACT_LP_SIZE_CAP``) the certificate stays
 undecided, ``separable=None``, with its bracket.
 """
 
@@ -52,14 +52,12 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
-from gamedyn._numerics import add_scaled, axpy, dot
-from gamedyn._validation import _describe, check_matrix, check_q, check_vector
+from gamedyn.arrays.operators import dense_rows, largest_row_norm, matvec, unit_of
+from gamedyn.core.kernels import add_scaled, axpy, dot
+from gamedyn.core.numerics import UNIT64, rounding_factor, safe_norm
+from gamedyn.core.validation import check_matrix, check_q, check_vector, describe
 
 __all__ = [
-    "EXACT_LP_SIZE_CAP",
-    "EXACT_LP_WORK_CAP",
-    "EXACT_WORK_CAP",
-    "VERIFIED_ROWS_CAP",
     "BatchedCertificateTracker",
     "Certificate",
     "CertificateTracker",
@@ -71,60 +69,13 @@ __all__ = [
     "vector_norm",
 ]
 
-_UNIT64 = 2.0 ** -53  # unit roundoff of float64
-_UNIT32 = 2.0 ** -24  # unit roundoff of float32
-_TINY = 2.0 ** -1070  # an absolute allowance for underflow in a sum of products (2^-1075 each)
-
-#: The verified float64 solve of a square support system runs up to this many rows (support rows =
-#: coordinates + 1). Measured on the 2-core machine (one BLAS thread): 0.007 s at 129 rows, 0.05 s
-#: at 257, 0.2 s at 513, 1.3 s at 1025.
-VERIFIED_ROWS_CAP = 1025
-
-#: The exact integer elimination runs only while its estimated work, rank^2 * rows * (B/64)^2 with
-#: B = rank * (entry bits + log2 rows) the bit length its numbers reach, is at most this. Measured
-#: on the 2-core machine: 0.5e9 to 2e9 units a second, so at most about 2 s: 56 rows of random
-#: float64 entries (6.7e8 units) take 1.4 s, 100 rows of 7-bit integers (9.4e8) 1.1 s; beyond the
-#: cap the support is left undecided.
-EXACT_WORK_CAP = 1e9
-
-#: The exact simplex (Phase 1 in rational arithmetic, Bland's rule), the last resort when the float
-#: LP's vertex fails the exact check, runs on at most this many rows x (coordinates + 1) ...
-EXACT_LP_SIZE_CAP = 512
-#: ... and stops, undecided, once its arithmetic (each updated tableau entry counted as
-#: (1 + bits / 64)^2) exceeds this. Measured on the 2-core machine under load: 1e7 to 2.7e7 units a
-#: second, so at most 1 to 3 s; 40 rows x 11 coordinates of random floats take 5.7e6 units (0.6 s),
-#: 100 x 5 with entries spanning 2^-2000..1 3.3e6 (0.15 s); 40 x 11 spanning 2^-300..1 (1.3e8) is beyond.
-EXACT_LP_WORK_CAP = 3e7
-
-
-def _rounding_factor(k: int, unit: float = _UNIT64) -> float:
-    """Higham's ``gamma_k = k u / (1 - k u)``: a sum of k products is within gamma_k times the sum of
-    the absolute values of its terms of the exact sum, in any order (Higham, Thm 3.1), FMA or not."""
-    return k * unit / (1.0 - k * unit)
-
-
-def _unit_of(A) -> float:
-    """The unit roundoff of A's products: float32 data are multiplied in float32."""
-    return _UNIT32 if getattr(A, "dtype", None) == np.float32 else _UNIT64
 
 
 def _check_order(order) -> float:
     if isinstance(order, bool) or not isinstance(order, numbers.Real) or not (1.0 <= float(order) < math.inf):
-        raise ValueError(f"order must be a real number >= 1 (the exponent of the norm), got {_describe(order)}; "
+        raise ValueError(f"order must be a real number >= 1 (the exponent of the norm), got {describe(order)}; "
                          "pass e.g. order=2.")
     return float(order)
-
-
-def _scaled_norm(z, order: float = 2.0) -> float:
-    """``||z||_order`` computed on ``z / max|z|``: no overflow or underflow at any scale (no checks)."""
-    z = np.asarray(z, dtype=np.float64)
-    scale = float(np.max(np.abs(z))) if z.size else 0.0
-    if scale == 0.0 or not math.isfinite(scale):
-        return scale
-    unit = z / scale
-    if order == 2.0:
-        return scale * math.sqrt(dot(unit, unit))
-    return scale * float(np.sum(np.abs(unit) ** order) ** (1.0 / order))
 
 
 def vector_norm(z, order: float = 2.0) -> float:
@@ -153,19 +104,19 @@ def vector_norm(z, order: float = 2.0) -> float:
     5e-200
     """
     order = _check_order(order)
-    value = _scaled_norm(z, order)
+    value = safe_norm(z, order)
     if math.isnan(value):
         raise ValueError("z contains NaN; its norm is undefined. Remove or impute the NaN entries first.")
     return value
 
 
 def _fast_norm(z, order: float) -> float:
-    """``||z||_order``: one dot product for order 2, falling back to :func:`_scaled_norm` on overflow/underflow."""
+    """``||z||_order``: one dot product for order 2, falling back to :func:`safe_norm` on overflow/underflow."""
     if order == 2.0:
         square = float(z @ z)
         if 1e-280 < square < 1e280:
             return math.sqrt(square)
-    return _scaled_norm(z, order)
+    return safe_norm(z, order)
 
 
 def dual_norm(q: float) -> float:
@@ -185,76 +136,7 @@ def dual_norm(q: float) -> float:
     return 2.0 if q == 2.0 else q / (q - 1.0)
 
 
-def _times(M, v) -> np.ndarray:
-    """``M @ v`` as a float64 vector, without upcasting a float32 ``M`` (which would copy it)."""
-    if getattr(M, "dtype", None) == np.float32:
-        v = np.asarray(v, dtype=np.float32)
-    return np.asarray(M @ v, dtype=np.float64).ravel()
-
-
-def _rows(A, chosen) -> np.ndarray:
-    """The rows ``chosen`` of A as a dense float64 array (exact: float32 widens exactly); for a
-    matrix-free A (a LinearOperator, e.g. :class:`gamedyn.distributed.RowBlockedOperator`) by
-    products with unit vectors, 64 rows per pass."""
-    if isinstance(A, np.ndarray) or sp.issparse(A):
-        rows = A[chosen]
-        return rows.toarray().astype(np.float64) if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
-    n = A.shape[0]
-    pieces = []
-    for start in range(0, len(chosen), 64):
-        part = chosen[start:start + 64]
-        units = np.zeros((n, len(part)))
-        units[part, np.arange(len(part))] = 1.0
-        pieces.append(np.asarray(A.T @ units, dtype=np.float64).T)
-    return np.vstack(pieces) if pieces else np.zeros((0, A.shape[1]))
-
-
-def _row_norm_max(A, order: float = 2.0) -> float:
-    """max_i ||a_i||_order, overflow- and underflow-safe, in blocks (never a copy of A).
-
-    Dense, sparse, a batch of games (the rows of its X: signs do not change a norm), or an operator's
-    ``largest_row_norm()`` (an l2 value: for ``order >= 2`` an upper bound, since ||a||_order <= ||a||_2).
-    """
-    X = getattr(A, "X", None) if getattr(A, "batch_size", None) is not None else None
-    if X is not None:
-        A = X
-    if not (isinstance(A, np.ndarray) or sp.issparse(A)):
-        if hasattr(A, "largest_row_norm"):
-            return float(A.largest_row_norm())
-        raise TypeError("the largest row norm of a matrix-free A needs its largest_row_norm() method "
-                        "(gamedyn.distributed.RowBlockedOperator has one).")
-    if sp.issparse(A):
-        A = sp.csr_matrix(A)
-        top = float(np.max(np.abs(A.data))) if A.nnz else 0.0
-        if top == 0.0:
-            return 0.0
-        unit = np.abs(A.data.astype(np.float64) / top)
-        powers = unit * unit if order == 2.0 else unit ** order
-        sums = np.add.reduceat(powers, A.indptr[:-1]) if powers.size else np.zeros(0)
-        sums[np.diff(A.indptr) == 0] = 0.0  # reduceat repeats the next value at an empty row
-        return top * float(np.max(sums) ** (1.0 / order))
-    top = float(max(np.max(A), -np.min(A))) if A.size else 0.0
-    if top == 0.0:
-        return 0.0
-    n, d = A.shape
-    step = max(1, (1 << 14) // max(d, 1))  # blocks of 2^14 entries: 128 KiB of float64 at most
-    plain = order == 2.0 and 1e-100 < top < 1e100  # squares in range: no division needed
-    largest = 0.0
-    for start in range(0, n, step):
-        block = np.asarray(A[start:start + step], dtype=np.float64)
-        if plain:
-            largest = max(largest, float(np.max(np.einsum("ij,ij->i", block, block))))
-        elif order == 2.0:
-            block = block / top
-            largest = max(largest, float(np.max(np.einsum("ij,ij->i", block, block))))
-        else:
-            largest = max(largest, float(np.max(np.sum(np.abs(block / top) ** order, axis=1))))
-    if plain:
-        return math.sqrt(largest)
-    return top * largest ** (1.0 / order)
-
-
-def margin_is_certified(lower: float, row_norm_max: float, d: int, *, unit: float = _UNIT64) -> bool:
+def margin_is_certified(lower: float, row_norm_max: float, d: int, *, unit: float = UNIT64) -> bool:
     r"""Whether a computed normalised margin proves that every exact margin is positive.
 
     ``lower`` is ``min_i fl(a_i . w) / ||w||_q`` as computed in floating point; each computed
@@ -283,22 +165,22 @@ def margin_is_certified(lower: float, row_norm_max: float, d: int, *, unit: floa
     >>> margin_is_certified(1e-9, 1.0, 10), margin_is_certified(1e-16, 1.0, 10)
     (True, False)
     """
-    return bool(lower > 2.0 * _rounding_factor(d + 4, unit) * row_norm_max)
+    return bool(lower > 2.0 * rounding_factor(d + 4, unit) * row_norm_max)
 
 
 def gordan_proof(rows, weights=None):
     """A proved distribution ``lambda`` on ``rows`` with ``sum_i lambda_i a_i = 0``, or None.
 
-    See :func:`gamedyn._gordan.gordan_proof` (the proofs live there, imported when first needed).
+    See :func:`gamedyn.certify.gordan.gordan_proof` (the proofs live there, imported when first needed).
 
     Examples
     --------
     >>> gordan_proof([[1.0, 2.0], [-1.0, -2.0]]).tolist()
     [0.5, 0.5]
     """
-    from gamedyn import _gordan
+    from gamedyn.certify import gordan
 
-    return _gordan.gordan_proof(rows, weights)
+    return gordan.gordan_proof(rows, weights)
 
 
 def _check_rows(A, name: str = "A"):
@@ -421,7 +303,7 @@ class CertificateTracker:
     def row_norm_max(self) -> float:
         """max_i ||a_i||_{q*}, computed once (one pass over A) when first read."""
         if self._row_norm_max is None:
-            value = _row_norm_max(self.A, self.dual_exponent)
+            value = largest_row_norm(self.A, self.dual_exponent)
             if not math.isfinite(value):
                 raise ValueError("A contains NaN or infinite entries (its largest row norm is not finite); "
                                  "remove or impute them first.")
@@ -449,7 +331,7 @@ class CertificateTracker:
         self.t = t
         if self.dual_exponent == 2.0 and w_loss_linear_sum.ndim == 1:  # _fast_norm inlined: one dot product
             square = dot(w_loss_linear_sum, w_loss_linear_sum)
-            norm = math.sqrt(square) if 1e-280 < square < 1e280 else _scaled_norm(w_loss_linear_sum)
+            norm = math.sqrt(square) if 1e-280 < square < 1e280 else safe_norm(w_loss_linear_sum)
         else:
             norm = _fast_norm(w_loss_linear_sum, self.dual_exponent)
         upper = norm / w_weight_total
@@ -477,10 +359,10 @@ class CertificateTracker:
         """The current output's normalised margin (free when the sums align, else one product)."""
         if self._output_sum is None:
             return -math.inf
-        norm = _scaled_norm(self._output_sum, self.q)
+        norm = safe_norm(self._output_sum, self.q)
         if norm == 0.0:
             return 0.0
-        margins = self._margins if self._margins is not None else _times(self.A, self._output_sum)
+        margins = self._margins if self._margins is not None else matvec(self.A, self._output_sum)
         return float(np.min(margins)) / norm
 
     @property
@@ -503,7 +385,7 @@ class CertificateTracker:
         n, d = self.A.shape
         k = min(n, rows if rows is not None else 2 * (d + 1))
         chosen = np.argsort(-self.witness)[:k]
-        A_S = _rows(self.A, chosen)
+        A_S = dense_rows(self.A, chosen)
         # Least-distance programming: u >= 0 minimising ||A_S^T u||^2 + (1^T u - 1)^2 is s * pi with pi
         # the min-norm point's weights (for fixed pi the value N^2 / (1 + N^2), N = ||A_S^T pi||, grows with N).
         E = np.vstack([A_S.T, np.ones((1, k))])
@@ -514,7 +396,7 @@ class CertificateTracker:
             return self.upper
         candidate = np.zeros(n)
         candidate[chosen] = u / np.sum(u)
-        upper = _scaled_norm(_times(self.A.T, candidate), self.dual_exponent)
+        upper = safe_norm(matvec(self.A.T, candidate), self.dual_exponent)
         if upper < self.upper:
             self.upper, self.upper_round, self._witness = upper, self.t, candidate
         return self.upper
@@ -527,14 +409,14 @@ class CertificateTracker:
         are certified not separable. Returns whether it succeeded (False: no proof, no verdict)."""
         if self.separable_exact is False:
             return True
-        from gamedyn._gordan import find_witness
+        from gamedyn.certify.gordan import find_witness
 
         witness = find_witness(self.A, np.argsort(-self.witness, kind="stable"))
         if witness is None:
             return False
         self.separable_exact = False
         self._witness = witness
-        self.upper, self.upper_round = _scaled_norm(_times(self.A.T, witness), self.dual_exponent), self.t
+        self.upper, self.upper_round = safe_norm(matvec(self.A.T, witness), self.dual_exponent), self.t
         return True
 
     def certificate(self) -> Certificate:
@@ -546,14 +428,14 @@ class CertificateTracker:
         """
         lower = -math.inf
         if self._output_sum is not None:
-            norm = _scaled_norm(self._output_sum, self.q)
-            lower = 0.0 if norm == 0.0 else float(np.min(_times(self.A, self._output_sum))) / norm
+            norm = safe_norm(self._output_sum, self.q)
+            lower = 0.0 if norm == 0.0 else float(np.min(matvec(self.A, self._output_sum))) / norm
         witness = self.witness
-        upper = _scaled_norm(_times(self.A.T, witness), self.dual_exponent)
+        upper = safe_norm(matvec(self.A.T, witness), self.dual_exponent)
         if math.isnan(lower) or math.isnan(upper):
             raise ValueError("the certificate is NaN: A (or the run's iterates) holds NaN or infinite entries; "
                              "remove or impute them, and check the rows have norm <= 1.")
-        positive = lower > 0 and margin_is_certified(lower, self.row_norm_max, self.A.shape[1], unit=_unit_of(self.A))
+        positive = lower > 0 and margin_is_certified(lower, self.row_norm_max, self.A.shape[1], unit=unit_of(self.A))
         upper, separable = _decided(lower, upper, self.separable_exact is False, positive)
         return Certificate(lower=lower, upper=upper, separable=separable, p=np.array(witness, dtype=np.float64),
                            q=self.q, rounds=self.t)
@@ -594,7 +476,7 @@ def certify_not_separable(A, certificate: Certificate | None = None) -> Certific
     A = _check_rows(A)
     if certificate is not None and not isinstance(certificate, Certificate):
         raise TypeError(f"certificate must be a gamedyn.certificates.Certificate (e.g. result.certificate), "
-                        f"got {_describe(certificate)}.")
+                        f"got {describe(certificate)}.")
     q = 2.0 if certificate is None else certificate.q
     tracker = CertificateTracker(A, q)
     if certificate is not None:
@@ -658,12 +540,12 @@ def check_distribution(p, n: int) -> np.ndarray:
 
 def _column_norms(Z, order: float) -> np.ndarray:
     """``||Z[:, k]||_order`` for every column: one pass for order 2 in range, else column by column
-    through :func:`_scaled_norm` (no overflow or underflow)."""
+    through :func:`safe_norm` (no overflow or underflow)."""
     if order == 2.0:
         squares = np.einsum("ij,ij->j", Z, Z)
         if np.all((squares > 1e-280) & (squares < 1e280)):
             return np.sqrt(squares)
-    return np.array([_scaled_norm(Z[:, k], order) for k in range(Z.shape[1])])
+    return np.array([safe_norm(Z[:, k], order) for k in range(Z.shape[1])])
 
 
 class BatchedCertificateTracker:
@@ -706,7 +588,7 @@ class BatchedCertificateTracker:
     def row_norm_max(self) -> float:
         """max_i ||x_i||_{q*} (every game's largest row norm), computed once when first read."""
         if self._row_norm_max is None:
-            value = _row_norm_max(self.A, self.dual_exponent)
+            value = largest_row_norm(self.A, self.dual_exponent)
             if not math.isfinite(value):
                 raise ValueError("X contains NaN or infinite entries (its largest row norm is not finite); "
                                  "remove or impute them first.")
@@ -802,7 +684,7 @@ class BatchedCertificateTracker:
             raise ValueError("the certificate is NaN: X (or the run's iterates) holds NaN or infinite entries; "
                              "remove or impute them, and check the rows have norm <= 1.")
         certificates = []
-        d, unit = self.A.shape[1], _unit_of(self.A)
+        d, unit = self.A.shape[1], unit_of(self.A)
         for k in range(K):
             positive = lower[k] > 0 and margin_is_certified(float(lower[k]), self.row_norm_max, d, unit=unit)
             upper_k, separable = _decided(float(lower[k]), float(upper[k]), self.separable_exact[k] == 0, positive)

@@ -1,9 +1,10 @@
-"""Proofs of Gordan's alternative for :mod:`gamedyn.certificates`: 0 lies in the convex hull of rows.
+"""Proofs of Gordan's alternative for :mod:`gamedyn.certify.certificates`: 0 lies in the convex hull of rows.
 
 A distribution ``lambda`` with ``sum_i lambda_i a_i = 0`` is accepted only when it is proved for the
 rows' float64 values (dyadic rationals, taken exactly): a verified solve with Rump's a-posteriori
 bound, an exact integer elimination (Bareiss), or the simplex method in exact rational arithmetic,
-each within a stated cap (see :mod:`gamedyn.certificates`). Imported lazily, when a proof is asked for.
+each within a stated cap (the module's ``*_CAP`` constants, read at each call). Imported lazily, when a
+proof is asked for.
 """
 
 from __future__ import annotations
@@ -16,11 +17,32 @@ import numpy as np
 import scipy.linalg
 import scipy.optimize
 
-from gamedyn import certificates as _caps  # the caps, read at each call
-from gamedyn._validation import check_matrix, check_vector
-from gamedyn.certificates import _TINY, _UNIT64, _rounding_factor, _rows
+from gamedyn.arrays.operators import dense_rows
+from gamedyn.core.numerics import TINY, UNIT64, rounding_factor
+from gamedyn.core.validation import check_matrix, check_vector
 
-__all__ = ["find_witness", "gordan_proof"]
+__all__ = ["EXACT_LP_SIZE_CAP", "EXACT_LP_WORK_CAP", "EXACT_WORK_CAP", "VERIFIED_ROWS_CAP", "find_witness", "gordan_proof"]
+
+#: The verified float64 solve of a square support system runs up to this many rows (support rows =
+#: coordinates + 1). Measured on the 2-core machine (one BLAS thread): 0.007 s at 129 rows, 0.05 s
+#: at 257, 0.2 s at 513, 1.3 s at 1025.
+VERIFIED_ROWS_CAP = 1025
+
+#: The exact integer elimination runs only while its estimated work, rank^2 * rows * (B/64)^2 with
+#: B = rank * (entry bits + log2 rows) the bit length its numbers reach, is at most this. Measured
+#: on the 2-core machine: 0.5e9 to 2e9 units a second, so at most about 2 s: 56 rows of random
+#: float64 entries (6.7e8 units) take 1.4 s, 100 rows of 7-bit integers (9.4e8) 1.1 s; beyond the
+#: cap the support is left undecided.
+EXACT_WORK_CAP = 1e9
+
+#: The exact simplex (Phase 1 in rational arithmetic, Bland's rule), the last resort when the float
+#: LP's vertex fails the exact check, runs on at most this many rows x (coordinates + 1) ...
+EXACT_LP_SIZE_CAP = 512
+#: ... and stops, undecided, once its arithmetic (each updated tableau entry counted as
+#: (1 + bits / 64)^2) exceeds this. Measured on the 2-core machine under load: 1e7 to 2.7e7 units a
+#: second, so at most 1 to 3 s; 40 rows x 11 coordinates of random floats take 5.7e6 units (0.6 s),
+#: 100 x 5 with entries spanning 2^-2000..1 3.3e6 (0.15 s); 40 x 11 spanning 2^-300..1 (1.3e8) is beyond.
+EXACT_LP_WORK_CAP = 3e7
 
 
 def _integer_rows(rows: np.ndarray):
@@ -61,7 +83,7 @@ def _exact_null_proof(rows: np.ndarray, guess: np.ndarray, guess_exponents: np.n
     ``guess * 2^guess_exponents`` (the LP's weights) is tried too. A candidate is accepted only when
     it is >= 0, nonzero and satisfies every equation in exact integer arithmetic (the proof). None
     when no candidate passes, or when the estimated work exceeds
-    :data:`gamedyn.certificates.EXACT_WORK_CAP` (estimated from the float exponents first, before any
+    :data:`EXACT_WORK_CAP` (estimated from the float exponents first, before any
     integer is formed).
     """
     s = rows.shape[0]
@@ -71,7 +93,7 @@ def _exact_null_proof(rows: np.ndarray, guess: np.ndarray, guess_exponents: np.n
     nonzero = rows != 0
     spread = (np.max(np.where(nonzero, exponents, -(1 << 30)), axis=1)
               - np.min(np.where(nonzero, exponents, 1 << 30), axis=1))
-    if _exact_work(s, min(used.size, s + 8), 54 + int(np.max(spread))) > _caps.EXACT_WORK_CAP:
+    if _exact_work(s, min(used.size, s + 8), 54 + int(np.max(spread))) > EXACT_WORK_CAP:
         return None
     peaks = np.max(np.abs(rows), axis=1)
     normalised = rows / np.where(peaks > 0, peaks, 1.0)[:, None]
@@ -82,7 +104,7 @@ def _exact_null_proof(rows: np.ndarray, guess: np.ndarray, guess_exponents: np.n
     equations = order[: min(len(order), s + 8)]
     b, shifts = _integer_rows(rows)
     bits = max((abs(value).bit_length() for value in b.ravel()), default=1)
-    if _exact_work(s, len(equations), bits) > _caps.EXACT_WORK_CAP:
+    if _exact_work(s, len(equations), bits) > EXACT_WORK_CAP:
         return None
     G = b[:, equations].T.copy()  # equations x unknowns
     E = G.shape[0]
@@ -157,12 +179,12 @@ def _exact_phase_one(rows: np.ndarray):
     """An exact LP: ``x >= 0``, ``sum x = 1``, ``sum_i x_i b_i = 0`` for the rows written as integers
     ``b_i = a_i 2^-shift_i``, by the Phase 1 simplex in rational arithmetic with Bland's rule (which
     terminates). Returns the distribution ``lambda ~ x_i 2^-shift_i`` (float64) when feasible, None
-    when infeasible or beyond the caps :data:`gamedyn.certificates.EXACT_LP_SIZE_CAP` and
-    :data:`gamedyn.certificates.EXACT_LP_WORK_CAP`. Complete on the rows it is given."""
+    when infeasible or beyond the caps :data:`EXACT_LP_SIZE_CAP` and
+    :data:`EXACT_LP_WORK_CAP`. Complete on the rows it is given."""
     s = rows.shape[0]
     used = np.flatnonzero(np.any(rows != 0, axis=0))
     m = used.size + 1
-    if s * m > _caps.EXACT_LP_SIZE_CAP:
+    if s * m > EXACT_LP_SIZE_CAP:
         return None
     b, shifts = _integer_rows(rows[:, used])
     # rows of the tableau: the equations sum_i b_ij x_i = 0, then sum_i x_i = 1; right-hand side last.
@@ -193,7 +215,7 @@ def _exact_phase_one(rows: np.ndarray):
                 tableau[r] = row = [value - factor * other for value, other in zip(row, pivot_row)]
                 work += sum((1.0 + (v.numerator.bit_length() + v.denominator.bit_length()) / 64.0) ** 2
                             for v in row if v)
-        if work > _caps.EXACT_LP_WORK_CAP:
+        if work > EXACT_LP_WORK_CAP:
             return None  # beyond the budget: undecided
         factor = cost[entering]
         cost = [value - factor * other for value, other in zip(cost, pivot_row)]
@@ -255,17 +277,17 @@ def _verified_positive_solution(rows: np.ndarray):
             return None
         x = X @ rhs
         x = x + X @ (rhs - M @ x)  # one step of refinement
-        g1, g2 = _rounding_factor(s + 1), 2.0 * _rounding_factor(s + 4)
+        g1, g2 = rounding_factor(s + 1), 2.0 * rounding_factor(s + 4)
         absM, absX = np.abs(M), np.abs(X)
         residual = rhs - M @ x
-        rho = (np.abs(residual) + g1 * (np.abs(rhs) + absM @ np.abs(x))) * (1.0 + g2) + s * _TINY
+        rho = (np.abs(residual) + g1 * (np.abs(rhs) + absM @ np.abs(x))) * (1.0 + g2) + s * TINY
         G = np.eye(s) - X @ M
-        bound = (np.abs(G) + g1 * (np.eye(s) + absX @ absM)) * (1.0 + g2) + s * _TINY
+        bound = (np.abs(G) + g1 * (np.eye(s) + absX @ absM)) * (1.0 + g2) + s * TINY
         alpha = float(np.max(np.sum(bound, axis=1))) * (1.0 + g2)
         if not alpha < 1.0:
             return None
-        error = float(np.max(absX @ rho)) * (1.0 + g2) + s * _TINY
-        error = error / ((1.0 - alpha) * (1.0 - 4.0 * _UNIT64))
+        error = float(np.max(absX @ rho)) * (1.0 + g2) + s * TINY
+        error = error / ((1.0 - alpha) * (1.0 - 4.0 * UNIT64))
     if not (np.all(np.isfinite(x)) and math.isfinite(error)):
         return None
     if float(np.min(x)) < -error:
@@ -284,8 +306,8 @@ def gordan_proof(rows, weights=None):
     ``rows`` (s, d) are taken at their float64 values (dyadic rationals, exact). The support of
     ``weights`` (default: all rows) is checked as described in :mod:`gamedyn.certificates`: a
     verified solve when it has one row more than the coordinates it uses, else exactly in integers
-    (within :data:`gamedyn.certificates.EXACT_WORK_CAP`); when that fails, all the rows exactly (the
-    integer elimination, then the exact simplex within :data:`gamedyn.certificates.EXACT_LP_SIZE_CAP`,
+    (within :data:`EXACT_WORK_CAP`); when that fails, all the rows exactly (the
+    integer elimination, then the exact simplex within :data:`EXACT_LP_SIZE_CAP`,
     which decides small problems completely). A zero row is its own proof.
 
     Parameters
@@ -337,9 +359,9 @@ def _gordan_proof(rows: np.ndarray, weights: np.ndarray, exponents: np.ndarray):
     S = rows[support]
     used = np.flatnonzero(np.any(S != 0, axis=0))
     found = None
-    if support.size == used.size + 1 and support.size <= _caps.VERIFIED_ROWS_CAP:
+    if support.size == used.size + 1 and support.size <= VERIFIED_ROWS_CAP:
         found = _verified_positive_solution(S[:, used])
-    elif used.size + 1 < support.size <= 4 * _caps.VERIFIED_ROWS_CAP and used.size + 1 <= _caps.VERIFIED_ROWS_CAP:
+    elif used.size + 1 < support.size <= 4 * VERIFIED_ROWS_CAP and used.size + 1 <= VERIFIED_ROWS_CAP:
         # more rows than a simplex needs: the most independent used.size + 1 of them (QR with pivoting)
         peaks = np.max(np.abs(S[:, used]), axis=1)
         M = np.vstack([(S[:, used] / peaks[:, None]).T, np.ones((1, support.size))])
@@ -392,7 +414,7 @@ def find_witness(A, order: np.ndarray):
     k = min(n, d + 1)
     while True:
         chosen = order[:k]
-        A_S = _rows(A, chosen)
+        A_S = dense_rows(A, chosen)
         if not np.all(np.isfinite(A_S)):
             raise ValueError("A contains NaN or infinite entries; remove or impute them first.")
         zero = np.flatnonzero(~np.any(A_S != 0, axis=1))

@@ -26,9 +26,8 @@ import scipy.linalg
 import scipy.optimize
 import scipy.sparse as sp
 
-from gamedyn._numerics import pnorm_link
-from gamedyn._validation import check_matrix, check_q, check_vector
-from gamedyn.certificates import _scaled_norm
+from gamedyn.core.numerics import pnorm_link, safe_norm
+from gamedyn.core.validation import check_matrix, check_q, check_vector
 
 _EPS = np.finfo(np.float64).eps
 
@@ -65,7 +64,7 @@ def normalized_margin(A, w) -> float:
     """The normalised margin ``min_i (A w)_i / ||w||_2`` (the paper's bar-gamma in Theorem 4)."""
     A = check_matrix(A)
     w = check_vector(w, "w", size=A.shape[1])
-    norm = _scaled_norm(w)
+    norm = safe_norm(w)
     if norm == 0.0:
         raise ValueError("w is the zero vector, whose normalised margin is undefined; pass a nonzero w.")
     return float(np.min(_margins(A, w)) / norm)
@@ -162,22 +161,22 @@ def _gordan_error(A_input: np.ndarray, dual) -> NotSeparableError | None:
     """The NotSeparableError with its proof, when Gordan's alternative is proved for the caller's rows
     (the NNLS dual's support first, then the LP of :func:`gamedyn.certificates.certify_not_separable`
     ordered by the dual); None without a proof."""
-    from gamedyn import _gordan
+    from gamedyn.certify import gordan
 
     n = A_input.shape[0]
     lam = None
     if dual is not None:
         support = np.flatnonzero(dual > 0)
-        found = _gordan.gordan_proof(A_input[support], dual[support])
+        found = gordan.gordan_proof(A_input[support], dual[support])
         if found is not None:
             lam = np.zeros(n)
             lam[support] = found
     if lam is None:
         order = np.argsort(-(dual if dual is not None else np.ones(n)), kind="stable")
-        lam = _gordan.find_witness(A_input, order)
+        lam = gordan.find_witness(A_input, order)
     if lam is None:
         return None
-    upper = _scaled_norm(A_input.T @ lam)
+    upper = safe_norm(A_input.T @ lam)
     return NotSeparableError(_not_separable(n, upper, int(np.count_nonzero(lam))), upper, lam)
 
 
@@ -312,7 +311,7 @@ def max_margin(A, *, tol: float = 0.0) -> MaxMargin:
                 lower, direction = value, candidate
         if np.all(np.isfinite(pi)) and np.min(pi) >= 0 and np.sum(pi) > 0:
             candidate = pi / np.sum(pi)
-            value = _scaled_norm(A.T @ candidate)  # (a plain norm underflows at 1e-154: upper 0 < gamma)
+            value = safe_norm(A.T @ candidate)  # (a plain norm underflows at 1e-154: upper 0 < gamma)
             if value < upper:
                 upper, dual = value, candidate
 

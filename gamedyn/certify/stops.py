@@ -44,7 +44,7 @@ import weakref
 
 import numpy as np
 
-__all__ = ["separated", "margin_within", "infeasible", "any_of"]
+__all__ = ["separated", "margin_within", "infeasible", "any_of", "positive_margin"]
 
 
 def _tracker(round_state):
@@ -193,3 +193,12 @@ def any_of(*rules):
 
     name = "any_of(" + ", ".join(getattr(each, "__name__", repr(each)) for each in rules) + ")"
     return _Rule(name, verdicts)
+
+
+def positive_margin(round_state) -> bool:
+    """Stop rule: the averaged iterate w_bar_t has a positive margin min_i (A w_bar_t)_i > 0.
+
+    For the bilinear payoffs the p-player's loss sum is exactly sum_s alpha_s A w_s, so this costs
+    no matrix-vector product.
+    """
+    return bool(np.min(round_state.p_loss_sum.linear) > 0)

@@ -1,62 +1,7 @@
-"""The ``gamedyn`` command line (also ``python -m gamedyn``).
-
-Commands::
-
-    gamedyn list                                   recipes and original algorithms, with references
-    gamedyn run RECIPE [--data FILE | --synthetic n,d,gamma] [--T N] [--seed S] [--every K] [--json]
-    gamedyn reproduce [NAMES...] [--quick | --full] [--out DIR] [--no-figures]
-    gamedyn figures [--out DIR] [--quick]
-    gamedyn explore [--data FILE | --synthetic n,d,gamma] [--T N] [--eta E] [--markdown] [--figure PNG]
-
-``run`` prints, at each reporting step t, the margin and normalised margin of the algorithm's
-output, the two players' weighted regrets and Theorem 2's bound (R_w + R_p)/S_t. Steps are
-1, 2, 5, 10, 20, 50, ... and T, or every K rounds with ``--every K``. On a terminal a progress bar
-is drawn on stderr; in a pipe or a log nothing but the report is written. ``--json`` prints one
-JSON document instead, with the final output vector under ``"output"`` (non-finite numbers, e.g.
-an infinite regret, become null).
-
-Data files (``--data``): ``.npz`` with arrays ``X`` and ``y`` (or ``A``, the signed rows); ``.npy``
-holding ``A`` (or, with ``--npy-layout Xy``, features with the label in the last column; a last
-column of only -1/+1 or 0/1 reads both ways and needs ``--npy-layout``); ``.csv`` with the label in
-the last column (a first line of names only is a header); svmlight/libsvm text (``.svm``, ``.svmlight``, ``.libsvm``,
-``.txt``; needs ``pip install gamedyn[data]``; kept sparse); or a folder of ``.npy`` row chunks
-(``X_000.npy, ...`` + ``y.npy``, or ``A_000.npy, ...``), read out of core in row slabs (recipes only;
-needs ``pip install gamedyn[dask]``). Labels in {-1, +1} or {0, 1}. Rows are scaled so
-that max ||x_i|| = 1, and the output says so. Without ``--data`` the data are
-``--synthetic 200,20,0.05`` (:func:`gamedyn.datasets.make_separable` with ``--seed``).
-
-The header's exact max margin (:func:`gamedyn.margins.max_margin`) runs only when it is cheap
-(:func:`oracle_work` ``n d min(n, d)`` at most :data:`ORACLE_BUDGET`, a few seconds); otherwise
-the header says it was skipped. ``--oracle`` forces it, ``--no-oracle`` skips it. For the p-norm
-algorithms every margin (the header's, each row's normalised margin and upper end U_t) is in the
-certificate's norm q = p/(p-1): ``gamma_q`` by :func:`gamedyn.margins.max_margin_q`. ``--p``,
-``--theta``, ``--npy-layout`` and ``--seed`` are refused where they do not apply (an algorithm
-without that option, data that are not a ``.npy`` file, data that are not synthetic).
-
-``reproduce`` runs every claim (see :mod:`gamedyn.reproduce`), prints one table and exits 1 when a
-claim fails. It writes ``report.md`` and the figures of both papers to ``--out`` (default
-``./gamedyn-report``). ``--quick`` is a smoke run that writes nothing unless ``--out`` is given
-(then with the short-horizon figures); ``--full`` runs larger T, more data sets and smaller margins.
-Figures need matplotlib (``pip install gamedyn[plot]``); without it the run says so in one line
-and skips them.
-
-``run`` also prints U_t, the certified upper end of the max margin (:mod:`gamedyn.certificates`;
-the normalised margin is the lower end), and ends with a verdict line: separable with the
-bracket, not separable (0 in the convex hull of the rows, Gordan: exit status 0, the data are
-certified, not refused), or undecided.
-
-Errors (unknown recipe, unreadable or corrupt file, bad labels, T <= 0, a bad ``--synthetic`` spec
-or one too large for the memory, an unwritable ``--out``, out of memory) print ONE line on stderr naming the problem and the fix, and exit with status 2; ``--out`` is checked
-before any claim runs. Ctrl-C prints one line and exits with status 130, also while the command
-line is still importing numpy and scipy. With ``--checkpoint FILE`` (checked writable before the
-data are read), Ctrl-C or SIGTERM lets the round in progress finish, writes FILE, prints where it
-is and how to resume, and exits with status 130 (SIGINT) or 143 (SIGTERM). Set ``GAMEDYN_TRACEBACK=1`` to see the Python traceback
-instead.
-"""
+"""The commands of the ``gamedyn`` command line (see :mod:`gamedyn.cli`): list, run, reproduce, figures, explore."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -67,168 +12,24 @@ import attrs
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
-from gamedyn._progress import ProgressBar
+from gamedyn.cli.progress import ProgressBar
 
 DEFAULT_SYNTHETIC = "200,20,0.05"
 DEFAULT_OUT = "gamedyn-report"
 _TRAJECTORY_LIMIT = 10_000_000  # T (n + d): above it an original reports only its final output (memory)
 
 
-# ------------------------------------------------------------------------------------- parser
-
-_RUN_EPILOG = """data files (--data FILE):
-  .npz                            arrays X (n x d) and y (n labels), or one array A of signed rows y_i x_i
-  .npy                            one 2-D array: A (--npy-layout A, the signed rows) or Xy (--npy-layout Xy, the
-                                  label in the last column); a last column of only -1/+1 (or 0/1) reads both
-                                  ways, so it needs --npy-layout
-  .csv                            label in the last column; a first line of names only is a header
-  .svm .svmlight .libsvm .txt     svmlight/libsvm text, kept sparse (needs: pip install gamedyn[data])
-  FOLDER/                         .npy row chunks X_000.npy X_001.npy ... + y.npy, or A_000.npy ... (signed
-                                  rows), read out of core in row slabs; recipes only (needs: pip install gamedyn[dask])
-labels in {-1,+1} or {0,1} (0 is read as -1); rows are scaled so that max ||x_i|| = 1.
-
-output per reporting step: the margin min_i (A w)_i and the normalised margin of the algorithm's
-output w, the weighted regrets R_w and R_p, and Theorem 2's bound (R_w + R_p)/S_t. For the p-norm
-algorithms the normalised margin, the upper end U_t and the header's max margin are in the dual
-norm q = p/(p-1) (gamma_q), the certificate's norm.
-
-the exact max margin in the header runs only when it is cheap (n*d*min(n,d) <= 1e8, a few seconds);
---oracle forces it, --no-oracle skips it."""
-
-
-class _OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (with a pointer to --help) and exit status 2."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _OneLineParser(prog="gamedyn", description="No-regret game dynamics: the accelerated perceptrons "
-                            "as games, and separable logistic regression.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    listing = commands.add_parser("list", help="list the recipes and original algorithms")
-    listing.set_defaults(handler=command_list)
-
-    run = commands.add_parser("run", help="run a recipe or an original algorithm and report its margin and regrets",
-                              description="Run a recipe (game form) or an original algorithm on a data set.",
-                              epilog=_RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    run.add_argument("recipe", help="a name from `gamedyn list` (originals also without 'original.', e.g. perceptron)")
-    source = run.add_mutually_exclusive_group()
-    source.add_argument("--data", metavar="FILE", help=".npz (X, y or A), .npy, .csv (label last), svmlight, or a folder of .npy row chunks")
-    source.add_argument("--synthetic", metavar="n,d,gamma",
-                        help=f"make_separable data (default {DEFAULT_SYNTHETIC})")
-    run.add_argument("--npy-layout", choices=("A", "Xy"),
-                     help="a .npy file holds signed rows A or Xy: features, label in the last column (needed when the "
-                          "last column holds only -1/+1 or 0/1, which reads both ways)")
-    run.add_argument("--T", type=int, default=1000, metavar="N", help="rounds (updates for the perceptrons); default 1000")
-    run.add_argument("--seed", type=int, help="seed of the synthetic data (default 0; --synthetic only)")
-    run.add_argument("--every", type=int, metavar="K", help="report every K rounds (default: 1, 2, 5, 10, 20, ...)")
-    run.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
-    run.add_argument("--p", type=float, help="p of the p-norm algorithms (default 2; only they take it): margins are "
-                                            "then reported in the dual norm q = p/(p-1)")
-    run.add_argument("--oracle", action=argparse.BooleanOptionalAction, default=None,
-                     help="compute the exact max margin for the header (default: only when it is cheap, about "
-                          "n*d*min(n,d) <= 1e8; --oracle always, --no-oracle never)")
-    run.add_argument("--checkpoint", metavar="FILE",
-                     help="keep a checkpoint of the run in FILE (.npz): at the end, every --checkpoint-every rounds, "
-                          "and on Ctrl-C or SIGTERM after the round in progress (recipes only)")
-    run.add_argument("--checkpoint-every", type=int, metavar="K", help="write the checkpoint every K rounds")
-    run.add_argument("--resume", metavar="FILE",
-                     help="continue the run saved in FILE (same recipe, data and --T); it keeps FILE up to date "
-                          "unless --checkpoint names another file")
-    run.add_argument("--theta", choices=("wang", "ji"),
-                     help="accelerated perceptron only: theta_(t-1) = t/(2(t+1)) (wang, default) or 1 (ji)")
-    run.set_defaults(handler=command_run)
-
-    reproduce = commands.add_parser("reproduce", help="check every claim of both papers; PASS/FAIL table",
-                                    description="Run every claim (or those NAMES select) and print one table; "
-                                    "exit 1 if any claim fails.")
-    reproduce.add_argument("names", nargs="*", metavar="NAME",
-                           help="select claims by group (equivalences, rates, iterations, logistic), recipe "
-                                "name or reference (e.g. nag_margin, 'Theorem 4')")
-    size = reproduce.add_mutually_exclusive_group()
-    size.add_argument("--quick", action="store_true",
-                      help="smoke run (seconds); writes nothing unless --out is given")
-    size.add_argument("--full", action="store_true", help="larger T, more data sets, smaller margins")
-    reproduce.add_argument("--out", metavar="DIR", help=f"report.md and figures (default ./{DEFAULT_OUT})")
-    reproduce.add_argument("--no-figures", action="store_true", help="write report.md only")
-    reproduce.set_defaults(handler=command_reproduce)
-
-    figures = commands.add_parser("figures", help="write every figure of both papers (PNG)")
-    figures.add_argument("--out", metavar="DIR", default=DEFAULT_OUT, help=f"output folder (default ./{DEFAULT_OUT})")
-    figures.add_argument("--quick", action="store_true", help="short horizons (seconds instead of minutes)")
-    figures.set_defaults(handler=command_figures)
-
-    explorer = commands.add_parser("explore", help="every legal pair of learners on the separator game, with rates",
-                                   description="Run every legal (w-learner, p-learner, weights, first) seating of "
-                                   "gamedyn.exploration.separator_learners on g = p'Aw - |w|^2/2 and rank them by the "
-                                   "fitted rate exponent of Theorem 2's bound (R_w + R_p)/S_t.")
-    source = explorer.add_mutually_exclusive_group()
-    source.add_argument("--data", metavar="FILE", help="a data file, as for `gamedyn run`")
-    source.add_argument("--synthetic", metavar="n,d,gamma", help=f"make_separable data (default {DEFAULT_SYNTHETIC})")
-    explorer.add_argument("--npy-layout", choices=("A", "Xy"), help="layout of a .npy file (see run)")
-    explorer.add_argument("--seed", type=int, help="seed of the synthetic data (default 0; --synthetic only)")
-    explorer.add_argument("--T", type=int, default=2000, metavar="N", help="rounds per seating (default 2000)")
-    explorer.add_argument("--eta", type=float, default=0.25, help="the p-player's entropy step (default 1/4)")
-    explorer.add_argument("--markdown", action="store_true", help="print the table as Markdown")
-    explorer.add_argument("--figure", metavar="PNG", help="also write the heat map of the rate exponents (matplotlib)")
-    explorer.set_defaults(handler=command_explore)
-    return parser
-
-
-def main(argv=None) -> int:
-    """Run the command line; returns the exit status (0 ok, 1 a claim failed, 2 an error, 130 Ctrl-C,
-    143 SIGTERM during a run with --checkpoint)."""
-    from gamedyn import _startup
-
-    _startup.restore()  # Ctrl-C is a KeyboardInterrupt again, handled below
-    try:
-        parser = build_parser()
-    except KeyboardInterrupt:
-        print("gamedyn: interrupted", file=sys.stderr)
-        return 130
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exit:  # --help (0) or a usage error (2), already printed by argparse
-        return exit.code if isinstance(exit.code, int) else 2
-    try:
-        return args.handler(args)
-    except BrokenPipeError:  # e.g. `gamedyn list | head -1`
-        sys.stderr.close()
-        return 1
-    except (ValueError, TypeError, OSError, ImportError, MemoryError) as error:
-        if os.environ.get("GAMEDYN_TRACEBACK"):
-            raise
-        message = " ".join(str(error).split()) or type(error).__name__
-        if isinstance(error, MemoryError):
-            message = f"out of memory ({message}); use smaller data, a smaller --T or fewer claims"
-        print(f"gamedyn {args.command}: error: {message}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt as interrupt:
-        signum = getattr(interrupt, "signum", None)  # gamedyn.checkpoints.RunInterrupted: Ctrl-C or SIGTERM
-        if signum is not None:
-            print(f"gamedyn {args.command}: interrupted by {interrupt.signal_name} after round {interrupt.round}; "
-                  f"checkpoint written to {interrupt.path!r}; to resume, run the same command with "
-                  f"--resume {interrupt.path}", file=sys.stderr)
-            return 128 + signum  # 130 for SIGINT, 143 for SIGTERM
-        detail = f": {interrupt}" if str(interrupt) else ""
-        print(f"gamedyn {args.command}: interrupted{detail}", file=sys.stderr)
-        return 130
-
-
 # --------------------------------------------------------------------------------------- list
 
 
 def _entries():
-    from gamedyn.registry import original_entries, recipe_entries
+    from gamedyn.paper.registry import original_entries, recipe_entries
 
     return recipe_entries() + original_entries()
 
 
 def command_list(args) -> int:
-    from gamedyn.registry import original_entries, recipe_entries
+    from gamedyn.paper.registry import original_entries, recipe_entries
 
     for title, entries in (("Recipes (game form, gamedyn.recipes)", recipe_entries()),
                            ("Originals (published form, gamedyn.original)", original_entries())):
@@ -313,7 +114,7 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
     of the w-domain (Theorem 7's R_w(u): the p-norm game's w-domain is all of R^d). ``q`` is the
     norm of the normalised margins (the certificate's: p/(p-1) for the p-norm game).
     """
-    from gamedyn.certificates import certify_not_separable
+    from gamedyn.certify.certificates import certify_not_separable
 
     wanted, reports = set(steps), []
     recipe, options = entry.recipe, {"p": p, "theta": theta}
@@ -432,7 +233,7 @@ class OracleReport:
 
 def _oracle(data, q: float, choice, comparator_needed: bool) -> OracleReport:
     """Run the exact oracle when asked (``choice`` True), never (False), or when it is cheap (None)."""
-    from gamedyn.margins import MarginUndecidedError, NotSeparableError, max_margin, max_margin_q
+    from gamedyn.certify.margins import MarginUndecidedError, NotSeparableError, max_margin, max_margin_q
 
     name = "gamma" if q == 2.0 else "gamma_q"
     if isinstance(data.A, LinearOperator):
@@ -502,7 +303,7 @@ def _check_data_options(args) -> None:
 
 
 def _load(args):
-    from gamedyn._data_files import load_data_file, synthetic_data
+    from gamedyn.io.data_files import load_data_file, synthetic_data
 
     _check_data_options(args)
     if args.data is not None:
@@ -560,7 +361,7 @@ def command_run(args) -> int:
         for note in notes:
             print(note)
         if args.resume is not None:
-            from gamedyn.checkpoints import checkpoint_info
+            from gamedyn.engine.checkpoints import checkpoint_info
 
             print(f"resumed from {args.resume} after round {checkpoint_info(args.resume)['round']}")
         print(_header(q), flush=True)
@@ -610,7 +411,7 @@ def _checkpoint_options(args, entry) -> dict:
     if args.checkpoint_every is not None and args.checkpoint_every < 1:
         raise ValueError(f"--checkpoint-every must be a positive integer, got {args.checkpoint_every}.")
     checkpoint = args.checkpoint if args.checkpoint is not None else args.resume
-    from gamedyn.checkpoints import check_writable
+    from gamedyn.engine.checkpoints import check_writable
 
     check_writable(checkpoint, "--checkpoint" if args.checkpoint is not None else "--resume")  # before the data load and the run
     return {"checkpoint": checkpoint, "checkpoint_every": args.checkpoint_every, "resume_from": args.resume}
@@ -621,11 +422,11 @@ def _verdict(reports, A) -> str:
     (above its rounding bound) or Gordan's proof; otherwise undecided."""
     if reports[-1].verdict is not None:
         return reports[-1].verdict
-    from gamedyn import certificates
+    from gamedyn.arrays.operators import largest_row_norm, unit_of
+    from gamedyn.certify import certificates
 
     margin = reports[-1].normalized_margin
-    if margin > 0 and certificates.margin_is_certified(margin, certificates._row_norm_max(A), A.shape[1],
-                                                       unit=certificates._unit_of(A)):
+    if margin > 0 and certificates.margin_is_certified(margin, largest_row_norm(A), A.shape[1], unit=unit_of(A)):
         return f"separable: the output's normalised margin is {margin:.6g}"
     return certificates.certify_not_separable(A).verdict()
 
@@ -648,7 +449,7 @@ def check_writable_folder(path: str, option: str = "--out") -> None:
 
 
 def command_reproduce(args) -> int:
-    from gamedyn import reproduce
+    from gamedyn.paper import reproduce
 
     profile = reproduce.PROFILES["quick" if args.quick else "full" if args.full else "default"]
     claims = reproduce.select_claims(reproduce.CLAIMS, args.names)
@@ -706,7 +507,7 @@ def command_reproduce(args) -> int:
 
 
 def command_figures(args) -> int:
-    from gamedyn import reproduce
+    from gamedyn.paper import reproduce
 
     if reproduce.matplotlib_missing():
         raise ImportError("figures need matplotlib: pip install gamedyn[plot]")
@@ -723,13 +524,13 @@ def command_figures(args) -> int:
 
 
 def command_explore(args) -> int:
-    from gamedyn.exploration import explore, separator_learners
-    from gamedyn.payoffs import RegularizedBilinear
+    from gamedyn.engine.payoffs import RegularizedBilinear
+    from gamedyn.paper.exploration import explore, separator_learners
 
     if args.figure is not None:
-        from gamedyn.plot import _figure
+        from gamedyn.plot import new_figure
 
-        _figure()  # fail before the runs when matplotlib is missing
+        new_figure()  # fail before the runs when matplotlib is missing
     data = _load(args)
     learners = separator_learners(args.eta)
     seatings = len(learners["w"]) * len(learners["p"]) * 4

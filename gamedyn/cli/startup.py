@@ -1,11 +1,11 @@
 """Ctrl-C while the ``gamedyn`` command line starts up prints one line and exits with status 130.
 
-Importing :mod:`gamedyn` loads numpy and scipy (a second or more on a cold start) before
+The command line imports numpy, scipy and the library (a second or more on a cold start) before
 :func:`gamedyn.cli.main` can catch anything, so an interrupt there would print a traceback. When the
 process is the command line (the ``gamedyn`` script or ``python -m gamedyn``), :func:`install` (run
-first thing by ``gamedyn/__init__.py``) puts a SIGINT handler in place for the start-up; ``main``
-calls :func:`restore` and handles Ctrl-C itself from then on. Any other program that imports
-gamedyn is left alone.
+first thing by ``gamedyn/cli/__init__.py``, the command line's entry point) puts a SIGINT handler in
+place for the start-up; ``main`` calls :func:`restore` and handles Ctrl-C itself from then on.
+``import gamedyn`` itself sets no handler, and any other program that imports gamedyn is left alone.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from typing import Any
 
 import attrs
 
-from gamedyn.payoffs import Loss, Payoff
+from gamedyn.core.loss import Loss
 
 
 @attrs.frozen
@@ -118,7 +118,7 @@ class OpponentSecondary:
     """
 
     opponent: Any
-    payoff: Payoff
+    payoff: Any  # a gamedyn.engine.Payoff (the engine's layer sits above the learners')
     player: str = attrs.field(validator=attrs.validators.in_(("w", "p")))
     needs_current_loss = False
     sees_induced_loss = True

@@ -45,15 +45,15 @@ from typing import Any, NamedTuple
 import attrs
 import numpy as np
 
-from gamedyn._numerics import add_scaled, axpy, plus_scaled
-from gamedyn._validation import check_positive, check_vector
-from gamedyn.hints import CurrentLoss, LastLoss, NoHint
+from gamedyn.core.domains import Ball, Box, L1Ball, Reals, Simplex
+from gamedyn.core.hints import CurrentLoss, LastLoss, NoHint
+from gamedyn.core.kernels import add_scaled, axpy, plus_scaled
+from gamedyn.core.loss import Loss
+from gamedyn.core.regularizers import Entropy, QNorm, Regularizer, SquaredEuclidean, Zero
+from gamedyn.core.validation import check_positive, check_vector
+from gamedyn.core.weights import StepSchedule
 
 _STATELESS_HINTS = (NoHint, CurrentLoss)  # built-in hints whose state is always None
-from gamedyn.payoffs import Loss
-from gamedyn.regularizers import (
-    L1Ball, Ball, Box, Entropy, QNorm, Reals, Regularizer, Simplex, SquaredEuclidean, Zero,
-)
 
 # The regularizers and domains whose argmins provably play inside the domain (plays_in_domain).
 _IN_DOMAIN_REGULARIZERS = (Entropy, SquaredEuclidean, QNorm, Zero)
@@ -71,39 +71,6 @@ def _check_regularizer(instance, attribute, value):
 def _check_hint(instance, attribute, value):
     if not all(hasattr(value, name) for name in ("init", "predict", "update")):
         raise TypeError(f"hint must have init, predict and update methods (see gamedyn.hints), got {value!r}.")
-
-
-@attrs.frozen
-class StepSchedule:
-    r"""A step-size schedule :math:`\eta_t`, t = 1, 2, ...: a sequence ``(eta_1, eta_2, ...)`` or a
-    callable ``t -> eta_t``. Every learner's ``eta`` accepts one (a list or tuple, or a callable,
-    is turned into a ``StepSchedule``); each learner counts its own rounds, so round t uses
-    :math:`\eta_t` in both its play and its update. A NumPy array as ``eta`` means something else:
-    one constant step per batched game (a sweep).
-
-    >>> StepSchedule([1.0, 0.5])(2), StepSchedule(lambda t: 1 / t)(4)
-    (0.5, 0.25)
-    """
-
-    steps: Any = attrs.field()
-
-    def __attrs_post_init__(self):
-        if not callable(self.steps):
-            steps = tuple(float(step) for step in self.steps)
-            if not steps or not all(np.isfinite(step) and step > 0 for step in steps):
-                raise ValueError(f"a step sequence must hold positive finite steps, got {self.steps!r}.")
-            object.__setattr__(self, "steps", steps)
-
-    def __call__(self, t: int) -> float:
-        if callable(self.steps):
-            step = float(self.steps(t))
-            if not (np.isfinite(step) and step > 0):
-                raise ValueError(f"eta({t}) = {step!r}; every step eta_t must be positive and finite.")
-            return step
-        if t > len(self.steps):
-            raise ValueError(f"the step sequence holds {len(self.steps)} steps but round {t} needs eta_{t}; "
-                             f"give at least T steps, or a callable t -> eta_t.")
-        return self.steps[t - 1]
 
 
 def _as_step(value):

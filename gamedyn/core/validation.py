@@ -12,7 +12,8 @@ import numpy as np
 import scipy.sparse as sp
 
 
-def _describe(value) -> str:
+def describe(value) -> str:
+    """A short repr of a bad argument for an error message (at most 60 characters)."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -24,7 +25,8 @@ _OPERATOR_NEEDS_ROWS = (
 )
 
 
-def _is_operator(A) -> bool:
+def is_operator(A) -> bool:
+    """Whether A is matrix-free: a ``scipy.sparse.linalg.LinearOperator`` or a batch of games."""
     from scipy.sparse.linalg import LinearOperator
 
     return isinstance(A, LinearOperator) or getattr(A, "batch_size", None) is not None
@@ -90,7 +92,7 @@ def check_matrix(A, name: str = "A", *, allow_sparse: bool = True, dtype=None, a
     array is refused (callers that only need products wrap it in
     :class:`gamedyn.distributed.RowBlockedOperator`).
     """
-    if _is_operator(A):
+    if is_operator(A):
         if not allow_operator:
             raise TypeError(_OPERATOR_NEEDS_ROWS.format(name=name))
         return _check_operator(A, name)
@@ -142,7 +144,7 @@ def check_vector(z, name: str, *, size: int | None = None, dtype=np.float64):
     try:
         vector = np.asarray(z, dtype=dtype)
     except (TypeError, ValueError) as error:
-        raise TypeError(f"{name} must be a 1-D numeric array, got {_describe(z)}.") from error
+        raise TypeError(f"{name} must be a 1-D numeric array, got {describe(z)}.") from error
     if vector.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {vector.shape}; flatten it with np.ravel({name}).")
     if size is not None and vector.shape[0] != size:
@@ -155,7 +157,7 @@ def check_vector(z, name: str, *, size: int | None = None, dtype=np.float64):
 def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
     """Return ``value`` as a float after checking it is a finite positive real number."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a positive real number, got {_describe(value)}.")
+        raise TypeError(f"{name} must be a positive real number, got {describe(value)}.")
     value = float(value)
     if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
@@ -166,7 +168,7 @@ def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
 def check_count(value, name: str, *, minimum: int = 1) -> int:
     """Return ``value`` as an int after checking it is an integer >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= {minimum}, got {_describe(value)}.")
+        raise TypeError(f"{name} must be an integer >= {minimum}, got {describe(value)}.")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}; pass e.g. {name}={max(minimum, 100)}.")
     return int(value)
@@ -175,7 +177,7 @@ def check_count(value, name: str, *, minimum: int = 1) -> int:
 def check_q(q) -> float:
     """Check the dual exponent q of the p-norm link function: q in (1, 2]."""
     if isinstance(q, bool) or not isinstance(q, numbers.Real):
-        raise TypeError(f"q must be a real number in (1, 2], got {_describe(q)}.")
+        raise TypeError(f"q must be a real number in (1, 2], got {describe(q)}.")
     q = float(q)
     if not (1.0 < q <= 2.0):
         raise ValueError(f"q must lie in (1, 2] (q = p/(p-1) for p >= 2), got {q!r}; for p = 4 pass q = 4/3.")
@@ -197,55 +199,20 @@ def check_labels(y, n: int, name: str = "y"):
     return labels.astype(np.float64)
 
 
-def _row_norms(A, norm: float, top: float) -> np.ndarray:
-    """``||a_i|| / top`` for every row, in blocks of about 2^16 entries (O(n) extra memory, never a copy of A)."""
-    n, d = A.shape
-    step = max(1, (1 << 16) // d)
-    norms = np.empty(n)
-    for start in range(0, n, step):
-        block = A[start:start + step]
-        block = (block.toarray() if sp.issparse(block) else np.asarray(block)).astype(np.float64) / top
-        if norm == 2:  # one fused pass (a float power costs ~10x more)
-            norms[start:start + step] = np.sqrt(np.einsum("ij,ij->i", block, block))
-        else:
-            norms[start:start + step] = np.sum(np.abs(block) ** norm, axis=1) ** (1.0 / norm)
-    return norms
-
-
-def check_unit_rows(A, normalize: bool = False, *, norm: float = 2.0, name: str = "A"):
-    """Return ``(A, row_scale)`` with every row of ``A`` of ``norm``-norm <= 1, as the theorems assume.
-
-    Rows with ||x_i|| > 1 (beyond rounding) raise a ValueError naming ``normalize=True``; with
-    ``normalize=True`` the rows are divided by ``row_scale = max_i ||x_i||`` (1.0 otherwise).
-    Norms are computed on ``A / max|A|``, so no scale overflows.
-    """
-    if not isinstance(normalize, (bool, np.bool_)):
-        raise TypeError(f"normalize must be True or False, got {_describe(normalize)}.")
-    if _is_operator(A) or type(A).__module__.startswith("dask.array"):
-        # matrix-free (an operator or a batch of games), or a dask array, whose rows live on disk or on
-        # workers: trusted to have ||x_i|| <= 1 like a LinearOperator, never pulled into memory here
-        # (the payoff wraps a dask array in gamedyn.distributed.RowBlockedOperator)
-        if normalize:
-            raise TypeError(f"normalize=True reads the rows of {name}, but {name} is matrix-free; rescale the rows "
-                            "before building the operator (the theorems assume ||x_i|| <= 1).")
-        return A, 1.0
-    A = check_matrix(A, name, sparse_formats=("csr", "csc"))  # a view, never a copy of A
-    data = A.data if sp.issparse(A) else A
-    top = float(max(np.max(data), -np.min(data))) if data.size else 0.0  # max|A| without a copy of A
-    if top == 0.0:
-        raise ValueError(f"every row of {name} is zero; no direction has a positive margin on zero rows.")
-    norms = _row_norms(A, norm, top)
-    largest = top * float(np.max(norms))
-    if normalize:
-        return (A / largest).astype(A.dtype) if sp.issparse(A) else (A / np.asarray(largest, dtype=A.dtype)), largest
-    # Rows scaled to norm 1 may compute a norm above 1 by rounding: a sum of d squares is exact to
-    # (d + 2) eps relative (the standard bound; measured up to 83 eps at d = 2501), so allow (d + 16) eps.
-    if largest > 1.0 + (A.shape[1] + 16) * np.finfo(A.dtype).eps:
-        row = int(np.argmax(norms))
-        raise ValueError(
-            f"{name} has rows with ||x_i||_{norm:g} > 1 (row {row} has norm {largest!r}); the theorems assume "
-            f"every row has norm <= 1. Pass normalize=True to rescale the rows by max ||x_i|| (recorded as "
-            f"result.row_scale), or divide {name} by {largest!r} yourself."
-        )
-    return A, 1.0
-
+def signs_from_labels(labels, source: str) -> np.ndarray:
+    """Labels in {-1, +1} unchanged, labels in {0, 1} with 0 -> -1; anything else is an error."""
+    try:
+        labels = np.asarray(labels, dtype=np.float64).ravel()
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{source}: labels must be numbers in {{-1, +1}} or {{0, 1}} ({' '.join(str(error).split())}); "
+                         "relabel the two classes as -1/+1 (or 0/1).") from None
+    values = np.unique(labels)
+    if np.all(np.isin(values, (-1.0, 1.0))):
+        return labels
+    if np.all(np.isin(values, (0.0, 1.0))):
+        return np.where(labels == 0.0, -1.0, 1.0)
+    shown = ", ".join(f"{value:g}" for value in values[:6]) + (", ..." if values.size > 6 else "")
+    raise ValueError(
+        f"{source}: labels must be in {{-1, +1}} or {{0, 1}}, found {{{shown}}}; "
+        "relabel the two classes as -1/+1 (or 0/1) in the label column."
+    )

@@ -58,7 +58,7 @@ import attrs
 import numpy as np
 import scipy.sparse as sp
 
-from gamedyn.payoffs import Loss
+from gamedyn.core.loss import Loss
 
 __all__ = ["CHECKPOINT_VERSION", "CheckpointError", "CheckpointMismatchError", "RunInterrupted", "checkpoint_info"]
 

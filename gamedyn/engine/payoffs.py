@@ -20,116 +20,13 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
-from gamedyn._numerics import axpy, dot, inner, plus_scaled, scal
-from gamedyn._validation import check_matrix, check_positive
-from gamedyn.regularizers import Simplex
+from gamedyn.arrays.operators import is_dask_array
+from gamedyn.core.domains import Simplex
+from gamedyn.core.kernels import dot, scal
+from gamedyn.core.loss import Loss
+from gamedyn.core.validation import check_matrix, check_positive
 
 _FLOAT64 = np.dtype(np.float64)
-
-
-class Loss:
-    r"""f(z) = <linear, z> + curvature * phi(z), defined up to an additive constant.
-
-    ``phi`` is ``convex``: ``None`` (the default) means :math:`\phi(z)=\tfrac12\|z\|^2`, the
-    "linear + quadratic" losses of every bilinear payoff. Any other fixed convex function with a
-    known argmin oracle can take its place, e.g. the Fenchel conjugate :math:`f^*` of an
-    :class:`gamedyn.Objective` (the y-player's loss in the Fenchel game): it must provide
-    ``value(z)``, ``gradient(z)`` and ``minimize(linear, strength, domain)`` =
-    :math:`\arg\min_{z\in Z}\langle\mathrm{linear},z\rangle+\mathrm{strength}\,\phi(z)` (or None when
-    unbounded). Sums keep the structure: the strengths add, the linear parts add, so an FTL learner
-    still updates in O(dimension) and :meth:`minimize_over` is the oracle's closed form.
-
-    ``linear`` has the player's dimension as its first axis; a trailing axis (shape ``(dim, K)``)
-    holds K batched games that share one round (see :func:`gamedyn.one_vs_rest`), and then
-    :meth:`value` returns one value per game. A cheap value type (three slots, created several times
-    per round): it is never modified in place, and neither is its ``linear`` array.
-    """
-
-    __slots__ = ("linear", "curvature", "convex")
-
-    def __init__(self, linear, curvature: float = 0.0, convex=None):
-        self.linear = linear
-        self.curvature = curvature
-        self.convex = convex
-
-    def __repr__(self) -> str:
-        extra = "" if self.convex is None else f", convex={self.convex!r}"
-        return f"Loss(linear={self.linear!r}, curvature={self.curvature!r}{extra})"
-
-    def __eq__(self, other) -> bool:
-        if not isinstance(other, Loss):
-            return NotImplemented
-        return bool(np.array_equal(self.linear, other.linear) and self.curvature == other.curvature
-                    and self.convex is other.convex)
-
-    __hash__ = None
-
-    def value(self, z):
-        """f(z); a float, or one float per game (shape ``(K,)``) for batched losses."""
-        linear = self.linear
-        if linear.ndim == 1:
-            total = inner(linear, z)
-            if self.curvature:
-                if self.convex is None:
-                    total += 0.5 * self.curvature * inner(z, z)
-                else:
-                    total += self.curvature * float(self.convex.value(z))
-            return total
-        total = np.einsum("i...,i...->...", linear, z)
-        if self.curvature:
-            total = total + 0.5 * self.curvature * np.einsum("i...,i...->...", z, z)
-        return total
-
-    def gradient(self, z):
-        """grad f(z) = linear + curvature grad phi(z) (the linear part itself when the curvature is 0)."""
-        if not self.curvature:
-            return self.linear
-        if self.convex is None:
-            return self.linear + self.curvature * z
-        return self.linear + self.curvature * self.convex.gradient(z)
-
-    def minimize_over(self, domain):
-        """argmin over the domain of f (None when unbounded below): the domain's closed form for
-        phi = 1/2 ||.||^2 (``domain.minimize_quadratic``), else phi's own oracle."""
-        if self.convex is None or not self.curvature:
-            return domain.minimize_quadratic(self.linear, self.curvature)
-        return self.convex.minimize(self.linear, self.curvature, domain)
-
-    def _convex_of_sum(self, other: "Loss", weight: float = 1.0):
-        if self.convex is other.convex or not (weight * other.curvature):
-            return self.convex
-        if not self.curvature:
-            return other.convex
-        raise ValueError(
-            "Cannot add losses whose curvature multiplies different convex functions "
-            f"({self.convex!r} and {other.convex!r}); a player's losses must share one phi."
-        )
-
-    def scaled(self, weight: float) -> "Loss":
-        return Loss(weight * self.linear, weight * self.curvature, self.convex)
-
-    def plus_scaled(self, other: "Loss", weight: float) -> "Loss":
-        """self + weight * other in one step (what an FTRL learner adds each round)."""
-        convex = self.convex if self.convex is other.convex else self._convex_of_sum(other, weight)
-        if weight.__class__ is float and weight == 1.0:  # alpha_t = 1: one pass (1.0 * x == x exactly)
-            return Loss(self.linear + other.linear, self.curvature + other.curvature, convex)
-        mine, theirs = self.linear, other.linear
-        if (mine.__class__ is np.ndarray and theirs.__class__ is np.ndarray and mine.dtype is _FLOAT64
-                and mine.shape == theirs.shape and weight.__class__ is float):  # one copy, one BLAS axpy
-            linear = mine.copy()
-            axpy(theirs.reshape(-1), linear.reshape(-1), weight)
-        else:
-            linear = plus_scaled(mine, weight, theirs)
-        return Loss(linear, self.curvature + weight * other.curvature, convex)
-
-    def __add__(self, other: "Loss") -> "Loss":
-        convex = self.convex if self.convex is other.convex else self._convex_of_sum(other)
-        return Loss(self.linear + other.linear, self.curvature + other.curvature, convex)
-
-    @classmethod
-    def zero(cls, dimension) -> "Loss":
-        """The zero loss; ``dimension`` is an int or a shape ``(dim, K)`` for K batched games."""
-        return cls(np.zeros(dimension), 0.0)
 
 
 class Payoff:
@@ -169,7 +66,8 @@ class Payoff:
         return w_loss.value(w), p_loss.value(p)
 
 
-def _check_domain(instance, attribute, value):
+def domain_validator(instance, attribute, value):
+    """The attrs validator of a payoff's ``w_domain`` / ``p_domain``: a domain or None (any domain)."""
     if value is not None and not all(hasattr(value, name) for name in ("contains", "project", "minimize_quadratic")):
         raise TypeError(
             f"{attribute.name} must be a domain (Reals(), Ball(radius), Simplex()) or None for any "
@@ -184,8 +82,8 @@ def _matrix_and_transpose(A):
     other format's view of the same arrays. A ``scipy.sparse.linalg.LinearOperator`` (or any
     subclass, e.g. an out-of-core operator) is never densified: ``A.T @ p`` calls its ``rmatvec``.
     """
-    if type(A).__module__.startswith("dask.array"):  # keep the blocks where they are: one task per block
-        from gamedyn.distributed import RowBlockedOperator
+    if is_dask_array(A):  # keep the blocks where they are: one task per block
+        from gamedyn.arrays.distributed import RowBlockedOperator
 
         A = RowBlockedOperator.from_dask_array(A)
     A = check_matrix(A, "A", allow_operator=True, sparse_formats=("csr", "csc"))
@@ -330,8 +228,8 @@ class ConcaveConvex(Payoff):
     gradient_p: Callable = attrs.field()
     w_dimension: int = attrs.field(kw_only=True)
     p_dimension: int = attrs.field(kw_only=True)
-    w_domain: Any = attrs.field(default=None, kw_only=True, validator=_check_domain)
-    p_domain: Any = attrs.field(default=None, kw_only=True, validator=_check_domain)
+    w_domain: Any = attrs.field(default=None, kw_only=True, validator=domain_validator)
+    p_domain: Any = attrs.field(default=None, kw_only=True, validator=domain_validator)
     structured = False
 
     def value(self, w, p) -> float:
@@ -393,7 +291,7 @@ def _numerical_minimum(function, gradient, domain, start):
     """argmin over the domain of a smooth convex function (None when it runs off over R^d)."""
     import scipy.optimize
 
-    from gamedyn.regularizers import Ball, Box, Reals
+    from gamedyn.core.domains import Ball, Box, Reals
 
     start = np.asarray(start, dtype=np.float64)
     # scipy's tolerances are absolute: solve for f / s, s the size of f and of its gradient at the start

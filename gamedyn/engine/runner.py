@@ -19,7 +19,6 @@ Memory is O(n + d) in T: per-round traces are opt-in (``record=True`` or ``callb
 from __future__ import annotations
 
 import contextlib
-import math
 import numbers
 import operator
 from typing import Any, Callable
@@ -27,315 +26,23 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
-from gamedyn import checkpoints as _checkpoints
-from gamedyn._numerics import NumericalRangeError, add_scaled, axpy
-from gamedyn._validation import check_count, check_vector
-from gamedyn.one_pass import one_pass_round
-from gamedyn.payoffs import Bilinear, Loss, Payoff
-from gamedyn.regularizers import Ball, Reals, Simplex
-
-# ----------------------------------------------------------------------------------------- weights
-
-
-def _weight_function(weights, name: str, T: int) -> Callable[[int], float]:
-    """Turn the ``weights`` argument into t -> alpha_t, checking every alpha_t is positive and finite."""
-    if isinstance(weights, str):
-        if weights == "constant":
-            return lambda t: 1.0
-        if weights == "linear":
-            return float
-        raise ValueError(f"{name}={weights!r} is not a known schedule; use 'constant', 'linear', a sequence or a callable t -> alpha_t.")
-    if isinstance(weights, numbers.Real) and not isinstance(weights, bool):
-        value = float(weights)
-        if not (np.isfinite(value) and value > 0):
-            raise ValueError(f"{name} must be positive and finite, got {value!r}.")
-        _check_normal(value, name)
-        return lambda t: value
-    if callable(weights):
-        def checked(t, function=weights):
-            value = float(function(t))
-            if not _SMALLEST_NORMAL <= value < math.inf:  # one comparison per round; the reason below
-                if not (math.isfinite(value) and value > 0):
-                    raise ValueError(f"{name}({t}) = {value!r}; every weight alpha_t must be positive and finite.")
-                _check_normal(value, f"{name}({t})")
-            return value
-        return checked
-    sequence = np.asarray(weights, dtype=np.float64)
-    if sequence.ndim != 1 or sequence.shape[0] < T:
-        raise ValueError(f"{name} must be a 1-D sequence of at least T = {T} weights, got shape {sequence.shape}.")
-    if not np.all(np.isfinite(sequence[:T])) or np.any(sequence[:T] <= 0):
-        raise ValueError(f"{name} must contain positive finite weights; got min {np.min(sequence[:T])!r}.")
-    _check_normal(float(np.min(sequence[:T])), f"min({name})")
-    return lambda t: float(sequence[t - 1])
-
-
-_SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
-
-
-def _check_normal(value: float, name: str):
-    """A subnormal weight carries fewer than 52 bits: alpha_t p_t would lose the simplex's sum."""
-    if value < _SMALLEST_NORMAL:
-        raise ValueError(
-            f"{name} = {value!r} is subnormal (below {_SMALLEST_NORMAL!r}, float64's smallest normal "
-            f"number), so alpha_t times a play loses precision. Multiply every weight by a constant "
-            f"c and divide each learner's eta by c: the plays are unchanged."
-        )
-
-
-# ---------------------------------------------------------------------------------- seats & results
-
-
-class _PurePlayer:
-    """A learner given by its pure functions alone (``init`` / ``play`` / ``update``), driven as a player."""
-
-    __slots__ = ("state", "_play", "_update", "_sees_induced", "_loss_sum")
-
-    def __init__(self, learner, state):
-        self.state = state
-        self._play, self._update = learner.play, learner.update
-        self._sees_induced = bool(getattr(learner, "sees_induced_loss", False))
-        loss_sum = getattr(learner, "loss_sum", None)
-        self._loss_sum = loss_sum if callable(loss_sum) else None
-
-    def play(self, weight, current_loss=None):
-        if current_loss is None:
-            return self._play(self.state, weight)
-        return self._play(self.state, weight, current_loss)
-
-    def update(self, point, loss, weight, induced_loss=None) -> None:
-        if self._sees_induced:
-            self.state = self._update(self.state, point, loss, weight, induced_loss=induced_loss)
-        else:
-            self.state = self._update(self.state, point, loss, weight)
-
-    def loss_sum(self):
-        return None if self._loss_sum is None else self._loss_sum(self.state)
-
-
-def _player(learner, state):
-    """The learner's mutable form (``learner.player(state)``, e.g. :class:`gamedyn.learners.FTRLPlayer`),
-    or its pure functions driven as one."""
-    make = getattr(learner, "player", None)
-    return make(state) if callable(make) else _PurePlayer(learner, state)
-
-
-class _Seat:
-    """The runner's bookkeeping for one player: O(dimension) running sums, nothing per round.
-
-    ``player`` is the learner's mutable form (see :func:`_player`); ``state`` reads or replaces its
-    state (checkpoints). ``play_sum`` (and, for a learner that keeps no loss sum, the loss sum) are
-    buffers the runner updates in place; a learner with a loss sum keeps the only copy of it.
-    """
-
-    __slots__ = ("name", "learner", "player", "weight", "output_weight", "opponent_loss", "play_sum",
-                 "loss_linear", "loss_curvature", "loss_convex", "played_loss_total", "weight_total", "output_weight_total",
-                 "last", "learner_keeps_sum", "update", "flat", "linear_loss_sum")
-
-    def __init__(self, name, learner, state, weight, output_weight, opponent_loss, shape):
-        self.name, self.learner = name, learner
-        self.weight, self.output_weight, self.opponent_loss = weight, output_weight, opponent_loss
-        self.state = state
-        self.learner_keeps_sum = self.player.loss_sum() is not None
-        self.play_sum = np.zeros(shape)
-        self.flat = len(shape) == 1
-        self.loss_linear = None if self.learner_keeps_sum else np.zeros(shape)
-        self.loss_curvature = 0.0
-        self.loss_convex = None  # phi of the losses' curvature term (None: 1/2 ||.||^2), see Loss
-        self.played_loss_total = np.zeros(shape[1:]) if len(shape) > 1 else 0.0
-        self.weight_total = 0.0
-        self.output_weight_total = 0.0
-        self.last = None
-
-    @property
-    def state(self):
-        return self.player.state
-
-    @state.setter
-    def state(self, value):
-        self.player = player = _player(self.learner, value)
-        self.update = player.update  # bound once: no attribute lookup per round
-        fast = getattr(player, "loss_linear_sum", None)
-        self.linear_loss_sum = fast if fast is not None else self._linear_loss_sum
-
-    def _linear_loss_sum(self):
-        return self.player.loss_sum().linear if self.learner_keeps_sum else self.loss_linear
-
-    @property
-    def loss_sum(self) -> Loss:
-        if self.learner_keeps_sum:
-            return self.player.loss_sum()
-        return Loss(self.loss_linear, self.loss_curvature, self.loss_convex)
-
-    def settle(self, point, loss: Loss, weight: float, output_weight: float, induced_loss: Loss,
-               played_value) -> None:
-        """The end of a round for this seat: the learner's update and the runner's running sums.
-
-        ``played_value`` is f_t(z_t), this seat's round loss at its own play
-        (:meth:`gamedyn.Payoff.played_values` computes both seats' at once)."""
-        self.update(point, loss, weight, induced_loss)
-        if not self.learner_keeps_sum:
-            add_scaled(self.loss_linear, weight, loss.linear)
-            self.loss_curvature += weight * loss.curvature
-            if loss.convex is not None:
-                self.loss_convex = loss.convex
-        self.played_loss_total += weight * played_value
-        self.weight_total += weight
-        if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
-            axpy(point, self.play_sum, output_weight)  # our own contiguous float64 buffer, in place
-        else:
-            add_scaled(self.play_sum, output_weight, point)
-        self.output_weight_total += output_weight
-        self.last = point
-
-
-@attrs.frozen
-class RoundState:
-    """What a stop rule or callback sees after round t (all already computed by the round).
-
-    ``w_sum``/``p_sum`` are the output-weighted sums of the plays; ``w_loss_sum``/``p_loss_sum``
-    the weighted loss sums; the regrets so far are computed on demand (O(n + d)). The sums are the
-    runner's running buffers, valid during the call: copy them (``np.array(state.w_sum)``) to keep them.
-    """
-
-    t: int
-    w: np.ndarray
-    p: np.ndarray
-    w_weight_total: float
-    p_weight_total: float
-    w_sum: np.ndarray
-    p_sum: np.ndarray
-    w_loss_sum: Loss
-    p_loss_sum: Loss
-    w_played_loss: float
-    p_played_loss: float
-    w_domain: Any
-    p_domain: Any
-    certificate_tracker: Any = None  # gamedyn.certificates.CertificateTracker (bilinear payoffs), read by gamedyn.stops
-
-    @property
-    def w_regret(self) -> float:
-        return float(_regret(self.w_domain, self.w_loss_sum, self.w_played_loss))
-
-    @property
-    def p_regret(self) -> float:
-        return float(_regret(self.p_domain, self.p_loss_sum, self.p_played_loss))
-
-
-def positive_margin(round_state: RoundState) -> bool:
-    """Stop rule: the averaged iterate w_bar_t has a positive margin min_i (A w_bar_t)_i > 0.
-
-    For the bilinear payoffs the p-player's loss sum is exactly sum_s alpha_s A w_s, so this costs
-    no matrix-vector product.
-    """
-    return bool(np.min(round_state.p_loss_sum.linear) > 0)
-
-
-@attrs.frozen
-class GameResult:
-    """Outcome of :func:`play`. Regrets are weighted, against the best fixed point of each domain.
-
-    Never NaN. Every field is finite, except that ``w_regret`` / ``p_regret`` (and then
-    ``theorem2_bound``) and ``duality_gap`` are ``+inf`` when a player's domain has no best point
-    (R^d against a linear loss). Any other overflow raises :class:`NumericalRangeError` in
-    :func:`play` instead of being returned.
-    """
-
-    w_average: np.ndarray
-    p_average: np.ndarray
-    w_sum: np.ndarray
-    p_sum: np.ndarray
-    w_last: np.ndarray
-    p_last: np.ndarray
-    weight_total: float
-    p_weight_total: float
-    output_weight_total: float
-    rounds: int
-    w_regret: float
-    p_regret: float
-    theorem2_bound: float | None
-    duality_gap: float | None
-    w_loss_sum: Loss
-    p_loss_sum: Loss
-    w_played_loss: float
-    p_played_loss: float
-    stopped_early: bool
-    stop_reason: str
-    trace: dict | None = None
-    certificate: Any = None  # gamedyn.certificates.Certificate for bilinear payoffs, else None
-    metrics: dict | None = None
-
-    def w_regret_against(self, u) -> float:
-        """R_w(u) = sum_t alpha_t (h_t(w_t) - h_t(u)) for a fixed comparator u."""
-        return self.w_played_loss - self.w_loss_sum.value(np.asarray(u, dtype=np.float64))
-
-    def p_regret_against(self, u) -> float:
-        """R_p(u) = sum_t alpha_t (l_t(p_t) - l_t(u)) for a fixed comparator u."""
-        return self.p_played_loss - self.p_loss_sum.value(np.asarray(u, dtype=np.float64))
-
-
-def _regret(domain, loss_sum: Loss, played_loss: float) -> float:
-    """Weighted regret against the best fixed point of the domain (inf when none exists).
-
-    Batched games (a trailing axis): one regret per game, each against its own best point.
-    """
-    if loss_sum.linear.ndim > 1:
-        regrets = [_regret(domain, Loss(loss_sum.linear[:, k], loss_sum.curvature), played_loss[k])
-                   for k in range(loss_sum.linear.shape[1])]
-        values = np.array(regrets, dtype=np.float64)
-        return values.view(_UnboundedGames) if any(isinstance(r, _Unbounded) for r in regrets) else values
-    best = loss_sum.minimize_over(domain)
-    if best is None:
-        return _UNBOUNDED
-    return played_loss - loss_sum.value(best)
-
-
-def _best_response(domain, loss: Loss):
-    """argmin over the domain of the loss (None if unbounded), column by column for batched games:
-    then ``(points, bounded)`` with a zero column where a game's loss is unbounded below."""
-    if loss.linear.ndim == 1:
-        return loss.minimize_over(domain)
-    columns = [domain.minimize_quadratic(loss.linear[:, k], loss.curvature) for k in range(loss.linear.shape[1])]
-    bounded = np.array([column is not None for column in columns])
-    points = np.stack([np.zeros(loss.linear.shape[0]) if column is None else column for column in columns], axis=1)
-    return points, bounded
-
-
-def _duality_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float | None:
-    """max_w g(w, p_bar) - min_p g(w_bar, p): zero exactly at a saddle point (inf when unbounded).
-
-    Batched games: one gap per game."""
-    if not payoff.structured:  # a payoff without loss structure may compute its gap numerically
-        numerical = getattr(payoff, "numerical_duality_gap", None)
-        return None if numerical is None else numerical(w_domain, p_domain, w_bar, p_bar)
-    p_best = _best_response(p_domain, payoff.loss_for_p(w_bar))
-    w_best = _best_response(w_domain, payoff.loss_for_w(p_bar))
-    if w_bar.ndim > 1:
-        (p_points, p_bounded), (w_points, w_bounded) = p_best, w_best
-        gap = np.asarray(payoff.value(w_points, p_bar) - payoff.value(w_bar, p_points), dtype=np.float64)
-        bounded = p_bounded & w_bounded
-        return gap if bounded.all() else np.where(bounded, gap, np.inf).view(_UnboundedGames)
-    if p_best is None or w_best is None:
-        return _UNBOUNDED
-    return payoff.value(w_best, p_bar) - payoff.value(w_bar, p_best)
-
-
-class _Unbounded(float):
-    """+inf that means "no best point exists" (R^d with a linear loss), not an overflow."""
-
-
-_UNBOUNDED = _Unbounded("inf")
-
-
-class _UnboundedGames(np.ndarray):
-    """Per-game values (batched games) where +inf means "no best point", as :class:`_Unbounded`."""
-
-
-def _per_game(value):
-    """A float, or a plain float64 array of one value per batched game."""
-    return float(value) if np.ndim(value) == 0 else np.asarray(value, dtype=np.float64)
-
-
-# ------------------------------------------------------------------------------------------- runner
+from gamedyn.core.domains import Ball, Reals, Simplex
+from gamedyn.core.validation import check_count, check_vector
+from gamedyn.core.weights import weight_function
+from gamedyn.engine import checkpoints as _checkpoints
+from gamedyn.engine.payoffs import Bilinear, Payoff
+from gamedyn.engine.results import (
+    GameResult,
+    RoundState,
+    Unbounded,
+    UnboundedGames,
+    check_result,
+    duality_gap,
+    per_game,
+    regret,
+)
+from gamedyn.engine.rounds import one_pass_round
+from gamedyn.engine.seats import Seat, check_learner, check_plays
 
 
 def _initial_point(value, learner, dimension: int, name: str):
@@ -398,15 +105,15 @@ class _MetricsRecorder:
         self.rows, self.gaps = [], []
 
     def round(self, t, w_seat, p_seat, last: bool):
-        w_regret = _regret(self.w_domain, w_seat.loss_sum, w_seat.played_loss_total)
-        p_regret = _regret(self.p_domain, p_seat.loss_sum, p_seat.played_loss_total)
+        w_regret = regret(self.w_domain, w_seat.loss_sum, w_seat.played_loss_total)
+        p_regret = regret(self.p_domain, p_seat.loss_sum, p_seat.played_loss_total)
         bound = (w_regret + p_regret) / w_seat.weight_total if self.same_weights else np.nan
         self.rows.append((t, w_regret, p_regret, bound))
         if self.same_weights and (t % self.every == 0 or last):
             self._gap(t, w_seat, p_seat)
 
     def _gap(self, t, w_seat, p_seat):
-        gap = _duality_gap(self.payoff, self.w_domain, self.p_domain, w_seat.play_sum / w_seat.output_weight_total,
+        gap = duality_gap(self.payoff, self.w_domain, self.p_domain, w_seat.play_sum / w_seat.output_weight_total,
                            p_seat.play_sum / p_seat.output_weight_total)
         self.gaps.append((t, np.nan if gap is None else gap))
 
@@ -422,10 +129,6 @@ class _MetricsRecorder:
             metrics["duality_gap"] = np.array([row[1] for row in self.gaps], dtype=np.float64)
         return metrics
 
-
-def _check_learner(learner, name: str):
-    if not all(hasattr(learner, method) for method in ("init", "play", "update", "domain")):
-        raise TypeError(f"{name} must be a learner with init, play, update and domain (see gamedyn.learners), got {learner!r}.")
 
 
 def _learner_example(domain) -> str:
@@ -448,190 +151,6 @@ def _check_domain(payoff: Payoff, learner, player: str):
             f"{player}_learner on that domain, e.g. {_learner_example(required)}."
         )
 
-
-def _check_result(fields: dict, unbounded: set, where: str):
-    """No NaN, and inf only where a player's domain has no best point (``unbounded``): else raise.
-
-    Overflow is not rescaled silently: the dynamics are scale-equivariant (payoff / s with
-    eta * s gives the same plays, with regrets / s), so the fix is the caller's to choose. A NaN
-    is called an overflow only when a number of the run reached float64's limit; otherwise the
-    error names where it is first seen (the plays, the losses or the played values), see
-    :func:`_nan_source`.
-    """
-    for name, value in fields.items():
-        array = np.asarray(value.linear if isinstance(value, Loss) else value, dtype=np.float64)
-        finite = bool(np.all(np.isfinite(array)))
-        if isinstance(value, Loss):
-            finite = finite and bool(np.isfinite(value.curvature))
-        if finite or (name in unbounded and bool(np.all(array == np.inf))):
-            continue
-        finite_part = np.abs(array[np.isfinite(array)])
-        largest = float(np.max(finite_part)) if finite_part.size else float("nan")
-        nan = bool(np.any(np.isnan(array))) or (isinstance(value, Loss) and math.isnan(value.curvature))
-        if nan:
-            source = _nan_source(fields)
-            if source is not None:
-                raise NumericalRangeError(f"{where}: the result's {name} is NaN. {source}")
-        raise NumericalRangeError(
-            f"{where}: the result's {name} is {'NaN' if nan else 'infinite'} "
-            f"(its largest finite entry: {largest:.3g}): the run overflowed float64. Rescale the game: divide "
-            f"the payoff by s > 0 (e.g. Bilinear(A / s); RegularizedBilinear(A / s, strength / s)) and "
-            f"multiply each learner's eta by s (the plays are unchanged, the regrets, bound and gap "
-            f"are divided by s), or use smaller weights alpha_t."
-        )
-
-
-_NEAR_OVERFLOW = 1e300  # beyond this a product or a sum of a few terms may overflow, and inf - inf is NaN
-_PLAY_FIELDS = ("w_sum", "p_sum", "w_last", "p_last", "plays", "w_average", "p_average")
-_LOSS_FIELDS = ("w_loss_sum", "p_loss_sum", "loss_sum")
-_VALUE_FIELDS = ("w_played_loss", "p_played_loss", "played_loss")
-
-
-def _nan_source(fields: dict) -> str | None:
-    """Where a NaN of the run's sums came from, or None when an overflow may have made it.
-
-    A NaN that float64 makes itself needs an infinity first (inf - inf, 0 * inf): with no infinite
-    entry anywhere and every finite one far below float64's limit, it came in from a function the
-    run calls. The sums tell which kind was NaN first: values at finite plays and losses come from
-    the payoff's value; losses at finite plays from the payoff's losses; NaN plays from a learner
-    (or from the NaN losses it was given).
-    """
-    largest, nan_fields = 0.0, []
-    for name, value in fields.items():
-        parts = (value.linear, value.curvature) if isinstance(value, Loss) else (value,)
-        for part in parts:
-            array = np.asarray(part, dtype=np.float64)
-            if np.any(np.isinf(array)):
-                return None
-            finite = np.abs(array[np.isfinite(array)])
-            largest = max(largest, float(np.max(finite)) if finite.size else 0.0)
-            if np.any(np.isnan(array)) and name not in nan_fields:
-                nan_fields.append(name)
-    if largest > _NEAR_OVERFLOW:
-        return None
-    kinds = {kind for kind, names in (("plays", _PLAY_FIELDS), ("losses", _LOSS_FIELDS), ("values", _VALUE_FIELDS))
-             if any(name in names for name in nan_fields)}
-    if kinds <= {"values"}:
-        where = ("the payoff's value at the plays (payoff.played_values / payoff.value) returned NaN at finite "
-                 "plays and losses")
-    elif "plays" not in kinds:
-        where = "the payoff's losses (payoff.loss_for_w / payoff.loss_for_p) returned NaN at finite plays"
-    else:
-        where = ("a play is NaN: a learner returned it, or computed it from a NaN loss (the built-in learners "
-                 "only pass on a NaN they are given)")
-    return (f"NaN holds in {', '.join(nan_fields)}, and no number of the run comes near float64's limit (the "
-            f"largest finite one is {largest:.3g}), so this is no overflow: a NaN entered the run from a "
-            f"function it calls, first seen in its {' and '.join(sorted(kinds))}: {where}. Check the functions "
-            f"you passed for NaN (0/0, inf - inf, log or sqrt of a negative number).")
-
-
-# ------------------------------------------------------------------- checked plays (issue 16, item 5)
-
-
-def _declares_plays_in_domain(learner) -> bool:
-    """Whether ``learner`` guarantees that every play lies in its domain (``plays_in_domain = True``).
-
-    The built-in FTRL and mirror-descent learners on the built-in regularizers and domains do
-    (:attr:`gamedyn.FollowTheRegularizedLeader.plays_in_domain`); any other learner has each play
-    checked by :class:`_CheckedPlayer`."""
-    return getattr(learner, "plays_in_domain", False) is True
-
-
-class InvalidPlayError(ValueError):
-    """A play refused by :func:`_checked_point`; inside :func:`play`'s loop :class:`_Rounds` names its round."""
-
-    def __init__(self, head: str, tail: str, t: int | None = None):
-        self.head, self.tail, self.round = head, tail, None
-        super().__init__(f"{head}: {tail}")
-        if t is not None:
-            self.in_round(t)
-
-    def in_round(self, t: int) -> None:
-        self.round = t
-        self.args = (f"{self.head} in round {t}: {self.tail}",)
-
-
-def _describe_point(point) -> str:
-    """A short, unpadded view of a play: all entries up to 6, else the first and last two."""
-    flat = np.ravel(np.asarray(point))
-    shown = flat if flat.size <= 6 else np.concatenate([flat[:2], flat[-2:]])
-    items = [f"{value:.4g}" for value in shown]
-    return "[" + ", ".join(items if flat.size <= 6 else items[:2] + ["..."] + items[2:]) + "]"
-
-
-def _checked_point(point, label: str, learner, shape, t: int | None = None):
-    """``point`` as an array of ``shape``, finite and in ``learner.domain``, or a :class:`InvalidPlayError`
-    naming the learner (``label``: its argument, e.g. ``"p_learner"``) and, when known, the round t."""
-    name = f"{label} {type(learner).__name__}"
-    if point.__class__ is not np.ndarray or point.dtype.kind != "f":
-        if np.iscomplexobj(point):
-            raise InvalidPlayError(f"{name} played the complex point {_describe_point(point)}", "plays are real vectors; "
-                             "return a float array", t)
-        try:
-            point = np.asarray(point, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InvalidPlayError(f"{name} played {point!r}", f"a play must be a float array of shape {shape}", t) from None
-    if point.shape != tuple(shape):
-        raise InvalidPlayError(f"{name} played an array of shape {point.shape}",
-                         f"its points have shape {tuple(shape)} (the payoff's dimension for this player); "
-                         f"return a vector of that length from play()", t)
-    if not np.all(np.isfinite(point)):
-        index = int(np.flatnonzero(~np.isfinite(point.ravel()))[0])
-        value = float(point.ravel()[index])
-        raise InvalidPlayError(f"{name} played a point whose entry {index} is {value!r}",
-                         f"the learner itself returned a non-finite play ({_describe_point(point)}), before any "
-                         f"loss of this round was formed: this is not an overflow of the game. Check its play() "
-                         f"and update() (a division by zero, log of 0, inf - inf, ...)", t)
-    domain = learner.domain
-    inside = domain.contains(point) if point.ndim == 1 else all(domain.contains(point[:, k])
-                                                                 for k in range(point.shape[1]))
-    if not inside:
-        raise InvalidPlayError(f"{name} played {_describe_point(point)}, outside its domain {domain!r}",
-                         f"its regret, Theorem 2's bound and the duality gap are computed over that domain and "
-                         f"would be wrong. Return a point of the domain from play() (e.g. project onto it: "
-                         f"{domain!r}.project(z)), or give the learner the domain it really plays on", t)
-    return point
-
-
-class _CheckedPlayer:
-    """A seat's player whose every play is checked (shape, finite, in the learner's domain).
-
-    :func:`play` installs it only for a learner that does not declare ``plays_in_domain = True``
-    (docs/how-to/write-a-learner.md): the built-in learners declare it and pay nothing per round.
-    Everything but ``play`` is the wrapped player's own.
-    """
-
-    __slots__ = ("player", "_play", "_label", "_learner", "_shape")
-
-    def __init__(self, player, label: str, learner, shape):
-        self.player, self._play = player, player.play
-        self._label, self._learner, self._shape = label, learner, tuple(shape)
-
-    def play(self, weight, current_loss=None):
-        point = self._play(weight) if current_loss is None else self._play(weight, current_loss)
-        return _checked_point(point, self._label, self._learner, self._shape)
-
-    def update(self, point, loss, weight, induced_loss=None) -> None:
-        self.player.update(point, loss, weight, induced_loss)
-
-    def loss_sum(self):
-        return self.player.loss_sum()
-
-    @property
-    def state(self):
-        return self.player.state
-
-
-def _check_plays(seat) -> None:
-    """Check every play of a seat whose learner does not declare ``plays_in_domain`` (see :class:`_CheckedPlayer`)."""
-    learner = seat.learner
-    if _declares_plays_in_domain(learner):
-        return
-    if not callable(getattr(learner.domain, "contains", None)):
-        raise TypeError(f"{seat.name}_learner.domain must be a domain with contains(z) (Ball(radius), Simplex(), "
-                        f"Reals(), ...), got {learner.domain!r}; the runner checks each play of "
-                        f"{type(learner).__name__} against it.")
-    seat.player = _CheckedPlayer(seat.player, f"{seat.name}_learner", learner, seat.play_sum.shape)  # seat.update stays the player's
 
 
 class _Rounds:
@@ -747,8 +266,8 @@ def play(
     """
     if not isinstance(payoff, Payoff):
         raise TypeError(f"payoff must be a gamedyn Payoff (Bilinear, RegularizedBilinear, ConcaveConvex), got {type(payoff).__name__}.")
-    _check_learner(w_learner, "w_learner")
-    _check_learner(p_learner, "p_learner")
+    check_learner(w_learner, "w_learner")
+    check_learner(p_learner, "p_learner")
     T = check_count(T, "T")
     if first not in ("w", "p"):
         raise ValueError(f"first must be 'w' (Protocol 1) or 'p' (Algorithm 3), got {first!r}.")
@@ -769,10 +288,10 @@ def play(
     if not (isinstance(margin_norm, numbers.Real) and not isinstance(margin_norm, bool) and 1 < margin_norm <= 2):
         raise ValueError(f"margin_norm is the norm q of w in the certificate, in (1, 2], got {margin_norm!r}; "
                          "pass 2, or q = p/(p-1) for data with ||x_i||_p <= 1.")
-    w_weight = _weight_function(weights, "weights", T)
-    p_weight = w_weight if p_weights is None else _weight_function(p_weights, "p_weights", T)
+    w_weight = weight_function(weights, "weights", T)
+    p_weight = w_weight if p_weights is None else weight_function(p_weights, "p_weights", T)
     output_weight = (w_weight if output_weights is None else p_weight if output_weights is p_weights
-                     else _weight_function(output_weights, "output_weights", T))  # one function: one call a round
+                     else weight_function(output_weights, "output_weights", T))  # one function: one call a round
     checkpoint_every = _checkpoints.check_options(checkpoint, checkpoint_every, resume_from)
     if metrics_every and (checkpoint is not None or resume_from is not None):
         raise ValueError("metrics= cannot be combined with checkpoint= or resume_from=: the per-round metrics "
@@ -797,9 +316,9 @@ def play(
     p_learner = _started(p_learner, initial_p, p0, "p")
     # The t = 1 convention: each learner's f_0 is its round loss against the opponent's initial point.
     w_initial_loss, p_initial_loss = payoff.loss_for_w(p0, w0), payoff.loss_for_p(w0, p0)
-    w_seat = _Seat("w", w_learner, w_learner.init(d, w_initial_loss), w_weight, output_weight,
+    w_seat = Seat("w", w_learner, w_learner.init(d, w_initial_loss), w_weight, output_weight,
                    payoff.loss_for_w, w_initial_loss.linear.shape)
-    p_seat = _Seat("p", p_learner, p_learner.init(n, p_initial_loss), p_weight, output_weight,
+    p_seat = Seat("p", p_learner, p_learner.init(n, p_initial_loss), p_weight, output_weight,
                    payoff.loss_for_p, p_initial_loss.linear.shape)
     w_convex, p_convex = w_initial_loss.convex, p_initial_loss.convex  # for a resumed run's loss sums
     del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
@@ -821,8 +340,8 @@ def play(
     w_comparators = w_learner.domain if w_comparators is None else _check_comparators(w_comparators, "w_comparators")
     p_comparators = p_learner.domain if p_comparators is None else _check_comparators(p_comparators, "p_comparators")
     recorder = _MetricsRecorder(payoff, w_comparators, p_comparators, same_weights, metrics_every) if metrics_every else None
-    _check_plays(w_seat)  # each play of a learner that does not declare plays_in_domain
-    _check_plays(p_seat)
+    check_plays(w_seat)  # each play of a learner that does not declare plays_in_domain
+    check_plays(p_seat)
     follower_sees_current = follower.learner.needs_current_loss
     output_is_leader_weight = output_weight is leader.weight  # the output weights are a seat's own: no call
     output_is_follower_weight = output_weight is follower.weight
@@ -900,21 +419,21 @@ def play(
             "w_sum": w_seat.play_sum, "p_sum": p_seat.play_sum, "w_loss_sum": w_seat.loss_sum,
             "p_loss_sum": p_seat.loss_sum, "w_played_loss": w_seat.played_loss_total,
             "p_played_loss": p_seat.played_loss_total}
-    _check_result(sums, set(), f"play (after {rounds} rounds)")  # before the regrets, which would turn an inf into a NaN
+    check_result(sums, set(), f"play (after {rounds} rounds)")  # before the regrets, which would turn an inf into a NaN
     w_average = w_seat.play_sum / w_seat.output_weight_total
     p_average = p_seat.play_sum / p_seat.output_weight_total
     w_loss_sum, p_loss_sum = w_seat.loss_sum, p_seat.loss_sum
-    w_regret = _regret(w_comparators, w_loss_sum, w_seat.played_loss_total)
-    p_regret = _regret(p_comparators, p_loss_sum, p_seat.played_loss_total)
+    w_regret = regret(w_comparators, w_loss_sum, w_seat.played_loss_total)
+    p_regret = regret(p_comparators, p_loss_sum, p_seat.played_loss_total)
     theorem2_bound = (w_regret + p_regret) / w_seat.weight_total if same_weights else None
-    duality_gap = _duality_gap(payoff, w_comparators, p_comparators, w_average, p_average) if same_weights else None
-    unbounded = {name for name, value in (("w_regret", w_regret), ("p_regret", p_regret), ("duality_gap", duality_gap))
-                 if isinstance(value, (_Unbounded, _UnboundedGames))}
+    gap = duality_gap(payoff, w_comparators, p_comparators, w_average, p_average) if same_weights else None
+    unbounded = {name for name, value in (("w_regret", w_regret), ("p_regret", p_regret), ("duality_gap", gap))
+                 if isinstance(value, (Unbounded, UnboundedGames))}
     if unbounded & {"w_regret", "p_regret"}:
         unbounded.add("theorem2_bound")
-    _check_result({"w_average": w_average, "p_average": p_average, "w_regret": w_regret, "p_regret": p_regret,
+    check_result({"w_average": w_average, "p_average": p_average, "w_regret": w_regret, "p_regret": p_regret,
                    "theorem2_bound": 0.0 if theorem2_bound is None else theorem2_bound,
-                   "duality_gap": 0.0 if duality_gap is None else duality_gap}, unbounded, f"play (after {rounds} rounds)")
+                   "duality_gap": 0.0 if gap is None else gap}, unbounded, f"play (after {rounds} rounds)")
     return GameResult(
         w_average=w_average,
         p_average=p_average,
@@ -926,10 +445,10 @@ def play(
         p_weight_total=p_seat.weight_total,
         output_weight_total=w_seat.output_weight_total,
         rounds=rounds,
-        w_regret=_per_game(w_regret),
-        p_regret=_per_game(p_regret),
-        theorem2_bound=None if theorem2_bound is None else _per_game(theorem2_bound),
-        duality_gap=None if duality_gap is None else _per_game(duality_gap),
+        w_regret=per_game(w_regret),
+        p_regret=per_game(p_regret),
+        theorem2_bound=None if theorem2_bound is None else per_game(theorem2_bound),
+        duality_gap=None if gap is None else per_game(gap),
         w_loss_sum=w_loss_sum,
         p_loss_sum=p_loss_sum,
         w_played_loss=w_seat.played_loss_total,
@@ -1025,7 +544,7 @@ def _certificate_tracker(payoff, w_domain, margin_norm, margin_from_sums):
         return None
     import scipy.sparse as sp
 
-    from gamedyn import certificates
+    from gamedyn.certify import certificates
 
     if getattr(payoff, "batch_size", None):
         X = getattr(payoff.A, "X", None)
@@ -1035,54 +554,3 @@ def _certificate_tracker(payoff, w_domain, margin_norm, margin_from_sums):
     if not (isinstance(payoff.A, np.ndarray) or sp.issparse(payoff.A) or hasattr(payoff.A, "largest_row_norm")):
         return None  # a matrix-free A without a row-norm pass (the Gordan LP needs its scale)
     return certificates.CertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums)
-
-
-@attrs.frozen
-class OnlineResult:
-    """Outcome of :func:`online`: every play (O(T) by request) and the weighted regret."""
-
-    plays: np.ndarray
-    regret: float
-    loss_sum: Loss
-    played_loss: float
-
-
-def online(learner, losses, weights=None, *, initial_loss: Loss | None = None) -> OnlineResult:
-    """Weighted online convex optimisation against a fixed sequence of losses (no game).
-
-    Round t: the learner plays z_t (shown f_t first if it needs the current loss, like FTRL+), then
-    observes alpha_t f_t. Returns the plays and the weighted regret
-    R_T = sum_t alpha_t f_t(z_t) - min_{z in Z} sum_t alpha_t f_t(z).
-    As for :func:`play`, the result never holds NaN (the regret is +inf only where Z has no best
-    point) and an overflow raises :class:`NumericalRangeError`.
-    """
-    _check_learner(learner, "learner")
-    losses = list(losses)
-    if not losses or not all(isinstance(loss, Loss) for loss in losses):
-        raise ValueError("losses must be a non-empty sequence of gamedyn.Loss objects.")
-    T = len(losses)
-    weight = _weight_function("constant" if weights is None else weights, "weights", T)
-    dimension = losses[0].linear.shape[0]
-    sizes = {np.shape(loss.linear) for loss in losses}
-    if sizes != {(dimension,)}:
-        raise ValueError(f"every loss must have a 1-D linear part of the same length; got shapes {sorted(sizes)}.")
-    state = learner.init(dimension, initial_loss)
-    learner_keeps_sum = callable(getattr(learner, "loss_sum", None))  # then its sum is the only one
-    checked = not _declares_plays_in_domain(learner)
-    plays, loss_sum, played = [], Loss.zero(dimension), 0.0
-    for t, loss in enumerate(losses, start=1):
-        alpha = weight(t)
-        point = learner.play(state, alpha, loss if learner.needs_current_loss else None)
-        if checked:
-            point = _checked_point(point, "online: learner", learner, (dimension,), t)
-        state = learner.update(state, point, loss, alpha)
-        plays.append(point)
-        if not learner_keeps_sum:
-            loss_sum = loss_sum.plus_scaled(loss, alpha)
-        played += alpha * loss.value(point)
-    if learner_keeps_sum:
-        loss_sum = learner.loss_sum(state)
-    _check_result({"plays": plays, "loss_sum": loss_sum, "played_loss": played}, set(), "online")
-    regret = _regret(learner.domain, loss_sum, played)
-    _check_result({"regret": regret}, {"regret"} if isinstance(regret, _Unbounded) else set(), "online")
-    return OnlineResult(np.array(plays), float(regret), loss_sum, played)

@@ -17,13 +17,13 @@ File formats, chosen by the extension:
                                    ``load_svmlight_file`` (``pip install gamedyn[data]``); kept sparse
 a folder                           ``.npy`` row chunks ``X_000.npy, X_001.npy, ...`` + ``y.npy``, or
                                    ``A_000.npy, ...`` (signed rows), read out of core in row slabs
-                                   (``pip install gamedyn[dask]``, see :mod:`gamedyn.distributed`)
+                                   (``pip install gamedyn[dask]``, see :mod:`gamedyn.arrays.distributed`)
 =================================  ==================================================================
 
 Labels must lie in {-1, +1} or in {0, 1} (0 is read as -1); anything else is an error. The signed
 rows are scaled so that the largest ``||a_i||_2`` is 1, the papers' assumption ``||x_i|| <= 1``;
 the factor is kept in :attr:`DataSet.scaled_by` so the command line can say so. Synthetic data come
-from :func:`gamedyn.datasets.make_separable` (already in the unit ball) and are not rescaled.
+from :func:`gamedyn.io.datasets.make_separable` (already in the unit ball) and are not rescaled.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
-from gamedyn._validation import check_matrix
+from gamedyn.arrays.files import load_numpy, numpy_error
+from gamedyn.core.validation import check_matrix, signs_from_labels
 
 SVMLIGHT_EXTENSIONS = (".svm", ".svmlight", ".libsvm", ".txt")
 NPY_LAYOUTS = ("A", "Xy")
@@ -107,7 +108,7 @@ def check_memory(needed: float, what: str, detail: str) -> None:
 
 def synthetic_data(spec: str, seed: int = 0) -> DataSet:
     """:func:`gamedyn.datasets.make_separable` from an ``"n,d,gamma"`` spec."""
-    from gamedyn.datasets import make_separable, signed_rows
+    from gamedyn.io.datasets import make_separable, signed_rows
 
     n, d, gamma = parse_synthetic_spec(spec)
     check_memory(_SYNTHETIC_COPIES * 8.0 * n * d, f"--synthetic {spec}",
@@ -151,25 +152,6 @@ def load_data_file(path, layout: str | None = None) -> DataSet:
     return _scaled(A, path)
 
 
-def signs_from_labels(labels, source: str) -> np.ndarray:
-    """Labels in {-1, +1} unchanged, labels in {0, 1} with 0 -> -1; anything else is an error."""
-    try:
-        labels = np.asarray(labels, dtype=np.float64).ravel()
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{source}: labels must be numbers in {{-1, +1}} or {{0, 1}} ({' '.join(str(error).split())}); "
-                         "relabel the two classes as -1/+1 (or 0/1).") from None
-    values = np.unique(labels)
-    if np.all(np.isin(values, (-1.0, 1.0))):
-        return labels
-    if np.all(np.isin(values, (0.0, 1.0))):
-        return np.where(labels == 0.0, -1.0, 1.0)
-    shown = ", ".join(f"{value:g}" for value in values[:6]) + (", ..." if values.size > 6 else "")
-    raise ValueError(
-        f"{source}: labels must be in {{-1, +1}} or {{0, 1}}, found {{{shown}}}; "
-        "relabel the two classes as -1/+1 (or 0/1) in the label column."
-    )
-
-
 def _signed_rows(X, y, source: str) -> np.ndarray:
     X = _finite_matrix(X, source)
     signs = signs_from_labels(y, source)
@@ -193,34 +175,8 @@ def _signed_rows_from_columns(table, source: str) -> np.ndarray:
     return _signed_rows(table[:, :-1], table[:, -1], source)
 
 
-_MAGIC = {".npy": (b"\x93NUMPY",), ".npz": (b"PK\x03\x04", b"PK\x05\x06")}  # NumPy / zip signatures
-
-
-def _numpy_error(path: str, kind: str, error: BaseException) -> ValueError:
-    """One line naming the file; never numpy's advice to load pickled data."""
-    text = " ".join(str(error).split())
-    if "pickle" in text.lower() or "object arrays" in text.lower():
-        reason = "it holds Python objects (pickled data), which gamedyn never loads"
-    else:
-        reason = f"corrupt or truncated ({type(error).__name__}: {text})" if text else "corrupt or truncated"
-    return ValueError(f"{path}: cannot be read as a {kind} file: {reason}; save numeric arrays with numpy.save / numpy.savez.")
-
-
-def _load_numpy(path: str, kind: str):
-    with open(path, "rb") as handle:
-        head = handle.read(6)
-    if not head.startswith(_MAGIC[kind]):
-        what = "a zip archive" if kind == ".npz" else "the NumPy format"
-        raise ValueError(f"{path}: cannot be read as a {kind} file: it is not {what} (its first bytes are "
-                         f"{head!r}); write it with numpy.save / numpy.savez, or give the right extension.")
-    try:
-        return np.load(path, allow_pickle=False)
-    except Exception as error:  # numpy raises ValueError, OSError, EOFError or BadZipFile on a bad file
-        raise _numpy_error(path, kind, error) from None
-
-
 def _signed_rows_from_npz(path: str) -> np.ndarray:
-    with _load_numpy(path, ".npz") as archive:
+    with load_numpy(path, ".npz") as archive:
         names = set(archive.files)
         try:
             if "A" in names:
@@ -230,9 +186,9 @@ def _signed_rows_from_npz(path: str) -> np.ndarray:
         except ValueError as error:
             if str(error).startswith(path):
                 raise
-            raise _numpy_error(path, ".npz", error) from None
+            raise numpy_error(path, ".npz", error) from None
         except Exception as error:  # a corrupt member: zlib.error, BadZipFile, EOFError, OSError
-            raise _numpy_error(path, ".npz", error) from None
+            raise numpy_error(path, ".npz", error) from None
     raise ValueError(
         f"{path}: a .npz file needs arrays 'X' and 'y', or one array 'A' of signed rows; "
         f"found {sorted(names) or 'no arrays'}."
@@ -240,7 +196,7 @@ def _signed_rows_from_npz(path: str) -> np.ndarray:
 
 
 def _signed_rows_from_npy(path: str, layout: str | None) -> np.ndarray:
-    array = _load_numpy(path, ".npy")
+    array = load_numpy(path, ".npy")
     if not isinstance(array, np.ndarray) or array.ndim != 2:
         raise ValueError(f"{path}: a .npy file must hold one 2-D array, got shape {getattr(array, 'shape', None)}.")
     if layout is None:
@@ -337,7 +293,7 @@ def load_npy_folder(path) -> DataSet:
     threaded scheduler, or the current ``dask.distributed.Client``); one pass finds the largest row
     norm (and rejects NaN or infinite entries), and the rows are scaled by it inside the operator.
     """
-    from gamedyn.distributed import RowBlockedOperator
+    from gamedyn.arrays.distributed import RowBlockedOperator
 
     A = RowBlockedOperator.from_npy_folder(path)
     largest = A.largest_row_norm()

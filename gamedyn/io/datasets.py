@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from gamedyn._validation import check_count, check_labels, check_matrix
+from gamedyn.core.validation import check_count, check_labels, check_matrix
 
 __all__ = [
     "signed_rows",
@@ -198,7 +198,7 @@ def digits_pair(first, second, n=50, subset_seed=0):
         from sklearn.datasets import load_digits
     except ImportError as error:
         raise ImportError("install gamedyn[data] (scikit-learn) for the digits data") from error
-    from gamedyn.margins import max_margin
+    from gamedyn.certify.margins import max_margin
 
     for name, digit in (("first", first), ("second", second)):
         if isinstance(digit, bool) or not isinstance(digit, numbers.Integral) or not 0 <= digit <= 9:

@@ -36,8 +36,8 @@ from typing import Any
 import attrs
 import numpy as np
 
-from gamedyn._validation import check_count
-from gamedyn.payoffs import Payoff
+from gamedyn.core.validation import check_count
+from gamedyn.engine.payoffs import Payoff
 
 __all__ = ["Exploration", "ExplorationRow", "PAPER_PAIRS", "explore", "fitted_exponent", "geometric_checkpoints",
            "separator_learners"]
@@ -139,7 +139,9 @@ def fitted_exponent(checkpoints, values, fit_from: int) -> float:
     return float(np.polyfit(t, value, 1)[0])
 
 
-def _gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float:
+def averaged_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float:
+    """The duality gap max_w g(w, p_bar) - min_p g(w_bar, p) at the averages (inf when unbounded, NaN for a
+    payoff without loss structure)."""
     if not payoff.structured:
         return math.nan
     p_loss, w_loss = payoff.loss_for_p(w_bar), payoff.loss_for_w(p_bar)
@@ -171,9 +173,9 @@ def _run_one(payoff, w_learner, p_learner, T, weights, first, checkpoints, seats
         if state.t in wanted:
             total = state.w_weight_total
             bounds.append((state.w_regret + state.p_regret) / total)
-            gaps.append(_gap(payoff, state.w_domain, state.p_domain, state.w_sum / total, state.p_sum / total))
+            gaps.append(averaged_gap(payoff, state.w_domain, state.p_domain, state.w_sum / total, state.p_sum / total))
 
-    from gamedyn.protocol import play
+    from gamedyn.engine.runner import play
 
     play(payoff, w_learner, p_learner, T, weights=weights, first=first, callback=record)
     return tuple(bounds), tuple(gaps)
@@ -253,7 +255,8 @@ def separator_learners(eta: float = 1 / 4) -> dict:
     w-player on :math:`\mathbb R^d`: OFTL, FTL, FTRL+ with no regularizer. p-player on the simplex,
     entropy with step ``eta``: FTRL+, OFTRL, FTRL and (plain) mirror descent.
     """
-    from gamedyn import FTL, FTRL, OFTL, OFTRL, Entropy, FTRLPlus, MirrorDescent
+    from gamedyn.core.learners import FTL, FTRL, OFTL, OFTRL, FTRLPlus, MirrorDescent
+    from gamedyn.core.regularizers import Entropy
 
     return {
         "w": {"OFTL": OFTL(), "FTL": FTL(), "FTRL+": FTRLPlus()},

@@ -25,8 +25,8 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from gamedyn.margins import max_margin, max_margin_q, normalized_margin
-from gamedyn.regularizers import QNorm
+from gamedyn.certify.margins import max_margin, max_margin_q, normalized_margin
+from gamedyn.core.regularizers import QNorm
 
 
 @attrs.frozen

@@ -13,7 +13,7 @@ from typing import Callable
 import attrs
 import numpy as np
 
-from gamedyn import original
+from gamedyn.games.margin import original
 
 
 @attrs.frozen
@@ -212,13 +212,14 @@ def _algorithm4(A, T):
 
 
 def _fenchel_objective(A):
-    from gamedyn.experiments.fenchel import logistic_objective
+    from gamedyn.paper.experiments.fenchel import logistic_objective
 
     return logistic_objective(A, ridge=0.1)
 
 
 def _frank_wolfe(A, T):
-    from gamedyn import Ball, Box, L1Ball, Simplex, original_fenchel
+    from gamedyn.core.domains import Ball, Box, L1Ball, Simplex
+    from gamedyn.games.fenchel import original as original_fenchel
 
     objective, d = _fenchel_objective(A), A.shape[1]
     box = (-np.ones(d), np.linspace(0.5, 1.0, d))
@@ -230,7 +231,8 @@ def _frank_wolfe(A, T):
 
 
 def _accelerated_gradient(A, T):
-    from gamedyn import Ball, original_fenchel
+    from gamedyn.core.domains import Ball
+    from gamedyn.games.fenchel import original as original_fenchel
 
     objective, d = _fenchel_objective(A), A.shape[1]
     step = 1.0 / (4.0 * objective.smoothness)
@@ -242,7 +244,7 @@ def _accelerated_gradient(A, T):
 
 
 def _heavy_ball(A, T):
-    from gamedyn import original_fenchel
+    from gamedyn.games.fenchel import original as original_fenchel
 
     objective, d = _fenchel_objective(A), A.shape[1]
     x0 = np.full(d, 0.5 / np.sqrt(d))
@@ -263,8 +265,8 @@ def _matrix_game(name):
     off-centre starts: the averages and every play."""
 
     def pairs(A, T):
-        from gamedyn import original_games
-        from gamedyn.experiments.matrix_games import stated_hedge_steps, stated_optimistic_hedge_step
+        from gamedyn.games.matrix import original as original_games
+        from gamedyn.paper.experiments.matrix_games import stated_hedge_steps, stated_optimistic_hedge_step
 
         M = A.toarray() if hasattr(A, "toarray") else np.asarray(A, dtype=np.float64)
         found = []

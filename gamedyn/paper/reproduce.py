@@ -40,15 +40,15 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import re
 import signal
 import textwrap
 import threading
 import time
-from typing import Callable
 
 import attrs
 import numpy as np
+
+from gamedyn.paper.claims import Claim, Measurement, Outcome
 
 EQUIVALENCE_TOLERANCE = 1e-10
 ACCELERATED_SLOPE_AT_MOST = 1.35
@@ -60,57 +60,6 @@ SGD_REPLAY_STEPS = 5000
 
 
 # ------------------------------------------------------------------------------------- the data
-
-
-@attrs.frozen
-class Measurement:
-    """What a claim's check found: the measured number, the bound it is held to, and the verdict.
-
-    ``detail`` names the worst case (data set, T, quantity) or what went wrong.
-    """
-
-    measured: float
-    bound: float
-    passed: bool
-    detail: str = ""
-
-
-@attrs.frozen
-class Claim:
-    """One claim of a paper and how to measure it.
-
-    ``measures`` names the measured number in the table (``"max rel err"``, ``"min slack"``,
-    ``"slope"``, ...); ``relation`` (``"<="``, ``">="``, ``"<"``) is how it must compare with the
-    bound. ``tags`` (group, recipe names, paper reference) are what command-line names select.
-    """
-
-    name: str
-    statement: str
-    group: str
-    tags: tuple
-    measures: str
-    relation: str
-    check: Callable  # Context -> Measurement
-
-    def matches(self, name: str) -> bool:
-        return _normalise(name) in {_normalise(tag) for tag in (self.group, self.name, *self.tags)}
-
-
-@attrs.frozen
-class Outcome:
-    """A claim with its measurement and the seconds its check took."""
-
-    claim: Claim
-    measurement: Measurement
-    seconds: float
-
-    @property
-    def passed(self) -> bool:
-        return self.measurement.passed
-
-
-def _normalise(name: str) -> str:
-    return re.sub(r"[^a-z0-9.]", "", str(name).lower())
 
 
 @attrs.frozen
@@ -190,14 +139,14 @@ class Context:
 
     def datasets(self) -> dict:
         """label -> signed rows, for the l2 data sets of the profile."""
-        from gamedyn.datasets import make_separable, signed_rows
+        from gamedyn.io.datasets import make_separable, signed_rows
 
         return self.cached("datasets", lambda: {
             label: signed_rows(*make_separable(n, d, gamma, seed)) for label, n, d, gamma, seed in self.profile.datasets})
 
     def lp_datasets(self) -> dict:
         """label -> (signed rows, p), for the l_p data sets of the profile."""
-        from gamedyn.datasets import make_separable_lp, signed_rows
+        from gamedyn.io.datasets import make_separable_lp, signed_rows
 
         return self.cached("lp_datasets", lambda: {
             label: (signed_rows(*make_separable_lp(n, d, p, gamma, seed)), p)
@@ -205,7 +154,7 @@ class Context:
 
     def oracle(self, label: str, q: float = 2.0):
         """The certified max margin (``q = 2``) or q-norm bracket of a profile data set."""
-        from gamedyn.margins import max_margin, max_margin_q
+        from gamedyn.certify.margins import max_margin, max_margin_q
 
         def compute():
             if q == 2.0 and label in self.datasets():
@@ -216,7 +165,7 @@ class Context:
         return self.cached(("oracle", label, q), compute)
 
     def iteration_table(self):
-        from gamedyn.experiments import iterations
+        from gamedyn.paper.experiments import iterations
 
         margins = getattr(iterations, self.profile.iteration_margins, iterations.DEFAULT_MARGINS)
         return self.cached("iterations", lambda: iterations.iterations_to_separation(margins))
@@ -239,7 +188,7 @@ def _equivalence_check(equivalence):
 
 
 def equivalence_claims() -> list:
-    from gamedyn.registry import EQUIVALENCES
+    from gamedyn.paper.registry import EQUIVALENCES
 
     return [Claim(equivalence.claim, equivalence.statement, "equivalences",
                   (*equivalence.recipes, equivalence.claim.split(" (")[0]),
@@ -278,7 +227,7 @@ _RATE_INEQUALITIES = (
 
 def _rate_runs(context: Context, theorem: str) -> list:
     """Every RateCheck of one theorem over the profile's data sets and horizons, with (data, T)."""
-    from gamedyn import rates
+    from gamedyn.paper import rates
 
     def compute():
         checks = []
@@ -349,7 +298,7 @@ def _theorem7_acceleration(context: Context) -> Measurement:
     the row fails when the recipe's slope exceeds the acceleration limit, and also when the
     baseline's slope is below the hardness limit (then the data would show nothing).
     """
-    from gamedyn.experiments.iterations import HARD_PNORM
+    from gamedyn.paper.experiments.iterations import HARD_PNORM
 
     slopes = {name: slope for (family, name), slope in context.iteration_table().slopes.items() if family == HARD_PNORM}
     baseline, recipe = slopes.get("p-norm perceptron p=2", math.nan), slopes.get("pnorm_perceptron p=2", math.nan)
@@ -400,7 +349,7 @@ def iteration_claims() -> list:
 
 
 def _logistic_data(name: str):
-    from gamedyn.datasets import make_separable, signed_rows, symmetric_pair
+    from gamedyn.io.datasets import make_separable, signed_rows, symmetric_pair
 
     if name == "pair gamma=0.2":
         return signed_rows(*symmetric_pair(0.2))
@@ -416,7 +365,7 @@ def _logistic_data(name: str):
 def _gd_runs(context: Context) -> list:
     """(label, gamma, schedule, GD result) for each GD data set of the profile."""
     from gamedyn import logistic
-    from gamedyn.margins import max_margin
+    from gamedyn.certify.margins import max_margin
 
     def compute():
         runs = []
@@ -472,8 +421,8 @@ def _strictly_decreasing(context: Context) -> Measurement:
 
 
 def _adaptive_sgd(context: Context) -> Measurement:
+    from gamedyn.certify.margins import max_margin
     from gamedyn.logistic import adaptive_sgd, theorem_3_4
-    from gamedyn.margins import max_margin
 
     profile = context.profile
     A = _logistic_data("n=200 d=2")
@@ -494,8 +443,8 @@ def _adaptive_sgd(context: Context) -> Measurement:
 
 
 def _block_sgd(context: Context) -> Measurement:
+    from gamedyn.certify.margins import max_margin
     from gamedyn.logistic import block_adaptive_sgd, theorem_3_5_horizon
-    from gamedyn.margins import max_margin
 
     profile = context.profile
     A = _logistic_data("block n=20 d=5")
@@ -644,10 +593,10 @@ def build_claims() -> list:
     claims = equivalence_claims() + rate_claims() + iteration_claims()
     if logistic_available() is None:
         claims += logistic_claims()
-    from gamedyn.experiments.matrix_games import matrix_game_claims
+    from gamedyn.paper.experiments.matrix_games import matrix_game_claims
 
     claims += matrix_game_claims()
-    from gamedyn.experiments.fenchel import fenchel_claims
+    from gamedyn.paper.experiments.fenchel import fenchel_claims
 
     claims += fenchel_claims()
     return claims
@@ -814,11 +763,11 @@ def write_report(path, outcomes, profile: Profile, context: Context, figures, se
 
 def write_figures(out_dir, quick: bool, iteration_table=None) -> list:
     """All figures of both papers (seed 1: game_figures; seed 2: logistic_figures when importable)."""
-    from gamedyn.experiments.game_figures import write_game_figures
+    from gamedyn.paper.experiments.game_figures import write_game_figures
 
     paths = write_game_figures(out_dir, quick=quick, iteration_table=iteration_table)
     if logistic_available() is None:
-        from gamedyn.experiments.logistic_figures import write_logistic_figures
+        from gamedyn.paper.experiments.logistic_figures import write_logistic_figures
 
         paths += write_logistic_figures(out_dir, quick=quick)
     return paths

@@ -31,9 +31,10 @@ import attrs
 import numpy as np
 import scipy.optimize
 
-from gamedyn._validation import check_count, check_positive
-from gamedyn.payoffs import Loss, Payoff, _check_domain
-from gamedyn.regularizers import Reals
+from gamedyn.core.domains import Reals
+from gamedyn.core.loss import Loss
+from gamedyn.core.validation import check_count, check_positive
+from gamedyn.engine.payoffs import Payoff, domain_validator
 
 _MEMO_SIZE = 8
 
@@ -244,7 +245,7 @@ class FenchelGame(Payoff):
     """
 
     objective: Objective = attrs.field()
-    domain: Any = attrs.field(default=None, validator=_check_domain)
+    domain: Any = attrs.field(default=None, validator=domain_validator)
     dimension: int | None = attrs.field(default=None, kw_only=True, converter=_optional_dimension)
     w_domain = Reals()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from gamedyn.protocol import GameResult
+from gamedyn.engine.results import GameResult
 
 
 @attrs.frozen
@@ -29,7 +29,7 @@ _DOMAINS = "Simplex(), Ball(radius), L1Ball(radius) or Box(lower, upper)"
 def check_fenchel_domain(domain, recipe: str, *, bounded: bool):
     """A domain with the methods the recipe uses (``bounded``: a linear minimisation oracle with a
     minimiser, so not R^d), or a clear error naming ``domain`` and the fix."""
-    from gamedyn.regularizers import Reals
+    from gamedyn.core.domains import Reals
 
     needed = ("contains", "default_centre", "linear_minimizer" if bounded else "project")
     if domain is None or not all(callable(getattr(domain, method, None)) for method in needed):
@@ -47,8 +47,8 @@ def fenchel_inputs(objective, domain, x0, dimension):
     ``dimension`` is an int >= 1 or None; every place that states the length of x (``x0``,
     ``dimension``, ``Objective(..., dimension=)``, a Box) must agree.
     """
-    from gamedyn._validation import check_vector
-    from gamedyn.fenchel import Objective, agreed_dimension
+    from gamedyn.core.validation import check_vector
+    from gamedyn.games.fenchel.game import Objective, agreed_dimension
 
     if not isinstance(objective, Objective):
         raise TypeError(f"objective must be a gamedyn.Objective(value, gradient, smoothness), got {objective!r}.")

@@ -18,8 +18,8 @@ import attrs
 import numpy as np
 import scipy.sparse as sp
 
-from gamedyn._numerics import log_sum_exp, pnorm_link, softmin
-from gamedyn._validation import check_count, check_matrix, check_positive
+from gamedyn.core.numerics import log_sum_exp, pnorm_link, softmin
+from gamedyn.core.validation import check_count, check_matrix, check_positive
 
 __all__ = [
     "SmoothPerceptronTrajectory",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from gamedyn.protocol import GameResult
+from gamedyn.engine.results import GameResult
 
 
 @attrs.frozen

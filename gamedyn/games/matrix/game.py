@@ -28,9 +28,9 @@ import attrs
 import numpy as np
 import scipy.optimize
 
-from gamedyn._validation import check_count
-from gamedyn.hints import LastLoss
-from gamedyn.payoffs import Loss
+from gamedyn.core.hints import LastLoss
+from gamedyn.core.loss import Loss
+from gamedyn.core.validation import check_count
 
 __all__ = [
     "InitialBelief", "MatrixGameSolution", "best_response_values", "check_payoff_matrix", "check_strategy", "default_hedge_steps", "default_optimistic_hedge_step", "hedge_gap_bound", "nash_gap", "optimistic_hedge_gap_bound", "payoff_range", "solve_matrix_game",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from gamedyn.protocol import GameResult
+from gamedyn.engine.results import GameResult
 
 
 @attrs.frozen
@@ -48,8 +48,8 @@ def matrix_game_inputs(M, T, row_start, column_start, *, positive_starts: bool =
     ``positive_starts=True`` (the entropy recipes, Hedge and optimistic Hedge) refuses a start with a
     zero entry: that action would never be played.
     """
-    from gamedyn._validation import check_count
-    from gamedyn.matrix_games import check_payoff_matrix, check_strategy
+    from gamedyn.core.validation import check_count
+    from gamedyn.games.matrix.game import check_payoff_matrix, check_strategy
 
     matrix = check_payoff_matrix(M)
     T = check_count(T, "T")

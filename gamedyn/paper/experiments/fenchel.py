@@ -44,7 +44,7 @@ import math
 
 import numpy as np
 
-from gamedyn.fenchel import Objective
+from gamedyn.games.fenchel.game import Objective
 
 __all__ = [
     "AG_HORIZONS", "FW_HORIZONS", "HUBER_STARTS", "STEEP_SLOPE", "accelerated_gradient_table",
@@ -119,7 +119,7 @@ def fitted_slope(horizons, values) -> float:
 def frank_wolfe_table(horizons, dimension: int = 10, seed: int = 0) -> list:
     """(T, f(x_T) - f*, 2 L D^2/(T+2), Theorem 2 bound) for FW on the simplex, f = ||x - c||^2/2,
     c outside the simplex (so x* = the projection of c lies on a face)."""
-    from gamedyn import Simplex
+    from gamedyn.core.domains import Simplex
     from gamedyn.recipes import frank_wolfe
 
     rng = np.random.default_rng(seed)
@@ -241,7 +241,7 @@ def frank_wolfe_tight_table(horizons, method=None) -> list:
     ``method(objective, domain, T, x0) -> x_T`` (default: :func:`gamedyn.recipes.frank_wolfe`); tests pass
     Frank-Wolfe with other step rules.
     """
-    from gamedyn import Simplex
+    from gamedyn.core.domains import Simplex
     from gamedyn.recipes import frank_wolfe
 
     if method is None:
@@ -305,7 +305,7 @@ def _accelerated_measurement(rows, tight_rows) -> tuple:
 
 def fenchel_claims() -> list:
     """The ``gamedyn reproduce`` rows: Frank-Wolfe O(1/T) on the simplex, accelerated gradient O(1/T^2)."""
-    from gamedyn.reproduce import Claim, Measurement
+    from gamedyn.paper.claims import Claim, Measurement
 
     def frank_wolfe_check(context) -> Measurement:
         horizons = FW_HORIZONS.get(context.profile.name, FW_HORIZONS["default"])

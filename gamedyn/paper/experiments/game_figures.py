@@ -58,7 +58,7 @@ def _runs():
 
 
 def _game_matrix():
-    from gamedyn.datasets import make_separable, signed_rows
+    from gamedyn.io.datasets import make_separable, signed_rows
 
     spec = GAME_DATA
     return signed_rows(*make_separable(spec["n"], spec["d"], spec["gamma"], spec["seed"]))
@@ -76,7 +76,7 @@ def recipe_traces(quick: bool = False, T: int | None = None) -> dict:
     R^d), plus ``bound`` / ``bound_label`` for ``R_w + R_p`` (None where no theorem applies, both read off the
     recipe's declaration) and ``w_regret_against_u`` (True where the recipe declares a comparator).
     """
-    from gamedyn.margins import max_margin
+    from gamedyn.certify.margins import max_margin
 
     A = _game_matrix()
     T = int(T if T is not None else GAME_DATA["quick_T"] if quick else GAME_DATA["T"])
@@ -313,7 +313,7 @@ def write_game_figures(out_dir, quick: bool = False, iteration_table=None) -> li
         plot_regrets(regret_data(traces), os.path.join(out_dir, GAME_FIGURE_FILES["regrets"])),
     ]
     if iteration_table is None:
-        from gamedyn.experiments import iterations
+        from gamedyn.paper.experiments import iterations
 
         margins = iterations.QUICK_MARGINS if quick else getattr(iterations, "FULL_MARGINS", iterations.DEFAULT_MARGINS)
         iteration_table = iterations.iterations_to_separation(margins)

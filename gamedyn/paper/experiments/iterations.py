@@ -34,9 +34,9 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from gamedyn import positive_margin
-from gamedyn.datasets import add_decoy, make_separable_lp, perceptron_hard_instance, signed_rows
-from gamedyn.margins import max_margin, max_margin_q
+from gamedyn.certify.margins import max_margin, max_margin_q
+from gamedyn.certify.stops import positive_margin
+from gamedyn.io.datasets import add_decoy, make_separable_lp, perceptron_hard_instance, signed_rows
 
 HARD_PNORM = "hard (p=2)"  # the family of the hard data run by the p-norm algorithms
 QUICK_MARGINS = (0.2, 0.1, 0.07)
@@ -109,8 +109,8 @@ class _Play:
 def _plays(p_norm: bool, p: float | None = None) -> list:
     """The declared algorithms of a family: the update-counting originals (baselines) first, then the
     recipes and their variants; with ``p_norm`` those that take a ``p`` option, run at ``p``."""
+    from gamedyn.paper.registry import original_entries
     from gamedyn.recipes import RECIPES
-    from gamedyn.registry import original_entries
 
     def chosen(options):
         return ({**options, "p": p}, f" p={p:g}") if p_norm else (options, "")

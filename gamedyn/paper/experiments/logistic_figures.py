@@ -22,8 +22,8 @@ import time
 
 import numpy as np
 
-from gamedyn._numerics import log_sum_exp
-from gamedyn._validation import check_count
+from gamedyn.core.numerics import log_sum_exp
+from gamedyn.core.validation import check_count
 from gamedyn.logistic import IncreasingSchedule, adaptive_sgd, gd, log_loss, theorem_3_4
 
 __all__ = [
@@ -55,7 +55,7 @@ FIGURE_FILES = {
 
 
 def _synthetic(spec):
-    from gamedyn.datasets import make_separable, signed_rows
+    from gamedyn.io.datasets import make_separable, signed_rows
 
     return signed_rows(*make_separable(spec["n"], spec["d"], spec["gamma"], spec["seed"]))
 
@@ -68,7 +68,7 @@ def _horizon(spec, quick: bool, T) -> int:
 
 
 def _gamma(A) -> float:
-    from gamedyn.margins import max_margin
+    from gamedyn.certify.margins import max_margin
 
     return max_margin(A).gamma
 
@@ -169,7 +169,7 @@ def figure4_data(quick: bool = False, T: int | None = None) -> dict:
 
     Returns {"4v9": panel, ...}, each panel as in :func:`figure3_data`.
     """
-    from gamedyn.datasets import digits_pair, signed_rows
+    from gamedyn.io.datasets import digits_pair, signed_rows
 
     T = _horizon(FIG4, quick, T)
     panels = {}
@@ -190,7 +190,7 @@ def cross_paper_data(quick: bool = False) -> dict:
     exponential loss (``gamedyn.original.nag``, output s_T) and the accelerated perceptron
     (``gamedyn.original.accelerated_perceptron``, output v_T), read off their trajectories at a
     geometric grid of T. Every method uses one full pass over the data per iteration."""
-    from gamedyn.original import accelerated_perceptron, nag
+    from gamedyn.games.margin.original import accelerated_perceptron, nag
 
     A = _synthetic(FIG1)
     gamma = _gamma(A)

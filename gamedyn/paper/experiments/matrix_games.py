@@ -36,7 +36,7 @@ import math
 import attrs
 import numpy as np
 
-from gamedyn.matrix_games import solve_matrix_game
+from gamedyn.games.matrix.game import solve_matrix_game
 
 __all__ = [
     "CORNER", "CORNER_HORIZONS", "CORNER_SCALES", "HORIZONS", "GapRow", "benchmark_matrix", "corner_game",
@@ -192,7 +192,7 @@ def _certified_gap(M) -> float:
 def measure(recipe: str, at_most: float, profile: str = "default", run=None):
     """The row's :class:`gamedyn.reproduce.Measurement` for ``recipe`` ("hedge" or "optimistic_hedge"):
     the benchmark slope, every gap within its stated bound, linprog certified."""
-    from gamedyn.reproduce import Measurement
+    from gamedyn.paper.claims import Measurement
 
     rows, corner_rows, certificate = _tables(profile, recipe, run)
     slope = fitted_slope(rows)
@@ -215,7 +215,7 @@ def measure(recipe: str, at_most: float, profile: str = "default", run=None):
 
 def matrix_game_claims() -> list:
     """The ``gamedyn reproduce`` rows: Hedge's Nash gap O(1/sqrt T), optimistic Hedge's O(1/T)."""
-    from gamedyn.reproduce import Claim
+    from gamedyn.paper.claims import Claim
 
     def check_for(recipe: str, slope_name: str):
         def check(context):

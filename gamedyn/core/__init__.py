@@ -1,0 +1,30 @@
+"""Layer 1, the core: numerics, validation, losses, domains, regularizers, hints, weights and learners.
+
+Nothing here knows a payoff, a game or a recipe; every other layer builds on these. See
+docs/explanation/architecture.md for the layers and the import rule.
+"""
+
+from gamedyn.core.domains import Ball, Box, L1Ball, Reals, Simplex
+from gamedyn.core.hints import CurrentLoss, FirstRoundLoss, LastLoss, NoHint, OpponentSecondary
+from gamedyn.core.learners import (
+    FTL,
+    FTRL,
+    OFTL,
+    OFTRL,
+    OMD,
+    BestResponse,
+    FollowTheRegularizedLeader,
+    FTRLPlus,
+    MirrorDescent,
+)
+from gamedyn.core.loss import Loss
+from gamedyn.core.numerics import NumericalRangeError
+from gamedyn.core.regularizers import Entropy, QNorm, Regularizer, SquaredEuclidean, Zero, numerical_argmin
+from gamedyn.core.weights import StepSchedule
+
+__all__ = [
+    "Ball", "BestResponse", "Box", "CurrentLoss", "Entropy", "FTL", "FTRL", "FTRLPlus", "FirstRoundLoss",
+    "FollowTheRegularizedLeader", "L1Ball", "LastLoss", "Loss", "MirrorDescent", "NoHint", "NumericalRangeError",
+    "OFTL", "OFTRL", "OMD", "OpponentSecondary", "QNorm", "Reals", "Regularizer", "Simplex", "SquaredEuclidean",
+    "StepSchedule", "Zero", "numerical_argmin",
+]

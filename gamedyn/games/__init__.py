@@ -1,0 +1,12 @@
+"""Layer 5, the problem families: :mod:`~gamedyn.games.margin` (linear separators, the accelerated
+perceptrons), :mod:`~gamedyn.games.matrix` (zero-sum matrix games) and :mod:`~gamedyn.games.fenchel`
+(Fenchel games: convex minimisation), each with its recipes' result type and its original algorithms
+(``original``, the papers' loops the recipes are checked against).
+"""
+
+from gamedyn.games.fenchel import FenchelConjugate, FenchelGame, FenchelResult, Objective
+from gamedyn.games.margin import RecipeResult
+from gamedyn.games.matrix import MatrixGameResult, nash_gap, solve_matrix_game
+
+__all__ = ["FenchelConjugate", "FenchelGame", "FenchelResult", "MatrixGameResult", "Objective", "RecipeResult",
+           "nash_gap", "solve_matrix_game"]

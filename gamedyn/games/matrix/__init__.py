@@ -1,0 +1,28 @@
+"""The matrix-game family: zero-sum games max_x min_y x^T M y on two simplices.
+
+:mod:`~gamedyn.games.matrix.game` (the exact solver, the Nash gap, the stated steps and bounds),
+:class:`MatrixGameResult` (what the matrix recipes return) and :mod:`~gamedyn.games.matrix.original`
+(Hedge, optimistic Hedge and fictitious play in their textbook form).
+"""
+
+from gamedyn.games.matrix.game import (
+    InitialBelief,
+    MatrixGameSolution,
+    best_response_values,
+    check_payoff_matrix,
+    check_strategy,
+    default_hedge_steps,
+    default_optimistic_hedge_step,
+    hedge_gap_bound,
+    nash_gap,
+    optimistic_hedge_gap_bound,
+    payoff_range,
+    solve_matrix_game,
+)
+from gamedyn.games.matrix.result import MatrixGameResult
+
+__all__ = [
+    "InitialBelief", "MatrixGameResult", "MatrixGameSolution", "best_response_values", "check_payoff_matrix",
+    "check_strategy", "default_hedge_steps", "default_optimistic_hedge_step", "hedge_gap_bound", "nash_gap",
+    "optimistic_hedge_gap_bound", "payoff_range", "solve_matrix_game",
+]
