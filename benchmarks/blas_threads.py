@@ -10,7 +10,7 @@ process ids). Prints CPU (``time.process_time``, all threads of this process) an
    threshold of 10000 for axpy and dot);
 2. the batched one-vs-rest K = 10 game against a loop of the 10 separate games, ``--rounds`` rounds
    of ``smooth_perceptron`` and ``nag_margin``;
-3. scipy's own ``daxpy`` on 18000 numbers against ``gamedyn._numerics.axpy`` (per call).
+3. scipy's own ``daxpy`` on 18000 numbers against ``gamedyn.core.kernels.axpy`` (per call).
 
 Medians of ``--repeats`` interleaved runs. The BLAS pools and their thread counts are printed first.
 """
@@ -55,11 +55,11 @@ def main(argv=None) -> None:
     from gamedyn import recipes
 
     try:
-        from gamedyn._numerics import axpy
+        from gamedyn.core.kernels import axpy
     except ImportError:  # a tree before the level-1 kernel (for before/after runs)
         axpy = None
-    from gamedyn.batched import one_vs_rest
-    from gamedyn.datasets import signed_rows
+    from gamedyn.arrays import one_vs_rest
+    from gamedyn.io import signed_rows
     from gamedyn.sklearn import MarginClassifier
 
     try:
@@ -95,7 +95,7 @@ def main(argv=None) -> None:
             lambda recipe=recipe: [recipe(A, args.rounds) for A in games])
     cases["scipy daxpy, 18000 numbers, x 1000"] = lambda: [daxpy(x, target, a=1e-9) for _ in range(1000)]
     if axpy is not None:
-        cases["gamedyn._numerics.axpy, 18000 numbers, x 1000"] = lambda: [axpy(x, target, 1e-9) for _ in range(1000)]
+        cases["gamedyn.core.kernels.axpy, 18000 numbers, x 1000"] = lambda: [axpy(x, target, 1e-9) for _ in range(1000)]
 
     busy = []
     if args.busy:

@@ -5,9 +5,9 @@ and with ``sharpen_every=5``; the same data with 5 % of the labels flipped: roun
 <= 0.001 (``stops.infeasible``), with the Gordan verdict and the witness residual ||A^T p||.
 """
 import numpy as np
-from gamedyn import stops
-from gamedyn.datasets import make_separable, signed_rows
-from gamedyn.margins import max_margin
+from gamedyn.certify import stops
+from gamedyn.io import make_separable, signed_rows
+from gamedyn.certify import max_margin
 from gamedyn.recipes import smooth_perceptron
 X, y = make_separable(2000, 20, 0.05, 0)
 A = signed_rows(X, y)

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from gamedyn import recipes, signed_rows
-from gamedyn.datasets import make_separable
+from gamedyn.io import make_separable
 
 n, d, T = (int(value) for value in (sys.argv[1:4] if len(sys.argv) >= 4 else (2000, 50, 3000)))
 A = signed_rows(*make_separable(n, d, 0.02, seed=0))

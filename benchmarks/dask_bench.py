@@ -11,7 +11,7 @@ interleaved, ``--repeats`` (default 5) repetitions, medians reported:
 * ``numpy``: A loaded into memory in the chunks' dtype (filled chunk by chunk; float32 stays float32), ``smooth_perceptron``;
 * ``threads 1-pass`` / ``threads 2-pass``: ``RowBlockedOperator.from_npy_folder`` on dask's threaded
   scheduler (each task reads its chunk in row slabs by explicit file reads), with ``one_pass=True``
-  (the engine's one-pass round, :mod:`gamedyn.one_pass`: A read once per round) and
+  (the engine's one-pass round, :mod:`gamedyn.engine.rounds`: A read once per round) and
   ``one_pass=False`` (A w_t, then A^T p_t: two reads);
 * ``cluster 1-pass`` / ``cluster 2-pass``: the same folder on a ``LocalCluster(n_workers=2,
   threads_per_worker=1)`` of worker processes (the driver's CPU time excludes the workers').
@@ -72,7 +72,7 @@ def in_memory(folder: str):
     baseline holds A once, at its own size), filled chunk by chunk."""
     import numpy as np
 
-    from gamedyn.distributed import npy_folder_layout
+    from gamedyn.arrays.distributed import npy_folder_layout
 
     paths, labels = npy_folder_layout(folder)
     headers = [np.load(path, mmap_mode="r") for path in paths]  # shapes and dtype (no data read)
@@ -94,7 +94,7 @@ def _child(variant: str, folder: str, rounds: int) -> dict:
     import numpy as np
 
     from gamedyn import recipes
-    from gamedyn.distributed import RowBlockedOperator
+    from gamedyn.arrays import RowBlockedOperator
 
     with open("/proc/self/status") as status:  # resident memory before any data: Python, numpy, dask
         base = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))
@@ -207,7 +207,7 @@ def task_overhead(blocks: int = 16, repeats: int = 20) -> dict:
 
     if ROOT not in sys.path:  # run from a source checkout, like the children
         sys.path.insert(0, ROOT)
-    from gamedyn.distributed import RowBlockedOperator
+    from gamedyn.arrays import RowBlockedOperator
 
     def median_product(operator):
         w, times = np.ones(10), []

@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 import gamedyn  # noqa: F401  (the old module imports gamedyn's helpers)
-from gamedyn import regularizers as current
+from gamedyn.core import regularizers as current
 
 base = sys.argv[1] if len(sys.argv) > 1 else "bf8d89e"
 root = pathlib.Path(__file__).resolve().parents[1]

@@ -37,9 +37,9 @@ import sys  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))  # run from a source checkout
 
-from gamedyn import stops  # noqa: E402
-from gamedyn.datasets import make_separable, signed_rows
-from gamedyn.margins import max_margin
+from gamedyn.certify import stops  # noqa: E402
+from gamedyn.io import make_separable, signed_rows
+from gamedyn.certify import max_margin
 from gamedyn.recipes import smooth_perceptron
 from gamedyn.sklearn import MarginClassifier, NotSeparableWarning
 

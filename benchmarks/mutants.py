@@ -95,8 +95,7 @@ _CERTIFICATES = ("tests/test_certificates.py",)
 _CHECKPOINTS = ("tests/test_checkpoints.py",)
 _EXPLORATION = ("tests/test_exploration.py",)
 _ESTIMATOR = ("tests/test_sklearn.py",)
-_IMPORT_FTRL = ("from gamedyn import OFTRL, Entropy, FTRLPlus, RegularizedBilinear, play",
-                "from gamedyn import FTRL, OFTRL, Entropy, FTRLPlus, RegularizedBilinear, play")
+_IMPORT_FTRL = ("from gamedyn.core import OFTRL, Entropy, FTRLPlus", "from gamedyn.core import FTRL, OFTRL, Entropy, FTRLPlus")
 
 MUTANTS = (
     # ---- the margin recipes (recipes/*perceptron*, nag_margin): published algorithms
@@ -147,32 +146,32 @@ MUTANTS = (
             "hint=OpponentSecondary(MirrorDescent(simplex, eta_w), payoff, player=\"w\")",
             tests=_RECIPES, reproduce=True),
     # ---- the original loops (the published forms the recipes are checked against)
-    _mutant("orig-sp-theta", "margin recipes", "gamedyn/original.py",
+    _mutant("orig-sp-theta", "margin recipes", "gamedyn/games/margin/original.py",
             "Algorithm 1 with theta_t = 2/(t+2) instead of 2/(t+3)",
             "theta = 2.0 / (t + 3.0)", "theta = 2.0 / (t + 2.0)", tests=_ORIGINAL, reproduce=True),
-    _mutant("orig-ji-step", "margin recipes", "gamedyn/original.py",
+    _mutant("orig-ji-step", "margin recipes", "gamedyn/games/margin/original.py",
             "Algorithm 2 with theta_(t-1) = t/(t+1) instead of t/(2(t+1))",
             'step = t / (2.0 * (t + 1.0)) if theta == "wang"', 'step = t / (t + 1.0) if theta == "wang"',
             tests=_ORIGINAL, reproduce=True),
-    _mutant("orig-nag-s", "margin recipes", "gamedyn/original.py",
+    _mutant("orig-nag-s", "margin recipes", "gamedyn/games/margin/original.py",
             "Algorithm 3 with s_t = s_(t-1) + v_t/(t+1) instead of v_t/(2(t+1))",
             "s = s + v / (2.0 * (t + 1.0))", "s = s + v / (t + 1.0)", tests=_ORIGINAL, reproduce=True),
     # ---- learners and hints
-    _mutant("ftrl-hint-stale", "margin recipes", "gamedyn/learners.py",
+    _mutant("ftrl-hint-stale", "margin recipes", "gamedyn/core/learners.py",
             "FTRL's optimistic hint psi_t stays f_0 (the inlined LastLoss update dropped) instead of f_(t-1)",
             "            self.hint_state = loss  # LastLoss.update, inlined",
             "            pass  # LastLoss.update, inlined", tests=("tests/test_learners.py",) + _RECIPES, reproduce=True),
-    _mutant("lastloss-stale", "learners", "gamedyn/hints.py",
+    _mutant("lastloss-stale", "learners", "gamedyn/core/hints.py",
             "LastLoss.update keeps f_0 (optimistic OMD's default hint; FTRL inlines its own update): psi_t = f_0",
             "    def update(self, state, point, loss: Loss, weight: float):\n        return loss\n",
             "    def update(self, state, point, loss: Loss, weight: float):\n        return state\n",
             tests=("tests/test_learners.py",) + _RECIPES),
-    _mutant("hint-unweighted-curvature", "margin recipes", "gamedyn/learners.py",
+    _mutant("hint-unweighted-curvature", "margin recipes", "gamedyn/core/learners.py",
             "FTRL adds the hint's curvature without its weight alpha_t",
             "curvature = self.curvature_sum + weight * guess.curvature",
             "curvature = self.curvature_sum + guess.curvature", tests=("tests/test_learners.py",) + _RECIPES,
             reproduce=True),
-    _mutant("omd-hint-unweighted", "fenchel", "gamedyn/learners.py",
+    _mutant("omd-hint-unweighted", "fenchel", "gamedyn/core/learners.py",
             "optimistic OMD takes its hint's step without the weight alpha_t",
             "argmin_with_cache(_times(weight, guess.gradient(state.secondary)), 0.0,",
             "argmin_with_cache(guess.gradient(state.secondary), 0.0,", tests=_FENCHEL + ("tests/test_learners.py",),
@@ -188,10 +187,9 @@ MUTANTS = (
             tests=_FENCHEL, reproduce=True),
     _mutant("ag-heavy-ball-pair", "fenchel", "recipes/accelerated_gradient.py",
             "accelerated gradient with FTL instead of optimistic FTL for y (the non-optimistic pair: heavy ball)",
-            (("from gamedyn.hints import CurrentLoss", "from gamedyn.hints import CurrentLoss, FirstRoundLoss"),
-             ("from gamedyn.learners import OMD", "from gamedyn.learners import OMD, FollowTheRegularizedLeader"),
-             ("from gamedyn.regularizers import Ball, Reals, SquaredEuclidean",
-              "from gamedyn.regularizers import Ball, Reals, SquaredEuclidean, Zero"),
+            (("from gamedyn.core import OFTL, OMD, Ball, CurrentLoss, Reals, SquaredEuclidean",
+              "from gamedyn.core import OFTL, OMD, Ball, CurrentLoss, FirstRoundLoss, FollowTheRegularizedLeader, Reals, "
+              "SquaredEuclidean, Zero"),
              ("w_learner=OFTL(),", "w_learner=FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),")),
             tests=_FENCHEL, reproduce=True),
     _mutant("ag-step-eighth", "fenchel", "recipes/accelerated_gradient.py",
@@ -201,13 +199,13 @@ MUTANTS = (
     _mutant("ag-constant-weights", "fenchel", "recipes/accelerated_gradient.py",
             "accelerated gradient on weights alpha_t = 1 (an averaged, extrapolated gradient method)",
             '        weights="linear",', '        weights="constant",', tests=_FENCHEL, reproduce=True),
-    _mutant("ofw-step", "fenchel", "gamedyn/original_fenchel.py",
+    _mutant("ofw-step", "fenchel", "gamedyn/games/fenchel/original.py",
             "the original Frank-Wolfe loop with c_t = 2/(t+2) (Jaggi's 2/(k+2) with k = t)",
             "c = 2.0 / (t + 1)", "c = 2.0 / (t + 2)", tests=_FENCHEL, reproduce=True),
-    _mutant("ohb-momentum", "fenchel", "gamedyn/original_fenchel.py",
+    _mutant("ohb-momentum", "fenchel", "gamedyn/games/fenchel/original.py",
             "the original heavy-ball loop with mu_t = (t-1)/(t+1) instead of (t-2)/(t+1)",
             "(t - 2.0) / (t + 1)", "(t - 1.0) / (t + 1)", tests=_FENCHEL, reproduce=True),
-    _mutant("firstround-stays", "fenchel", "gamedyn/hints.py",
+    _mutant("firstround-stays", "fenchel", "gamedyn/core/hints.py",
             "FirstRoundLoss keeps predicting (becomes psi_t = f_(t-1): optimistic FTL in Frank-Wolfe)",
             "    def update(self, state, point, loss: Loss, weight: float):\n        return None\n\n\n"
             "@attrs.frozen\nclass CurrentLoss:",
@@ -233,23 +231,23 @@ MUTANTS = (
             tests=_MATRIX, reproduce=True),
     _mutant("ohedge-not-optimistic", "matrix games", "recipes/optimistic_hedge.py",
             "optimistic Hedge without optimism (plain Hedge with eta = 1/r)",
-            (("from gamedyn import OFTRL, Bilinear, Entropy, play", "from gamedyn import FTRL, OFTRL, Bilinear, Entropy, play"),
+            (("from gamedyn.core import OFTRL, Entropy", "from gamedyn.core import FTRL, OFTRL, Entropy"),
              ("w_learner=OFTRL(Entropy(), eta, centre=row_start),", "w_learner=FTRL(Entropy(), eta, centre=row_start),"),
              ("p_learner=OFTRL(Entropy(), eta_column, centre=column_start),",
               "p_learner=FTRL(Entropy(), eta_column, centre=column_start),")),
             tests=_MATRIX, reproduce=True),
     _mutant("fp-no-prior", "matrix games", "recipes/fictitious_play.py",
             "fictitious play without the prior belief (round 1 plays vertex 0, not the best reply to y_0)",
-            (("from gamedyn import Bilinear, FollowTheRegularizedLeader, Simplex, Zero, play",
-              "from gamedyn import Bilinear, FollowTheRegularizedLeader, NoHint, Simplex, Zero, play"),
+            (("from gamedyn.core import FollowTheRegularizedLeader, Simplex, Zero",
+              "from gamedyn.core import FollowTheRegularizedLeader, NoHint, Simplex, Zero"),
              ("FollowTheRegularizedLeader(Zero(Simplex()), 1.0, InitialBelief())",
               "FollowTheRegularizedLeader(Zero(Simplex()), 1.0, NoHint())")),
             tests=_MATRIX, reproduce=True),
-    _mutant("og-hedge-sign", "matrix games", "gamedyn/original_games.py",
+    _mutant("og-hedge-sign", "matrix games", "gamedyn/games/matrix/original.py",
             "the original Hedge loop with the column player maximising (exponent sign flipped)",
             "y = _exponential_weights(y0, -eta_column * column_payoff)",
             "y = _exponential_weights(y0, eta_column * column_payoff)", tests=_MATRIX, reproduce=True),
-    _mutant("og-fp-argmax", "matrix games", "gamedyn/original_games.py",
+    _mutant("og-fp-argmax", "matrix games", "gamedyn/games/matrix/original.py",
             "the original fictitious play with the column player's argmin replaced by argmax",
             "y[np.argmin(column_payoff + M.T @ x0)] = 1.0", "y[np.argmax(column_payoff + M.T @ x0)] = 1.0",
             tests=_MATRIX, reproduce=True),
@@ -274,82 +272,82 @@ MUTANTS = (
             "w = w + AT @ np.exp((log_eta_t - log_n) + log_sig)", "w = w + AT @ np.exp(log_eta_t + log_sig)",
             tests=_LOGISTIC, reproduce=True),
     # ---- one-pass round (an implementation path: reproduce's small A never takes it)
-    _mutant("op-logit-sign", "one-pass", "gamedyn/one_pass.py",
+    _mutant("op-logit-sign", "one-pass", "gamedyn/arrays/one_pass.py",
             "the one-pass softmax with the step's sign flipped (logits = +eta(...))",
             "        logits *= -eta\n", "        logits *= eta\n", tests=_ONE_PASS),
-    _mutant("op-no-rescale", "one-pass", "gamedyn/one_pass.py",
+    _mutant("op-no-rescale", "one-pass", "gamedyn/arrays/one_pass.py",
             "the one-pass softmax keeps the earlier groups' sums when a later group raises the maximum",
             "shrink = math.exp(top - high)  # 0.0 for the first group", "shrink = 1.0 if top > -np.inf else 0.0",
             tests=_ONE_PASS),
-    _mutant("op-merge-unscaled", "one-pass", "gamedyn/one_pass.py",
+    _mutant("op-merge-unscaled", "one-pass", "gamedyn/arrays/one_pass.py",
             "the blocks' log-sum-exp merge adds the blocks without e^(m_k - m)",
             "        scale = math.exp(high - top)\n", "        scale = 1.0\n", tests=_ONE_PASS),
-    _mutant("op-leader-weight", "one-pass", "gamedyn/one_pass.py",
+    _mutant("op-leader-weight", "one-pass", "gamedyn/engine/rounds.py",
             "NAG's one-pass round predicts p_(t+1) with alpha_(t+1) alone instead of alpha_t + alpha_(t+1)",
             "p_weight_of(t) + p_weight_of(t + 1)", "p_weight_of(t + 1)", tests=_ONE_PASS),
     # ---- batched games
-    _mutant("batch-transpose-labels", "batched", "gamedyn/batched.py",
+    _mutant("batch-transpose-labels", "batched", "gamedyn/arrays/batched.py",
             "one-vs-rest A_k^T p_k without the labels (X^T P instead of X^T (Y * P))",
             "return np.asarray(self.batch.X.T @ (P if self.batch.labels is None else self.batch.labels * P))",
             "return np.asarray(self.batch.X.T @ P)", tests=_BATCHED),
-    _mutant("batch-product-labels", "batched", "gamedyn/batched.py",
+    _mutant("batch-product-labels", "batched", "gamedyn/arrays/batched.py",
             "one-vs-rest A_k w_k without the labels",
             "return product if self.labels is None else self.labels * product", "return product", tests=_BATCHED),
     # ---- the rate theorems as code (wrong checks: a looser bound)
-    _mutant("rates-th3-path", "rates", "gamedyn/rates.py",
+    _mutant("rates-th3-path", "rates", "gamedyn/paper/rates.py",
             "Theorem 3's R_w bound 4 sum ||p_t - p_(t-1)||_1^2 instead of 2",
             'RateCheck("3", "R_w", run.game.w_regret, 2 * path, "<=")',
             'RateCheck("3", "R_w", run.game.w_regret, 4 * path, "<=")', tests=_RATES),
-    _mutant("rates-th6-linear", "rates", "gamedyn/rates.py",
+    _mutant("rates-th6-linear", "rates", "gamedyn/paper/rates.py",
             "Theorem 6's excess (8 log n + 2)/T instead of /(T(T+1))",
             "excess = (8 * np.log(n) + 2) / (T * (T + 1))", "excess = (8 * np.log(n) + 2) / T", tests=_RATES),
-    _mutant("rates-th7-constant", "rates", "gamedyn/rates.py",
+    _mutant("rates-th7-constant", "rates", "gamedyn/paper/rates.py",
             "Theorem 7's constant sqrt(2 p log n) instead of sqrt(2(p-1) log n)",
             "constant = np.sqrt(2 * (p - 1) * np.log(n))", "constant = np.sqrt(2 * p * np.log(n))", tests=_RATES),
-    _mutant("rates-th5-regret", "rates", "gamedyn/rates.py",
+    _mutant("rates-th5-regret", "rates", "gamedyn/paper/rates.py",
             "Theorem 5's regret bound 1/eta_w + log n/eta_p instead of 1/(2 eta_w) + log n/eta_p",
             "regret_bound = 1 / (2 * eta_w) + np.log(n) / eta_p", "regret_bound = 1 / eta_w + np.log(n) / eta_p",
             tests=_RATES),
     # ---- reproduce's own checks
-    _mutant("repro-nan-equivalence", "reproduce", "gamedyn/reproduce.py",
+    _mutant("repro-nan-equivalence", "reproduce", "gamedyn/paper/reproduce.py",
             "an equivalence whose error is NaN no longer counts as the worst (it would pass)",
             "if not error <= worst:  # NaN counts as the worst", "if error > worst:", tests=_REPRODUCE),
     # ---- pending: files other work is changing now (revalidate the patterns after it merges)
-    _mutant("hedge-default-constant", "matrix games", "gamedyn/matrix_games.py",
+    _mutant("hedge-default-constant", "matrix games", "gamedyn/games/matrix/game.py",
             "Hedge's default steps sqrt(2 ln k/T)/r instead of sqrt(8 ln k/T)/r",
             (("np.sqrt(8 * _log_size(m) / T) / spread", "np.sqrt(2 * _log_size(m) / T) / spread"),
              ("np.sqrt(8 * _log_size(n) / T) / spread", "np.sqrt(2 * _log_size(n) / T) / spread")),
             tests=_MATRIX, reproduce=True, pending=True),
-    _mutant("hedge-bound-constant", "matrix games", "gamedyn/matrix_games.py",
+    _mutant("hedge-bound-constant", "matrix games", "gamedyn/games/matrix/game.py",
             "hedge_gap_bound with eta T r^2/4 instead of /8 (a looser bound)",
             "eta * T * spread**2 / 8", "eta * T * spread**2 / 4", tests=_MATRIX, pending=True),
-    _mutant("ohedge-bound-constant", "matrix games", "gamedyn/matrix_games.py",
+    _mutant("ohedge-bound-constant", "matrix games", "gamedyn/games/matrix/game.py",
             "optimistic_hedge_gap_bound without the first round's 2 eta r^2 (a bound that can fail)",
             "(range_terms / eta + 2 * eta * spread**2) / T", "(range_terms / eta) / T", tests=_MATRIX, pending=True),
-    _mutant("lp-column-side", "matrix games", "gamedyn/matrix_games.py",
+    _mutant("lp-column-side", "matrix games", "gamedyn/games/matrix/game.py",
             "linprog's minimax column strategy solved on M^T instead of -M^T (the maximiser's LP twice)",
             "_, column = _maximin(-matrix.T)", "_, column = _maximin(matrix.T)", tests=_MATRIX, reproduce=True,
             pending=True),
-    _mutant("cert-lower-unnormalised", "certificates", "gamedyn/certificates.py",
+    _mutant("cert-lower-unnormalised", "certificates", "gamedyn/certify/certificates.py",
             "the certified lower end min_i (A w)_i without the division by ||w||",
-            "float(np.min(_times(self.A, self._output_sum))) / norm", "float(np.min(_times(self.A, self._output_sum)))",
+            "float(np.min(matvec(self.A, self._output_sum))) / norm", "float(np.min(matvec(self.A, self._output_sum)))",
             tests=_CERTIFICATES, pending=True),
-    _mutant("cert-gordan-loose", "certificates", "gamedyn/certificates.py",
+    _mutant("cert-gordan-loose", "certificates", "gamedyn/certify/certificates.py",
             "Gordan's proof accepted at ||A^T lambda|| <= 1e-4 max||a_i|| (a looser proof)",
             "_GORDAN_TOLERANCE = 1e-8", "_GORDAN_TOLERANCE = 1e-4", tests=_CERTIFICATES, pending=True),
-    _mutant("stops-infeasible-lower", "stops", "gamedyn/stops.py",
+    _mutant("stops-infeasible-lower", "stops", "gamedyn/certify/stops.py",
             "infeasible(eps) fires on the lower end L_t <= eps instead of the upper end U_t <= eps",
             "return _each(_tracker(round_state).upper <= eps)", "return _each(_tracker(round_state).lower <= eps)",
             tests=_CERTIFICATES, pending=True),
-    _mutant("stops-separated-zero", "stops", "gamedyn/stops.py",
+    _mutant("stops-separated-zero", "stops", "gamedyn/certify/stops.py",
             "separated fires at a zero margin (L_t >= 0)",
             "return _each(_tracker(round_state).lower > 0)", "return _each(_tracker(round_state).lower >= 0)",
             tests=_CERTIFICATES, pending=True),
-    _mutant("ckpt-any-config", "checkpoints", "gamedyn/checkpoints.py",
+    _mutant("ckpt-any-config", "checkpoints", "gamedyn/engine/checkpoints.py",
             "a checkpoint resumes when a fingerprint part differs (only a missing or extra part is refused)",
             "if differing or set(saved) != set(fingerprint_):", "if set(saved) != set(fingerprint_):",
             tests=_CHECKPOINTS, pending=True),
-    _mutant("explore-intercept", "explorer", "gamedyn/exploration.py",
+    _mutant("explore-intercept", "explorer", "gamedyn/paper/exploration.py",
             "the fitted rate exponent reads the intercept of the log-log fit instead of its slope",
             "return float(np.polyfit(t, value, 1)[0])", "return float(np.polyfit(t, value, 1)[1])",
             tests=_EXPLORATION, pending=True),
@@ -361,7 +359,7 @@ MUTANTS = (
             "intercept_ divided by intercept_scaling instead of multiplied",
             "self.intercept_ = (directions[:, -1] * self.intercept_scaling",
             "self.intercept_ = (directions[:, -1] / self.intercept_scaling", tests=_ESTIMATOR, pending=True),
-    _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/fenchel.py",
+    _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/games/fenchel/game.py",
             "the Fenchel game's FTL play grad f(+sum alpha x / S) with the sign of the linear part dropped",
             "x = -np.asarray(linear, dtype=np.float64) / strength", "x = np.asarray(linear, dtype=np.float64) / strength",
             tests=_FENCHEL, reproduce=True, pending=True),
@@ -380,9 +378,10 @@ def tree_files(source: pathlib.Path) -> list:
     except (OSError, subprocess.CalledProcessError):
         skip = {".git", "__pycache__", ".pytest_cache", ".hypothesis", "gamedyn-report"}
         return sorted(str(path.relative_to(source)) for path in source.rglob("*")
-                      if path.is_file() and not skip.intersection(path.relative_to(source).parts))
+                      if (path.is_file() or path.is_symlink()) and not skip.intersection(path.relative_to(source).parts))
     names = sorted({name for name in listed.decode().split("\0") if name})
-    return [name for name in names if (source / name).is_file()]  # a tracked file deleted in the work tree is gone
+    # a tracked file deleted in the work tree is gone; a symbolic link (gamedyn/recipes -> ../recipes) stays one
+    return [name for name in names if (source / name).is_file() or (source / name).is_symlink()]
 
 
 def copy_tree(source: pathlib.Path, destination: pathlib.Path, files=None) -> None:
@@ -390,7 +389,10 @@ def copy_tree(source: pathlib.Path, destination: pathlib.Path, files=None) -> No
     for name in tree_files(source) if files is None else files:
         target = destination / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source / name, target)
+        if (source / name).is_symlink():  # copied as the link itself (relative: it points into the copy)
+            os.symlink(os.readlink(source / name), target)
+        else:
+            shutil.copy2(source / name, target)
 
 
 def apply(mutant: Mutant, tree: pathlib.Path) -> None:
@@ -696,8 +698,8 @@ def main(argv=None, mutants=None) -> int:
     except ImportMismatch as error:
         print(f"ABORT: {error}.\nThe copy of the tree did not import its own code (an installed gamedyn or an "
               f"editable install of another checkout wins), so no mutant result could be trusted. Run the gate "
-              f"from a checkout whose gamedyn/_source_layout.py puts its finder first, or uninstall the other "
-              f"gamedyn.", flush=True)
+              f"from a checkout (its gamedyn/recipes link points at its own recipes/, and Python finds it before an "
+              f"editable install's finder), or uninstall the other gamedyn.", flush=True)
         return 1
     finally:
         snapshot_folder.cleanup()

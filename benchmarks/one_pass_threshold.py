@@ -3,8 +3,8 @@
 Run: ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/one_pass_threshold.py``. For each
 size it times, interleaved (medians of 11, CPU time), the entropy player's round both ways: z = A w,
 p = softmax(-z), r = A^T p by two BLAS calls, and the same z and r from
-``gamedyn.one_pass._rows_softmax_response`` (the kernel ``InMemoryRows`` runs), and prints
-one-pass / two-pass with A's size. ``gamedyn.one_pass.ONE_PASS_MIN_BYTES`` (32 MiB) sits where the
+``gamedyn.arrays.one_pass.rows_softmax_response`` (the kernel ``InMemoryRows`` runs), and prints
+one-pass / two-pass with A's size. ``gamedyn.arrays.one_pass.ONE_PASS_MIN_BYTES`` (32 MiB) sits where the
 ratio crosses 1 on the 2-core EPYC this was written on.
 """
 
@@ -17,7 +17,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))  # run f
 
 import numpy as np  # noqa: E402
 
-from gamedyn.one_pass import _merge_log_sum_exp, _rows_softmax_response  # noqa: E402
+from gamedyn.arrays.one_pass import merge_log_sum_exp, rows_softmax_response  # noqa: E402
 
 SIZES = ((1000, 500), (2000, 500), (5000, 500), (10000, 500), (20000, 500), (20000, 100), (200000, 50))
 
@@ -34,8 +34,8 @@ def main():
             return z, A.T @ (e / e.sum())
 
         def one_pass():
-            z, top, total, vector = _rows_softmax_response(A, w, base, 1.0, 1.0, None, None)
-            return z, _merge_log_sum_exp([(top, total, vector)], d)
+            z, top, total, vector = rows_softmax_response(A, w, base, 1.0, 1.0, None, None)
+            return z, merge_log_sum_exp([(top, total, vector)], d)
 
         assert np.allclose(two_pass()[1], one_pass()[1], rtol=1e-12, atol=1e-15)
         repeats = max(1, int(2e7 / (n * d)))

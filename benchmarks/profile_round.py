@@ -13,7 +13,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))  # run from a source checkout
 
 from gamedyn import recipes
-from gamedyn.datasets import make_separable, signed_rows
+from gamedyn.io import make_separable, signed_rows
 
 
 def main(argv):

@@ -40,8 +40,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))  # run f
 
 import numpy as np  # noqa: E402
 
-from gamedyn import OFTL, OFTRL, Bilinear, Entropy, FTRLPlus, RegularizedBilinear, original, play, recipes  # noqa: E402
-from gamedyn.datasets import make_separable, signed_rows  # noqa: E402
+from gamedyn import Bilinear, Entropy, FTRLPlus, OFTL, OFTRL, RegularizedBilinear, play, recipes
+from gamedyn.games.margin import original  # noqa: E402
+from gamedyn.io import make_separable, signed_rows  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
 

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from gamedyn.datasets import make_separable, signed_rows
+from gamedyn.io import make_separable, signed_rows
 from gamedyn.logistic import IncreasingSchedule, adaptive_sgd
 
 

@@ -166,14 +166,14 @@ def _check_gamma_number(gamma) -> float:
     if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real):
         raise TypeError(
             f"gamma must be a positive margin (a real number) or 'auto', got {gamma!r}; "
-            "pass gamma='auto' to compute it with gamedyn.margins.max_margin."
+            "pass gamma='auto' to compute it with gamedyn.certify.margins.max_margin."
         )
     gamma = float(gamma)
     if not (math.isfinite(gamma) and gamma > 0.0):
         raise ValueError(
             f"gamma must be a finite margin > 0, got {gamma!r}; separable data have a positive margin. "
             "Pass any valid 0 < gamma <= gamma_max, or gamma='auto' to compute the certified "
-            "margin with gamedyn.margins.max_margin."
+            "margin with gamedyn.certify.margins.max_margin."
         )
     return gamma
 
@@ -190,7 +190,7 @@ def _schedule_gamma(gamma) -> float:
 def resolve_margin(gamma, A=None) -> float:
     """Margin for Assumption 3.1: a number (checked > 0) or ``"auto"``/``None``.
 
-    ``"auto"`` calls :func:`gamedyn.margins.max_margin` on ``A`` and returns its certified LOWER
+    ``"auto"`` calls :func:`gamedyn.certify.margins.max_margin` on ``A`` and returns its certified LOWER
     value ``min_i z_i . w_hat`` (spec 1.0), a valid margin; that function raises ``ValueError``
     when ``A`` is not separable.
     """
@@ -650,7 +650,7 @@ def _run_sgd(A, T, starts, log_eps, idx, times, log_target, state=None, every=No
 
     ``state`` (default: w_0 = 0 at t = 0) is where the loop starts; with ``every = k`` it runs in
     segments of k iterations and calls ``save(state)`` between them (no per-iteration cost). With
-    ``interrupt`` (a :class:`gamedyn.checkpoints.InterruptFlag`) segments also end every 8192
+    ``interrupt`` (a :class:`gamedyn.engine.checkpoints.InterruptFlag`) segments also end every 8192
     iterations, where a Ctrl-C or SIGTERM is answered: ``save(state)``, then ``RunInterrupted``.
     """
     n, d = A.shape
@@ -718,7 +718,7 @@ def _generator_from_state(state: dict):
 
 def _sgd_run_with_checkpoints(kind, A, T, parts, seed, indices, times, starts, log_eps, log_target,
                               checkpoint, checkpoint_every, resume_from):
-    """The index stream, then :func:`_run_sgd`, writing / resuming checkpoints (gamedyn.checkpoints).
+    """The index stream, then :func:`_run_sgd`, writing / resuming checkpoints (gamedyn.engine.checkpoints).
 
     The stream is drawn lazily in chunks of 8192. A checkpoint keeps the generator's state at the
     start (``rng_state``, which names the stream: a run with ``seed=None`` resumes on the same one),
@@ -789,10 +789,10 @@ def adaptive_sgd(A, T: int, eps: float, seed=None, indices=None, record=None, *,
     ``record`` is: the full loss is evaluated only when a lower bound on it may have reached ``eps``
     (see ``_run_sgd``), which ``loss_evaluations`` counts.
 
-    Checkpoints (:mod:`gamedyn.checkpoints`): ``checkpoint=path`` writes the iterate, the records,
+    Checkpoints (:mod:`gamedyn.engine.checkpoints`): ``checkpoint=path`` writes the iterate, the records,
     the skip rule's budget, the current chunk of indices and the generator's state every
     ``checkpoint_every`` steps (if given) and at the end; on Ctrl-C (SIGINT) or SIGTERM after at
-    most 8192 more steps (then :class:`gamedyn.checkpoints.RunInterrupted` is raised; the folder
+    most 8192 more steps (then :class:`gamedyn.engine.checkpoints.RunInterrupted` is raised; the folder
     is checked writable before step 1). ``resume_from=path`` continues, with the same arguments,
     bit-identically (with ``seed=None`` the stream comes from the generator state saved in the
     checkpoint).

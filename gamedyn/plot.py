@@ -156,7 +156,7 @@ def plot_regret_curves(curves: dict, title: str = ""):
 
 
 def plot_exploration(exploration, quantity: str = "bound_exponent"):
-    """Heat map of an :class:`gamedyn.exploration.Exploration`: rows w-learner | weights | first, columns p-learner.
+    """Heat map of an :class:`gamedyn.paper.exploration.Exploration`: rows w-learner | weights | first, columns p-learner.
 
     Cells show ``quantity`` (``"bound_exponent"``, ``"gap_exponent"``, ``"bound"`` or ``"gap"``);
     illegal seatings are marked "illegal", failed runs "error".

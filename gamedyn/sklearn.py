@@ -9,7 +9,7 @@ r"""A scikit-learn estimator: the certified max-margin linear classifier (``pip 
 
 with an optional intercept as a constant feature (``fit_intercept=True``, value
 ``intercept_scaling`` in units of max ||x_i||), and returns the certificate ``certificate_``
-(:class:`gamedyn.certificates.Certificate`) of :mod:`gamedyn.certificates`: ``lower <= gamma* <=
+(:class:`gamedyn.certify.certificates.Certificate`) of :mod:`gamedyn.certify.certificates`: ``lower <= gamma* <=
 upper`` on the rescaled rows. The rescaling makes the answer independent of X's units (see
 :class:`MarginClassifier`).
 
@@ -37,7 +37,7 @@ fit at most, naming the classes concerned.
 Multiclass: one-vs-rest, one max-margin problem per class. With the dynamics
 (``smooth_perceptron``, ``accelerated_perceptron``, ``nag_margin``) the K problems are one batched game
 (:func:`gamedyn.one_vs_rest`: one ``X @ W`` and one ``X.T @ P`` per round for all K), each class with
-its own certificate (:class:`gamedyn.certificates.BatchedCertificateTracker`); it stops once every
+its own certificate (:class:`gamedyn.certify.certificates.BatchedCertificateTracker`); it stops once every
 class is within ``tol`` or certified infeasible, so ``n_iter_`` is the same for every class and
 class k's ``coef_`` is its own run's output after that many rounds. The exact oracle and
 ``mirror_prox_perceptron`` (whose ball projection acts on whole vectors) solve the classes one by
@@ -202,7 +202,7 @@ def _kept(A, tol, previous):
 
 
 def _largest_row_norm(X) -> float:
-    """max_i ||x_i||_2 of a dense or CSR X as :func:`gamedyn._validation.check_unit_rows` computes it
+    """max_i ||x_i||_2 of a dense or CSR X as :func:`gamedyn.core.validation.check_unit_rows` computes it
     (on X / max|X|: no overflow; scaling X by a power of two scales it exactly); 0.0 when X = 0."""
     data = X.data if sp.issparse(X) else X
     top = float(max(np.max(data), -np.min(data))) if data.size else 0.0
@@ -407,7 +407,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     (``s = intercept_scaling``; without ``fit_intercept`` the last entry is absent and r = m): the
     rows :math:`(x_i/m,\ s)` up to the factor m/r that gives them norm <= 1, as the theorems
     assume. It is solved for a unit direction ``w``, with the certificate
-    ``lower <= gamma* <= upper`` of :mod:`gamedyn.certificates` on the rows z_i.
+    ``lower <= gamma* <= upper`` of :mod:`gamedyn.certify.certificates` on the rows z_i.
 
     Units never change the answer: X and ``c * X`` (c > 0) give the same rows z_i, hence the same
     direction, certificate, rounds and predictions (bit for bit when c is a power of two, to
@@ -443,7 +443,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         ``"auto"`` uses the exact oracle when ``min(n, d) <= exact_threshold``.
     client : dask.distributed.Client or None, default=None
         (``pip install gamedyn[dask]``; dask is imported only then.) With a client, or when X is a
-        dask array, the rows become a :class:`gamedyn.distributed.RowBlockedOperator` (numpy X is
+        dask array, the rows become a :class:`gamedyn.arrays.distributed.RowBlockedOperator` (numpy X is
         split into 2 row blocks per worker; a dask X keeps its row chunks) and the dynamics run on
         the blocks: ``"auto"`` means the smooth perceptron (``"exact"`` is refused: it needs the
         rows in memory), each class is its own game (labels and 1/r are row factors, so the
@@ -493,7 +493,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     BLAS threads: OpenBLAS runs a call on its thread pool above a size threshold (axpy and dot above
     10,000 numbers, products above a few hundred thousand multiply-adds); on a busy machine each
     threaded call waits for a core, and small threaded calls cost 10-100x their work. Every vector
-    operation of a round (axpy, dot, scal, asum) goes through :mod:`gamedyn._numerics`, which never
+    operation of a round (axpy, dot, scal, asum) goes through :mod:`gamedyn.core.numerics`, which never
     wakes a thread. The products with X (``X @ w``, ``X.T @ p``; ``X @ W`` for a batched game) keep
     the BLAS setting when large, and run on one thread during ``fit`` while a round's products hold
     at most :data:`ONE_THREAD_WORK` (2^21) multiply-adds, n d (times K for the batched game): there

@@ -12,7 +12,7 @@ output     x = x_bar_T = sum_t t x_t / A_T,  A_T = T(T+1)/2
 
 This is Algorithm 1 of Wang & Abernethy (2018, "Acceleration through optimistic no-regret
 dynamics", NeurIPS): OptimisticFTL for y, OMD with the Euclidean Bregman divergence for x,
-alpha_t = t. The form proven equal here (to 1e-10, :func:`gamedyn.original_fenchel.accelerated_gradient`)
+alpha_t = t. The form proven equal here (to 1e-10, :func:`gamedyn.games.fenchel.original.accelerated_gradient`)
 is the "similar triangles" form of Nesterov's method that their Section 4 derives from it:
 with :math:`\beta_t=\alpha_t/A_t=2/(t+1)`,
 

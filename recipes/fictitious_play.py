@@ -8,7 +8,7 @@ weights    alpha_t = 1;  w-player first (simultaneous play);  ties go to the sma
 output     row = x_bar_T, column = y_bar_T  (converges, Robinson 1951, but slowly)
 =========  ==========================================================================
 
-The hint :class:`gamedyn.matrix_games.InitialBelief` counts each opponent's start as one observed
+The hint :class:`gamedyn.games.matrix.game.InitialBelief` counts each opponent's start as one observed
 play (a prior belief); with the default uniform starts on rock-paper-scissors the first best
 response is a tie, broken towards action 0.
 """

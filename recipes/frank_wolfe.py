@@ -8,7 +8,7 @@ weights    alpha_t = t;  y-player first (the x-player sees y_t: best response, B
 output     x = x_bar_T = sum_t t x_t / (T(T+1)/2)   (= Frank-Wolfe's x_T)
 =========  ==========================================================================
 
-Proof sketch (equal to the loop of :func:`gamedyn.original_fenchel.frank_wolfe`). With
+Proof sketch (equal to the loop of :func:`gamedyn.games.fenchel.original.frank_wolfe`). With
 :math:`A_t=t(t+1)/2`, :math:`\bar x_t=(A_{t-1}\bar x_{t-1}+t\,x_t)/A_t=(1-c_t)\bar x_{t-1}+c_tx_t`,
 :math:`c_t=t/A_t=2/(t+1)`. FTL's y-loss sum is :math:`A_{t-1}f^*(y)-\langle A_{t-1}\bar x_{t-1},y\rangle`,
 minimised by :math:`y_t=\nabla f(\bar x_{t-1})` (:math:`\nabla f^*=(\nabla f)^{-1}`); at t = 1 the

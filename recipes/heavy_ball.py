@@ -18,7 +18,7 @@ in :math:`x_t=x_{t-1}-\gamma\alpha_t\nabla f(\bar x_{t-1})` gives
     \eta_t=\frac{\gamma\alpha_t^2}{A_t}=\frac{2\gamma t}{t+1},\quad
     \mu_t=\frac{\alpha_tA_{t-2}}{\alpha_{t-1}A_t}=\frac{t-2}{t+1},
 
-the loop of :func:`gamedyn.original_fenchel.heavy_ball`. Only on :math:`\mathbb R^d`: a projection
+the loop of :func:`gamedyn.games.fenchel.original.heavy_ball`. Only on :math:`\mathbb R^d`: a projection
 does not commute with this unrolling. The game's guarantee is the plain O(1/T) of non-optimistic
 dynamics (no acceleration is claimed).
 """

@@ -20,9 +20,9 @@ from gamedyn.games.matrix.result import matrix_game_inputs, matrix_game_result
 def hedge(M, T, *, eta_row=None, eta_column=None, row_start=None, column_start=None, record=False, callback=None):
     r"""Hedge vs Hedge for T rounds on the payoff matrix M (rows maximise :math:`x^\top My`).
 
-    Default steps: :func:`gamedyn.matrix_games.default_hedge_steps`, which minimise the Hoeffding
+    Default steps: :func:`gamedyn.games.matrix.game.default_hedge_steps`, which minimise the Hoeffding
     regret bound :math:`\ln k/\eta+\eta Tr^2/8`; by Theorem 2 the Nash gap of the averages is then
-    at most :func:`gamedyn.matrix_games.hedge_gap_bound` :math:`=O(1/\sqrt T)`. ``row_start`` /
+    at most :func:`gamedyn.games.matrix.game.hedge_gap_bound` :math:`=O(1/\sqrt T)`. ``row_start`` /
     ``column_start`` (default uniform) are the learners' centres :math:`x_0, y_0`; every entry must be
     positive (an action of start weight 0 is never played: refused with a ``ValueError``).
     A default step from a range :math:`r` beyond float64 is refused, naming M (rescale it).

@@ -21,9 +21,9 @@ def optimistic_hedge(M, T, *, eta=None, eta_column=None, row_start=None, column_
                      callback=None):
     r"""Optimistic Hedge vs optimistic Hedge for T rounds on M (rows maximise :math:`x^\top My`).
 
-    Default step for both players: :func:`gamedyn.matrix_games.default_optimistic_hedge_step`
+    Default step for both players: :func:`gamedyn.games.matrix.game.default_optimistic_hedge_step`
     :math:`=1/r`, under which the RVU bounds of the two players cancel and the Nash gap of the
-    averages is at most :func:`gamedyn.matrix_games.optimistic_hedge_gap_bound` :math:`=O(1/T)`.
+    averages is at most :func:`gamedyn.games.matrix.game.optimistic_hedge_gap_bound` :math:`=O(1/T)`.
     ``eta_column`` (default: ``eta``) gives the column player its own step. ``row_start`` /
     ``column_start`` (default uniform) must have positive entries, as for :func:`hedge`. The last iterates
     converge too when the equilibrium is unique (``.row_last``, ``.column_last``).

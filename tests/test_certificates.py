@@ -9,10 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gamedyn.recipes as recipes
-from gamedyn import Bilinear, ConcaveConvex, OMD, Entropy, SquaredEuclidean, play, positive_margin, stops
-from gamedyn.certificates import BatchedCertificateTracker, Certificate, CertificateTracker, vector_norm
-from gamedyn.datasets import make_separable, make_separable_lp, signed_rows
-from gamedyn.margins import max_margin, max_margin_q
+from gamedyn import Bilinear, ConcaveConvex, Entropy, OMD, SquaredEuclidean, play, positive_margin
+from gamedyn.certify import stops
+from gamedyn.certify import BatchedCertificateTracker, Certificate, CertificateTracker, vector_norm
+from gamedyn.io import make_separable, make_separable_lp, signed_rows
+from gamedyn.certify import max_margin, max_margin_q
 
 # Rounding: the per-round ends are read off running sums of t terms; 1e-12 relative covers their
 # accumulated rounding (t <= 2000 terms of size <= 1) and the oracle's own gap (<= 1e-14).
@@ -361,7 +362,7 @@ def test_matrix_games_carry_no_margin_certificate():
 
 def test_unit_rows_in_high_dimension_pass_despite_rounding():
     """Regression: perceptron_hard_instance(0.02) + decoy (d = 2501) computes a row norm of 1 + 83 eps."""
-    from gamedyn.datasets import add_decoy, perceptron_hard_instance
+    from gamedyn.io import add_decoy, perceptron_hard_instance
 
     A = add_decoy(perceptron_hard_instance(0.02))
     assert recipes.smooth_perceptron(A, 2).row_scale == 1.0
@@ -386,7 +387,7 @@ def _three_games(seed):
 @pytest.mark.parametrize("recipe", ["smooth_perceptron", "accelerated_perceptron", "nag_margin"])
 @pytest.mark.parametrize("seed", [0, 3])
 def test_batched_brackets_hold_for_every_game_every_round_and_match_separate_runs(recipe, seed):
-    from gamedyn.batched import one_vs_rest
+    from gamedyn.arrays import one_vs_rest
 
     X, Y = _three_games(seed)
     rows = [signed_rows(X, Y[:, k]) for k in range(3)]
@@ -421,7 +422,7 @@ def test_batched_brackets_hold_for_every_game_every_round_and_match_separate_run
 
 
 def test_batched_stop_rules_settle_each_game_by_its_own_rule():
-    from gamedyn.batched import one_vs_rest
+    from gamedyn.arrays import one_vs_rest
 
     X, Y = _three_games(0)
     rule = stops.any_of(stops.margin_within(0.05), stops.infeasible(1e-3))  # game 1: gamma* = 0.003
@@ -458,8 +459,8 @@ def _exact_margins(A, w):
 def test_tiny_margin_is_never_certified_not_separable(gamma):
     """Regression (issue 16, 1): the 1e-8 Gordan tolerance certified separable=False for
     symmetric_pair(1e-9), whose max margin max_margin certifies as 1e-9."""
-    from gamedyn.certificates import certify_not_separable
-    from gamedyn.datasets import symmetric_pair
+    from gamedyn.certify import certify_not_separable
+    from gamedyn.io import symmetric_pair
 
     A = signed_rows(*symmetric_pair(gamma))
     certificate = certify_not_separable(A)
@@ -472,7 +473,7 @@ def test_tiny_margin_is_never_certified_not_separable(gamma):
 def _tiny_margin_rows():
     """perceptron_hard_instance(1e-10, m=5): unit rows (1e-10, h u_i) whose max margin is ~1e-10,
     proved separable here by an exact rational check of the oracle's direction."""
-    from gamedyn.datasets import perceptron_hard_instance
+    from gamedyn.io import perceptron_hard_instance
 
     A = perceptron_hard_instance(1e-10, 5)
     assert _exact_margins(A, max_margin(A).direction) > 0
@@ -493,8 +494,8 @@ def test_infeasible_rule_on_a_tiny_margin_leaves_it_undecided(recipe):
 
 def test_batched_infeasible_rule_never_calls_a_tiny_margin_not_separable():
     """Regression (issue 16, 1): the batched tracker ran the same tolerance-based LP per game."""
-    from gamedyn.batched import one_vs_rest
-    from gamedyn.datasets import symmetric_pair
+    from gamedyn.arrays import one_vs_rest
+    from gamedyn.io import symmetric_pair
 
     X, _ = symmetric_pair(1e-9)
     X = np.vstack([X, -X])  # game 0: +1, +1, -1, -1 (margin 1e-9); game 1: all +1 (not separable)
@@ -546,7 +547,7 @@ def _power_in_range(A, k):
 
 
 def _scale_family():
-    from gamedyn.datasets import symmetric_pair
+    from gamedyn.io import symmetric_pair
 
     rng = np.random.default_rng(5)
     graded = rng.normal(size=(30, 4)) * np.exp2(rng.integers(-200, 200, size=30))[:, None]
@@ -564,8 +565,8 @@ SCALE_FAMILY = _scale_family()
 
 
 def _verdicts(A):
-    from gamedyn.certificates import certify_not_separable
-    from gamedyn.margins import MarginUndecidedError, NotSeparableError
+    from gamedyn.certify import certify_not_separable
+    from gamedyn.certify import MarginUndecidedError, NotSeparableError
 
     try:
         max_margin(A)
@@ -602,7 +603,7 @@ def test_not_separable_data_are_still_proved_not_separable():
     """The proof is not "always None": rows a and -a, an integer convex combination 0, and random
     rows around 0 (verified solve) are certified separable=False, with a witness whose A^T p is at
     the rounding level."""
-    from gamedyn.certificates import certify_not_separable
+    from gamedyn.certify import certify_not_separable
 
     rng = np.random.default_rng(2)
     integer = rng.integers(-9, 10, size=(3, 12)).astype(float)
@@ -621,7 +622,7 @@ def test_not_separable_data_are_still_proved_not_separable():
 def test_gordan_proof_is_exact_at_the_edge_of_rounding():
     """Rows (eps, 1), (eps, -1) with eps = 2^-60: separable by exactly 2^-60 (no proof), while
     (0, 1), (0, -1), (1, 0), (-2^-60, 0)... hold 0 exactly (a proof)."""
-    from gamedyn.certificates import gordan_proof
+    from gamedyn.certify import gordan_proof
 
     tiny = 2.0 ** -60
     assert gordan_proof([[tiny, 1.0], [tiny, -1.0]]) is None
@@ -641,7 +642,7 @@ def test_gordan_proof_is_exact_at_the_edge_of_rounding():
 ])
 def test_certificate_functions_refuse_bad_rows(bad, error, words):
     """Regression (issue 16, 2): NaN A gave Certificate(lower=nan, ...), an empty A ZeroDivisionError."""
-    from gamedyn.certificates import certificate_of, certify_not_separable
+    from gamedyn.certify import certificate_of, certify_not_separable
 
     with pytest.raises(error, match=words):
         certify_not_separable(bad)
@@ -651,7 +652,7 @@ def test_certificate_functions_refuse_bad_rows(bad, error, words):
 
 def test_certificate_functions_accept_lists():
     """Regression (issue 16, 2): a list gave AttributeError."""
-    from gamedyn.certificates import certificate_of, certify_not_separable
+    from gamedyn.certify import certificate_of, certify_not_separable
 
     assert certify_not_separable([[0.6, 0.3], [-0.6, -0.3]]).separable is False
     certificate = certificate_of([[0.6, 0.0], [0.0, 0.8]], [1.0, 1.0], [0.64, 0.36])
@@ -662,7 +663,7 @@ def test_certificate_functions_accept_lists():
 @pytest.mark.parametrize("q", [1, 1.0, 0.5, 2.5, math.nan, math.inf, "2", True])
 def test_certificate_functions_refuse_a_bad_q(q):
     """Regression (issue 16, 2): q=1 gave ZeroDivisionError, q=nan NaN ends."""
-    from gamedyn.certificates import certificate_of, dual_norm
+    from gamedyn.certify import certificate_of, dual_norm
 
     with pytest.raises((ValueError, TypeError), match=r"q must"):
         dual_norm(q)
@@ -673,7 +674,7 @@ def test_certificate_functions_refuse_a_bad_q(q):
 
 
 def test_certificate_of_checks_w_and_p_and_vector_norm_its_order():
-    from gamedyn.certificates import certificate_of, certify_not_separable
+    from gamedyn.certify import certificate_of, certify_not_separable
 
     with pytest.raises(ValueError, match="w has length 3"):
         certificate_of(np.eye(2), np.ones(3), np.full(2, 0.5))

@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 import gamedyn.logistic as logistic
 from gamedyn import (OMD, Bilinear, CheckpointError, CheckpointMismatchError, Entropy, FTRL, OFTRL,
                      RegularizedBilinear, SquaredEuclidean, checkpoint_info, play, recipes, signed_rows)
-from gamedyn.checkpoints import CHECKPOINT_VERSION, fingerprint
-from gamedyn.datasets import make_separable
+from gamedyn.engine.checkpoints import CHECKPOINT_VERSION, fingerprint
+from gamedyn.io import make_separable
 from gamedyn.logistic import adaptive_sgd, sgd_indices
-from gamedyn.stops import margin_within
+from gamedyn.certify import margin_within
 
 T = 60
 CRASH = 41  # the round at which the interrupted run dies (after its last checkpoint)
@@ -178,9 +178,9 @@ def test_play_with_its_own_weights_and_outputs_resumes(first, tmp_path):
 
 def _fenchel_play(**options):
     from gamedyn import FenchelGame, Objective, Simplex
-    from gamedyn.hints import FirstRoundLoss
-    from gamedyn.learners import BestResponse, FollowTheRegularizedLeader
-    from gamedyn.regularizers import Zero
+    from gamedyn.core import FirstRoundLoss
+    from gamedyn.core import BestResponse, FollowTheRegularizedLeader
+    from gamedyn.core import Zero
 
     objective = Objective(_fenchel_value, _fenchel_gradient, smoothness=2.0)
     return play(FenchelGame(objective, Simplex(), dimension=3), FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),
@@ -313,7 +313,7 @@ def test_adaptive_sgd_without_a_seed_resumes_on_its_own_stream(tmp_path, monkeyp
     resumed = adaptive_sgd(SGD_DATA, 12000, 1e-6, record=[0, 500, 10000, 12000], resume_from=path)
     import numpy.random as random
 
-    from gamedyn.checkpoints import read_header
+    from gamedyn.engine.checkpoints import read_header
 
     state = read_header(path)["rng_state"]
     generator = random.Generator(getattr(random, state["bit_generator"])())
@@ -843,7 +843,7 @@ def test_a_signal_to_gamedyn_run_leaves_a_checkpoint_that_resumes(signum, status
     exit 130 or 143 and a checkpoint after a complete round, which resumes bit-identically to an
     uninterrupted run of the same data. Regression (issue 16): SIGTERM ended the run silently, no
     checkpoint written."""
-    from gamedyn._data_files import synthetic_data
+    from gamedyn.io.data_files import synthetic_data
 
     path, big_T = tmp_path / "run.npz", 10**7
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -886,8 +886,8 @@ _SIGTERM_IN_PLAY = """
 import json, os, signal, sys
 import numpy as np
 from gamedyn import recipes
-from gamedyn.checkpoints import RunInterrupted
-from gamedyn.datasets import make_separable, signed_rows
+from gamedyn.engine.checkpoints import RunInterrupted
+from gamedyn.io import make_separable, signed_rows
 
 A = signed_rows(*make_separable(50, 5, 0.1, seed=1))
 A = A / np.max(np.linalg.norm(A, axis=1))
@@ -926,7 +926,7 @@ _SIGTERM_IN_SGD = """
 import json, os, signal, sys
 import numpy as np
 import gamedyn.logistic as logistic
-from gamedyn.datasets import make_separable, signed_rows
+from gamedyn.io import make_separable, signed_rows
 
 segment = logistic._sgd_segment
 

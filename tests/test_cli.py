@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from gamedyn import cli, recipes
-from gamedyn._data_files import load_data_file, parse_synthetic_spec, signs_from_labels
-from gamedyn._progress import ProgressBar
-from gamedyn.datasets import make_separable, signed_rows
-from gamedyn.margins import max_margin, normalized_margin
-from gamedyn.registry import original_entries, recipe_entries
+from gamedyn.core.validation import signs_from_labels
+from gamedyn.io.data_files import load_data_file, parse_synthetic_spec
+from gamedyn.cli.progress import ProgressBar
+from gamedyn.io import make_separable, signed_rows
+from gamedyn.certify import max_margin, normalized_margin
+from gamedyn.paper.registry import original_entries, recipe_entries
 
 
 def run_cli(capsys, *argv):
@@ -333,10 +334,10 @@ def test_run_reports_the_certified_upper_end_each_step(capsys):
 
 def test_synthetic_data_too_large_for_memory_is_one_line_before_allocating(capsys, monkeypatch):
     """Regression: --synthetic 100000000,20,0.05 printed a MemoryError traceback."""
-    from gamedyn import _data_files
+    from gamedyn.io import data_files
 
-    available = min(_data_files.available_memory(), 100 * 2.0**30)  # also on a machine with 149 GiB free
-    monkeypatch.setattr(_data_files, "available_memory", lambda: available)
+    available = min(data_files.available_memory(), 100 * 2.0**30)  # also on a machine with 149 GiB free
+    monkeypatch.setattr(data_files, "available_memory", lambda: available)
     code, out, err = run_cli(capsys, "run", "nag_margin", "--synthetic", "100000000,20,0.05")
     assert code == 2 and out == ""
     assert "--synthetic 100000000,20,0.05 needs about 149 GiB" in err and "smaller n or d" in err
@@ -344,19 +345,19 @@ def test_synthetic_data_too_large_for_memory_is_one_line_before_allocating(capsy
 
 
 def test_memory_error_anywhere_is_one_line(capsys, monkeypatch):
-    from gamedyn import _data_files
+    from gamedyn.io import data_files
 
     def exhausted(*args, **kwargs):
         raise MemoryError()
 
-    monkeypatch.setattr(_data_files, "synthetic_data", exhausted)
+    monkeypatch.setattr(data_files, "synthetic_data", exhausted)
     code, _, err = run_cli(capsys, "run", "nag_margin")
     assert code == 2 and err.startswith("gamedyn run: error: out of memory") and len(err.strip().splitlines()) == 1
 
 
 def test_unwritable_out_is_found_before_any_claim_runs(tmp_path, capsys, monkeypatch):
     """Regression: an unwritable --out was found only after every claim had run."""
-    from gamedyn import reproduce
+    from gamedyn.paper import reproduce
 
     def never(*args, **kwargs):
         raise AssertionError("a claim ran before --out was checked")
@@ -376,7 +377,7 @@ _TRIP = """import os, signal, sys
 
 class Trip:  # Ctrl-C arrives while gamedyn imports its dependencies
     def find_spec(self, name, path=None, target=None):
-        if name == "gamedyn.datasets":
+        if name == "numpy":  # the first dependency the command line imports, after its start-up handler
             sys.meta_path.remove(self)
             os.kill(os.getpid(), signal.SIGINT)
         return None
@@ -440,7 +441,7 @@ def test_corrupt_numpy_and_binary_csv_files_are_one_line_naming_the_file(tmp_pat
 @pytest.mark.parametrize("gamma", [1e-9, 1e-12])
 def test_run_accepts_a_tiny_margin_data_file(tmp_path, capsys, gamma):
     """Regression (issue 11 item 1, knock-on): `gamedyn run` called tiny-margin data not separable."""
-    from gamedyn.datasets import symmetric_pair
+    from gamedyn.io import symmetric_pair
 
     X, y = symmetric_pair(gamma)
     path = tmp_path / "tiny.csv"
@@ -539,7 +540,7 @@ def test_pnorm_rows_and_header_are_in_the_certificates_q_norm(capsys):
     """Regression: `run pnorm_perceptron --p 4` printed an l2 normalised margin (0.0533) beside a q-norm
     upper end (0.0528) in one row, and an l2 gamma in its header. Every number is now in q = p/(p-1):
     normalised_q(w_t) <= gamma_q <= U_t in every row (weak duality), gamma_q from max_margin_q."""
-    from gamedyn.margins import max_margin_q
+    from gamedyn.certify import max_margin_q
 
     q = 4 / 3
     A = signed_rows(*make_separable(200, 20, 0.05, 0))
@@ -580,7 +581,7 @@ def test_exact_oracle_runs_only_when_cheap_or_asked(capsys, monkeypatch):
     """Regression: `run` ran the exact oracle on all the data only to print the max margin (8 min 27 s
     and 2 GB at n = 5e5, d = 100 before a 4 s run), with no way to skip it. Over the budget it is
     skipped and says how to force it; --oracle forces it, --no-oracle skips it."""
-    from gamedyn import margins
+    from gamedyn.certify import margins
 
     calls = []
     exact = margins.max_margin

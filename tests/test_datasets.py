@@ -1,4 +1,4 @@
-"""Tests for gamedyn.datasets: signed rows, the seeded generators and the digits pairs."""
+"""Tests for gamedyn.io.datasets: signed rows, the seeded generators and the digits pairs."""
 
 from __future__ import annotations
 
@@ -8,16 +8,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from gamedyn.datasets import (
-    digits_pair,
-    make_separable,
-    make_separable_lp,
-    perceptron_hard_instance,
-    signed_rows,
-    symmetric_pair,
+from gamedyn.io import (
+    digits_pair, make_separable, make_separable_lp, perceptron_hard_instance, signed_rows, symmetric_pair,
 )
-from gamedyn.margins import max_margin, max_margin_q
-from gamedyn.original import perceptron
+from gamedyn.certify import max_margin, max_margin_q
+from gamedyn.games.margin.original import perceptron
 
 EPS = np.finfo(np.float64).eps
 

@@ -1,4 +1,4 @@
-"""Out-of-core and distributed A (gamedyn.distributed): every recipe equals its numpy run to 1e-12.
+"""Out-of-core and distributed A (gamedyn.arrays.distributed): every recipe equals its numpy run to 1e-12.
 
 The operator splits A into row blocks and computes A w = [A_k w]_k and A^T p = sum_k A_k^T p_k as one
 task per block; the sums differ from numpy's only in the order of additions, so every recipe's
@@ -14,8 +14,9 @@ da = pytest.importorskip("dask.array")
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from gamedyn import Bilinear, RegularizedBilinear, recipes  # noqa: E402
-from gamedyn.datasets import make_separable, signed_rows  # noqa: E402
-from gamedyn.distributed import RowBlockedOperator, npy_folder_layout  # noqa: E402
+from gamedyn.io import make_separable, signed_rows  # noqa: E402
+from gamedyn.arrays import RowBlockedOperator
+from gamedyn.arrays.distributed import npy_folder_layout  # noqa: E402
 from same_game import TOLERANCE, assert_same_game, relative_error  # noqa: E402
 
 ROUNDS = 12
@@ -227,7 +228,7 @@ def test_lost_blocks_that_cannot_be_recomputed_are_one_error_naming_them(data, p
     the blocks and the worker, with the fix, instead of a raw FutureCancelledError."""
     from types import SimpleNamespace
 
-    from gamedyn.distributed import WorkerLostError
+    from gamedyn.arrays.distributed import WorkerLostError
 
     client = process_cluster_client
     client.wait_for_workers(2)
@@ -239,7 +240,7 @@ def test_lost_blocks_that_cannot_be_recomputed_are_one_error_naming_them(data, p
     with pytest.raises(WorkerLostError) as raised:
         recipes.smooth_perceptron(operator, ROUNDS)
     message = str(raised.value)
-    from gamedyn.distributed import _ranges
+    from gamedyn.arrays.distributed import _ranges
 
     lost = [k for k, block in enumerate(blocks) if block.status != "finished"]  # those dask kept only there
     assert lost and f"block(s) {_ranges(lost)} lived only on lost dask worker(s) {holder}" in message, message
@@ -370,7 +371,7 @@ def test_svmlight_stays_sparse(data, tmp_path):
     import scipy.sparse as sp
 
     datasets = pytest.importorskip("sklearn.datasets")
-    from gamedyn._data_files import load_data_file
+    from gamedyn.io.data_files import load_data_file
 
     X, y, A = data
     X = np.where(np.abs(X) < 0.3, 0.0, X)  # a sparse pattern
@@ -391,7 +392,7 @@ def test_chunk_reads_keep_no_page_of_the_files_resident(tmp_path, monkeypatch):
     """Out of core: the chunks are read into one reused slab buffer, never mapped into the process.
 
     The control (numpy's memory map of the same files) shows that the measure sees mapped pages."""
-    from gamedyn import distributed
+    from gamedyn.arrays import distributed
 
     monkeypatch.setattr(distributed, "READ_BYTES", 4 * 2**20)  # 4 MB slabs over 4 x 20 MB chunks
     rng = np.random.default_rng(0)
@@ -428,7 +429,7 @@ def test_release_pages_is_deprecated(tmp_path):
        single=st.booleans(), seed=st.integers(0, 2**32 - 1))
 def test_chunks_read_in_slabs_equal_the_dense_products(tmp_path_factory, rows, d, slab_rows, fortran, single, seed):
     """C- and Fortran-ordered chunks, float32 or float64, read in slabs of any height: the products are numpy's."""
-    from gamedyn import distributed
+    from gamedyn.arrays import distributed
 
     folder = tmp_path_factory.mktemp("chunks")
     rng = np.random.default_rng(seed)
@@ -457,8 +458,9 @@ def test_chunks_read_in_slabs_equal_the_dense_products(tmp_path_factory, rows, d
 _TRUNCATE_MID_RUN = """
 import os, sys
 import numpy as np
-from gamedyn import distributed, recipes
-from gamedyn.distributed import RowBlockedOperator
+from gamedyn import recipes
+from gamedyn.arrays import distributed
+from gamedyn.arrays.distributed import RowBlockedOperator
 
 folder, when = sys.argv[1], sys.argv[2]
 distributed.READ_BYTES = 100 * 20 * 8  # 100-row slabs: 10 per chunk
@@ -503,7 +505,7 @@ def test_chunk_rewritten_after_the_operator_was_built_is_refused(tmp_path):
     """A chunk replaced by other data of the same size (a new modification time) would mix two data sets."""
     import os
 
-    from gamedyn.distributed import ChunkFileError
+    from gamedyn.arrays.distributed import ChunkFileError
 
     save_chunks(tmp_path, "A", np.eye(6), 3)
     operator = RowBlockedOperator.from_npy_folder(tmp_path, client="threads")
@@ -552,7 +554,7 @@ def test_unreadable_chunks_and_labels_are_one_line_naming_the_file(tmp_path, cap
     """Regression: the .npy-folder loader passed numpy's raw messages (no file name; numpy's allow_pickle
     advice; 'mmap length is greater than file size'); a 2-D y.npy was silently flattened."""
     from gamedyn import cli
-    from gamedyn._data_files import load_data_file
+    from gamedyn.io.data_files import load_data_file
 
     name, damage = _bad_chunk_folders()[case]
     save_chunks(tmp_path, "X" if name == "y.npy" else "A", np.vstack([np.eye(3), np.eye(3)]), 3)
@@ -570,7 +572,7 @@ def test_unreadable_chunks_and_labels_are_one_line_naming_the_file(tmp_path, cap
 
 
 # ------------------------------------------------------------------------- one pass per round
-# gamedyn.one_pass: where the round allows it, A is read once per round (the follower's loss, its
+# gamedyn.engine.rounds: where the round allows it, A is read once per round (the follower's loss, its
 # play and the leader's loss from one pass); every output equals the numpy run as before.
 
 
@@ -669,7 +671,7 @@ def test_one_pass_game_reports_what_the_numpy_game_does(name, data):
 
 def test_stop_rule_and_callback_see_the_numpy_rounds(data):
     """positive_margin stops the one-pass run at the numpy run's round; the callbacks see the same sums."""
-    from gamedyn.protocol import positive_margin
+    from gamedyn.certify import positive_margin
 
     seen = {"numpy": [], "one pass": []}
     runs = {}
@@ -713,7 +715,7 @@ def test_one_pass_round_falls_back_where_it_does_not_apply(data):
     from types import SimpleNamespace
 
     from gamedyn import FTRL, OFTL, OFTRL, OMD, Bilinear, Entropy, FTRLPlus, SquaredEuclidean
-    from gamedyn.one_pass import one_pass_round
+    from gamedyn.engine.rounds import one_pass_round
 
     def seats(leader, follower, first="w"):  # the runner's seats as one_pass_round reads them
         names = ("w", "p") if first == "w" else ("p", "w")

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from scipy.sparse.linalg import LinearOperator, aslinearoperator
 
 from gamedyn import (
-    OFTL, OFTRL, OMD, Bilinear, Entropy, FTRLPlus, QNorm, RegularizedBilinear, SquaredEuclidean, margin, max_margin,
-    original, play, recipes,
+    Bilinear, Entropy, FTRLPlus, OFTL, OFTRL, OMD, QNorm, RegularizedBilinear, SquaredEuclidean, margin, max_margin, play, recipes,
 )
-from gamedyn.datasets import make_separable, signed_rows
-from gamedyn.payoffs import Loss
+from gamedyn.games.margin import original
+from gamedyn.io import make_separable, signed_rows
+from gamedyn.core import Loss
 
 RECIPES = {
     "smooth_perceptron": lambda A, T: recipes.smooth_perceptron(A, T),
@@ -261,7 +261,7 @@ def test_sparse_matrix_is_used_through_views_not_copies(format):
 
 
 def test_validation_of_a_dense_matrix_allocates_no_copy():
-    from gamedyn._validation import check_matrix
+    from gamedyn.core.validation import check_matrix
 
     A = np.ones((2000, 500), dtype=np.float32)
     tracemalloc.start()
@@ -401,7 +401,7 @@ def test_mirror_prox_takes_four_mirror_steps_per_round(monkeypatch):
     """The shadow of the opponent's secondary step (OpponentSecondary) reuses the opponent's own
     step: 2 entropy steps (p's play, p's secondary) and 2 ball steps per round, not 3 + 3; the
     half iterates still equal the original mirror prox's."""
-    import gamedyn.regularizers as regularizers
+    import gamedyn.core.regularizers as regularizers
 
     counts = {"entropy": 0, "euclidean": 0}
     entropy_step, entropy_play = regularizers.Entropy.argmin_and_cache, regularizers.Entropy.argmin_with_cache
@@ -426,7 +426,7 @@ def test_mirror_prox_takes_four_mirror_steps_per_round(monkeypatch):
 
 def test_mirror_step_memo_never_answers_a_different_step():
     """Same regularizer, same gradient array, but another centre or step: computed, not recalled."""
-    from gamedyn.learners import _mirror_step
+    from gamedyn.core.learners import _mirror_step
 
     entropy = Entropy()
     gradient = np.array([0.3, -0.2, 0.5])
@@ -449,7 +449,7 @@ def test_reals_minimizer_fast_overflow_check_agrees_with_the_exact_one():
     """max |x_i| from two reductions decides; -x / c is returned bit for bit at every magnitude,
     a true overflow or a NaN still raises, and nothing warns."""
     from gamedyn import Reals
-    from gamedyn._numerics import NumericalRangeError
+    from gamedyn.core import NumericalRangeError
 
     reals = Reals()
     for linear, curvature in ((np.array([3.0, -4.0]), 0.7), (np.array([1e200, -1e200]), 2.0), (np.array([1e-300]), 1e-5)):

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from gamedyn import FTL, FTRL, OFTL, OFTRL, Bilinear, Entropy, FTRLPlus, RegularizedBilinear, cli, explore, play
-from gamedyn.datasets import make_separable, signed_rows
-from gamedyn.exploration import PAPER_PAIRS, fitted_exponent, geometric_checkpoints, separator_learners
+from gamedyn.io import make_separable, signed_rows
+from gamedyn.paper.exploration import PAPER_PAIRS, fitted_exponent, geometric_checkpoints, separator_learners
 
 A = signed_rows(*make_separable(100, 10, 0.1, 0))
 

@@ -35,9 +35,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import gamedyn.recipes as recipes
-from gamedyn import stops
-from gamedyn.certificates import certify_not_separable
-from gamedyn.margins import MarginUndecidedError, NotSeparableError, max_margin
+from gamedyn.certify import stops
+from gamedyn.certify import certify_not_separable
+from gamedyn.certify import MarginUndecidedError, NotSeparableError, max_margin
 
 EXAMPLES = int(os.environ.get("GAMEDYN_HUNT_EXAMPLES", "800"))
 UNIT = 2.0 ** -53
@@ -291,7 +291,7 @@ def test_the_estimator_never_certifies_the_wrong_thing(case, recipe, random):
     """MarginClassifier (fit_intercept=False) on X = y_i a_i. Its certificate is on the rows a_i /
     row_scale_, rounded: the planted structure survives the division (rounding is monotone and odd),
     so gamma* = fl(gamma / row_scale_); rows a, -a stay each other's negation."""
-    from gamedyn.datasets import signed_rows
+    from gamedyn.io import signed_rows
     from gamedyn.sklearn import MarginClassifier
 
     A = case[1]

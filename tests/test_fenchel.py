@@ -12,17 +12,16 @@ from gamedyn import (
     FTL, OFTL, Ball, BestResponse, Box, FenchelGame, FTRL, FirstRoundLoss, L1Ball, Loss, Objective, Reals,
     Simplex, SquaredEuclidean, play,
 )
-from gamedyn import original_fenchel
-from gamedyn.fenchel import ObjectiveError
-from gamedyn.experiments.fenchel import (
-    AG_HORIZONS, FW_HORIZONS, accelerated_gradient_table, distance_objective, fenchel_claims, fitted_slope,
-    frank_wolfe_table, logistic_minimizer, logistic_objective, quadratic_objective,
+from gamedyn.games.fenchel import original as original_fenchel
+from gamedyn.games.fenchel import ObjectiveError
+from gamedyn.paper.experiments.fenchel import (
+    AG_HORIZONS, FW_HORIZONS, accelerated_gradient_table, distance_objective, fenchel_claims, fitted_slope, frank_wolfe_table, logistic_minimizer, logistic_objective, quadratic_objective,
 )
-from gamedyn.learners import FollowTheRegularizedLeader, OMD
-from gamedyn.hints import CurrentLoss
+from gamedyn.core import FollowTheRegularizedLeader, OMD
+from gamedyn.core import CurrentLoss
 from gamedyn.recipes import accelerated_gradient, frank_wolfe, heavy_ball
-from gamedyn.registry import relative_error
-from gamedyn.regularizers import Zero
+from gamedyn.paper.registry import relative_error
+from gamedyn.core import Zero
 
 HORIZONS = [1, 2, 3, 10, 200]
 D = 6
@@ -337,8 +336,8 @@ def test_best_response_has_nonpositive_regret_and_plays_the_oracle():
 
 
 def test_reproduce_rows_pass_quick_and_fail_when_held_to_a_faster_rate(monkeypatch):
-    from gamedyn import reproduce
-    from gamedyn.experiments import fenchel
+    from gamedyn.paper import reproduce
+    from gamedyn.paper.experiments import fenchel
 
     context = reproduce.Context(reproduce.PROFILES["quick"])
     for claim in fenchel_claims():

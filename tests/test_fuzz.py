@@ -50,7 +50,7 @@ from gamedyn import (
     max_margin,
     play,
 )
-from gamedyn._numerics import euclidean_norm
+from gamedyn.core.numerics import euclidean_norm
 
 EPS = np.finfo(np.float64).eps
 TINY = 2.0**-1074  # the spacing of subnormals: the absolute rounding error of an underflowing operation

@@ -6,8 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from gamedyn.experiments import game_figures
-from gamedyn.experiments.iterations import IterationRow, IterationTable
+from gamedyn.paper.experiments import game_figures
+from gamedyn.paper.experiments.iterations import IterationRow, IterationTable
 
 T = 60
 

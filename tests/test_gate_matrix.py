@@ -10,14 +10,12 @@ import math
 import numpy as np
 import pytest
 
-from gamedyn import original_games, recipes
-from gamedyn.matrix_games import (
-    default_hedge_steps,
-    default_optimistic_hedge_step,
-    hedge_gap_bound,
-    optimistic_hedge_gap_bound,
+from gamedyn import recipes
+from gamedyn.games.matrix import original as original_games
+from gamedyn.games.matrix import (
+    default_hedge_steps, default_optimistic_hedge_step, hedge_gap_bound, optimistic_hedge_gap_bound,
 )
-from gamedyn.registry import relative_error
+from gamedyn.paper.registry import relative_error
 
 _rng = np.random.default_rng(16)
 GAMES = {

@@ -1,4 +1,4 @@
-"""``gamedyn.rates``' bounds are the theorems' formulas, recomputed here from the runs' own records.
+"""``gamedyn.paper.rates``' bounds are the theorems' formulas, recomputed here from the runs' own records.
 
 A looser constant in a rate check (4 sum ||p_t - p_(t-1)||^2 for 2, (8 log n + 2)/T for /(T(T+1)),
 ...) still "holds" on every run, so asserting ``check.holds`` cannot see it (issue 16's gate); each
@@ -10,9 +10,10 @@ import math
 import numpy as np
 import pytest
 
-from gamedyn import rates, recipes
-from gamedyn.datasets import make_separable, make_separable_lp, signed_rows
-from gamedyn.margins import max_margin, max_margin_q, normalized_margin
+from gamedyn import recipes
+from gamedyn.paper import rates
+from gamedyn.io import make_separable, make_separable_lp, signed_rows
+from gamedyn.certify import max_margin, max_margin_q, normalized_margin
 
 A = signed_rows(*make_separable(40, 6, 0.08, 5))
 N = A.shape[0]

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from gamedyn.datasets import add_decoy, perceptron_hard_instance
-from gamedyn.experiments.iterations import QUICK_MARGINS, iterations_to_separation
-from gamedyn.margins import max_margin
+from gamedyn.io import add_decoy, perceptron_hard_instance
+from gamedyn.paper.experiments.iterations import QUICK_MARGINS, iterations_to_separation
+from gamedyn.certify import max_margin
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,7 @@ def test_every_row_carries_the_horizon_its_declaration_states(table):
 
 def test_a_new_declared_recipe_joins_the_experiments_without_edits(monkeypatch):
     """A new recipe module's ``RECIPE`` is all the iterations table and the game figures need."""
-    from gamedyn.experiments import game_figures
+    from gamedyn.paper.experiments import game_figures
     from gamedyn.recipes import RECIPES, Recipe
 
     nag = RECIPES["nag_margin"]

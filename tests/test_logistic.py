@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gamedyn.datasets import make_separable, signed_rows, symmetric_pair
+from gamedyn.io import make_separable, signed_rows, symmetric_pair
 from gamedyn.logistic import (
     IncreasingSchedule,
     adaptive_sgd,
@@ -32,7 +32,7 @@ from gamedyn.logistic import (
     theorem_3_5_blocks,
     theorem_3_5_horizon,
 )
-from gamedyn.margins import max_margin
+from gamedyn.certify import max_margin
 
 
 def pair(gamma):
@@ -45,7 +45,7 @@ def synthetic(n, d, gamma, seed):
 
 def digits(first, second):
     pytest.importorskip("sklearn")
-    from gamedyn.datasets import digits_pair
+    from gamedyn.io import digits_pair
 
     return signed_rows(*digits_pair(first, second))
 

@@ -1,4 +1,4 @@
-"""Data functions of gamedyn.experiments.logistic_figures in quick mode, and the PNG writer."""
+"""Data functions of gamedyn.paper.experiments.logistic_figures in quick mode, and the PNG writer."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from gamedyn.experiments import logistic_figures as lf
+from gamedyn.paper.experiments import logistic_figures as lf
 from gamedyn.logistic import IncreasingSchedule
 
 

@@ -1,4 +1,4 @@
-"""Tests for gamedyn.margins: margins, the exact l2 oracle and the certified q-norm bracket."""
+"""Tests for gamedyn.certify.margins: margins, the exact l2 oracle and the certified q-norm bracket."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gamedyn.datasets import make_separable, signed_rows, symmetric_pair
-from gamedyn.margins import margin, max_margin, max_margin_q, normalized_margin
+from gamedyn.io import make_separable, signed_rows, symmetric_pair
+from gamedyn.certify import margin, max_margin, max_margin_q, normalized_margin
 
 EPS = np.finfo(np.float64).eps
 
@@ -217,7 +217,7 @@ def test_max_margin_q_validates_q_and_separability():
 def test_max_margin_of_tiny_symmetric_pair_is_exact_and_certified(gamma):
     """Regression: below about 2e-8 the old absolute LDP test called these separable rows
     "not separable", while the Perceptron separates them in 2 updates."""
-    from gamedyn.original import perceptron
+    from gamedyn.games.margin.original import perceptron
 
     A = signed_rows(*symmetric_pair(gamma))
     result = max_margin(A)
@@ -270,7 +270,7 @@ def test_max_margin_q_of_tiny_symmetric_pair(q):
 
 
 def test_non_separable_verdict_is_named_and_certifies_an_upper_bound():
-    from gamedyn.margins import NotSeparableError
+    from gamedyn.certify import NotSeparableError
 
     B = np.random.default_rng(0).normal(size=(50, 5))  # 0 is inside the hull, at any scale
     for scale in (1.0, 1e-200, 1e200):
@@ -284,7 +284,7 @@ def test_non_separable_verdict_is_named_and_certifies_an_upper_bound():
 def test_undecided_verdict_reports_the_bracket(monkeypatch):
     """When neither end is certified (here: a solver that returns a poor dual, on separable rows: w =
     (1e-4, 1) has margins 1e-4, 9e-4, 1, so no Gordan proof exists either) the oracle says so."""
-    import gamedyn.margins as margins
+    import gamedyn.certify.margins as margins
 
     A = np.array([[1.0, 0.0], [-1.0, 1e-3], [0.0, 1.0]])
     monkeypatch.setattr(margins.scipy.optimize, "nnls", lambda E, f, maxiter=None: (np.array([0.0, 0.0, 1.0]), 0.0))
@@ -295,7 +295,7 @@ def test_undecided_verdict_reports_the_bracket(monkeypatch):
 
 def test_rate_checks_accept_a_tiny_margin():
     """Regression (issue 11 item 1, knock-on): the rate checks called the oracle, which refused."""
-    from gamedyn import rates
+    from gamedyn.paper import rates
 
     A = signed_rows(*symmetric_pair(1e-8))
     for check in rates.theorem5(A, 3) + rates.theorem7(A, 3, 2.0):
@@ -366,7 +366,7 @@ def test_max_margin_never_calls_separable_rows_not_separable():
     """Regression (issue 16, 1): rows (1, 1) and -(1, 1 - 2^-52) are separable (w = (-1 + 2^-53, 1)
     has margins 2^-53 exactly), by a relative margin ~8e-17 below the rounding level; the old
     oracle raised NotSeparableError. Now: undecided, with a bracket that holds."""
-    from gamedyn.margins import MarginUndecidedError, NotSeparableError
+    from gamedyn.certify import MarginUndecidedError, NotSeparableError
 
     A = np.array([[1.0, 1.0], [-1.0, -(1.0 - 2.0 ** -52)]])
     w = np.array([-1.0 + 2.0 ** -53, 1.0])

@@ -8,18 +8,12 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from gamedyn import Bilinear, FTRL, Entropy, FollowTheRegularizedLeader, NoHint, Simplex, Zero, play
-from gamedyn import original_games
-from gamedyn.matrix_games import (
-    InitialBelief,
-    default_hedge_steps,
-    default_optimistic_hedge_step,
-    hedge_gap_bound,
-    nash_gap,
-    optimistic_hedge_gap_bound,
-    solve_matrix_game,
+from gamedyn.games.matrix import original as original_games
+from gamedyn.games.matrix import (
+    InitialBelief, default_hedge_steps, default_optimistic_hedge_step, hedge_gap_bound, nash_gap, optimistic_hedge_gap_bound, solve_matrix_game,
 )
 from gamedyn.recipes import fictitious_play, hedge, optimistic_hedge
-from gamedyn.registry import relative_error
+from gamedyn.paper.registry import relative_error
 
 ROCK_PAPER_SCISSORS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]])
 INTERIOR = np.array([[3.0, -1.0, 0.5], [-2.0, 2.0, 0.0], [0.0, -1.0, 1.5]])  # unique interior equilibrium
@@ -245,7 +239,7 @@ def test_bad_steps_and_rvu_condition():
 
 
 def test_reproduce_has_the_matrix_game_rows_and_they_pass_quick():
-    from gamedyn import reproduce
+    from gamedyn.paper import reproduce
 
     claims = [claim for claim in reproduce.CLAIMS if claim.group == "matrix games"]
     assert {claim.name for claim in claims} == {"Hedge: Nash gap O(1/sqrt T)", "Optimistic Hedge: Nash gap O(1/T)"}
@@ -258,8 +252,8 @@ def test_reproduce_has_the_matrix_game_rows_and_they_pass_quick():
 
 def test_reproduce_matrix_rows_fail_when_the_rate_is_too_slow(monkeypatch):
     """Negative control: held to a slope of -1.5 (faster than its 1/T), optimistic Hedge fails."""
-    from gamedyn import reproduce
-    from gamedyn.experiments import matrix_games
+    from gamedyn.paper import reproduce
+    from gamedyn.paper.experiments import matrix_games
 
     monkeypatch.setattr(matrix_games, "OPTIMISTIC_SLOPE_AT_MOST", -1.5)
     claim = next(claim for claim in matrix_games.matrix_game_claims() if claim.name.startswith("Optimistic"))
@@ -279,7 +273,7 @@ def test_linprog_value_scales_with_the_matrix(scale):
 
 # ------------------------------------------------------- matrix-game inputs (issue 16, defect 3)
 
-from gamedyn.matrix_games import check_strategy, payoff_range  # noqa: E402
+from gamedyn.games.matrix import check_strategy, payoff_range  # noqa: E402
 
 RECIPES = {"hedge": hedge, "optimistic_hedge": optimistic_hedge, "fictitious_play": fictitious_play}
 

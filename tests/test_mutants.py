@@ -47,13 +47,13 @@ def test_every_active_pattern_matches_exactly_once():
     assert not any(problems.values()), {name: found for name, found in problems.items() if found}
 
 
-def _fake(name, original, path="gamedyn/rates.py"):
+def _fake(name, original, path="gamedyn/paper/rates.py"):
     return gate.Mutant(name, "rates", path, "a test's mutant", ((original, original + " "),), ("tests/test_gate_rates.py",))
 
 
 @pytest.mark.parametrize("original, count", [("this text is nowhere in the file", 0), ("import", None)])
 def test_a_pattern_that_does_not_match_once_fails_the_gate_and_the_table_says_which(original, count, capsys):
-    text = (ROOT / "gamedyn" / "rates.py").read_text()
+    text = (ROOT / "gamedyn" / "paper" / "rates.py").read_text()
     count = text.count(original) if count is None else count
     assert count != 1
     mutants = gate.MUTANTS + (_fake("stale-one", original),)
@@ -61,7 +61,7 @@ def test_a_pattern_that_does_not_match_once_fails_the_gate_and_the_table_says_wh
     out = capsys.readouterr().out
     assert code == 1
     row = next(line for line in out.splitlines() if line.startswith("| stale-one |"))
-    assert f"pattern found {count} times in gamedyn/rates.py" in row and row.rstrip().endswith("| STALE |")
+    assert f"pattern found {count} times in gamedyn/paper/rates.py" in row and row.rstrip().endswith("| STALE |")
     assert "no mutant was run" in out and "| rates-th3-path |" not in out
 
 
@@ -72,7 +72,9 @@ def test_patterns_only_checks_without_running(capsys):
 
 # An editable install of another checkout, as setuptools makes it: a finder on sys.meta_path, put
 # there at start-up (here by a sitecustomize module on PYTHONPATH), that answers for gamedyn.recipes
-# (or, for a shadowing install, for gamedyn itself) with another folder.
+# (or, for a shadowing install, for gamedyn itself) with another folder. setuptools appends its finder
+# (after Python's own path finder, which finds the checkout's gamedyn/recipes link first); ``first``
+# puts it in front, as a finder that shadows the checkout would be.
 _EDITABLE_LIKE = textwrap.dedent('''
     import importlib.util, sys
     DECOY = {decoy!r}
@@ -86,37 +88,35 @@ _EDITABLE_LIKE = textwrap.dedent('''
                     name, DECOY + "/__init__.py", submodule_search_locations=[DECOY])
             return None
 
-    if NAME == "gamedyn":
+    if {first!r}:
         sys.meta_path.insert(0, OtherCheckout)
     else:
         sys.meta_path.append(OtherCheckout)
 ''')
 
 
-def _tree_with_another_checkout(tmp_path, name, old_layout=False):
+def _tree_with_another_checkout(tmp_path, name, first=False):
     source = tmp_path / "source"
     gate.copy_tree(ROOT, source)
     decoy = tmp_path / "other-checkout" / ("gamedyn" if name == "gamedyn" else "recipes")
     decoy.mkdir(parents=True)
     (decoy / "__init__.py").write_text("raise ImportError('the other checkout was imported')\n"
                                        if name == "gamedyn.recipes" else "DECOY = True\n")
-    (source / "sitecustomize.py").write_text(_EDITABLE_LIKE.format(decoy=str(decoy), name=name))
-    if old_layout:  # the finder appended after the other checkout's, as before issue 16
-        layout = source / "gamedyn" / "_source_layout.py"
-        layout.write_text(layout.read_text().replace("sys.meta_path.insert(0, _SourceRecipesFinder())",
-                                                     "sys.meta_path.append(_SourceRecipesFinder())"))
+    (source / "sitecustomize.py").write_text(_EDITABLE_LIKE.format(decoy=str(decoy), name=name,
+                                                                  first=first or name == "gamedyn"))
     return source, decoy
 
 
 def test_the_copy_runs_its_own_recipes_with_another_checkout_installed(tmp_path):
     source, decoy = _tree_with_another_checkout(tmp_path, "gamedyn.recipes")
+    assert (source / "gamedyn" / "recipes").is_symlink()  # the copy keeps the link, pointing into the copy
     where = gate.verify_imports(source)
-    assert f"gamedyn.recipes {source / 'recipes' / '__init__.py'}" in where and str(decoy) not in where
+    assert f"gamedyn.recipes {source / 'gamedyn' / 'recipes' / '__init__.py'}" in where and str(decoy) not in where
 
 
-@pytest.mark.parametrize("name, old_layout", [("gamedyn.recipes", True), ("gamedyn", False)])
-def test_the_import_check_refuses_a_copy_that_imports_another_checkout(tmp_path, name, old_layout):
-    source, decoy = _tree_with_another_checkout(tmp_path, name, old_layout)
+@pytest.mark.parametrize("name", ["gamedyn.recipes", "gamedyn"])
+def test_the_import_check_refuses_a_copy_that_imports_another_checkout(tmp_path, name):
+    source, decoy = _tree_with_another_checkout(tmp_path, name, first=True)
     if name == "gamedyn.recipes":  # the decoy must import, for the check (not an ImportError) to see it
         (decoy / "__init__.py").write_text("DECOY = True\n")
     with pytest.raises(gate.ImportMismatch, match=re.escape(f"{name} imported from {decoy}")):
@@ -124,7 +124,7 @@ def test_the_import_check_refuses_a_copy_that_imports_another_checkout(tmp_path,
 
 
 def test_the_gate_aborts_loudly_when_the_copy_imports_another_checkout(tmp_path):
-    source, decoy = _tree_with_another_checkout(tmp_path, "gamedyn.recipes", old_layout=True)
+    source, decoy = _tree_with_another_checkout(tmp_path, "gamedyn.recipes", first=True)
     (decoy / "__init__.py").write_text("DECOY = True\n")
     done = subprocess.run([sys.executable, str(SCRIPT), "--source", str(source), "--no-baseline", "rates-th3-path"],
                           capture_output=True, text=True, timeout=300, check=False)

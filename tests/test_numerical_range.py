@@ -29,8 +29,8 @@ from gamedyn import (
     online,
     play,
 )
-from gamedyn._numerics import euclidean_norm, scaled_norm
-from gamedyn.payoffs import Loss
+from gamedyn.core.numerics import euclidean_norm, scaled_norm
+from gamedyn.core import Loss
 
 EPS = np.finfo(np.float64).eps
 BIGGEST = np.finfo(np.float64).max

@@ -1,7 +1,7 @@
-"""The in-memory one-pass round (gamedyn.one_pass.InMemoryRows).
+"""The in-memory one-pass round (gamedyn.arrays.one_pass.InMemoryRows).
 
 A dense numpy A of at least ``ONE_PASS_MIN_BYTES`` is read once per round in cache-sized row
-groups (two passes for mirror prox's four products' worth, see gamedyn.one_pass). The sums run in a
+groups (two passes for mirror prox's four products' worth, see gamedyn.engine.rounds). The sums run in a
 different order from two BLAS calls, so every number a run reports must agree with the two-pass
 round to rounding: asserted at 1e-12 relative, with the number of reads of A counted. The
 threshold and the group size are lowered here so that small matrices take the path in several groups.
@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 from same_game import TOLERANCE, assert_same_game, relative_error
 
-import gamedyn.one_pass as one_pass
+import gamedyn.arrays.one_pass as one_pass
+import gamedyn.engine.rounds as rounds
 from gamedyn import FTRL, OFTL, OFTRL, Entropy, FTRLPlus, QNorm, RegularizedBilinear, StepSchedule, play, recipes
-from gamedyn.datasets import make_separable, signed_rows
+from gamedyn.io import make_separable, signed_rows
 
 ROUNDS = 12
 RECIPES = {  # name -> (run, reads of A by the one-pass kernels in the run's ROUNDS rounds)
@@ -59,7 +60,7 @@ def reads(monkeypatch):
     """Every in-memory array of at least 0 bytes takes the one-pass round, in groups of 16 rows
     (6 groups of A); ``reads[0]`` counts the kernels' reads of A."""
     counter = [0]
-    slabs = one_pass._slabs
+    slabs = one_pass.slabs
 
     def counting_slabs(block):
         counter[0] += 1
@@ -67,7 +68,7 @@ def reads(monkeypatch):
 
     monkeypatch.setattr(one_pass, "ONE_PASS_MIN_BYTES", 0)
     monkeypatch.setattr(one_pass, "GROUP_BYTES", 16 * 6 * 8)
-    monkeypatch.setattr(one_pass, "_slabs", counting_slabs)
+    monkeypatch.setattr(one_pass, "slabs", counting_slabs)
     return counter
 
 
@@ -107,7 +108,7 @@ def test_only_large_dense_c_ordered_float_arrays_take_it(A, monkeypatch):
 
     monkeypatch.setattr(one_pass, "ONE_PASS_MIN_BYTES", A.nbytes)
     seats = [SimpleNamespace(name="w", learner=OFTL(), weight=float), SimpleNamespace(name="p", learner=FTRLPlus(Entropy(), 0.25))]
-    takes = lambda matrix: one_pass.one_pass_round(RegularizedBilinear(matrix), *seats, ROUNDS) is not None  # noqa: E731
+    takes = lambda matrix: rounds.one_pass_round(RegularizedBilinear(matrix), *seats, ROUNDS) is not None  # noqa: E731
     assert takes(A)
     assert not takes(A[:-1])  # one row fewer than the threshold
     assert not takes(np.asfortranarray(A))
@@ -137,12 +138,12 @@ def test_logits_beyond_range_take_the_careful_path(A, reads):
                                weights="linear")
     A = 10 * A * np.where(np.arange(A.shape[0]) % 7 == 0, -1.0, 1.0)[:, None]  # logits up to ~1e309: +inf
     reference = two_pass(game, A)
-    merges, merge = [], one_pass._merge_log_sum_exp
-    one_pass._merge_log_sum_exp = lambda pieces, d: merges.append(merge(pieces, d)) or merges[-1]
+    merges, merge = [], one_pass.merge_log_sum_exp
+    one_pass.merge_log_sum_exp = lambda pieces, d: merges.append(merge(pieces, d)) or merges[-1]
     try:
         result = game(A)
     finally:
-        one_pass._merge_log_sum_exp = merge
+        one_pass.merge_log_sum_exp = merge
     assert reads[0] == 6 and any(vector is None for vector in merges)  # some rounds declined the merge
     assert_same_game(result, reference)
 

@@ -1,4 +1,4 @@
-"""Tests for gamedyn.original: closed forms, the game-form identities and the theorems' bounds.
+"""Tests for gamedyn.games.margin.original: closed forms, the game-form identities and the theorems' bounds.
 
 The game forms used here are the closed forms printed in the spec (sections 4.2, 5.4, 6.2, 7.2),
 written out independently of gamedyn's learners, so each identity checks two separate routes.
@@ -12,16 +12,11 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gamedyn._numerics import log_sum_exp, softmin
-from gamedyn.datasets import make_separable, make_separable_lp, signed_rows
-from gamedyn.margins import margin, max_margin, max_margin_q, normalized_margin
-from gamedyn.original import (
-    accelerated_perceptron,
-    mirror_prox,
-    nag,
-    perceptron,
-    pnorm_perceptron,
-    smooth_perceptron,
+from gamedyn.core.numerics import log_sum_exp, softmin
+from gamedyn.io import make_separable, make_separable_lp, signed_rows
+from gamedyn.certify import margin, max_margin, max_margin_q, normalized_margin
+from gamedyn.games.margin.original import (
+    accelerated_perceptron, mirror_prox, nag, perceptron, pnorm_perceptron, smooth_perceptron,
 )
 
 EPS = np.finfo(np.float64).eps
@@ -457,7 +452,7 @@ def test_theorems_1_and_4_on_random_data(n, d, gamma, seed, T):
 
 
 def test_accelerated_pnorm_perceptron_rejects_bad_input():
-    from gamedyn.original import accelerated_pnorm_perceptron
+    from gamedyn.games.margin.original import accelerated_pnorm_perceptron
 
     with pytest.raises(ValueError, match="p must be finite and >= 2"):
         accelerated_pnorm_perceptron(A_SMALL, 5, 1.5)
@@ -469,7 +464,7 @@ def test_accelerated_pnorm_perceptron_rejects_bad_input():
 
 def test_accelerated_pnorm_perceptron_is_theorem7_at_p_2():
     """p = 2: f_2 is the identity, so w_1 = eta_w A^T u_n with eta_w = 1/sqrt(2 log n) (spec section 8)."""
-    from gamedyn.original import accelerated_pnorm_perceptron
+    from gamedyn.games.margin.original import accelerated_pnorm_perceptron
 
     n = A_SMALL.shape[0]
     path = accelerated_pnorm_perceptron(A_SMALL, 3, 2.0, trajectory=True)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from gamedyn import OFTL, Entropy, FTRLPlus, RegularizedBilinear, play
-from gamedyn.datasets import make_separable, signed_rows
+from gamedyn.io import make_separable, signed_rows
 from gamedyn import plot
 
 
@@ -59,7 +59,8 @@ def test_animation_without_pillow_is_a_clear_error(monkeypatch, tmp_path):
 
 def test_heat_map_and_usage():
     pytest.importorskip("matplotlib")
-    from gamedyn.exploration import explore, separator_learners
+    from gamedyn.paper import explore
+    from gamedyn.paper.exploration import separator_learners
 
     payoff = RegularizedBilinear(signed_rows(*make_separable(30, 5, 0.1, 0)))
     figure = plot.plot_exploration(explore(payoff, separator_learners(), T=40))

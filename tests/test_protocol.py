@@ -12,7 +12,8 @@ from gamedyn import (
     FTL, FTRL, OFTL, OFTRL, OMD, Ball, BestResponse, Bilinear, ConcaveConvex, Entropy, FTRLPlus, L1Ball, Loss,
     MirrorDescent, Reals, RegularizedBilinear, Simplex, SquaredEuclidean, Zero, online, play, positive_margin,
 )
-from gamedyn import protocol as _protocol
+from gamedyn.arrays import one_pass as one_pass_module
+from gamedyn.engine import seats
 
 
 def random_game(seed, n, d):
@@ -251,7 +252,7 @@ def test_output_weights_given_as_the_p_weights_function_give_the_same_run(first)
     """play calls one function once a round when output_weights is p_weights (Ji et al.'s t + 1):
     every number equals the run with an equal but separate function, bit for bit."""
     from gamedyn import OFTL, OFTRL, Entropy, FTRLPlus, RegularizedBilinear
-    from gamedyn.datasets import make_separable, signed_rows
+    from gamedyn.io import make_separable, signed_rows
 
     A = signed_rows(*make_separable(40, 5, 0.1, seed=1))
     p_learner = FTRLPlus(Entropy(), 0.5) if first == "w" else OFTRL(Entropy(), 0.5)
@@ -330,7 +331,7 @@ MATRIX = np.random.default_rng(0).uniform(-1, 1, size=(5, 4))  # p on the simple
 def test_issue_a_play_outside_the_domain_is_refused(one_pass, monkeypatch):
     """Old: accepted, and the regrets, bound and gap reported for a p-play of -1s on the simplex."""
     if one_pass:  # the one-pass round drives the follower's player itself
-        monkeypatch.setattr(gamedyn.one_pass, "ONE_PASS_MIN_BYTES", 0)
+        monkeypatch.setattr(one_pass_module, "ONE_PASS_MIN_BYTES", 0)
     w = OMD(SquaredEuclidean(domain=Simplex()), 0.1)
     for fault, at, pattern in [
         ("negative", 1, (r"p_learner ScriptedHedge played \[-1, -1, -1, -1, -1\], outside its domain Simplex\(\) in "
@@ -397,7 +398,7 @@ def test_the_built_in_learners_declare_their_domain_and_pay_nothing_per_round(mo
     def refuse(*args, **kwargs):
         raise AssertionError("a built-in learner's plays were wrapped")
 
-    monkeypatch.setattr(_protocol, "_CheckedPlayer", refuse)
+    monkeypatch.setattr(seats, "CheckedPlayer", refuse)
     play(Bilinear(MATRIX), OMD(SquaredEuclidean(radius=1.0), 0.3), OFTRL(Entropy(), 0.5), 30)
     play(RegularizedBilinear(MATRIX), OFTL(), FTRLPlus(Entropy(), 0.5), 30, weights="linear")
     with pytest.raises(AssertionError, match="wrapped"):

@@ -7,10 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gamedyn.recipes
-from gamedyn import OFTL, OFTRL, FTRL, Entropy, FTRLPlus, RegularizedBilinear, original, play, rates
-from gamedyn.datasets import make_separable, make_separable_lp, signed_rows
-from gamedyn.margins import max_margin, max_margin_q
-from gamedyn.registry import EQUIVALENCES, relative_error
+from gamedyn import Entropy, FTRL, FTRLPlus, OFTL, OFTRL, RegularizedBilinear, play
+from gamedyn.games.margin import original
+from gamedyn.paper import rates
+from gamedyn.io import make_separable, make_separable_lp, signed_rows
+from gamedyn.certify import max_margin, max_margin_q
+from gamedyn.paper.registry import EQUIVALENCES, relative_error
 
 # n < d, n > d, a margin near 0.01, square, and a tiny one.
 DATASETS = {
@@ -219,7 +221,7 @@ def test_recipes_import_as_gamedyn_recipes_modules():
 def test_theorem7_worst_case_regret_is_the_sup_over_the_q_ball(p):
     """rates.theorem7's 'max_u R_w(u) + R_p' is the supremum over ||u||_q <= 1: no sampled u exceeds it, and
     u = f_p(A^T sum_t pi_t) / ||.||_q attains it (Hoelder's equality case)."""
-    from gamedyn._numerics import pnorm_link
+    from gamedyn.core.numerics import pnorm_link
 
     A = signed_rows(*make_separable_lp(60, 8, p, 0.05, 5))
     q = p / (p - 1)
@@ -244,7 +246,7 @@ def test_every_recipe_module_declares_itself_once():
     import importlib
     import pkgutil
 
-    from gamedyn.registry import recipe_entries
+    from gamedyn.paper.registry import recipe_entries
 
     modules = [info.name for info in pkgutil.iter_modules(gamedyn.recipes.__path__) if not info.name.startswith("_")
                and hasattr(importlib.import_module(f"gamedyn.recipes.{info.name}"), "RECIPE")]
@@ -283,7 +285,7 @@ def test_a_declared_output_rule_reads_the_final_result_and_every_round(name, opt
 def test_declared_round_counts_are_the_first_rounds_the_bounds_turn_positive(constant, gamma):
     """``rounds_with_quadratic_rate``: the smallest T with gamma - constant/(gamma T(T+1)) > 0 (Theorems 4, 6);
     ``rounds_with_linear_rate``: the smallest T with gamma - constant/T > 0 (Theorems 5, 7)."""
-    from gamedyn.recipes._recipe import rounds_with_linear_rate, rounds_with_quadratic_rate
+    from gamedyn.engine.recipe import rounds_with_linear_rate, rounds_with_quadratic_rate
 
     T = rounds_with_quadratic_rate(constant, gamma)
     assert T >= 1 and T * (T + 1) > constant / gamma**2 * (1 - 1e-12)

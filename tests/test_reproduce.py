@@ -6,9 +6,11 @@ import os
 import numpy as np
 import pytest
 
-from gamedyn import cli, reproduce
-from gamedyn.registry import EQUIVALENCES, Equivalence
-from gamedyn.reproduce import Claim, Context, Measurement
+from gamedyn import cli
+from gamedyn.paper import reproduce
+from gamedyn.paper.registry import EQUIVALENCES, Equivalence
+from gamedyn.paper.claims import Claim, Measurement
+from gamedyn.paper.reproduce import Context
 
 
 def run_cli(capsys, *argv):
@@ -87,7 +89,7 @@ def test_an_equivalence_with_a_nan_error_fails():
 
 
 def test_a_rate_claim_fails_when_the_bound_is_violated(monkeypatch):
-    from gamedyn import rates
+    from gamedyn.paper import rates
 
     def violated(A, T, *, oracle=None):
         return [rates.RateCheck("5", "R_w + R_p", 2.0, 1.0, "<=")]
@@ -217,7 +219,7 @@ def _claim(name):
 
 
 def test_the_theorem7_acceleration_row_needs_data_hard_for_the_baseline():
-    from gamedyn.experiments.iterations import HARD_PNORM, IterationTable
+    from gamedyn.paper.experiments.iterations import HARD_PNORM, IterationTable
 
     def measure(baseline, recipe):
         context = Context(reproduce.PROFILES["quick"])
@@ -324,7 +326,7 @@ def _largest_ratio(rows):
 
 
 def test_the_accelerated_gradient_bound_is_nearly_attained_on_the_huber_starts():
-    from gamedyn.experiments.fenchel import accelerated_gradient_tight_table
+    from gamedyn.paper.experiments.fenchel import accelerated_gradient_tight_table
 
     recipe = _largest_ratio(accelerated_gradient_tight_table(160))
     assert 0.98 < recipe <= 1 + 1e-12
@@ -340,8 +342,9 @@ def test_the_accelerated_gradient_bound_is_nearly_attained_on_the_huber_starts()
     ("step 1/(16L)", _similar_triangles_outputs(0.25), 3.5),
 ])
 def test_the_accelerated_gradient_row_fails_for_a_wrong_algorithm(name, method, at_least):
-    from gamedyn.experiments.fenchel import (
-        AG_HORIZONS, _accelerated_measurement, accelerated_gradient_table, accelerated_gradient_tight_table)
+    from gamedyn.paper.experiments.fenchel import (
+        AG_HORIZONS, _accelerated_measurement, accelerated_gradient_table, accelerated_gradient_tight_table,
+    )
 
     tight = accelerated_gradient_tight_table(160, method)
     assert _largest_ratio(tight) > at_least, name
@@ -363,8 +366,9 @@ def _frank_wolfe_with(step):
 
 
 def test_frank_wolfe_meets_the_closed_form_on_jaggis_instance():
-    from gamedyn.experiments.fenchel import (
-        FW_HORIZONS, _frank_wolfe_measurement, frank_wolfe_table, frank_wolfe_tight_table)
+    from gamedyn.paper.experiments.fenchel import (
+        FW_HORIZONS, _frank_wolfe_measurement, frank_wolfe_table, frank_wolfe_tight_table,
+    )
 
     horizons = FW_HORIZONS["quick"]
     for method in (None, _frank_wolfe_with(lambda t: 2 / (t + 1))):
@@ -381,8 +385,9 @@ def test_frank_wolfe_meets_the_closed_form_on_jaggis_instance():
     ("1/sqrt(t)", lambda t: 1 / math.sqrt(t)),
 ])
 def test_the_frank_wolfe_row_fails_for_another_step_rule(name, step):
-    from gamedyn.experiments.fenchel import (
-        FW_HORIZONS, _frank_wolfe_measurement, frank_wolfe_table, frank_wolfe_tight_table)
+    from gamedyn.paper.experiments.fenchel import (
+        FW_HORIZONS, _frank_wolfe_measurement, frank_wolfe_table, frank_wolfe_tight_table,
+    )
 
     tight = frank_wolfe_tight_table(FW_HORIZONS["quick"], _frank_wolfe_with(step))
     _, passed, detail = _frank_wolfe_measurement(frank_wolfe_table(FW_HORIZONS["quick"]), tight)
@@ -392,7 +397,7 @@ def test_the_frank_wolfe_row_fails_for_another_step_rule(name, step):
 
 
 def test_frank_wolfe_with_step_one_over_sqrt_t_breaks_the_bound_itself():
-    from gamedyn.experiments.fenchel import frank_wolfe_tight_table
+    from gamedyn.paper.experiments.fenchel import frank_wolfe_tight_table
 
     rows = frank_wolfe_tight_table((1000,), _frank_wolfe_with(lambda t: 1 / math.sqrt(t)))
     assert max(row[2] / row[3] for row in rows) > 1.5
@@ -415,7 +420,7 @@ def _matrix_run(factor_row, factor_optimistic=1.0, power=1):
 
 
 def test_the_matrix_game_rows_hold_the_stated_bound_nearly_attained():
-    from gamedyn.experiments import matrix_games
+    from gamedyn.paper.experiments import matrix_games
 
     for recipe, at_most in (("hedge", -0.4), ("optimistic_hedge", -0.9)):
         measurement = matrix_games.measure(recipe, at_most, "quick")
@@ -435,7 +440,7 @@ def test_the_matrix_game_rows_hold_the_stated_bound_nearly_attained():
 ])
 def test_the_matrix_game_rows_fail_for_a_wrong_step(recipe, run, why):
     """The bound is computed from the stated formula, so a wrong step cannot carry its own bound along."""
-    from gamedyn.experiments import matrix_games
+    from gamedyn.paper.experiments import matrix_games
 
     measurement = matrix_games.measure(recipe, -0.4 if recipe == "hedge" else -0.9, "quick", run)
     assert not measurement.passed and "every gap within its bound: NO" in measurement.detail, why
@@ -443,8 +448,8 @@ def test_the_matrix_game_rows_fail_for_a_wrong_step(recipe, run, why):
 
 def test_the_matrix_game_rows_need_a_certified_linprog_value(monkeypatch):
     """The replaced v*-bracket check held for any pair; the certificate fails when linprog's pair is not optimal."""
-    from gamedyn import matrix_games as library
-    from gamedyn.experiments import matrix_games
+    from gamedyn.games.matrix import game as library
+    from gamedyn.paper.experiments import matrix_games
 
     real = library.solve_matrix_game
 
@@ -465,6 +470,7 @@ def test_the_matrix_game_rows_need_a_certified_linprog_value(monkeypatch):
                                   "Fictitious play (Brown 1951)"])
 def test_the_matrix_game_equivalence_rows_pass_and_see_a_doubled_step(name, monkeypatch):
     from gamedyn import recipes
+    from gamedyn.games.matrix import default_hedge_steps, default_optimistic_hedge_step
 
     equivalence = next(item for item in EQUIVALENCES if item.claim == name)
     A = reproduce._logistic_data("n=200 d=2")[:30]
@@ -474,7 +480,7 @@ def test_the_matrix_game_equivalence_rows_pass_and_see_a_doubled_step(name, monk
     recipe = name.split(" (")[0].lower().replace(" ", "_")
     real = getattr(recipes, recipe)
     steps = {"hedge": lambda M, T: dict(zip(("eta_row", "eta_column"), (2 * eta for eta in
-                                             __import__("gamedyn").matrix_games.default_hedge_steps(M, T)))),
-             "optimistic_hedge": lambda M, T: {"eta": 0.5 * __import__("gamedyn").matrix_games.default_optimistic_hedge_step(M)}}
+                                             default_hedge_steps(M, T)))),
+             "optimistic_hedge": lambda M, T: {"eta": 0.5 * default_optimistic_hedge_step(M)}}
     monkeypatch.setattr(recipes, recipe, lambda M, T, **options: real(M, T, **steps[recipe](M, T), **options))
     assert max(equivalence.errors(A, 50).values()) > 1e-3

@@ -14,8 +14,8 @@ from sklearn.datasets import load_digits, load_iris  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-from gamedyn.datasets import make_separable, signed_rows  # noqa: E402
-from gamedyn.margins import max_margin  # noqa: E402
+from gamedyn.io import make_separable, signed_rows  # noqa: E402
+from gamedyn.certify import max_margin  # noqa: E402
 from gamedyn.sklearn import MarginClassifier, NotSeparableWarning  # noqa: E402
 
 

@@ -9,7 +9,7 @@ pytest.importorskip("sklearn")
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
-from gamedyn.datasets import make_separable  # noqa: E402
+from gamedyn.io import make_separable  # noqa: E402
 from gamedyn.sklearn import MarginClassifier, NotSeparableWarning  # noqa: E402
 
 

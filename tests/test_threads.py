@@ -4,7 +4,7 @@ OpenBLAS runs axpy and dot on its threads above 10,000 numbers (scal above 2^20)
 a threaded vector call waits for a core (scipy's daxpy on 18,000 numbers: 8 ms instead of 4 us; a
 batched one-vs-rest game of K = 10 on the digits, whose running sums hold 17,970 numbers, 15x
 slower than ten separate games). gamedyn's hot path routes every such call through
-:mod:`gamedyn._numerics` (``axpy``, ``dot``, ``inner``, ``scal``, ``asum``), which calls BLAS on
+:mod:`gamedyn.core.kernels` (``axpy``, ``dot``, ``inner``, ``scal``, ``asum``), which calls BLAS on
 blocks of at most ``LEVEL1_BLOCK`` numbers.
 """
 
@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.linalg.blas import dasum, daxpy, ddot, dscal
 
-from gamedyn._numerics import LEVEL1_BLOCK, asum, axpy, dot, inner, scal
+from gamedyn.core.kernels import LEVEL1_BLOCK, asum, axpy, dot, inner, scal
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OPENBLAS_THRESHOLD = 10_000  # axpy and dot: one thread up to this many numbers (OpenBLAS interface/axpy.c)
@@ -107,10 +107,10 @@ LEVEL1 = {"daxpy", "ddot", "dscal", "dasum", "dnrm2", "dcopy", "dswap", "drot", 
 
 
 def test_only_the_kernel_module_calls_scipy_blas_level_1():
-    """No module but gamedyn/_numerics.py imports a scipy BLAS level-1 routine (or scipy.linalg.blas)."""
+    """No module but gamedyn/core/kernels.py imports a scipy BLAS level-1 routine (or scipy.linalg.blas)."""
     offenders = []
     for path in sorted([*ROOT.glob("gamedyn/**/*.py"), *ROOT.glob("recipes/**/*.py")]):
-        if path == ROOT / "gamedyn" / "_numerics.py":
+        if path == ROOT / "gamedyn" / "core" / "kernels.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             if isinstance(node, ast.ImportFrom) and node.module in ("scipy.linalg.blas", "scipy.linalg"):
@@ -122,7 +122,7 @@ def test_only_the_kernel_module_calls_scipy_blas_level_1():
             elif isinstance(node, ast.Attribute) and node.attr in LEVEL1 and isinstance(node.value, ast.Attribute) \
                     and node.value.attr == "blas":
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
-    assert not offenders, f"route these through gamedyn._numerics (axpy, dot, inner, scal, asum): {offenders}"
+    assert not offenders, f"route these through gamedyn.core.kernels (axpy, dot, inner, scal, asum): {offenders}"
 
 
 # ------------------------------------------------------------------------- OpenBLAS's threads, measured
@@ -155,7 +155,7 @@ def _ticks_during(function, seconds: float) -> int:
 def test_a_batched_game_above_the_threshold_never_wakes_the_blas_threads():
     threadpoolctl = pytest.importorskip("threadpoolctl")
     from gamedyn import recipes
-    from gamedyn.batched import one_vs_rest
+    from gamedyn.arrays import one_vs_rest
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(1800, 3))  # small d: the products X @ W (1800 x 3 x 10) run on one thread

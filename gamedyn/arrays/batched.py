@@ -78,7 +78,7 @@ def one_vs_rest(X, Y) -> BatchedMatrix:
 
     >>> import numpy as np
     >>> from gamedyn import recipes
-    >>> from gamedyn.datasets import signed_rows
+    >>> from gamedyn.io.datasets import signed_rows
     >>> rng = np.random.default_rng(0)
     >>> X, Y = rng.normal(size=(40, 3)), np.sign(rng.normal(size=(40, 2)))
     >>> X = X / np.max(np.linalg.norm(X, axis=1))  # rows of norm <= 1, as the recipes require

@@ -45,7 +45,7 @@ cast to float32); the reduction over blocks of A^T p accumulates in float64.
 :math:`A^T\mathrm{softmax}(\log p_0-\eta(L+\alpha Aw))` with each block's log-sum-exp pieces merged
 exactly on the driver) from **one read** of each block: every task streams its block in
 cache-sized row groups, and each group serves both products while it is in cache.
-:func:`gamedyn.play` uses them through :mod:`gamedyn.one_pass` whenever the round allows
+:func:`gamedyn.play` uses them through :mod:`gamedyn.engine.rounds` whenever the round allows
 (``one_pass=False`` on the operator keeps the two-pass round).
 """
 
@@ -569,7 +569,7 @@ class RowBlockedOperator(LinearOperator):
     default: the current client if any). Driver memory per product is O(n + d).
 
     **One pass.** :meth:`products` and :meth:`softmax_pass` give a round's two products from one
-    read of A; :func:`gamedyn.play` uses them (via :mod:`gamedyn.one_pass`) unless ``one_pass`` is
+    read of A; :func:`gamedyn.play` uses them (via :mod:`gamedyn.engine.rounds`) unless ``one_pass`` is
     False (every constructor takes ``one_pass=``; the attribute may also be set).
     """
 
@@ -587,7 +587,7 @@ class RowBlockedOperator(LinearOperator):
         self.description = description
         if not isinstance(one_pass, bool):
             raise TypeError(f"one_pass must be True (a round reads A once where it can) or False (two passes), got {one_pass!r}.")
-        self.one_pass = one_pass  # read by gamedyn.one_pass: False keeps the two-pass round
+        self.one_pass = one_pass  # read by gamedyn.engine.rounds: False keeps the two-pass round
         self.scheduler = _scheduler_for(client, self.blocks)
         super().__init__(dtype=np.dtype(dtype), shape=(int(self.offsets[-1]), int(n_columns)))
 
@@ -793,7 +793,7 @@ class RowBlockedOperator(LinearOperator):
         scaled._placed_factors = None
         return scaled
 
-    # ---- a round's two products from one read of A (gamedyn.one_pass)
+    # ---- a round's two products from one read of A (gamedyn.engine.rounds)
 
     def _slices(self, vector):
         o = self.offsets

@@ -51,7 +51,7 @@ class InMemoryRows:
     """A dense in-memory A (n x d, C-ordered float32 or float64) with the one-pass capability.
 
     One block, the whole of A, streamed in row groups of about :data:`GROUP_BYTES`: the kernels
-    that the out-of-core blocks of :class:`gamedyn.distributed.RowBlockedOperator` run, here in
+    that the out-of-core blocks of :class:`gamedyn.arrays.distributed.RowBlockedOperator` run, here in
     this process, on A itself (no copy).
     """
 
@@ -66,7 +66,7 @@ class InMemoryRows:
 
     def softmax_pass(self, log_centre=None):
         """The entropy player's round in one read of A (see
-        :meth:`gamedyn.distributed.RowBlockedOperator.softmax_pass`): ``(w, base, weight, eta) -> (z, r)``."""
+        :meth:`gamedyn.arrays.distributed.RowBlockedOperator.softmax_pass`): ``(w, base, weight, eta) -> (z, r)``."""
         A, d = self.A, self.shape[1]
 
         def step(w, base, weight, eta):
@@ -88,7 +88,7 @@ def one_pass_operator(A):
 
 
 # ------------------------------------------------------------------------ the one-pass kernels
-# One read of a row block (an in-memory array, or a block of gamedyn.distributed that yields its
+# One read of a row block (an in-memory array, or a block of gamedyn.arrays.distributed that yields its
 # rows in bounded slabs): each cache-sized row group serves both of a round's products.
 
 

@@ -39,7 +39,7 @@ def matvec(M, v) -> np.ndarray:
 
 def dense_rows(A, chosen) -> np.ndarray:
     """The rows ``chosen`` of A as a dense float64 array (exact: float32 widens exactly); for a
-    matrix-free A (a LinearOperator, e.g. :class:`gamedyn.distributed.RowBlockedOperator`) by
+    matrix-free A (a LinearOperator, e.g. :class:`gamedyn.arrays.distributed.RowBlockedOperator`) by
     products with unit vectors, 64 rows per pass."""
     if isinstance(A, np.ndarray) or sp.issparse(A):
         rows = A[chosen]
@@ -67,7 +67,7 @@ def largest_row_norm(A, order: float = 2.0) -> float:
         if hasattr(A, "largest_row_norm"):
             return float(A.largest_row_norm())
         raise TypeError("the largest row norm of a matrix-free A needs its largest_row_norm() method "
-                        "(gamedyn.distributed.RowBlockedOperator has one).")
+                        "(gamedyn.arrays.distributed.RowBlockedOperator has one).")
     if sp.issparse(A):
         A = sp.csr_matrix(A)
         top = float(np.max(np.abs(A.data))) if A.nnz else 0.0

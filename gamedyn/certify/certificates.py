@@ -469,13 +469,13 @@ def certify_not_separable(A, certificate: Certificate | None = None) -> Certific
     >>> import numpy as np
     >>> certify_not_separable(np.array([[0.6, 0.3], [-0.6, -0.3]])).separable
     False
-    >>> from gamedyn.datasets import signed_rows, symmetric_pair
+    >>> from gamedyn.io.datasets import signed_rows, symmetric_pair
     >>> print(certify_not_separable(signed_rows(*symmetric_pair(1e-9))).separable)  # margin 1e-9
     None
     """
     A = _check_rows(A)
     if certificate is not None and not isinstance(certificate, Certificate):
-        raise TypeError(f"certificate must be a gamedyn.certificates.Certificate (e.g. result.certificate), "
+        raise TypeError(f"certificate must be a gamedyn.certify.certificates.Certificate (e.g. result.certificate), "
                         f"got {describe(certificate)}.")
     q = 2.0 if certificate is None else certificate.q
     tracker = CertificateTracker(A, q)
@@ -549,7 +549,7 @@ def _column_norms(Z, order: float) -> np.ndarray:
 
 
 class BatchedCertificateTracker:
-    r"""The running bracket of each of K batched bilinear games (:mod:`gamedyn.batched`), side by side.
+    r"""The running bracket of each of K batched bilinear games (:mod:`gamedyn.arrays.batched`), side by side.
 
     Game k has rows :math:`A_k = \operatorname{diag}(y_k)X` (or ``X``), and its own bracket
     :math:`L_t^{(k)}\le\gamma^*_k\le U_t^{(k)}` exactly as :class:`CertificateTracker` keeps it for one

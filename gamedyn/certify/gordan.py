@@ -304,7 +304,7 @@ def gordan_proof(rows, weights=None):
     r"""A proved distribution ``lambda`` on ``rows`` with :math:`\sum_i\lambda_ia_i = 0`, or None.
 
     ``rows`` (s, d) are taken at their float64 values (dyadic rationals, exact). The support of
-    ``weights`` (default: all rows) is checked as described in :mod:`gamedyn.certificates`: a
+    ``weights`` (default: all rows) is checked as described in :mod:`gamedyn.certify.certificates`: a
     verified solve when it has one row more than the coordinates it uses, else exactly in integers
     (within :data:`EXACT_WORK_CAP`); when that fails, all the rows exactly (the
     integer elimination, then the exact simplex within :data:`EXACT_LP_SIZE_CAP`,

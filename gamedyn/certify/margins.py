@@ -121,7 +121,7 @@ class QNormMargin:
 class NotSeparableError(ValueError):
     """The rows are proved not separable through the origin: 0 lies in their convex hull.
 
-    Raised only with a proof (:func:`gamedyn.certificates.gordan_proof`: a distribution ``lambda``
+    Raised only with a proof (:func:`gamedyn.certify.certificates.gordan_proof`: a distribution ``lambda``
     with ``sum_i lambda_i a_i = 0`` checked exactly for the float64 rows), so by Gordan's theorem no
     w has ``A w > 0``. ``upper`` is ``||A^T lambda||`` for the float64 ``lambda`` (on the caller's
     scale; at the rounding level), ``dual`` that ``lambda``.
@@ -135,7 +135,7 @@ class NotSeparableError(ValueError):
 class MarginUndecidedError(ValueError):
     """float64 cannot decide whether the rows are separable: no direction is certified to have a
     positive margin, yet no exact proof that 0 lies in the hull was found (a margin below the
-    rounding level, or a support beyond the caps of :mod:`gamedyn.certificates`).
+    rounding level, or a support beyond the caps of :mod:`gamedyn.certify.certificates`).
 
     ``lower`` (an attained margin, possibly <= 0) and ``upper`` (a weak-duality bound) bracket the
     max margin on the caller's scale; ``direction`` attains ``lower``.
@@ -159,7 +159,7 @@ def _not_separable(n: int, upper: float, rows: int) -> NotSeparableError:
 
 def _gordan_error(A_input: np.ndarray, dual) -> NotSeparableError | None:
     """The NotSeparableError with its proof, when Gordan's alternative is proved for the caller's rows
-    (the NNLS dual's support first, then the LP of :func:`gamedyn.certificates.certify_not_separable`
+    (the NNLS dual's support first, then the LP of :func:`gamedyn.certify.certificates.certify_not_separable`
     ordered by the dual); None without a proof."""
     from gamedyn.certify import gordan
 
@@ -262,8 +262,8 @@ def max_margin(A, *, tol: float = 0.0) -> MaxMargin:
     Verdict (no absolute threshold): the data are separable when the kept direction's computed
     margins exceed their rounding bound ``gamma_d sum_j |a_ij| |w_j|`` (so the exact margins are
     > 0); they are not separable only when Gordan's alternative is proved: when no direction is
-    certified, the dual's support (then the LP of :func:`gamedyn.certificates.certify_not_separable`)
-    is checked exactly by :func:`gamedyn.certificates.gordan_proof`. Otherwise float64 cannot decide and
+    certified, the dual's support (then the LP of :func:`gamedyn.certify.certificates.certify_not_separable`)
+    is checked exactly by :func:`gamedyn.certify.certificates.gordan_proof`. Otherwise float64 cannot decide and
     :class:`MarginUndecidedError` reports the certified bracket; separable data are never called
     "not separable", whatever their scale or margin (1e-300 relative included).
 
@@ -278,7 +278,7 @@ def max_margin(A, *, tol: float = 0.0) -> MaxMargin:
         NotSeparableError: (a ``ValueError``) if the rows are proved not separable through the origin.
         MarginUndecidedError: (a ``ValueError``) if float64 cannot decide; it carries the bracket.
 
-    >>> from gamedyn.datasets import signed_rows, symmetric_pair
+    >>> from gamedyn.io.datasets import signed_rows, symmetric_pair
     >>> result = max_margin(signed_rows(*symmetric_pair(0.3)))
     >>> round(result.gamma, 14), result.support.tolist(), result.gap <= 1e-14
     (0.3, [0, 1], True)

@@ -1,7 +1,7 @@
 r"""Certified stop rules for :func:`gamedyn.play` and every recipe's ``stop=`` (bilinear payoffs).
 
 Each rule reads the running bracket :math:`L_t\le\gamma^*\le U_t` that the runner keeps for
-bilinear payoffs (:class:`gamedyn.certificates.CertificateTracker`, O(n + d) per round, no
+bilinear payoffs (:class:`gamedyn.certify.certificates.CertificateTracker`, O(n + d) per round, no
 matrix-vector product), so a rule costs no extra product per round; the sharper but costlier
 bounds (a min-norm point, one product when the sums do not align) run only every ``every``
 rounds.
@@ -15,7 +15,7 @@ rule                   fires after the first round t where
 ``infeasible(eps)``    :math:`U_t\le\varepsilon\,\max_i\|a_i\|_{q^*}`: no direction has normalised
                        margin above eps times the largest row norm (0 < eps < 1; the recipes' rows
                        have norms <= 1, so this is at most eps); it then looks for Gordan's proof
-                       (:func:`gamedyn.certificates.gordan_proof`), so ``certificate.separable`` is
+                       (:func:`gamedyn.certify.certificates.gordan_proof`), so ``certificate.separable`` is
                        False when 0 is proved to lie in the convex hull of the rows, and stays None
                        (undecided, with the bracket) when no exact proof is found
 ``any_of(r1, r2, ...)`` any of the rules fires (all are evaluated, so each sees every round)
@@ -24,7 +24,7 @@ rule                   fires after the first round t where
 The threshold of ``infeasible`` is relative to the data's scale, so ``c A`` stops where ``A`` does;
 the largest row norm is computed once per run (one pass over A), at the rule's first check.
 
-Batched games (:mod:`gamedyn.batched`, a :class:`gamedyn.certificates.BatchedCertificateTracker`):
+Batched games (:mod:`gamedyn.arrays.batched`, a :class:`gamedyn.certify.certificates.BatchedCertificateTracker`):
 each rule decides game by game, and the run stops once every game is settled; under ``any_of`` a
 game is settled when any of the rules settles it (game 1 within eps, game 2 certified infeasible).
 
@@ -143,7 +143,7 @@ def infeasible(eps):
     The threshold is scale-invariant: the rows ``c A`` stop at the round ``A`` does. The largest row
     norm is computed once per run (one pass over A) at the rule's first check. On firing the rule
     looks for Gordan's proof on the heaviest rows of the witness
-    (:meth:`gamedyn.certificates.CertificateTracker.confirm_infeasible`): when 0 is proved to lie in
+    (:meth:`gamedyn.certify.certificates.CertificateTracker.confirm_infeasible`): when 0 is proved to lie in
     the convex hull of the rows, ``certificate.separable`` is False and ``certificate.p`` is the
     proved distribution; otherwise the certificate stays undecided (None) with its bracket, as for
     separable data whose margin is below eps.

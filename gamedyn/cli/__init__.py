@@ -23,24 +23,24 @@ the last column (a first line of names only is a header); svmlight/libsvm text (
 (``X_000.npy, ...`` + ``y.npy``, or ``A_000.npy, ...``), read out of core in row slabs (recipes only;
 needs ``pip install gamedyn[dask]``). Labels in {-1, +1} or {0, 1}. Rows are scaled so
 that max ||x_i|| = 1, and the output says so. Without ``--data`` the data are
-``--synthetic 200,20,0.05`` (:func:`gamedyn.datasets.make_separable` with ``--seed``).
+``--synthetic 200,20,0.05`` (:func:`gamedyn.io.datasets.make_separable` with ``--seed``).
 
-The header's exact max margin (:func:`gamedyn.margins.max_margin`) runs only when it is cheap
+The header's exact max margin (:func:`gamedyn.certify.margins.max_margin`) runs only when it is cheap
 (:func:`oracle_work` ``n d min(n, d)`` at most :data:`ORACLE_BUDGET`, a few seconds); otherwise
 the header says it was skipped. ``--oracle`` forces it, ``--no-oracle`` skips it. For the p-norm
 algorithms every margin (the header's, each row's normalised margin and upper end U_t) is in the
-certificate's norm q = p/(p-1): ``gamma_q`` by :func:`gamedyn.margins.max_margin_q`. ``--p``,
+certificate's norm q = p/(p-1): ``gamma_q`` by :func:`gamedyn.certify.margins.max_margin_q`. ``--p``,
 ``--theta``, ``--npy-layout`` and ``--seed`` are refused where they do not apply (an algorithm
 without that option, data that are not a ``.npy`` file, data that are not synthetic).
 
-``reproduce`` runs every claim (see :mod:`gamedyn.reproduce`), prints one table and exits 1 when a
+``reproduce`` runs every claim (see :mod:`gamedyn.paper.reproduce`), prints one table and exits 1 when a
 claim fails. It writes ``report.md`` and the figures of both papers to ``--out`` (default
 ``./gamedyn-report``). ``--quick`` is a smoke run that writes nothing unless ``--out`` is given
 (then with the short-horizon figures); ``--full`` runs larger T, more data sets and smaller margins.
 Figures need matplotlib (``pip install gamedyn[plot]``); without it the run says so in one line
 and skips them.
 
-``run`` also prints U_t, the certified upper end of the max margin (:mod:`gamedyn.certificates`;
+``run`` also prints U_t, the certified upper end of the max margin (:mod:`gamedyn.certify.certificates`;
 the normalised margin is the lower end), and ends with a verdict line: separable with the
 bracket, not separable (0 in the convex hull of the rows, Gordan: exit status 0, the data are
 certified, not refused), or undecided.
@@ -63,6 +63,7 @@ startup.install()  # first: Ctrl-C while the command line imports numpy and scip
 import argparse  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
+import types  # noqa: E402
 
 from gamedyn.cli import commands  # noqa: E402
 from gamedyn.cli.commands import (  # noqa: E402
@@ -167,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     explorer = commands.add_parser("explore", help="every legal pair of learners on the separator game, with rates",
                                    description="Run every legal (w-learner, p-learner, weights, first) seating of "
-                                   "gamedyn.exploration.separator_learners on g = p'Aw - |w|^2/2 and rank them by the "
+                                   "gamedyn.paper.exploration.separator_learners on g = p'Aw - |w|^2/2 and rank them by the "
                                    "fitted rate exponent of Theorem 2's bound (R_w + R_p)/S_t.")
     source = explorer.add_mutually_exclusive_group()
     source.add_argument("--data", metavar="FILE", help="a data file, as for `gamedyn run`")
@@ -209,7 +210,7 @@ def main(argv=None) -> int:
         print(f"gamedyn {args.command}: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as interrupt:
-        signum = getattr(interrupt, "signum", None)  # gamedyn.checkpoints.RunInterrupted: Ctrl-C or SIGTERM
+        signum = getattr(interrupt, "signum", None)  # gamedyn.engine.checkpoints.RunInterrupted: Ctrl-C or SIGTERM
         if signum is not None:
             print(f"gamedyn {args.command}: interrupted by {interrupt.signal_name} after round {interrupt.round}; "
                   f"checkpoint written to {interrupt.path!r}; to resume, run the same command with "
@@ -221,8 +222,26 @@ def main(argv=None) -> int:
 
 
 def __getattr__(name: str):
-    """The commands' public names (``gamedyn.cli.run_recipe`` ...) as before the package split: read from
-    :mod:`gamedyn.cli.commands`, where they live (set them there)."""
+    """The commands' public names (``gamedyn.cli.run_recipe``, ``gamedyn.cli.ORACLE_BUDGET`` ...), as before the
+    package split: they live in :mod:`gamedyn.cli.commands`."""
     if not name.startswith("_") and hasattr(commands, name):
         return getattr(commands, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _CommandLine(types.ModuleType):
+    """``gamedyn.cli.ORACLE_BUDGET = x`` sets the value the commands read (in :mod:`gamedyn.cli.commands`)."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if not name.startswith("_") and name not in ("commands", "progress", "startup") and hasattr(commands, name):
+            setattr(commands, name, value)
+            return
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name not in self.__dict__ and hasattr(commands, name):
+            return  # a setting forwarded to the commands (e.g. monkeypatch's undo): nothing of ours to delete
+        super().__delattr__(name)
+
+
+sys.modules[__name__].__class__ = _CommandLine

@@ -32,7 +32,7 @@ def command_list(args) -> int:
     from gamedyn.paper.registry import original_entries, recipe_entries
 
     for title, entries in (("Recipes (game form, gamedyn.recipes)", recipe_entries()),
-                           ("Originals (published form, gamedyn.original)", original_entries())):
+                           ("Originals (published form, gamedyn.games.margin.original)", original_entries())):
         print(f"{title}:")
         width = max(len(entry.name) for entry in entries)
         for entry in entries:
@@ -65,7 +65,7 @@ class StepReport:
     w_regret: float | None = None
     p_regret: float | None = None
     theorem2_bound: float | None = None
-    upper: float | None = None  # U_t: the certified upper end of the max margin (gamedyn.certificates)
+    upper: float | None = None  # U_t: the certified upper end of the max margin (gamedyn.certify.certificates)
     verdict: str | None = None  # the final step's certificate verdict (separable / not separable / undecided)
 
 
@@ -151,7 +151,7 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
 def run_original(entry, A, T, steps, *, p=2.0, theta="wang", on_step=None, q=2.0) -> tuple:
     """Run an original algorithm; report its output at ``steps`` (from its trajectory when it fits).
 
-    How to call it and read its output is the entry's :class:`gamedyn.registry.OriginalForm`.
+    How to call it and read its output is the entry's :class:`gamedyn.paper.registry.OriginalForm`.
     Returns (reports, reason, the final output vector).
     """
     form, options = entry.form, {"p": p, "theta": theta}
@@ -214,8 +214,8 @@ at n = 5 * 10^5, d = 100 (5e9); see docs/how-to/run-on-your-data.md."""
 def oracle_work(n: int, d: int, q: float = 2.0) -> float:
     """The cost model of the exact oracle on n x d rows: ``n d min(n, d)``.
 
-    :func:`gamedyn.margins.max_margin` (NNLS) takes about min(n, d) active-set steps over the n x d
-    rows; :func:`gamedyn.margins.max_margin_q` (q != 2) starts from it and adds Newton steps on the
+    :func:`gamedyn.certify.margins.max_margin` (NNLS) takes about min(n, d) active-set steps over the n x d
+    rows; :func:`gamedyn.certify.margins.max_margin_q` (q != 2) starts from it and adds Newton steps on the
     support, measured 3-11x the l2 oracle for min(n, d) = 100-500: the factor 2 + min(n, d)/50.
     """
     k = min(n, d)

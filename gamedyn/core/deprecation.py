@@ -80,7 +80,9 @@ def moved(name: str, old: str, table: dict, also: dict | None = None, *, new: st
     warnings.warn(
         f"{old} is deprecated (issue 17: the layered package) and will be removed in the next release; "
         f"import from {', '.join(targets)} instead.",
-        DeprecationWarning, stacklevel=_importer_level())
+        # run as a script (python -m gamedyn.experiments.iterations): the warning is the script's own, so
+        # Python's default filter (DeprecationWarning shown in __main__) shows it
+        DeprecationWarning, stacklevel=2 if name == "__main__" else _importer_level())
     module = sys.modules[name]
     values, everything = {}, {**(also or {}), **table}
     for public, owner in everything.items():

@@ -70,7 +70,7 @@ def _check_regularizer(instance, attribute, value):
 
 def _check_hint(instance, attribute, value):
     if not all(hasattr(value, name) for name in ("init", "predict", "update")):
-        raise TypeError(f"hint must have init, predict and update methods (see gamedyn.hints), got {value!r}.")
+        raise TypeError(f"hint must have init, predict and update methods (see gamedyn.core.hints), got {value!r}.")
 
 
 def _as_step(value):

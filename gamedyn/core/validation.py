@@ -90,7 +90,7 @@ def check_matrix(A, name: str = "A", *, allow_sparse: bool = True, dtype=None, a
     accepted only with ``allow_operator=True`` (its shape, dtype and one probe product each way are
     checked; no entry is read); otherwise one clear error says the caller needs A's rows. A dask
     array is refused (callers that only need products wrap it in
-    :class:`gamedyn.distributed.RowBlockedOperator`).
+    :class:`gamedyn.arrays.distributed.RowBlockedOperator`).
     """
     if is_operator(A):
         if not allow_operator:
@@ -100,7 +100,7 @@ def check_matrix(A, name: str = "A", *, allow_sparse: bool = True, dtype=None, a
         raise TypeError(
             f"{name} is a dask array, and this function needs all of its entries in memory; pass "
             f"{name}.compute() if it fits, or use it through a payoff (Bilinear / RegularizedBilinear, or "
-            f"gamedyn.distributed.RowBlockedOperator.from_dask_array({name})), which keeps the blocks on the workers."
+            f"gamedyn.arrays.distributed.RowBlockedOperator.from_dask_array({name})), which keeps the blocks on the workers."
         )
     if sp.issparse(A):
         if not allow_sparse:

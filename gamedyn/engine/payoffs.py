@@ -96,7 +96,7 @@ class Bilinear(Payoff):
 
     l(p) = <A w, p>, h(w) = <-A^T p, w>. ``A`` may be a numpy array, a scipy.sparse matrix, a
     ``scipy.sparse.linalg.LinearOperator``, a batch of games (:func:`gamedyn.one_vs_rest`), or a
-    row-chunked dask array (wrapped in :class:`gamedyn.distributed.RowBlockedOperator`: one task
+    row-chunked dask array (wrapped in :class:`gamedyn.arrays.distributed.RowBlockedOperator`: one task
     per row block, the blocks persisted where they are).
     The p-player must play on the simplex (``p_domain = Simplex()``: the rows are mixed); the
     w-player on any domain (``w_domain = None``).

@@ -1,11 +1,11 @@
 """The declaration every recipe makes once, in its own file: :class:`Recipe`.
 
-The registry (:func:`gamedyn.registry.recipe_entries`) and through it the command line
+The registry (:func:`gamedyn.paper.registry.recipe_entries`) and through it the command line
 (``gamedyn list`` / ``gamedyn run``: options, output rule, comparator), the iterations experiment
-(:mod:`gamedyn.experiments.iterations`: which games it plays, each theorem's round count) and through
+(:mod:`gamedyn.paper.experiments.iterations`: which games it plays, each theorem's round count) and through
 it ``gamedyn reproduce`` read these declarations, collected in :data:`gamedyn.recipes.RECIPES`, so a new recipe is one new module in ``recipes/``
 that defines its function and a module-level ``RECIPE`` (its paper claims, if any, are added to
-:data:`gamedyn.registry.EQUIVALENCES` or :mod:`gamedyn.rates`).
+:data:`gamedyn.paper.registry.EQUIVALENCES` or :mod:`gamedyn.paper.rates`).
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ class RoundState:
     p_played_loss: float
     w_domain: Any
     p_domain: Any
-    certificate_tracker: Any = None  # gamedyn.certificates.CertificateTracker (bilinear payoffs), read by gamedyn.stops
+    certificate_tracker: Any = None  # gamedyn.certify.certificates.CertificateTracker (bilinear payoffs), read by gamedyn.certify.stops
 
     @property
     def w_regret(self) -> float:
@@ -89,7 +89,7 @@ class GameResult:
     stopped_early: bool
     stop_reason: str
     trace: dict | None = None
-    certificate: Any = None  # gamedyn.certificates.Certificate for bilinear payoffs, else None
+    certificate: Any = None  # gamedyn.certify.certificates.Certificate for bilinear payoffs, else None
     metrics: dict | None = None
 
     def w_regret_against(self, u) -> float:

@@ -155,7 +155,7 @@ def _check_domain(payoff: Payoff, learner, player: str):
 
 class _Rounds:
     """The round loop's t = start, ..., T; an error raised inside the loop that has ``in_round``
-    (a refused play, an objective's NaN in :mod:`gamedyn.fenchel`) learns the round it was raised in.
+    (a refused play, an objective's NaN in :mod:`gamedyn.games.fenchel.game`) learns the round it was raised in.
 
     The round is read from the iterator's remaining length as the error leaves the loop, so the
     rounds themselves pay nothing.
@@ -220,7 +220,7 @@ def play(
     ``stop(round_state)`` ends the run after the first round where it returns True.
     ``record=True`` keeps every play in ``result.trace`` (O(T) memory, off by default).
     For a :class:`Bilinear` payoff (or the regularised one) with w in R^d or a ball (the margin game),
-    ``result.certificate`` is the certified bracket of :mod:`gamedyn.certificates`, with w measured in
+    ``result.certificate`` is the certified bracket of :mod:`gamedyn.certify.certificates`, with w measured in
     ``margin_norm`` (q; default 2).
 
     **Per-round metrics** (opt-in, O(T) memory): ``metrics=True`` (or ``metrics=k``) fills
@@ -243,9 +243,9 @@ def play(
     ``FloatingPointError``) naming the quantity; the fix is to rescale, since the game is
     scale-equivariant: payoff / s with each eta * s gives the same plays, regrets / s.
 
-    Checkpoints (:mod:`gamedyn.checkpoints`): ``checkpoint=path`` writes the run's state to ``path``
+    Checkpoints (:mod:`gamedyn.engine.checkpoints`): ``checkpoint=path`` writes the run's state to ``path``
     every ``checkpoint_every`` rounds (if given), after the last round, and, on Ctrl-C (SIGINT) or
-    SIGTERM, after the round in progress (then :class:`gamedyn.checkpoints.RunInterrupted`, a
+    SIGTERM, after the round in progress (then :class:`gamedyn.engine.checkpoints.RunInterrupted`, a
     ``KeyboardInterrupt``, is raised). The folder of ``path`` is checked writable before round 1.
     ``resume_from=path`` continues such a run, called with the same arguments, bit-identical to the
     uninterrupted one; a checkpoint of another configuration raises
@@ -324,7 +324,7 @@ def play(
     del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
-    one_pass = one_pass_round(payoff, leader, follower, T)  # None: the two-pass round (gamedyn.one_pass)
+    one_pass = one_pass_round(payoff, leader, follower, T)  # None: the two-pass round (gamedyn.engine.rounds)
     tracker = _certificate_tracker(payoff, w_learner.domain, margin_norm, p_weight is output_weight)
     start, rounds, stop_reason, finished = 1, T, f"completed T = {T} rounds", False
     if resume_from is not None:
@@ -364,7 +364,7 @@ def play(
             leader_weight = leader_weight_of(t)
             follower_weight = leader_weight if one_weight else follower_weight_of(t)
             leader_play = leader_plays(leader_weight)
-            if one_pass is not None:  # gamedyn.one_pass: the follower's loss and play and the leader's loss, one read of A
+            if one_pass is not None:  # gamedyn.engine.rounds: the follower's loss and play and the leader's loss, one read of A
                 follower_loss, follower_play, leader_loss = one_pass(t, leader_play, follower_weight)
             elif follower_sees_current:
                 follower_loss = follower_loss_of(leader_play, None)
@@ -382,7 +382,7 @@ def play(
                       else output_weight(t))
             leader_settle(leader_play, leader_loss, leader_weight, output, follower_loss, leader_value)
             follower_settle(follower_play, follower_loss, follower_weight, output, leader_loss, follower_value)
-            if tracker is not None:  # certificate hook: O(n + d) per round, no product (gamedyn.certificates)
+            if tracker is not None:  # certificate hook: O(n + d) per round, no product (gamedyn.certify.certificates)
                 tracker.observe(t, p_seat.last, leader_weight if w_is_leader else follower_weight,
                                 w_sum_of_losses(), w_seat.weight_total, p_sum_of_losses(), w_seat.play_sum)
             if record:
@@ -475,7 +475,7 @@ _FINGERPRINT_FIXES = {
 
 def _schedule(weights, T):
     """A weight schedule as the checkpoint fingerprint sees it: names and numbers as given, a
-    sequence by its first T values, a callable by what it computes (gamedyn.checkpoints.describe)."""
+    sequence by its first T values, a callable by what it computes (gamedyn.engine.checkpoints.describe)."""
     if weights is None or isinstance(weights, (str, numbers.Real)) or callable(weights):
         return weights
     return np.asarray(weights, dtype=np.float64)[:T]
@@ -487,7 +487,7 @@ _TRACKER_FIELDS = ("t", "_dual_sum", "_weight_total", "upper", "upper_round", "_
 
 
 def _save(path, configuration, t, T, w_seat, p_seat, tracker, one_pass, finished, stop_reason):
-    """Write every number the run carries into round t + 1 (gamedyn.checkpoints)."""
+    """Write every number the run carries into round t + 1 (gamedyn.engine.checkpoints)."""
     state = {f"{seat.name}.{field}": getattr(seat, field) for seat in (w_seat, p_seat) for field in _SEAT_FIELDS}
     ahead_round, ahead = one_pass.carried() if hasattr(one_pass, "carried") else (0, None)
     state.update({"one_pass.ahead_round": ahead_round, "one_pass.ahead": ahead})
@@ -499,7 +499,7 @@ def _save(path, configuration, t, T, w_seat, p_seat, tracker, one_pass, finished
 
 
 def _raise_if_interrupted(interrupt, t, path):
-    interrupt.stop(t, path)  # gamedyn.checkpoints.RunInterrupted after Ctrl-C or SIGTERM
+    interrupt.stop(t, path)  # gamedyn.engine.checkpoints.RunInterrupted after Ctrl-C or SIGTERM
 
 
 def _resume(path, configuration, w_seat, p_seat, tracker, convex_terms):
@@ -510,7 +510,7 @@ def _resume(path, configuration, w_seat, p_seat, tracker, convex_terms):
     if tracker is not None:
         templates.update({f"tracker.{field}": getattr(tracker, field) for field in _TRACKER_FIELDS})
     header, state = _checkpoints.read(path, "play", configuration, templates, convex_terms)
-    # A loss the one-pass round computed a round early (gamedyn.one_pass.EntropyLeaderRound); absent
+    # A loss the one-pass round computed a round early (gamedyn.engine.rounds.EntropyLeaderRound); absent
     # from checkpoints written before that round existed, and ignored by a run that takes another round.
     carried = state.pop("one_pass.ahead_round", 0), state.pop("one_pass.ahead", None)
     if set(state) != set(templates):
@@ -535,9 +535,9 @@ def _resume(path, configuration, w_seat, p_seat, tracker, convex_terms):
 
 
 def _certificate_tracker(payoff, w_domain, margin_norm, margin_from_sums):
-    """A :class:`gamedyn.certificates.CertificateTracker` for the margin game: a bilinear payoff with w in
-    R^d or a ball (weak duality gamma* <= ||A^T p||); for K batched games (:mod:`gamedyn.batched`) on an
-    in-memory X, a :class:`gamedyn.certificates.BatchedCertificateTracker` (one bracket per game);
+    """A :class:`gamedyn.certify.certificates.CertificateTracker` for the margin game: a bilinear payoff with w in
+    R^d or a ball (weak duality gamma* <= ||A^T p||); for K batched games (:mod:`gamedyn.arrays.batched`) on an
+    in-memory X, a :class:`gamedyn.certify.certificates.BatchedCertificateTracker` (one bracket per game);
     a RowBlockedOperator A (dask) gets the tracker too (its products are blockwise); None otherwise
     (e.g. matrix games, w in a simplex, other operators)."""
     if not isinstance(payoff, Bilinear) or isinstance(w_domain, Simplex):

@@ -46,7 +46,7 @@ class PurePlayer:
 
 
 def player_of(learner, state):
-    """The learner's mutable form (``learner.player(state)``, e.g. :class:`gamedyn.learners.FTRLPlayer`),
+    """The learner's mutable form (``learner.player(state)``, e.g. :class:`gamedyn.core.learners.FTRLPlayer`),
     or its pure functions driven as one."""
     make = getattr(learner, "player", None)
     return make(state) if callable(make) else PurePlayer(learner, state)
@@ -124,7 +124,7 @@ class Seat:
 
 def check_learner(learner, name: str):
     if not all(hasattr(learner, method) for method in ("init", "play", "update", "domain")):
-        raise TypeError(f"{name} must be a learner with init, play, update and domain (see gamedyn.learners), got {learner!r}.")
+        raise TypeError(f"{name} must be a learner with init, play, update and domain (see gamedyn.core.learners), got {learner!r}.")
 
 
 

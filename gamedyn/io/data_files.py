@@ -47,7 +47,7 @@ class DataSet:
     """Signed rows ``A`` (max row norm 1) and where they came from.
 
     ``A`` is a dense float64 array, a CSR matrix (svmlight files) or a
-    :class:`gamedyn.distributed.RowBlockedOperator` (a folder of ``.npy`` chunks).
+    :class:`gamedyn.arrays.distributed.RowBlockedOperator` (a folder of ``.npy`` chunks).
     """
 
     A: np.ndarray
@@ -107,7 +107,7 @@ def check_memory(needed: float, what: str, detail: str) -> None:
 
 
 def synthetic_data(spec: str, seed: int = 0) -> DataSet:
-    """:func:`gamedyn.datasets.make_separable` from an ``"n,d,gamma"`` spec."""
+    """:func:`gamedyn.io.datasets.make_separable` from an ``"n,d,gamma"`` spec."""
     from gamedyn.io.datasets import make_separable, signed_rows
 
     n, d, gamma = parse_synthetic_spec(spec)
@@ -289,7 +289,7 @@ def _signed_rows_from_svmlight(path: str) -> np.ndarray:
 def load_npy_folder(path) -> DataSet:
     """A folder of ``.npy`` row chunks (``X_000.npy ...`` + ``y.npy``, or ``A_000.npy ...``), out of core.
 
-    The chunks are read in row slabs behind a :class:`gamedyn.distributed.RowBlockedOperator` (dask's
+    The chunks are read in row slabs behind a :class:`gamedyn.arrays.distributed.RowBlockedOperator` (dask's
     threaded scheduler, or the current ``dask.distributed.Client``); one pass finds the largest row
     norm (and rejects NaN or infinite entries), and the rows are scaled by it inside the operator.
     """

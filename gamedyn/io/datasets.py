@@ -91,7 +91,7 @@ def make_separable(n, d, gamma, seed):
     Returns ``(X, y)`` with ``X`` of shape ``(n, d)`` and ``y`` in {-1, +1}.
 
     >>> X, y = make_separable(20, 5, 0.3, seed=7)
-    >>> from gamedyn.margins import max_margin
+    >>> from gamedyn.certify.margins import max_margin
     >>> round(max_margin(signed_rows(X, y)).gamma, 4)  # the Block SGD check set of the logistic spec
     0.3635
     """
@@ -129,7 +129,7 @@ def perceptron_hard_instance(gamma, m=None):
 
     All labels are +1, so this returns the matrix ``A`` (= ``X``) itself, of shape ``(m, m + 1)``.
 
-    >>> from gamedyn.original import perceptron
+    >>> from gamedyn.games.margin.original import perceptron
     >>> A = perceptron_hard_instance(0.2)
     >>> A.shape, perceptron(A, 10_000)[1]  # 24 updates, Novikoff allows 1/0.2^2 = 25
     ((24, 25), 24)

@@ -2,7 +2,7 @@ r"""The paper's rate theorems as code: each returns (measured quantity, bound) p
 
 Every function runs its recipe on ``A`` for ``T`` rounds and returns a list of :class:`RateCheck`,
 so a test asserts ``check.holds`` and a user sees how close each bound is (``check.slack``). The
-reference margins come from the exact max-margin oracle (:func:`gamedyn.margins.max_margin`), or,
+reference margins come from the exact max-margin oracle (:func:`gamedyn.certify.margins.max_margin`), or,
 for the q-norm margin, from the *upper* end of its certified bracket, which is conservative.
 
 =========  =============================================================================  ========

@@ -260,7 +260,7 @@ def _matrix_starts(M):
 
 
 def _matrix_game(name):
-    """The recipe ``name`` on the payoff matrix M = A against its :mod:`gamedyn.original_games` loop, whose
+    """The recipe ``name`` on the payoff matrix M = A against its :mod:`gamedyn.games.matrix.original` loop, whose
     steps are computed here from the stated formulas (not read from the recipe), from uniform and
     off-centre starts: the averages and every play."""
 

@@ -8,20 +8,20 @@ when any claim fails. A test injects a broken claim by extending :data:`CLAIMS`.
 
 Groups of claims (a name on the command line selects a group, a recipe or a paper reference):
 
-* ``equivalences`` -- every :data:`gamedyn.registry.EQUIVALENCES` entry: the largest relative error
+* ``equivalences`` -- every :data:`gamedyn.paper.registry.EQUIVALENCES` entry: the largest relative error
   over several data sets and horizons T, against a 1e-10 tolerance (the matrix-game recipes play
-  M = A against their :mod:`gamedyn.original_games` loops, run with the steps of the stated formulas);
-* ``rates`` -- every inequality of Theorems 3-7 (:mod:`gamedyn.rates`) over several T: the
+  M = A against their :mod:`gamedyn.games.matrix.original` loops, run with the steps of the stated formulas);
+* ``rates`` -- every inequality of Theorems 3-7 (:mod:`gamedyn.paper.rates`) over several T: the
   smallest slack (bound minus measurement, oriented so that >= 0 means the bound holds);
-* ``iterations`` -- the iterations-vs-margin table (:mod:`gamedyn.experiments.iterations`):
+* ``iterations`` -- the iterations-vs-margin table (:mod:`gamedyn.paper.experiments.iterations`):
   fitted slopes, and every run within its theorem's iteration bound;
 * ``logistic`` -- seed paper 2 (:mod:`gamedyn.logistic`), when importable: Theorem 3.3 (i) and (ii)
   for GD with schedule (7), strict monotonicity, Theorem 3.4 for Adaptive SGD and Theorem 3.5 (i)
   for Block Adaptive SGD;
-* ``matrix games`` -- :mod:`gamedyn.experiments.matrix_games`: Hedge's O(1/sqrt T) and optimistic
+* ``matrix games`` -- :mod:`gamedyn.paper.experiments.matrix_games`: Hedge's O(1/sqrt T) and optimistic
   Hedge's O(1/T) Nash gaps, each gap against the bound of the stated formula (not of the returned
   steps), on a game where that bound is nearly attained, with linprog's value certified;
-* ``fenchel`` -- :mod:`gamedyn.experiments.fenchel`: Frank-Wolfe's O(1/T) on the simplex (with the
+* ``fenchel`` -- :mod:`gamedyn.paper.experiments.fenchel`: Frank-Wolfe's O(1/T) on the simplex (with the
   closed form on Jaggi's lower-bound instance) and accelerated gradient's O(1/T^2) (Nesterov's worst
   quadratic, a random quadratic, logistic loss, and Huber starts where the bound is nearly attained).
 
@@ -66,7 +66,7 @@ SGD_REPLAY_STEPS = 5000
 class Profile:
     """How much work each group of claims does.
 
-    ``datasets``: ``(label, n, d, planted gamma, seed)`` for :func:`gamedyn.datasets.make_separable`;
+    ``datasets``: ``(label, n, d, planted gamma, seed)`` for :func:`gamedyn.io.datasets.make_separable`;
     ``lp_datasets``: ``(label, n, d, p, planted gamma, seed)`` for ``make_separable_lp``.
     """
 
@@ -75,7 +75,7 @@ class Profile:
     lp_datasets: tuple
     equivalence_horizons: tuple
     rate_horizons: tuple
-    iteration_margins: str  # name of a margin grid in gamedyn.experiments.iterations
+    iteration_margins: str  # name of a margin grid in gamedyn.paper.experiments.iterations
     gd_sets: tuple  # names of logistic data sets (see _logistic_data) and the GD horizon each
     sgd_eps: tuple
     sgd_seeds: int
@@ -198,7 +198,7 @@ def equivalence_claims() -> list:
 
 # ------------------------------------------------------------------------------------ rates
 
-# (theorem, quantity as gamedyn.rates names it, the paper's statement, recipe)
+# (theorem, quantity as gamedyn.paper.rates names it, the paper's statement, recipe)
 _RATE_INEQUALITIES = (
     ("3", "R_w", "R_w <= 2 sum_t ||p_t - p_{t-1}||_1^2", "smooth_perceptron"),
     ("3", "R_p", "R_p <= 4 log n - 2 sum_t ||p_t - p_{t-1}||_1^2", "smooth_perceptron"),
@@ -251,7 +251,7 @@ def _rate_check(theorem: str, quantity: str):
     def check(context: Context) -> Measurement:
         found = [(rate, where) for rate, where in _rate_runs(context, theorem) if rate.quantity == quantity]
         if not found:
-            return Measurement(math.nan, 0.0, False, f"gamedyn.rates.theorem{theorem} reported no quantity {quantity!r}")
+            return Measurement(math.nan, 0.0, False, f"gamedyn.paper.rates.theorem{theorem} reported no quantity {quantity!r}")
         rate, where = min(found, key=lambda item: item[0].slack)
         passed = all(item.holds for item, _ in found)
         return Measurement(rate.slack, 0.0, passed,

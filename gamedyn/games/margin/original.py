@@ -6,7 +6,7 @@ the game/learner forms, so that the recipes can be checked against them iterate 
 ``A`` is the ``n x d`` matrix with rows ``a_i = y_i x_i`` (spec section 1). It may be a numpy array
 or a scipy.sparse matrix (kept sparse, as CSR); any input dtype, float32 included, is computed in
 float64. ``sigma(z)_i = exp(-z_i) / sum_j exp(-z_j)`` is the paper's softmax convention, computed
-stably by :func:`gamedyn._numerics.softmin`. Without ``trajectory=True`` every loop keeps O(n + d)
+stably by :func:`gamedyn.core.numerics.softmin`. Without ``trajectory=True`` every loop keeps O(n + d)
 state; with it the iterates are returned as ``(rounds, dim)`` arrays in a frozen result.
 """
 
@@ -158,7 +158,7 @@ def accelerated_perceptron(A, T, theta: str = "wang", *, trajectory: bool = Fals
 
     Theorem 1 (spec 5.3): the smooth perceptron plays the same game, so ``v_T = T(T+1)/8 v^SP_{T-1}``:
 
-    >>> from gamedyn.datasets import make_separable, signed_rows
+    >>> from gamedyn.io.datasets import make_separable, signed_rows
     >>> A = signed_rows(*make_separable(30, 5, 0.1, seed=0))
     >>> v, q = accelerated_perceptron(A, 10)
     >>> v_sp, q_sp = smooth_perceptron(A, 10)
@@ -210,8 +210,8 @@ def mirror_prox(A, T, eta_w=None, eta_p=None, *, trajectory: bool = False):
     ``min_i (A w_bar_T)_i >= gamma - sqrt(2 log n)/T``. Returns ``(w_bar_T, p_bar_T)``, the averages
     of the half iterates, or with ``trajectory=True`` a :class:`MirrorProxTrajectory`.
 
-    >>> from gamedyn.datasets import make_separable, signed_rows
-    >>> from gamedyn.margins import margin, max_margin
+    >>> from gamedyn.io.datasets import make_separable, signed_rows
+    >>> from gamedyn.certify.margins import margin, max_margin
     >>> A = signed_rows(*make_separable(30, 5, 0.1, seed=0))
     >>> w_bar, p_bar = mirror_prox(A, 100)
     >>> bool(margin(A, w_bar) >= max_margin(A).gamma - np.sqrt(2 * np.log(30)) / 100)
@@ -263,8 +263,8 @@ def nag(A, T, *, trajectory: bool = False):
     itself underflows for large ``t``. Theorem 6: ``s_T = T(T+1)/8 w_bar_T``. Returns ``s_T``, or
     with ``trajectory=True`` an :class:`NAGTrajectory`.
 
-    >>> from gamedyn.datasets import make_separable, signed_rows
-    >>> from gamedyn.margins import max_margin, normalized_margin
+    >>> from gamedyn.io.datasets import make_separable, signed_rows
+    >>> from gamedyn.certify.margins import max_margin, normalized_margin
     >>> A = signed_rows(*make_separable(30, 5, 0.1, seed=0))
     >>> gamma, T = max_margin(A).gamma, 200
     >>> bool(normalized_margin(A, nag(A, T)) >= gamma - (8 * np.log(30) + 2) / (gamma * T * (T + 1)))
@@ -368,8 +368,8 @@ def accelerated_pnorm_perceptron(A, T, p, *, trajectory: bool = False):
     ``min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n)/T``. Returns ``(w_bar_T, pi_bar_T)``, the
     averages of the plays, or with ``trajectory=True`` an :class:`AcceleratedPNormTrajectory`.
 
-    >>> from gamedyn.datasets import make_separable_lp, signed_rows
-    >>> from gamedyn.margins import max_margin_q
+    >>> from gamedyn.io.datasets import make_separable_lp, signed_rows
+    >>> from gamedyn.certify.margins import max_margin_q
     >>> A = signed_rows(*make_separable_lp(60, 10, 4.0, 0.1, seed=0))
     >>> w_bar, pi_bar = accelerated_pnorm_perceptron(A, 100, 4.0)
     >>> bool(np.min(A @ w_bar) >= max_margin_q(A, 4 / 3).upper - np.sqrt(2 * 3 * np.log(60)) / 100)

@@ -28,7 +28,7 @@ class RecipeResult:
 
     @property
     def certificate(self):
-        """The certified bracket lower <= gamma* <= upper of :mod:`gamedyn.certificates` (on A / row_scale).
+        """The certified bracket lower <= gamma* <= upper of :mod:`gamedyn.certify.certificates` (on A / row_scale).
 
         Every recipe's output is proportional to the game's output sum, so ``lower`` is the normalised
         margin of ``w``.

@@ -9,12 +9,12 @@ Three figures, each from a DATA function that returns plain arrays and a separat
   UNnormalised gap :math:`\gamma - \min_i(A\bar w_t)_i` of mirror prox and the p-norm recipe (p = 2,
   where :math:`\gamma_q = \gamma`) with :math:`\sqrt{2\log n}/t`.
 * ``game_iterations_vs_margin.png`` -- iterations to a positive margin against :math:`1/\gamma`
-  (log-log) from :func:`gamedyn.experiments.iterations.iterations_to_separation`, with reference
+  (log-log) from :func:`gamedyn.paper.experiments.iterations.iterations_to_separation`, with reference
   slopes 1 and 2.
 * ``game_regrets.png`` -- the weighted regrets :math:`R_w`, :math:`R_p` and their sum against t for
   each game, with the theorem's bound on the sum.
 
-The data set is :func:`gamedyn.datasets.make_separable` with a small planted margin
+The data set is :func:`gamedyn.io.datasets.make_separable` with a small planted margin
 (``GAME_DATA``); each recipe is played once, and a ``stop`` rule that never stops reads the running
 sums after every round (O(n + d) memory per round, no ``record=True``).
 """
@@ -142,7 +142,7 @@ def regret_data(traces: dict) -> dict:
 
 
 def iterations_figure_data(table) -> dict:
-    """From an :class:`~gamedyn.experiments.iterations.IterationTable`: per data family and algorithm,
+    """From an :class:`~gamedyn.paper.experiments.iterations.IterationTable`: per data family and algorithm,
     ``inverse_gamma`` and ``iterations`` (runs that never separated are dropped) and the fitted slope."""
     families = {}
     for row in table.rows:
@@ -301,7 +301,7 @@ def _save(figure, path) -> str:
 def write_game_figures(out_dir, quick: bool = False, iteration_table=None) -> list[str]:
     """Compute the data and write the three PNGs (names in ``GAME_FIGURE_FILES``) to ``out_dir``.
 
-    ``iteration_table`` reuses an :class:`~gamedyn.experiments.iterations.IterationTable` already
+    ``iteration_table`` reuses an :class:`~gamedyn.paper.experiments.iterations.IterationTable` already
     computed (``gamedyn reproduce`` passes its own); otherwise one is computed on the iterations
     module's ``QUICK_MARGINS`` (``quick``) or ``FULL_MARGINS``.
     """

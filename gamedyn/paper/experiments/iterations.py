@@ -7,24 +7,24 @@ line through (log 1/gamma, log iterations) gives each algorithm's slope: about 2
 perceptron on hard data (Novikoff's 1/gamma^2 is tight there), about 1 for the accelerated
 recipes (their O(sqrt(log n)/gamma)).
 
-Two data families, each with a decoy (:func:`gamedyn.datasets.add_decoy`): m copies of a unit
+Two data families, each with a decoy (:func:`gamedyn.io.datasets.add_decoy`): m copies of a unit
 row that the rows' centroid misclassifies. Every recipe's first play is that centroid, so without
 the decoy the symmetric hard instance is separated in round 1 and the count says nothing.
 
-* ``"hard"``: :func:`gamedyn.datasets.perceptron_hard_instance` (m < 1/g^2 unit rows over a
+* ``"hard"``: :func:`gamedyn.io.datasets.perceptron_hard_instance` (m < 1/g^2 unit rows over a
   regular simplex, on which the perceptron needs about 1/g^2 updates) plus the decoy; the x-axis
   is the certified max margin of the result (about 0.4 g).
 * ``"hard (p=2)"``: the same hard data for the p-norm perceptron and the accelerated p-norm recipe
   (Theorem 7) at p = 2, where the baseline p-norm perceptron *is* the perceptron and needs about
   1/g^2 updates; the acceleration of Theorem 7 is visible only on data hard for the baseline.
-* ``"lp"``: :func:`gamedyn.datasets.make_separable_lp` rows (||x||_p <= 1, sparse target) plus
+* ``"lp"``: :func:`gamedyn.io.datasets.make_separable_lp` rows (||x||_p <= 1, sparse target) plus
   the decoy, for the p-norm perceptron and the accelerated p-norm recipe (x-axis: certified gamma_q).
 
 The x-axis values are measured by the oracles, never assumed from the generators.
 
 What runs is read from the declarations, never from a list of names here: every recipe of
 :data:`gamedyn.recipes.RECIPES` (with its ``variants``) and every original of
-:func:`gamedyn.registry.original_entries` that counts perceptron updates; those with a ``p`` option
+:func:`gamedyn.paper.registry.original_entries` that counts perceptron updates; those with a ``p`` option
 run on the two p-norm families, the others on ``"hard"``. Each row carries its declaration's
 ``sufficient_rounds`` (the theorem's guaranteed count: Novikoff, Gentile, Theorems 4-7).
 """
@@ -90,7 +90,7 @@ class _Play:
 
     label: str
     kind: str  # "recipe" or "original"
-    declaration: object  # a gamedyn.recipes.Recipe or a gamedyn.registry.OriginalForm
+    declaration: object  # a gamedyn.recipes.Recipe or a gamedyn.paper.registry.OriginalForm
     options: dict
 
     def count(self, A, cap) -> int | None:

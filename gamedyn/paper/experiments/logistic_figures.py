@@ -10,7 +10,7 @@ ten, so a loss of ``1e-400`` is drawn where it belongs instead of reading 0.
 
 Command line::
 
-    python -m gamedyn.experiments.logistic_figures --out DIR [--quick]
+    python -m gamedyn.paper.experiments.logistic_figures --out DIR [--quick]
 """
 
 from __future__ import annotations
@@ -187,8 +187,8 @@ def _normalised_margin(A, w) -> float:
 def cross_paper_data(quick: bool = False) -> dict:
     """Seed 1 against seed 2 on the Fig. 1 data: normalised margin ``min_i (A w)_i / ||w||`` and
     logistic loss ``ln L(w)`` against iterations for GD with schedule (7) (w_t), NAG on the
-    exponential loss (``gamedyn.original.nag``, output s_T) and the accelerated perceptron
-    (``gamedyn.original.accelerated_perceptron``, output v_T), read off their trajectories at a
+    exponential loss (``gamedyn.games.margin.original.nag``, output s_T) and the accelerated perceptron
+    (``gamedyn.games.margin.original.accelerated_perceptron``, output v_T), read off their trajectories at a
     geometric grid of T. Every method uses one full pass over the data per iteration."""
     from gamedyn.games.margin.original import accelerated_perceptron, nag
 

@@ -20,8 +20,8 @@ which at uniform starts and the stated steps is :math:`r(\sqrt{\ln m/2T}+\sqrt{\
 Hedge's is the RVU bound (Syrgkanis et al. 2015) :math:`r(\ln(1/\min x_0)+\ln(1/\min y_0)+2)/T` at
 :math:`\eta=1/r`. Only a step *smaller* than stated can exceed these bounds in self-play (the
 opponent moves slowly, so the :math:`\eta Tr^2/8` term is never approached); a larger step is caught by
-the matrix-game equivalence rows (:data:`gamedyn.registry.EQUIVALENCES`), which replay
-:mod:`gamedyn.original_games` with the stated steps.
+the matrix-game equivalence rows (:data:`gamedyn.paper.registry.EQUIVALENCES`), which replay
+:mod:`gamedyn.games.matrix.original` with the stated steps.
 
 Each row also checks that linprog's solution is a certified equilibrium (its own Nash gap at most
 :data:`CERTIFICATE_TOLERANCE` r), so the value :math:`v^\star` the gaps are read against is exact.
@@ -190,7 +190,7 @@ def _certified_gap(M) -> float:
 
 
 def measure(recipe: str, at_most: float, profile: str = "default", run=None):
-    """The row's :class:`gamedyn.reproduce.Measurement` for ``recipe`` ("hedge" or "optimistic_hedge"):
+    """The row's :class:`gamedyn.paper.claims.Measurement` for ``recipe`` ("hedge" or "optimistic_hedge"):
     the benchmark slope, every gap within its stated bound, linprog certified."""
     from gamedyn.paper.claims import Measurement
 
