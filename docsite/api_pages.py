@@ -74,8 +74,8 @@ def api_pages() -> dict[str, str]:
     where = homes()
     pages = {}
     index = ["# API reference", "",
-             "Generated from the docstrings: one page per public module, every public name on the page of the "
-             "module that defines it. `docs/reference/api.md` is the hand-written tour of the same names.", "",
+             ("Generated from the docstrings: one page per public module, every public name on the page of the "
+              "module that defines it. `docs/reference/api.md` is the hand-written tour of the same names."), "",
              "| module | summary |", "|---|---|"]
     for module_name, names in where.items():
         module = importlib.import_module(module_name)

@@ -7,6 +7,10 @@
   the pin below), unpacked into a cache folder (``GAMEDYN_DOCS_CACHE``, default
   ``~/.cache/gamedyn-docs``), and its ``dist/`` files are copied into ``site/assets/katex/``.
 * The site's own script and style (``docsite/assets``) are added the same way.
+* The gallery's figures of both papers are drawn by the build itself: ``python -m gamedyn figures
+  --quick`` run on the checkout, cached in the same folder under a digest of the package's source
+  (an unchanged tree is not drawn twice), and added as ``gallery/*.png``. The build fails when
+  ``docs/gallery.md`` leaves out a figure the command writes, or shows one it does not write.
 """
 
 from __future__ import annotations
@@ -15,11 +19,13 @@ import base64
 import hashlib
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
@@ -32,10 +38,18 @@ KATEX_INTEGRITY = "sha512-woHRUZ/iF23GBP1dkDQMh1QBad9dmr8/PAwNA54VrSOVYgI12MAcE1
 KATEX_FILES = ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js")
 
 
+GALLERY_PAGE = "gallery.md"
+GALLERY_FOLDER = "gallery"  # where the papers' figures lie in the site
+
+
+def cache_folder() -> pathlib.Path:
+    """``GAMEDYN_DOCS_CACHE``, default ``~/.cache/gamedyn-docs``: what the build fetches or draws once."""
+    return pathlib.Path(os.environ.get("GAMEDYN_DOCS_CACHE", pathlib.Path.home() / ".cache" / "gamedyn-docs"))
+
+
 def katex_folder() -> pathlib.Path:
     """The unpacked ``dist/`` of the pinned KaTeX, fetched with ``npm pack`` when not cached yet."""
-    cache = pathlib.Path(os.environ.get("GAMEDYN_DOCS_CACHE", pathlib.Path.home() / ".cache" / "gamedyn-docs"))
-    dist = cache / f"katex-{KATEX_VERSION}" / "dist"
+    dist = cache_folder() / f"katex-{KATEX_VERSION}" / "dist"
     if all((dist / name).is_file() for name in KATEX_FILES) and (dist / "fonts").is_dir():
         return dist
     npm = shutil.which("npm")
@@ -62,6 +76,43 @@ def katex_folder() -> pathlib.Path:
         target.mkdir(parents=True)
         shutil.move(str(unpacked / "package" / "dist"), str(dist))
     return dist
+
+
+def source_digest() -> str:
+    """A digest of every Python file of ``gamedyn/`` and ``recipes/`` (names and contents)."""
+    root = HERE.parent
+    digest = hashlib.sha256()
+    for path in sorted([*(root / "gamedyn").rglob("*.py"), *(root / "recipes").rglob("*.py")]):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def paper_figures() -> pathlib.Path:
+    """The folder of ``python -m gamedyn figures --quick`` for this source tree, drawn when not cached yet."""
+    cache = cache_folder()
+    folder = cache / f"figures-{source_digest()}"
+    if (folder / "done").is_file():
+        os.utime(folder)  # in use: kept by the clean-up below
+        return folder
+    cache.mkdir(parents=True, exist_ok=True)
+    scratch = pathlib.Path(tempfile.mkdtemp(prefix="figures-drawing-", dir=cache))
+    environment = {**os.environ, "MPLBACKEND": "Agg"}
+    run = subprocess.run([sys.executable, "-m", "gamedyn", "figures", "--quick", "--out", str(scratch)],
+                         cwd=HERE.parent, capture_output=True, text=True, env=environment, check=False)
+    if run.returncode != 0 or not list(scratch.glob("*.png")):
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise PluginError(f"the gallery's figures: python -m gamedyn figures --quick failed ({run.returncode}):\n"
+                          f"{run.stdout[-2000:]}\n{run.stderr[-4000:]}")
+    (scratch / "done").write_text(run.stdout)
+    try:
+        scratch.rename(folder)
+    except OSError:  # another build drew the same tree meanwhile
+        shutil.rmtree(scratch, ignore_errors=True)
+    week_ago = time.time() - 7 * 24 * 3600
+    for old in cache.glob("figures-*"):  # other trees' figures, unused for a week (another checkout may share the cache)
+        if old != folder and old.stat().st_mtime < week_ago:
+            shutil.rmtree(old, ignore_errors=True)
+    return folder
 
 
 def _static(config, folder: pathlib.Path, destination: str, names) -> list:
@@ -122,7 +173,22 @@ def on_files(files, config):
     fonts = sorted(str(path.relative_to(dist)) for path in (dist / "fonts").iterdir() if path.suffix in (".woff2", ".woff", ".ttf"))
     for file in _static(config, dist, "assets/katex", [*KATEX_FILES, *fonts]):
         files.append(file)
+    figures = paper_figures()
+    for file in _static(config, figures, GALLERY_FOLDER, sorted(path.name for path in figures.glob("*.png"))):
+        files.append(file)
     own = HERE / "assets"
     for file in _static(config, own, "assets/gamedyn", sorted(path.name for path in own.iterdir())):
         files.append(file)
     return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    """The gallery shows every figure of ``gamedyn figures`` and no other (the build fails otherwise)."""
+    if page.file.src_uri != GALLERY_PAGE:
+        return markdown
+    drawn = {path.name for path in paper_figures().glob("*.png")}
+    shown = set(re.findall(rf"\]\({GALLERY_FOLDER}/([^)\s]+\.png)\)", markdown))
+    if drawn != shown:
+        raise PluginError(f"docs/{GALLERY_PAGE} must show every figure of `gamedyn figures` and no other: "
+                          f"missing {sorted(drawn - shown)}, not drawn {sorted(shown - drawn)}")
+    return markdown

@@ -23,6 +23,7 @@ Data functions return plain arrays and need no matplotlib; plotting functions re
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import sys
@@ -30,10 +31,29 @@ import sys
 import numpy as np
 
 __all__ = [
-    "OWN_GAME", "ROCK_PAPER_SCISSORS", "RPS_ACTIONS", "TUTORIAL_FILES", "TWO_ACTION_GAME", "TUTORIAL_START", "animate_simplex", "describe_path", "dynamics_on_rock_paper_scissors",
-    "fitted_slope", "main", "matrix_game_dynamics", "pillow_missing", "plot_certificates", "plot_exploration", "plot_game_dynamics",
-    "plot_regret_curves", "plot_rock_paper_scissors", "regret_curves", "simplex_coordinates", "simplex_trajectory",
-    "tutorial_regret_data", "write_tutorial_figures",
+    "OWN_GAME",
+    "ROCK_PAPER_SCISSORS",
+    "RPS_ACTIONS",
+    "TUTORIAL_FILES",
+    "TUTORIAL_START",
+    "TWO_ACTION_GAME",
+    "animate_simplex",
+    "describe_path",
+    "dynamics_on_rock_paper_scissors",
+    "fitted_slope",
+    "main",
+    "matrix_game_dynamics",
+    "pillow_missing",
+    "plot_certificates",
+    "plot_exploration",
+    "plot_game_dynamics",
+    "plot_regret_curves",
+    "plot_rock_paper_scissors",
+    "regret_curves",
+    "simplex_coordinates",
+    "simplex_trajectory",
+    "tutorial_regret_data",
+    "write_tutorial_figures",
 ]
 
 ROCK_PAPER_SCISSORS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]])
@@ -108,7 +128,7 @@ def matrix_game_dynamics(M, T: int = 3000, *, row_start=None, column_start=None,
     """
     from gamedyn.recipes import fictitious_play, hedge, optimistic_hedge
 
-    starts = dict(row_start=row_start, column_start=column_start)
+    starts = {"row_start": row_start, "column_start": column_start}
     fictitious = fictitious_play(M, T, **starts, record=True)
     T = len(fictitious.game.trace["w"])
     rounds = np.arange(1, T + 1)[:, None]
@@ -132,7 +152,7 @@ def dynamics_on_rock_paper_scissors(T: int = 3000, start=TUTORIAL_START) -> dict
 def _windows(T: int, count: int = 4) -> list:
     """``count`` geometric windows of rounds covering (T/100, T] (as index ranges)."""
     edges = np.unique(np.round(np.geomspace(max(T / 100, 1), T, count + 1)).astype(int))
-    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+    return [(int(a), int(b)) for a, b in itertools.pairwise(edges) if b > a]
 
 
 def _turns(points, equilibrium) -> float:
@@ -176,9 +196,9 @@ def describe_path(points, equilibrium) -> str:
         inward, outward = ("oscillates, approaching", "oscillates, moving away") if circles else ("approaches", "moves away")
     if distance[-1] < 1e-6:
         verb = "converges"
-    elif all(b < a for a, b in zip(envelope, envelope[1:])):
+    elif all(b < a for a, b in itertools.pairwise(envelope)):
         verb = inward
-    elif all(b > a for a, b in zip(envelope, envelope[1:])):
+    elif all(b > a for a, b in itertools.pairwise(envelope)):
         verb = outward
     else:
         verb = "keeps its distance"
