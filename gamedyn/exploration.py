@@ -258,7 +258,8 @@ def explore(payoff: Payoff, learners, T: int, *, weights=("constant", "linear"),
     rows = []
     for index, (w_name, w_learner, p_name, p_learner, schedule, mover) in enumerate(combinations):
         if progress is not None:
-            progress(index, len(combinations), f"{w_name} | {p_name} | {schedule} | {mover} first")
+            order = "either order" if mover == EITHER else f"{mover} first"
+            progress(index, len(combinations), f"{w_name} | {p_name} | {schedule} | {order}")
         seated_first, seat_name = (w_learner, w_name) if mover in ("w", EITHER) else (p_learner, p_name)
         if mover != EITHER and seated_first.needs_current_loss:
             rows.append(ExplorationRow(w_name, p_name, schedule, mover, "illegal",

@@ -132,3 +132,14 @@ def test_a_pair_in_which_neither_sees_its_loss_is_listed_once(table):
         result = play(payoff, OFTL(), OFTRL(Entropy(), 0.25), 300, weights="linear", first=first)
         assert row.bound == result.theorem2_bound
     assert "either order" in row.label
+
+
+def test_progress_names_each_seating_as_its_row_does():
+    """The progress lines name the seatings the table lists: an order-free pair as "either order" (it read
+    "either first"), a seated pair as "w first" / "p first"."""
+    payoff = RegularizedBilinear(A)
+    learners = {"w": {"OFTL": OFTL(), "FTRL+": FTRLPlus(Entropy(), 0.25)}, "p": {"OFTRL": OFTRL(Entropy(), 0.25)}}
+    seen = []
+    table = explore(payoff, learners, T=50, weights="linear", progress=lambda index, total, text: seen.append(text))
+    assert seen == [row.label for row in table.rows]
+    assert "OFTL | OFTRL | linear | either order" in seen and "FTRL+ | OFTRL | linear | p first" in seen
