@@ -493,7 +493,7 @@ def command_reproduce(args) -> int:
             figure_start = time.perf_counter()
             print(f"writing figures to {out_dir} ...", flush=True)
             figures = reproduce.write_figures(out_dir, quick=profile.quick_figures,
-                                              iteration_table=context.iteration_table())
+                                              iteration_table=context.iteration_table(), progress=reproduce.print_figure)
             print(f"{len(figures)} figures in {time.perf_counter() - figure_start:.1f} s")
         report = reproduce.write_report(os.path.join(out_dir, "report.md"), outcomes, profile, context, figures,
                                         seconds, notes)
@@ -513,9 +513,8 @@ def command_figures(args) -> int:
         raise ImportError("figures need matplotlib: pip install gamedyn[plot]")
     check_writable_folder(args.out)
     start = time.perf_counter()
-    paths = reproduce.write_figures(args.out, quick=args.quick)
-    for path in paths:
-        print(path)
+    print(f"writing figures to {args.out} ...", flush=True)
+    paths = reproduce.write_figures(args.out, quick=args.quick, progress=reproduce.print_figure)
     print(f"{len(paths)} figures in {time.perf_counter() - start:.1f} s")
     return 0
 
@@ -525,7 +524,7 @@ def command_figures(args) -> int:
 
 def command_explore(args) -> int:
     from gamedyn.engine.payoffs import RegularizedBilinear
-    from gamedyn.paper.exploration import explore, separator_learners
+    from gamedyn.paper.exploration import explore, seatings, separator_learners
 
     if args.figure is not None:
         from gamedyn.plot import new_figure
@@ -533,8 +532,7 @@ def command_explore(args) -> int:
         new_figure()  # fail before the runs when matplotlib is missing
     data = _load(args)
     learners = separator_learners(args.eta)
-    seatings = len(learners["w"]) * len(learners["p"]) * 4
-    with ProgressBar(seatings, "explore") as bar:
+    with ProgressBar(len(seatings(learners)), "explore") as bar:
         table = explore(RegularizedBilinear(data.A), learners, args.T, progress=lambda done, total, label: bar.update(done))
     print(f"data: {data.source}")
     print(table.to_markdown() if args.markdown else table.format())
