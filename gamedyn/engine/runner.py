@@ -23,14 +23,13 @@ import numbers
 import operator
 from typing import Any, Callable
 
-import attrs
 import numpy as np
 
-from gamedyn.core.domains import Ball, Reals, Simplex
+from gamedyn.core.domains import learner_example
 from gamedyn.core.validation import check_count, check_vector
 from gamedyn.core.weights import weight_function
 from gamedyn.engine import checkpoints as _checkpoints
-from gamedyn.engine.payoffs import Bilinear, Payoff
+from gamedyn.engine.payoffs import Payoff
 from gamedyn.engine.results import (
     GameResult,
     RoundState,
@@ -64,13 +63,14 @@ def _started(learner, given, point, player: str):
     if given is None:
         return learner
     name = f"initial_{player}"
-    if not attrs.has(type(learner)) or "centre" not in attrs.fields_dict(type(learner)):
+    started_at = getattr(learner, "started_at", None)  # the learner's own copy with centre z_0 (gamedyn.Learner)
+    if started_at is None or not hasattr(learner, "centre"):
         raise ValueError(
             f"{name} was given, but {player}_learner {type(learner).__name__} has no centre= to start from; "
             f"start it yourself (its init) and drop {name}, or use a gamedyn learner (FTRL, OFTRL, OMD, ...)."
         )
     if learner.centre is None:
-        return attrs.evolve(learner, centre=point)
+        return started_at(point)
     centre = np.asarray(learner.centre, dtype=np.float64)
     if centre.shape != point.shape or not np.allclose(centre, point, rtol=1e-12, atol=0.0):
         raise ValueError(
@@ -131,16 +131,6 @@ class _MetricsRecorder:
 
 
 
-def _learner_example(domain) -> str:
-    if isinstance(domain, Simplex):
-        return "FTRL(Entropy(), eta) or OMD(SquaredEuclidean(domain=Simplex()), eta)"
-    if isinstance(domain, Ball):
-        return f"FTL(Ball({domain.radius!r})) or FTRL(SquaredEuclidean(radius={domain.radius!r}), eta)"
-    if isinstance(domain, Reals):
-        return "FTRL(SquaredEuclidean(), eta) or FTRL(QNorm(q), eta)"
-    return f"a learner whose regularizer has domain = {domain!r}"
-
-
 def _check_domain(payoff: Payoff, learner, player: str):
     """The payoff states the set each player plays on (None: any); refuse a learner on another set."""
     required = getattr(payoff, f"{player}_domain", None)
@@ -148,7 +138,7 @@ def _check_domain(payoff: Payoff, learner, player: str):
         raise ValueError(
             f"{player}_learner plays on {learner.domain!r}, but {type(payoff).__name__} needs its "
             f"{player}-player on {required!r} ({type(payoff).__name__}.{player}_domain); pass a "
-            f"{player}_learner on that domain, e.g. {_learner_example(required)}."
+            f"{player}_learner on that domain, e.g. {learner_example(required)}."
         )
 
 
@@ -324,8 +314,8 @@ def play(
     del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
-    one_pass = one_pass_round(payoff, leader, follower, T)  # None: the two-pass round (gamedyn.engine.rounds)
-    tracker = _certificate_tracker(payoff, w_learner.domain, margin_norm, p_weight is output_weight)
+    one_pass = one_pass_round(payoff, leader, follower, T, first == "w")  # None: the two-pass round (gamedyn.engine.rounds)
+    tracker = certificate_of(payoff, w_learner.domain, margin_norm, p_weight is output_weight)
     start, rounds, stop_reason, finished = 1, T, f"completed T = {T} rounds", False
     if resume_from is not None:
         start, stop_reason, finished, carried = _resume(resume_from, configuration, w_seat, p_seat, tracker,
@@ -534,23 +524,7 @@ def _resume(path, configuration, w_seat, p_seat, tracker, convex_terms):
     return header["round"] + 1, header["stop_reason"], bool(header["finished"]), carried
 
 
-def _certificate_tracker(payoff, w_domain, margin_norm, margin_from_sums):
-    """A :class:`gamedyn.certify.certificates.CertificateTracker` for the margin game: a bilinear payoff with w in
-    R^d or a ball (weak duality gamma* <= ||A^T p||); for K batched games (:mod:`gamedyn.arrays.batched`) on an
-    in-memory X, a :class:`gamedyn.certify.certificates.BatchedCertificateTracker` (one bracket per game);
-    a RowBlockedOperator A (dask) gets the tracker too (its products are blockwise); None otherwise
-    (e.g. matrix games, w in a simplex, other operators)."""
-    if not isinstance(payoff, Bilinear) or isinstance(w_domain, Simplex):
-        return None
-    import scipy.sparse as sp
-
-    from gamedyn.certify import certificates
-
-    if getattr(payoff, "batch_size", None):
-        X = getattr(payoff.A, "X", None)
-        if not (isinstance(X, np.ndarray) or sp.issparse(X)):
-            return None
-        return certificates.BatchedCertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums)
-    if not (isinstance(payoff.A, np.ndarray) or sp.issparse(payoff.A) or hasattr(payoff.A, "largest_row_norm")):
-        return None  # a matrix-free A without a row-norm pass (the Gordan LP needs its scale)
-    return certificates.CertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums)
+def certificate_of(payoff, w_domain, margin_norm: float, margin_from_sums: bool):
+    """The payoff's certificate tracker (its declared ``certificate(w_domain, q, margin_from_sums)``), or None."""
+    make = getattr(payoff, "certificate", None)
+    return make(w_domain, margin_norm, margin_from_sums) if callable(make) else None
