@@ -251,7 +251,25 @@ def _decided(lower: float, upper: float, proved_infeasible: bool, certified_posi
     return upper, (True if certified_positive else None)
 
 
-class CertificateTracker:
+class _TrackerState:
+    """The public state API of the certificate trackers: what a checkpoint saves and a resumed run restores."""
+
+    _STATE_FIELDS = ("t", "_dual_sum", "_weight_total", "upper", "upper_round", "_witness", "separable_exact")
+
+    def state(self) -> dict:
+        """Every number the tracker carries into the next round (the runner's sums it reads are not in it)."""
+        return {field.lstrip("_"): getattr(self, field) for field in self._STATE_FIELDS}
+
+    def restore(self, state: dict, *, margins=None, output_sum=None) -> None:
+        """Take back a :meth:`state` (a checkpoint's), and the runner's sums the tracker reads as after its
+        last ``observe``: ``margins`` (the p-player's loss sum, A times the output sum) and ``output_sum``."""
+        for field in self._STATE_FIELDS:
+            setattr(self, field, state[field.lstrip("_")])
+        self._margins = margins if self.margin_from_sums else None
+        self._output_sum = output_sum
+
+
+class CertificateTracker(_TrackerState):
     """The running bracket of a bilinear game; :func:`gamedyn.play` feeds it every round.
 
     Per round (:meth:`observe`): O(n + d) work and no product with ``A``; it accumulates
@@ -569,7 +587,7 @@ def _column_norms(Z, order: float) -> np.ndarray:
     return np.array([safe_norm(Z[:, k], order) for k in range(Z.shape[1])])
 
 
-class BatchedCertificateTracker:
+class BatchedCertificateTracker(_TrackerState):
     r"""The running bracket of each of K batched bilinear games (:mod:`gamedyn.arrays.batched`), side by side.
 
     Game k has rows :math:`A_k = \operatorname{diag}(y_k)X` (or ``X``), and its own bracket

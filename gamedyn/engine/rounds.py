@@ -47,7 +47,7 @@ from gamedyn.arrays.one_pass import one_pass_operator
 from gamedyn.core.loss import Loss
 from gamedyn.core.protocols import declared
 
-__all__ = ["EntropyLeaderRound", "bilinear_form_of", "one_pass_round", "softmax_play_of"]
+__all__ = ["EntropyLeaderRound", "bilinear_form_of", "one_pass_round", "round_of", "softmax_play_of"]
 
 Round = Callable[[int, np.ndarray, float], tuple]
 
@@ -197,3 +197,56 @@ class EntropyLeaderRound:
         """Carry a checkpoint's saved loss into the resumed run's first round."""
         if linear is not None:
             self.ahead_round, self.ahead = int(round_), Loss(np.asarray(linear, dtype=np.float64), self.w_curvature)
+
+
+def round_of(payoff, leader, follower, one_pass, w_leads: bool, output_weight, regrets: bool = True):
+    r"""The round strategy: ``round_(t)`` plays round t and settles both seats (chosen once, before the loop).
+
+    ``one_pass`` is :func:`one_pass_round`'s round (None: two passes, one product per play). The
+    round: :math:`\alpha_t`, the leader's play, the follower's loss and play, the leader's loss, the
+    played values :math:`f_t(z_t)` (only with ``regrets``: nothing else needs them), then each
+    seat's update and running sums. Everything it calls is bound to a local once, here; the seats'
+    players are read now, so build the round after a resumed run has restored them.
+    """
+    leader_weight_of, follower_weight_of = leader.weight, follower.weight
+    one_weight = leader_weight_of is follower_weight_of
+    leader_plays, follower_plays = leader.player.play, follower.player.play
+    leader_loss_of, follower_loss_of = leader.opponent_loss, follower.opponent_loss
+    leader_settle, follower_settle = leader.settle, follower.settle
+    played_values = getattr(payoff, "played_values", None) if regrets else None
+    if regrets and played_values is None:  # a payoff without played_values: each loss at its play
+
+        def played_values(w, p, w_loss, p_loss):
+            return w_loss.value(w), p_loss.value(p)
+    output_is_leader = output_weight is leader_weight_of  # the output weights are a seat's own: no call
+    output_is_follower = output_weight is follower_weight_of
+    if one_pass is not None:
+        exchange = one_pass  # the follower's loss and play and the leader's loss, one read of A
+    elif follower.learner.needs_current_loss:
+
+        def exchange(t, leader_play, follower_weight):
+            follower_loss = follower_loss_of(leader_play, None)
+            follower_play = follower_plays(follower_weight, follower_loss)
+            return follower_loss, follower_play, leader_loss_of(follower_play, leader_play)
+    else:
+
+        def exchange(t, leader_play, follower_weight):
+            follower_play = follower_plays(follower_weight)
+            return follower_loss_of(leader_play, follower_play), follower_play, leader_loss_of(follower_play, leader_play)
+
+    def round_(t):
+        leader_weight = leader_weight_of(t)
+        follower_weight = leader_weight if one_weight else follower_weight_of(t)
+        leader_play = leader_plays(leader_weight)
+        follower_loss, follower_play, leader_loss = exchange(t, leader_play, follower_weight)
+        if played_values is None:
+            leader_value = follower_value = None
+        elif w_leads:
+            leader_value, follower_value = played_values(leader_play, follower_play, leader_loss, follower_loss)
+        else:
+            follower_value, leader_value = played_values(follower_play, leader_play, follower_loss, leader_loss)
+        output = (leader_weight if output_is_leader else follower_weight if output_is_follower else output_weight(t))
+        leader_settle(leader_play, leader_loss, leader_weight, output, follower_loss, leader_value)
+        follower_settle(follower_play, follower_loss, follower_weight, output, leader_loss, follower_value)
+
+    return round_
