@@ -26,6 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from gamedyn.core.domains import learner_example
+from gamedyn.core.kernels import SMALL_PRODUCT, single_blas_thread
 from gamedyn.core.validation import check_count, check_vector
 from gamedyn.core.weights import weight_function
 from gamedyn.engine import checkpoints as _checkpoints
@@ -290,11 +291,12 @@ def play(
     w_comparators = w_learner.domain if w_comparators is None else _check_comparators(w_comparators, "w_comparators")
     p_comparators = p_learner.domain if p_comparators is None else _check_comparators(p_comparators, "p_comparators")
     metrics = MetricsObserver(metrics_every, w_comparators, p_comparators, same_weights) if metrics_every else None
-    run = _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weight, p_weight, output_weight,
-                 margin_norm, regrets, observers_from(stop, record, callback, metrics, observers, checkpoint,
-                                                      checkpoint_every, resume_from, configuration))
-    rounds, stop_reason, observed = _loop(run, round_strategy(run, payoff, first, regrets))
-    return _result(run, rounds, stop_reason, observed, regrets, same_weights, w_comparators, p_comparators)
+    with _blas_policy(payoff):  # one context per run (the start, the rounds, the result), not per round
+        run = _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weight, p_weight, output_weight,
+                     margin_norm, regrets, observers_from(stop, record, callback, metrics, observers, checkpoint,
+                                                          checkpoint_every, resume_from, configuration))
+        rounds, stop_reason, observed = _loop(run, round_strategy(run, payoff, first, regrets))
+        return _result(run, rounds, stop_reason, observed, regrets, same_weights, w_comparators, p_comparators)
 
 
 def observers_from(stop, record, callback, metrics, observers, checkpoint, checkpoint_every, resume_from,
@@ -405,6 +407,13 @@ def _loop(run, round_):
             if finish is not None:
                 observed[observer_name(observer)] = finish(run, rounds, stop_reason)
     return rounds, stop_reason, observed
+
+
+def _blas_policy(payoff):
+    """One BLAS thread for a batched game or products below SMALL_PRODUCT multiply-adds (gamedyn.core.kernels)."""
+    batch = getattr(payoff, "batch_size", None) or 1
+    size = payoff.w_dimension * payoff.p_dimension * batch
+    return single_blas_thread(limit=batch > 1 or size < SMALL_PRODUCT)
 
 
 def _snapshot(run):
