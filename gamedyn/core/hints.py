@@ -152,7 +152,7 @@ class OpponentSecondary:
         return self.payoff.loss_for_p(state.secondary, None)
 
     def update(self, state, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None):
-        if induced_loss is None or not self.payoff.structured:
+        if induced_loss is None or not getattr(self.payoff, "structured", True):
             if self.player == "w":
                 induced_loss = self.payoff.loss_for_p(point, state.secondary)
             else:

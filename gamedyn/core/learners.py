@@ -60,6 +60,56 @@ _ARGMINS = ("argmin", "argmin_with_cache", "argmin_and_cache", "argmin_of_loss")
 _ORACLES = ("contains", "project", "linear_minimizer", "minimize_quadratic")  # what a domain's exact_oracles vouches for
 
 
+# ------------------------------------------------ a regularizer's optional members, with their defaults
+# (gamedyn.Regularizer: only domain and argmin are required; each optional member is read here, once)
+
+
+def centre_cache_of(regularizer, centre):
+    """``regularizer.centre_cache(centre)``, or None (nothing to reuse) for a regularizer without one."""
+    cache = getattr(regularizer, "centre_cache", None)
+    return None if cache is None else cache(centre)
+
+
+def argmin_with_cache_of(regularizer):
+    """``regularizer.argmin_with_cache``, or its ``argmin`` ignoring the cache."""
+    method = getattr(regularizer, "argmin_with_cache", None)
+    if method is not None:
+        return method
+    argmin = regularizer.argmin
+
+    def argmin_with_cache(linear, curvature, eta, centre, cache):
+        return argmin(linear, curvature, eta, centre)
+
+    return argmin_with_cache
+
+
+def argmin_and_cache_of(regularizer):
+    """``regularizer.argmin_and_cache``, or the argmin followed by its point's cache."""
+    method = getattr(regularizer, "argmin_and_cache", None)
+    if method is not None:
+        return method
+    argmin = argmin_with_cache_of(regularizer)
+
+    def argmin_and_cache(linear, curvature, eta, centre, cache):
+        point = argmin(linear, curvature, eta, centre, cache)
+        return point, centre_cache_of(regularizer, point)
+
+    return argmin_and_cache
+
+
+def argmin_of_loss_of(regularizer):
+    """``regularizer.argmin_of_loss``, or a refusal naming the fix."""
+    method = getattr(regularizer, "argmin_of_loss", None)
+    if method is not None:
+        return method
+
+    def refuse(loss, eta, centre):
+        raise ValueError(f"{type(regularizer).__name__} has no argmin_of_loss for a loss whose curvature multiplies "
+                         f"{loss.convex!r}; use a learner without regularizer for this player (FTL(), OFTL(), BestResponse).")
+
+    return refuse
+
+
 def hint_guess(hint):
     """What ``hint.predict`` returns, as the hint declares it (``"none"``, ``"last"``, ``"current"``; None: custom)."""
     return declared(hint, "guess", ("predict", "update", "init"), None)
@@ -174,7 +224,7 @@ def _batched_centre(learner, centre, initial_loss: Loss):
     extra = initial_loss.linear.ndim - centre.ndim
     if extra <= 0:
         return centre
-    if not learner.regularizer.supports_batches:
+    if not getattr(learner.regularizer, "supports_batches", False):
         raise ValueError(
             f"{type(learner.regularizer).__name__} on {learner.regularizer.domain!r} cannot play batched games "
             f"(its argmin projects whole vectors); run these games one at a time, or use a regularizer "
@@ -230,7 +280,7 @@ class FTRLPlayer:
         self._hint_keeps_state = not hint_is_stateless(hint)  # declared (gamedyn.core.hints)
         self._hint_is_last_loss = hint_guess(hint) == "last"  # psi_t = f_{t-1}: the guess is the state
         self._hint_sees_induced = bool(getattr(hint, "sees_induced_loss", False))
-        self._argmin = learner.regularizer.argmin_with_cache
+        self._argmin = argmin_with_cache_of(learner.regularizer)
         self._eta = learner.eta
 
     def play(self, weight: float, current_loss: Loss | None = None):
@@ -252,7 +302,7 @@ class FTRLPlayer:
             convex = self.convex if self.convex is guess.convex else _convex_of_sum(self, guess, weight)
             self._guessed = (guess, weight, linear, curvature, convex)
         if convex is not None:  # curvature times a convex function other than 1/2 ||.||^2 (see Loss)
-            return self.learner.regularizer.argmin_of_loss(Loss(linear, curvature, convex), eta, self.centre)
+            return argmin_of_loss_of(self.learner.regularizer)(Loss(linear, curvature, convex), eta, self.centre)
         return self._argmin(linear, curvature, eta, self.centre, self.centre_cache)
 
     def update(self, point, loss: Loss, weight: float, induced_loss: Loss | None = None) -> None:
@@ -315,7 +365,7 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
         centre = _batched_centre(self, _resolve_centre(self, dimension), initial_loss)
         _check_batch_of_steps(self, initial_loss)
         return FTRLState(Loss(np.zeros(initial_loss.linear.shape), 0.0), centre,
-                         self.hint.init(dimension, initial_loss), self.regularizer.centre_cache(centre), [None])
+                         self.hint.init(dimension, initial_loss), centre_cache_of(self.regularizer, centre), [None])
 
     def play(self, state: FTRLState, weight: float, current_loss: Loss | None = None):
         return FTRLPlayer(self, state).play(weight, current_loss)
@@ -356,7 +406,7 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
         else:
             return None
         centre = self.domain.default_centre(dimension) if self.centre is None else np.asarray(self.centre, dtype=np.float64)
-        return SoftmaxPlay(self.regularizer.centre_cache(centre), eta_at, guess)
+        return SoftmaxPlay(centre_cache_of(self.regularizer, centre), eta_at, guess)
 
 
 def _zero(domain):
@@ -508,7 +558,7 @@ class OMD(_RegularizedLearner):
         initial_loss = Loss.zero(dimension) if initial_loss is None else initial_loss
         centre = _batched_centre(self, _resolve_centre(self, dimension), initial_loss)
         _check_batch_of_steps(self, initial_loss)
-        return OMDState(centre, self.hint.init(dimension, initial_loss), self.regularizer.centre_cache(centre))
+        return OMDState(centre, self.hint.init(dimension, initial_loss), centre_cache_of(self.regularizer, centre))
 
     def play(self, state: OMDState, weight: float, current_loss: Loss | None = None):
         return _omd_play(self, state, weight, current_loss)
@@ -526,7 +576,7 @@ def _omd_play(learner, state: OMDState, weight, current_loss):
     guess = learner.hint.predict(state.hint_state, current_loss)
     if guess is None:
         return state.secondary
-    return learner.regularizer.argmin_with_cache(_times(weight, guess.gradient(state.secondary)), 0.0,
+    return argmin_with_cache_of(learner.regularizer)(_times(weight, guess.gradient(state.secondary)), 0.0,
                                                  _step_at(learner.eta, state.round), state.secondary,
                                                  state.secondary_cache)
 
@@ -595,11 +645,11 @@ def _mirror_step(regularizer, linear, eta, centre, cache):
     try:
         memo = _MIRROR_STEPS.get(regularizer)
     except TypeError:  # unhashable or not weakly referenceable: no memo
-        return regularizer.argmin_and_cache(linear, 0.0, eta, centre, cache)
+        return argmin_and_cache_of(regularizer)(linear, 0.0, eta, centre, cache)
     if (memo is not None and memo[0] is linear and (memo[1] is eta or (eta.__class__ is float and memo[1] == eta))
             and _same_array(memo[2], centre) and _same_array(memo[3], cache)):
         return memo[4]
-    result = regularizer.argmin_and_cache(linear, 0.0, eta, centre, cache)
+    result = argmin_and_cache_of(regularizer)(linear, 0.0, eta, centre, cache)
     _MIRROR_STEPS[regularizer] = (linear, eta, centre, cache, result)
     return result
 

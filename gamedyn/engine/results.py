@@ -147,7 +147,7 @@ def duality_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float | Non
     """max_w g(w, p_bar) - min_p g(w_bar, p): zero exactly at a saddle point (inf when unbounded).
 
     Batched games: one gap per game."""
-    if not payoff.structured:  # a payoff without loss structure may compute its gap numerically
+    if not getattr(payoff, "structured", True):  # a payoff without loss structure may compute its gap numerically
         numerical = getattr(payoff, "numerical_duality_gap", None)
         return None if numerical is None else numerical(w_domain, p_domain, w_bar, p_bar)
     p_best = _best_response(p_domain, payoff.loss_for_p(w_bar))
