@@ -20,6 +20,11 @@ __version__ = "0.1.0"
 # public name -> the module that defines it (read by __getattr__ on first use)
 _EXPORTS = {
     "Ball": "gamedyn.core.domains",
+    "Domain": "gamedyn.core.protocols",
+    "Hint": "gamedyn.core.protocols",
+    "Learner": "gamedyn.core.protocols",
+    "Observer": "gamedyn.core.protocols",
+    "Player": "gamedyn.core.protocols",
     "BatchedMatrix": "gamedyn.arrays.batched",
     "BestResponse": "gamedyn.core.learners",
     "Bilinear": "gamedyn.engine.payoffs",

@@ -50,11 +50,19 @@ class RoundState:
 
     @property
     def w_regret(self) -> float:
+        _check_kept(self.w_played_loss)
         return float(regret(self.w_domain, self.w_loss_sum, self.w_played_loss))
 
     @property
     def p_regret(self) -> float:
+        _check_kept(self.p_played_loss)
         return float(regret(self.p_domain, self.p_loss_sum, self.p_played_loss))
+
+
+def _check_kept(played) -> None:
+    if played is None:
+        raise ValueError("the regrets were not computed: this run has regrets=False; pass regrets=True to play "
+                         "(or to the recipe) to read them.")
 
 
 
@@ -66,6 +74,10 @@ class GameResult:
     ``theorem2_bound``) and ``duality_gap`` are ``+inf`` when a player's domain has no best point
     (R^d against a linear loss). Any other overflow raises :class:`NumericalRangeError` in
     :func:`play` instead of being returned.
+
+    ``not_computed`` names the fields a run with ``regrets=False`` skipped (``w_regret``, ``p_regret``,
+    ``theorem2_bound``, ``w_played_loss``, ``p_played_loss``, and the loss sums of learners that keep
+    none when nothing else needed them); each of them is None. Empty for ``regrets=True``.
     """
 
     w_average: np.ndarray
@@ -78,26 +90,29 @@ class GameResult:
     p_weight_total: float
     output_weight_total: float
     rounds: int
-    w_regret: float
-    p_regret: float
-    theorem2_bound: float | None
-    duality_gap: float | None
-    w_loss_sum: Loss
-    p_loss_sum: Loss
-    w_played_loss: float
-    p_played_loss: float
+    w_regret: float | np.ndarray | None
+    p_regret: float | np.ndarray | None
+    theorem2_bound: float | np.ndarray | None
+    duality_gap: float | np.ndarray | None
+    w_loss_sum: Loss | None
+    p_loss_sum: Loss | None
+    w_played_loss: float | np.ndarray | None
+    p_played_loss: float | np.ndarray | None
     stopped_early: bool
     stop_reason: str
     trace: dict | None = None
     certificate: Any = None  # gamedyn.certify.certificates.Certificate for bilinear payoffs, else None
     metrics: dict | None = None
+    not_computed: tuple = ()  # the fields play(..., regrets=False) skipped (each None)
 
     def w_regret_against(self, u) -> float:
         """R_w(u) = sum_t alpha_t (h_t(w_t) - h_t(u)) for a fixed comparator u."""
+        _check_kept(self.w_played_loss)
         return self.w_played_loss - self.w_loss_sum.value(np.asarray(u, dtype=np.float64))
 
     def p_regret_against(self, u) -> float:
         """R_p(u) = sum_t alpha_t (l_t(p_t) - l_t(u)) for a fixed comparator u."""
+        _check_kept(self.p_played_loss)
         return self.p_played_loss - self.p_loss_sum.value(np.asarray(u, dtype=np.float64))
 
 
@@ -132,7 +147,7 @@ def duality_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float | Non
     """max_w g(w, p_bar) - min_p g(w_bar, p): zero exactly at a saddle point (inf when unbounded).
 
     Batched games: one gap per game."""
-    if not payoff.structured:  # a payoff without loss structure may compute its gap numerically
+    if not getattr(payoff, "structured", True):  # a payoff without loss structure may compute its gap numerically
         numerical = getattr(payoff, "numerical_duality_gap", None)
         return None if numerical is None else numerical(w_domain, p_domain, w_bar, p_bar)
     p_best = _best_response(p_domain, payoff.loss_for_p(w_bar))
