@@ -179,8 +179,11 @@ def per_game(value):
 
 
 
-def check_result(fields: dict, unbounded: set, where: str):
+def check_result(fields: dict, unbounded: set, where: str, context: dict | None = None):
     """No NaN, and inf only where a player's domain has no best point (``unbounded``): else raise.
+
+    ``context`` holds the run's sums behind ``fields`` (the loss sums behind the regrets): they are
+    not checked here, but they tell whether a NaN may be an overflow (see :func:`_nan_source`).
 
     Overflow is not rescaled silently: the dynamics are scale-equivariant (payoff / s with
     eta * s gives the same plays, with regrets / s), so the fix is the caller's to choose. A NaN
@@ -199,7 +202,7 @@ def check_result(fields: dict, unbounded: set, where: str):
         largest = float(np.max(finite_part)) if finite_part.size else float("nan")
         nan = bool(np.any(np.isnan(array))) or (isinstance(value, Loss) and math.isnan(value.curvature))
         if nan:
-            source = _nan_source(fields)
+            source = _nan_source({**(context or {}), **fields})
             if source is not None:
                 raise NumericalRangeError(f"{where}: the result's {name} is NaN. {source}")
         raise NumericalRangeError(
@@ -229,6 +232,13 @@ def _nan_source(fields: dict) -> str | None:
     largest, nan_fields = 0.0, []
     for name, value in fields.items():
         parts = (value.linear, value.curvature) if isinstance(value, Loss) else (value,)
+        if isinstance(value, Loss) and np.all(np.isfinite(value.linear)):
+            # The best reply to a curved loss sits at -linear / curvature, its value at -|linear|^2 / (2 curvature):
+            # that product may overflow while every stored number is moderate (|A^T p| = 1e154, curvature 0.1).
+            curvature = float(np.min(value.curvature)) if np.size(value.curvature) else 0.0
+            top = float(np.max(np.abs(value.linear))) if np.size(value.linear) else 0.0
+            if curvature > 0 and top > 0 and (top / curvature > _NEAR_OVERFLOW or top * (top / curvature) > _NEAR_OVERFLOW):
+                return None
         for part in parts:
             array = np.asarray(part, dtype=np.float64)
             if np.any(np.isinf(array)):
@@ -237,8 +247,8 @@ def _nan_source(fields: dict) -> str | None:
             largest = max(largest, float(np.max(finite)) if finite.size else 0.0)
             if np.any(np.isnan(array)) and name not in nan_fields:
                 nan_fields.append(name)
-    if largest > _NEAR_OVERFLOW:
-        return None
+    if largest > _NEAR_OVERFLOW or largest * largest > _NEAR_OVERFLOW:
+        return None  # a product of two numbers of the run (a play times a loss) may have overflowed
     kinds = {kind for kind, names in (("plays", _PLAY_FIELDS), ("losses", _LOSS_FIELDS), ("values", _VALUE_FIELDS))
              if any(name in names for name in nan_fields)}
     if kinds <= {"values"}:
@@ -249,8 +259,8 @@ def _nan_source(fields: dict) -> str | None:
     else:
         where = ("a play is NaN: a learner returned it, or computed it from a NaN loss (the built-in learners "
                  "only pass on a NaN they are given)")
-    return (f"NaN holds in {', '.join(nan_fields)}, and no number of the run comes near float64's limit (the "
-            f"largest finite one is {largest:.3g}), so this is no overflow: a NaN entered the run from a "
+    return (f"NaN holds in {', '.join(nan_fields)}, and no number of the run, nor a product of two of them, comes near "
+            f"float64's limit (the largest finite one is {largest:.3g}), so this is no overflow: a NaN entered the run from a "
             f"function it calls, first seen in its {' and '.join(sorted(kinds))}: {where}. Check the functions "
             f"you passed for NaN (0/0, inf - inf, log or sqrt of a negative number).")
 

@@ -452,7 +452,8 @@ def _result(run, rounds, stop_reason, observed, regrets, same_weights, w_compara
         unbounded.add("theorem2_bound")
     check_result({name: value for name, value in (("w_average", w_average), ("p_average", p_average),
                   ("w_regret", w_regret), ("p_regret", p_regret), ("theorem2_bound", theorem2_bound),
-                  ("duality_gap", gap)) if value is not None}, unbounded, f"play (after {rounds} rounds)")
+                  ("duality_gap", gap)) if value is not None}, unbounded, f"play (after {rounds} rounds)",
+                 context={k: v for k, v in sums.items() if v is not None})
     not_computed = () if regrets else tuple(name for name, value in (
         ("w_regret", None), ("p_regret", None), ("theorem2_bound", None), ("w_played_loss", None),
         ("p_played_loss", None), ("w_loss_sum", w_loss_sum), ("p_loss_sum", p_loss_sum)) if value is None)
