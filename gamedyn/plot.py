@@ -77,7 +77,7 @@ def dynamics_on_rock_paper_scissors(T: int = 3000, start=TUTORIAL_START) -> dict
     rounds = np.arange(1, T + 1)[:, None]
     return {
         "fictitious play (FTL vs FTL): averages cycle": np.cumsum(play.game.trace["w"], axis=0) / rounds,
-        "Hedge (FTRL, eta = 0.1): plays spiral out": hedge(M, T, eta_row=0.1, eta_column=0.1, row_start=start,
+        "Hedge (FTRL, eta = 0.1): plays spiral out": hedge(M, T, eta_w=0.1, eta_p=0.1, row_start=start,
                                                           column_start=column_start, record=True).game.trace["w"],
         "optimistic Hedge (OFTRL): plays converge": optimistic_hedge(M, T, row_start=start, column_start=column_start,
                                                                      record=True).game.trace["w"],

@@ -133,7 +133,7 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
                 on_step(reports[-1])
         return False  # never stop: this rule only reads the round
 
-    result = recipe.run(A, T, stop=report, checkpoints=checkpoint_options, **options)
+    result = recipe.run(A, T, stop=report, **(checkpoint_options or {}), **options)
     game = result.game
     w_regret = game.w_regret if w_comparator is None else game.w_regret_against(w_comparator)
     certificate = result.certificate  # None for matrix-free data (an operator): no tracked bracket
