@@ -242,7 +242,8 @@ class Recipe:
         """The box as Markdown tables (the docs/recipes page's), one per variant."""
         blocks = []
         for title, box in self._tables():
-            rows = [f"| {label} | {' '.join(text.split())} |" for label, text in box.lines(self.family)]
+            cells = [(label, " ".join(text.split()).replace("|", "\\|")) for label, text in box.lines(self.family)]
+            rows = [f"| {label} | `{cell}` |" for label, cell in cells]  # a | in a cell is escaped
             table = "\n".join([f"| {self.name} | {self.reference} |", "|---|---|", *rows])
             blocks.append(("" if title is None else f"{title}:\n\n") + table)
         return "\n\n".join(blocks)
