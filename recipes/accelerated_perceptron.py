@@ -58,6 +58,7 @@ _JI = Box(payoff=_WANG.payoff, w_player=_WANG.w_player, p_player="FTRL+ with ent
     output=lambda w_sum, total, options: _P_PLAYER[options.get("theta", "wang")][3] * w_sum,  # v_T
     rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
     variants=(("accelerated (theta=1)", {"theta": "ji"}),), legacy_order=("T", "theta"), page="accelerated-perceptron",
+    pair=("OFTL", "FTRL+ entropy", "linear", "w"),  # theta="wang"
 )
 def accelerated_perceptron(A, T, *, theta="wang", normalize=False, **run_options):
     r"""Proposition 2: :math:`v_T=\tfrac14\sum_t\alpha_tw_t`, :math:`q_T=p_T` (``theta="wang"``);

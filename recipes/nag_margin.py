@@ -35,7 +35,7 @@ def _regret_bound(n, options):
             weights="alpha_t = t", first="p-player (Algorithm 3)",
             output="s_T = 1/4 sum_t alpha_t w_t = T(T+1)/8 w_bar_T"),
     parameters=(NORMALIZE,), output=lambda w_sum, total, options: w_sum / 4,  # s_T
-    rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound, page="nag-margin",
+    rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound, page="nag-margin", pair=("FTRL+", "OFTRL entropy", "linear", "p"),
 )
 def nag_margin(A, T, *, normalize=False, **run_options):
     r"""Theorem 6: :math:`s_T=\tfrac14\sum_t\alpha_tw_t`. ``.w`` = s_T, ``.p`` = p_T = sigma(A u_T).

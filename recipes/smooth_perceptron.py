@@ -36,6 +36,7 @@ def _regret_bound(n, options):
             output="w_bar_T = v_{T-1}  and  sum_t alpha_t p_t / S_T = q_{T-1}"),
     parameters=(NORMALIZE,), output=average,  # w_bar_T = v_{T-1}
     rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound, page="smooth-perceptron",
+    pair=("OFTL", "FTRL+ entropy", "linear", "w"),  # theta="wang": the default p-player
 )
 def smooth_perceptron(A, T, *, normalize=False, **run_options):
     r"""Proposition 1: :math:`v_{T-1}=\bar w_T` and :math:`q_{T-1}=\sum_t\alpha_tp_t/S_T`.

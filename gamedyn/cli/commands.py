@@ -458,7 +458,7 @@ def _run_other_family(args, entry) -> int:
             from gamedyn.engine.checkpoints import checkpoint_info
 
             print(f"resumed from {args.resume} after round {checkpoint_info(args.resume)['round']}")
-        run = families.run_family(entry, args, built=built, on_step=show, progress=progress,
+        run = families.run_family(entry, args, reporting_steps(args.T, args.every), built=built, on_step=show, progress=progress,
                                   checkpoint_options=checkpoint_options)
     seconds = time.perf_counter() - start
     result = run["result"]

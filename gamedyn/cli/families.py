@@ -216,16 +216,14 @@ def recipe_parameters(args, entry) -> dict:
     return chosen
 
 
-def run_family(entry, args, *, built=None, on_step=None, progress=None, checkpoint_options=None) -> dict:
-    """Run a matrix or Fenchel recipe as ``gamedyn run`` does; returns the report (JSON-ready).
-
-    ``built``: the ``(problem, description)`` already built from ``args`` (default: built here)."""
-    from gamedyn.cli.commands import reporting_steps
-
+def run_family(entry, args, reporting, *, built=None, on_step=None, progress=None, checkpoint_options=None) -> dict:
+    """Run a matrix or Fenchel recipe as ``gamedyn run`` does, reporting after the rounds ``reporting``;
+    returns the report (JSON-ready). ``built``: the ``(problem, description)`` already built from ``args``
+    (default: built here)."""
     family = FAMILY_COMMANDS[entry.recipe.family.name]
     problem, description = family.problem(args) if built is None else built
     parameters = {**recipe_parameters(args, entry), **(family.parameters(args, entry) if family.parameters else {})}
-    steps, reports = set(reporting_steps(args.T, args.every)), []
+    steps, reports = set(reporting), []
 
     def report(state):
         if progress is not None:

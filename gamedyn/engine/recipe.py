@@ -154,7 +154,9 @@ class Recipe:
     the experiments make besides the default one. ``renamed`` maps deprecated keyword names to the new
     ones (a tuple: the old name set several); ``legacy_order`` is the old positional order of the
     arguments after the problem (e.g. ``("domain", "T")``), accepted with a ``DeprecationWarning``.
-    ``page`` is the docs page that shows the box (``docs/recipes/<page>.md``).
+    ``page`` is the docs page that shows the box (``docs/recipes/<page>.md``). ``pair`` names the
+    recipe's seating in the explorer's terms, ``(w-learner, p-learner, weights, first)`` with the names of
+    :func:`gamedyn.paper.exploration.separator_learners` (the explorer's named pairs read it), or None.
     """
 
     name: str
@@ -174,6 +176,7 @@ class Recipe:
     legacy_order: tuple = ()
     page: str | None = None
     box_variants: tuple = ()  # (title, Box) further tables, e.g. another theta
+    pair: tuple | None = None
 
     @property
     def options(self) -> tuple:
