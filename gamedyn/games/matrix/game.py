@@ -365,7 +365,7 @@ def value_bracket(M, row, column) -> ValueBracket:
     matrix = check_payoff_matrix(M)
     m, n = matrix.shape
     row, column = check_strategy(row, m, "row"), check_strategy(column, n, "column")
-    return ValueBracket(_certified_worst(row, matrix), -_certified_worst(column, -matrix.T))
+    return ValueBracket(_certified_worst(row, matrix), 0.0 - _certified_worst(column, -matrix.T))  # 0.0 - : no -0.0
 
 
 @attrs.frozen(init=False, repr=False)
