@@ -46,6 +46,7 @@ _EXPORTS = {
     "L1Ball": "gamedyn.core.domains",
     "LastLoss": "gamedyn.core.hints",
     "Loss": "gamedyn.core.loss",
+    "MatrixGame": "gamedyn.games.matrix.game",
     "MirrorDescent": "gamedyn.core.learners",
     "NoHint": "gamedyn.core.hints",
     "NumericalRangeError": "gamedyn.core.numerics",

@@ -135,7 +135,7 @@ def matrix_game_dynamics(M, T: int = 3000, *, row_start=None, column_start=None,
     rounds = np.arange(1, T + 1)[:, None]
     return {
         "fictitious play (FTL vs FTL): averages": np.cumsum(fictitious.game.trace["w"], axis=0) / rounds,
-        f"Hedge (FTRL, eta = {eta:g}): plays": hedge(M, T, eta_row=eta, eta_column=eta, **starts, record=True).game.trace["w"],
+        f"Hedge (FTRL, eta = {eta:g}): plays": hedge(M, T, eta_w=eta, eta_p=eta, **starts, record=True).game.trace["w"],
         "optimistic Hedge (OFTRL): plays": optimistic_hedge(M, T, **starts, record=True).game.trace["w"],
     }
 

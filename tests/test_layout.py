@@ -221,4 +221,5 @@ def test_the_face_offers_the_same_public_names_as_before_plus_the_layers():
     import gamedyn
 
     protocols = {"Domain", "Hint", "Learner", "Observer", "Player"}  # the contracts (issue 17; Payoff, Regularizer were there)
-    assert set(gamedyn.__all__) == before | protocols | {"core", "arrays", "certify", "engine", "games", "io", "paper"}
+    added = {"MatrixGame"}  # issue 17 item 6: matrix games by name
+    assert set(gamedyn.__all__) == before | protocols | added | {"core", "arrays", "certify", "engine", "games", "io", "paper"}

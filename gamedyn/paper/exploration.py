@@ -32,6 +32,7 @@ not matter: such a pair runs once and has one row, ``first = "either"`` (``row``
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from typing import Any
@@ -43,7 +44,7 @@ from gamedyn.core.validation import check_count
 from gamedyn.engine.payoffs import Payoff
 
 __all__ = ["EITHER", "Exploration", "ExplorationRow", "PAPER_PAIRS", "explore", "fitted_exponent", "geometric_checkpoints",
-           "seatings", "separator_learners"]
+           "paper_pairs", "seatings", "separator_learners"]
 
 
 EITHER = "either"  # the first mover of a pair in which neither learner sees its round's loss
@@ -298,7 +299,22 @@ def separator_learners(eta: float = 1 / 4) -> dict:
     }
 
 
-PAPER_PAIRS: Any = (
-    ("OFTL", "FTRL+ entropy", "linear", "w", "Propositions 1-2 (smooth / accelerated perceptron)"),
-    ("FTRL+", "OFTRL entropy", "linear", "p", "Theorem 6 (Nesterov's accelerated gradient)"),
-)
+@functools.lru_cache(maxsize=1)
+def paper_pairs() -> tuple:
+    """The seatings of the paper's recipes, read from their declarations (``Recipe.pair``):
+    ``(w-learner, p-learner, weights, first, label)`` in the names of :func:`separator_learners`, one per
+    seating, labelled with the references of the recipes that play it (e.g. Propositions 1-2)."""
+    from gamedyn.recipes import RECIPES
+
+    seatings: dict = {}
+    for recipe in RECIPES.values():
+        if recipe.pair is not None:
+            seatings.setdefault(tuple(recipe.pair), []).append(f"{recipe.name} ({recipe.reference})")
+    return tuple((*pair, " / ".join(labels)) for pair, labels in seatings.items())
+
+
+def __getattr__(name: str) -> Any:
+    """``PAPER_PAIRS``: :func:`paper_pairs`, read from the recipes' declarations on first use."""
+    if name == "PAPER_PAIRS":
+        return paper_pairs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -41,12 +41,12 @@ GAME_FIGURE_FILES = {
 
 
 def _runs():
-    """(label, recipe declaration, options) for each game: every recipe of :data:`gamedyn.recipes.RECIPES`
+    """(label, recipe declaration, options) for each game: every margin recipe of :data:`gamedyn.recipes.RECIPES`
     and its declared ``variants``; a recipe with a ``p`` option plays at p = 2 (the data have ||x_i||_2 <= 1)."""
-    from gamedyn.recipes import RECIPES
+    from gamedyn.recipes import of_family
 
     runs = []
-    for recipe in RECIPES.values():
+    for recipe in of_family("margin").values():
         for label, options in ((recipe.name, {}), *recipe.variants):
             if "p" in recipe.options:
                 label, options = f"{label} p=2", {**options, "p": 2.0}
