@@ -200,3 +200,61 @@ class EntropyLeaderRound:
         """Carry a checkpoint's saved loss into the resumed run's first round."""
         if linear is not None:
             self.ahead_round, self.ahead = int(round_), Loss(np.asarray(linear, dtype=np.float64), self.w_curvature)
+
+
+class AlternatingRound:
+    r"""The alternating protocol (``play(..., alternating=True)``): the second mover's update sees the
+    first mover's play of the same round, as Tammelin's CFR+ and Farina, Kroer & Sandholm (2021) run it.
+
+    With the first mover L (the w-player when ``first="w"``) and the second mover F, who sees what:
+
+    * **before round 1** (a fresh run): L plays its start :math:`x_0`, F its start :math:`y_0`
+      (each learner's own first play; neither is averaged), and L is charged
+      :math:`h_0=-g(\cdot,y_0)` at :math:`x_0`;
+    * **round t**: L plays :math:`x_t` (it has seen :math:`y_0,\dots,y_{t-1}`); F is charged its
+      loss :math:`\ell_t=g(x_t,\cdot)` **at its previous play** :math:`y_{t-1}` and only then plays
+      :math:`y_t` (it has seen :math:`x_1,\dots,x_t`); L is charged :math:`h_t=-g(\cdot,y_t)` at
+      :math:`x_t`. The round's plays, averaged with the output weights, are :math:`(x_t,y_t)`.
+
+    So each learner's regret (``result.w_regret``, ``result.p_regret``) is over the pairs it was
+    charged at: L's over :math:`(x_t,y_t)`, t = 0..T (T + 1 charges), F's over
+    :math:`(y_{t-1},x_t)`, t = 1..T; Theorem 2's bound, which needs both over the same pairs, is not
+    reported. A learner that must see its round's loss (FTRL+) cannot be the second mover here: in
+    alternation the second mover's update already sees it. The round keeps no state of its own
+    beyond :math:`y_{t-1}`, which is the second mover's ``last`` play: a checkpoint saves it and a
+    resumed run is bit-identical.
+    """
+
+    __slots__ = ("leader", "follower", "w_leads", "_output_weight", "_one_weight", "_output_is_leader")
+
+    def __init__(self, leader, follower, w_leads: bool):
+        self.leader, self.follower, self.w_leads = leader, follower, w_leads
+        self._output_weight = leader.output_weight
+        self._one_weight = leader.weight is follower.weight
+        self._output_is_leader = leader.output_weight is leader.weight
+
+    def start(self) -> None:
+        """Before round 1: the starts x_0, y_0 and the first mover's charge h_0 at x_0."""
+        leader, follower = self.leader, self.follower
+        weight = leader.weight(1)
+        leader_start = leader.player.play(weight)
+        follower_start = follower.player.play(weight if self._one_weight else follower.weight(1))
+        loss = leader.opponent_loss(follower_start, leader_start)
+        leader.update(leader_start, loss, weight, None)
+        leader.charge(loss, weight, loss.value(leader_start))
+        follower.last = follower_start  # y_0: charged in round 1
+
+    def __call__(self, t: int):
+        leader, follower = self.leader, self.follower
+        leader_weight = leader.weight(t)
+        follower_weight = leader_weight if self._one_weight else follower.weight(t)
+        output = leader_weight if self._output_is_leader else self._output_weight(t)
+        leader_play = leader.player.play(leader_weight)
+        previous = follower.last  # y_{t-1}
+        follower_loss = follower.opponent_loss(leader_play, previous)
+        follower.update(previous, follower_loss, follower_weight, None)  # F sees x_t before it plays
+        follower_play = follower.player.play(follower_weight)
+        leader_loss = leader.opponent_loss(follower_play, leader_play)
+        leader.settle(leader_play, leader_loss, leader_weight, output, follower_loss, leader_loss.value(leader_play))
+        follower.charge(follower_loss, follower_weight, follower_loss.value(previous))
+        follower.output(follower_play, output)

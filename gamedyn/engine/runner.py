@@ -41,7 +41,7 @@ from gamedyn.engine.results import (
     per_game,
     regret,
 )
-from gamedyn.engine.rounds import one_pass_round
+from gamedyn.engine.rounds import AlternatingRound, one_pass_round
 from gamedyn.engine.seats import Seat, check_learner, check_plays
 
 
@@ -198,6 +198,7 @@ def play(
     checkpoint=None,
     checkpoint_every: int | None = None,
     resume_from=None,
+    alternating: bool = False,
 ) -> GameResult:
     """Play T rounds of Protocol 1 (``first="w"``) or of its p-first variant (``first="p"``).
 
@@ -217,6 +218,12 @@ def play(
     ``centre``, is refused with a ``ValueError``. Learners without a regularizer (FTL, OFTL,
     BestResponse) have no start of their own: their round-1 play is the argmin of their first loss
     or hint, so for them ``initial_w`` / ``initial_p`` only shape the opponent's f_0.
+    **Alternation.** ``alternating=True`` runs the alternating protocol of CFR+ (Tammelin 2014;
+    Farina, Kroer & Sandholm 2021): the second mover is charged its round loss at its previous
+    play *before* it plays, so its play of round t has seen the first mover's play of round t;
+    the first mover is charged once at its start before round 1. Who sees what, and what the
+    regrets then measure: :class:`gamedyn.engine.rounds.AlternatingRound`. The second mover must
+    not be a learner that needs its current loss (FTRL+). Theorem 2's bound is not reported.
     ``stop(round_state)`` ends the run after the first round where it returns True.
     ``record=True`` keeps every play in ``result.trace`` (O(T) memory, off by default).
     For a :class:`Bilinear` payoff (or the regularised one) with w in R^d or a ball (the margin game),
@@ -279,6 +286,13 @@ def play(
     _check_domain(payoff, w_learner, "w")
     _check_domain(payoff, p_learner, "p")
     first_learner = w_learner if first == "w" else p_learner
+    if not isinstance(alternating, (bool, np.bool_)):
+        raise TypeError(f"alternating must be True or False, got {alternating!r}.")
+    if alternating and (p_learner if first == "w" else w_learner).needs_current_loss:
+        raise ValueError(
+            f"alternating=True charges the second mover its round loss before it plays; its learner also asks "
+            f"to see that loss (FTRL+), which would count it twice. Give the {'p' if first == 'w' else 'w'}-player "
+            f"a learner without the current-loss hint (e.g. FTRL, OFTRL, RegretMatching), or pass alternating=False.")
     if first_learner.needs_current_loss:
         raise ValueError(
             f"The {first}-player moves first (first={first!r}) but its learner needs the current loss "
@@ -307,7 +321,8 @@ def play(
             "weights": _schedule(weights, T), "p_weights": _schedule(p_weights, T),
             "output_weights": _schedule(output_weights, T), "first": first, "initial_w": initial_w,
             "initial_p": initial_p, "margin_norm": margin_norm,
-            "w_comparators": w_comparators, "p_comparators": p_comparators}, _FINGERPRINT_FIXES)
+            "w_comparators": w_comparators, "p_comparators": p_comparators,
+            **({"alternating": True} if alternating else {})}, _FINGERPRINT_FIXES)
 
     d, n = payoff.w_dimension, payoff.p_dimension
     w0 = _initial_point(initial_w, w_learner, d, "initial_w")
@@ -324,8 +339,11 @@ def play(
     del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
     trace = {"w": [], "p": []} if record else None
-    one_pass = one_pass_round(payoff, leader, follower, T)  # None: the two-pass round (gamedyn.engine.rounds)
-    tracker = _certificate_tracker(payoff, w_learner.domain, margin_norm, p_weight is output_weight)
+    one_pass = None if alternating else one_pass_round(payoff, leader, follower, T)  # None: the two-pass round
+    alternation = AlternatingRound(leader, follower, first == "w") if alternating else None
+    # (alternating with p first: the p-player's loss sum holds its start charge g(w_0, .), not the output's margins)
+    tracker = _certificate_tracker(payoff, w_learner.domain, margin_norm,
+                                   p_weight is output_weight and not (alternating and first == "p"))
     start, rounds, stop_reason, finished = 1, T, f"completed T = {T} rounds", False
     if resume_from is not None:
         start, stop_reason, finished, carried = _resume(resume_from, configuration, w_seat, p_seat, tracker,
@@ -335,6 +353,8 @@ def play(
         if hasattr(one_pass, "restore"):
             one_pass.restore(*carried)  # a product the one-pass round computed a round early
     same_weights = p_weights is None and output_weights is None
+    if alternation is not None and start == 1:
+        alternation.start()  # the starts and the first mover's charge at its start (not on resume)
     if same_weights and getattr(tracker, "share_dual_sum", None) is not None and p_seat.flat:
         tracker.share_dual_sum(p_seat.play_sum)  # sum_t alpha_t p_t is the p play sum: one axpy of length n fewer
     w_comparators = w_learner.domain if w_comparators is None else _check_comparators(w_comparators, "w_comparators")
@@ -361,27 +381,33 @@ def play(
     interrupt = _checkpoints.InterruptFlag() if checkpoint is not None else contextlib.nullcontext()
     with interrupt, _Rounds(start, T) as round_numbers:
         for t in round_numbers:
-            leader_weight = leader_weight_of(t)
-            follower_weight = leader_weight if one_weight else follower_weight_of(t)
-            leader_play = leader_plays(leader_weight)
-            if one_pass is not None:  # gamedyn.engine.rounds: the follower's loss and play and the leader's loss, one read of A
-                follower_loss, follower_play, leader_loss = one_pass(t, leader_play, follower_weight)
-            elif follower_sees_current:
-                follower_loss = follower_loss_of(leader_play, None)
-                follower_play = follower_plays(follower_weight, follower_loss)
+            if alternation is not None:  # gamedyn.engine.rounds.AlternatingRound: plays, losses, both seats settled
+                alternation(t)
+                if tracker is not None:
+                    leader_weight = leader_weight_of(t)
+                    follower_weight = leader_weight if one_weight else follower_weight_of(t)
             else:
-                follower_play = follower_plays(follower_weight)
-                follower_loss = follower_loss_of(leader_play, follower_play)
-            if one_pass is None:  # the two-pass round's second product
-                leader_loss = leader_loss_of(follower_play, leader_play)
-            if w_leads:
-                leader_value, follower_value = played_values(leader_play, follower_play, leader_loss, follower_loss)
-            else:
-                follower_value, leader_value = played_values(follower_play, leader_play, follower_loss, leader_loss)
-            output = (leader_weight if output_is_leader_weight else follower_weight if output_is_follower_weight
-                      else output_weight(t))
-            leader_settle(leader_play, leader_loss, leader_weight, output, follower_loss, leader_value)
-            follower_settle(follower_play, follower_loss, follower_weight, output, leader_loss, follower_value)
+                leader_weight = leader_weight_of(t)
+                follower_weight = leader_weight if one_weight else follower_weight_of(t)
+                leader_play = leader_plays(leader_weight)
+                if one_pass is not None:  # gamedyn.engine.rounds: the follower's loss and play and the leader's loss, one read of A
+                    follower_loss, follower_play, leader_loss = one_pass(t, leader_play, follower_weight)
+                elif follower_sees_current:
+                    follower_loss = follower_loss_of(leader_play, None)
+                    follower_play = follower_plays(follower_weight, follower_loss)
+                else:
+                    follower_play = follower_plays(follower_weight)
+                    follower_loss = follower_loss_of(leader_play, follower_play)
+                if one_pass is None:  # the two-pass round's second product
+                    leader_loss = leader_loss_of(follower_play, leader_play)
+                if w_leads:
+                    leader_value, follower_value = played_values(leader_play, follower_play, leader_loss, follower_loss)
+                else:
+                    follower_value, leader_value = played_values(follower_play, leader_play, follower_loss, leader_loss)
+                output = (leader_weight if output_is_leader_weight else follower_weight if output_is_follower_weight
+                          else output_weight(t))
+                leader_settle(leader_play, leader_loss, leader_weight, output, follower_loss, leader_value)
+                follower_settle(follower_play, follower_loss, follower_weight, output, leader_loss, follower_value)
             if tracker is not None:  # certificate hook: O(n + d) per round, no product (gamedyn.certify.certificates)
                 tracker.observe(t, p_seat.last, leader_weight if w_is_leader else follower_weight,
                                 w_sum_of_losses(), w_seat.weight_total, p_sum_of_losses(), w_seat.play_sum)
@@ -425,7 +451,7 @@ def play(
     w_loss_sum, p_loss_sum = w_seat.loss_sum, p_seat.loss_sum
     w_regret = regret(w_comparators, w_loss_sum, w_seat.played_loss_total)
     p_regret = regret(p_comparators, p_loss_sum, p_seat.played_loss_total)
-    theorem2_bound = (w_regret + p_regret) / w_seat.weight_total if same_weights else None
+    theorem2_bound = (w_regret + p_regret) / w_seat.weight_total if same_weights and not alternating else None
     gap = duality_gap(payoff, w_comparators, p_comparators, w_average, p_average) if same_weights else None
     unbounded = {name for name, value in (("w_regret", w_regret), ("p_regret", p_regret), ("duality_gap", gap))
                  if isinstance(value, (Unbounded, UnboundedGames))}

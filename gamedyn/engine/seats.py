@@ -120,6 +120,28 @@ class Seat:
         self.output_weight_total += output_weight
         self.last = point
 
+    def charge(self, loss: Loss, weight: float, played_value) -> None:
+        """The running sums of a loss the learner was charged (its update done elsewhere), without a play.
+
+        :class:`gamedyn.engine.rounds.AlternatingRound` charges the second mover at its previous play
+        before it plays, and the first mover once at its start before round 1."""
+        if not self.learner_keeps_sum:
+            add_scaled(self.loss_linear, weight, loss.linear)
+            self.loss_curvature += weight * loss.curvature
+            if loss.convex is not None:
+                self.loss_convex = loss.convex
+        self.played_loss_total += weight * played_value
+        self.weight_total += weight
+
+    def output(self, point, output_weight: float) -> None:
+        """The play sums of a play (averaged with ``output_weight``), without a charge."""
+        if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
+            axpy(point, self.play_sum, output_weight)
+        else:
+            add_scaled(self.play_sum, output_weight, point)
+        self.output_weight_total += output_weight
+        self.last = point
+
 
 
 def check_learner(learner, name: str):
