@@ -12,6 +12,7 @@ from gamedyn.games.fenchel import FenchelResult
 from gamedyn.games.margin import RecipeResult
 from gamedyn.games.matrix import MatrixGameResult
 from gamedyn.recipes.accelerated_gradient import accelerated_gradient
+from gamedyn.recipes.ada_hedge import ada_hedge
 from gamedyn.recipes.accelerated_perceptron import accelerated_perceptron
 from gamedyn.recipes.fictitious_play import fictitious_play
 from gamedyn.recipes.frank_wolfe import frank_wolfe
@@ -21,6 +22,7 @@ from gamedyn.recipes.mirror_prox_perceptron import mirror_prox_perceptron
 from gamedyn.recipes.nag_margin import nag_margin
 from gamedyn.recipes.optimistic_hedge import optimistic_hedge
 from gamedyn.recipes.pnorm_perceptron import pnorm_perceptron
+from gamedyn.recipes.regret_matching import predictive_regret_matching_plus, regret_matching, regret_matching_plus
 from gamedyn.recipes.smooth_perceptron import smooth_perceptron
 
 _ORDER = ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin", "pnorm_perceptron")
@@ -45,6 +47,6 @@ def _declared_recipes() -> dict:
 RECIPES = _declared_recipes()  # read by the registry and the command line
 globals().update({name: recipe.function for name, recipe in RECIPES.items()})  # a new module's recipe, too
 
-__all__ = ["Recipe", "RecipeResult", "RECIPES", *RECIPES, "MatrixGameResult", "fictitious_play", "hedge",
-           "optimistic_hedge",
+__all__ = ["Recipe", "RecipeResult", "RECIPES", *RECIPES, "MatrixGameResult", "ada_hedge", "fictitious_play", "hedge",
+           "optimistic_hedge", "predictive_regret_matching_plus", "regret_matching", "regret_matching_plus",
            "FenchelResult", "accelerated_gradient", "frank_wolfe", "heavy_ball"]

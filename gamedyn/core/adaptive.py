@@ -315,7 +315,7 @@ class AdaptiveFTRL:
     >>> learner = AdaptiveFTRL(Entropy())
     >>> state = learner.update(learner.init(2), np.array([0.5, 0.5]), Loss(np.array([1.0, 0.0])), 1.0)
     >>> learner.play(state, 1.0).round(6).tolist()   # eta_2 = sqrt(ln 2) / 1
-    [0.302689, 0.697311]
+    [0.303105, 0.696895]
     """
 
     regularizer: Regularizer = attrs.field(validator=_check_regularizer)

@@ -17,7 +17,8 @@ class MatrixGameResult:
     :math:`\max_x x^\top M\bar y_T-\min_y\bar x_T^\top My\ge0` (the game value :math:`v^\star` lies
     between the two terms, so :math:`|\mathrm{value}-v^\star|\le` ``nash_gap``). ``row_last`` and
     ``column_last`` are the round-T plays (last iterates); ``game`` is the runner's
-    :class:`gamedyn.GameResult` (row player = w, column player = p).
+    :class:`gamedyn.GameResult` (row player = w, column player = p). ``lower`` and ``upper`` are the
+    two best replies' payoffs, the bracket :math:`[\min_j(\bar x^\top M)_j,\max_i(M\bar y)_i]\ni v^\star`.
     """
 
     row: np.ndarray
@@ -25,6 +26,14 @@ class MatrixGameResult:
     value: float
     nash_gap: float
     game: GameResult
+    lower: float | None = attrs.field(default=None, kw_only=True)
+    upper: float | None = attrs.field(default=None, kw_only=True)
+
+    @property
+    def value_bracket(self) -> tuple:
+        r""":math:`(\min_j(\bar x^\top M)_j,\ \max_i(M\bar y)_i)`: the game value :math:`v^\star` lies between them
+        (each end is a best reply's payoff), and their difference is ``nash_gap``."""
+        return self.lower, self.upper
 
     @property
     def row_last(self) -> np.ndarray:
@@ -39,7 +48,8 @@ def matrix_game_result(M, game: GameResult) -> MatrixGameResult:
     """Package the runner's result of the game Bilinear(M.T) (row player = w, column player = p)."""
     row, column = game.w_average, game.p_average
     best_row, best_column = float(np.max(M @ column)), float(np.min(row @ M))
-    return MatrixGameResult(row, column, float(row @ M @ column), best_row - best_column, game)
+    return MatrixGameResult(row, column, float(row @ M @ column), best_row - best_column, game,
+                            lower=best_column, upper=best_row)
 
 
 def matrix_game_inputs(M, T, row_start, column_start, *, positive_starts: bool = False) -> tuple:
