@@ -2,7 +2,8 @@
 
 :mod:`~gamedyn.games.matrix.game` (the exact solver, the Nash gap, the stated steps and bounds),
 :class:`MatrixGameResult` (what the matrix recipes return) and :mod:`~gamedyn.games.matrix.original`
-(Hedge, optimistic Hedge and fictitious play in their textbook form).
+(Hedge, optimistic Hedge and fictitious play in their textbook form), :mod:`~gamedyn.games.matrix.original_rm`
+(regret matching, AdaHedge, adaptive FTRL) and :func:`solve_game` (PRM+ to a certified Nash gap).
 """
 
 from gamedyn.games.matrix.game import (
@@ -20,9 +21,10 @@ from gamedyn.games.matrix.game import (
     solve_matrix_game,
 )
 from gamedyn.games.matrix.result import MatrixGameResult
+from gamedyn.games.matrix.solve import GameSolution, NashGapStop, solve_game
 
 __all__ = [
-    "InitialBelief", "MatrixGameResult", "MatrixGameSolution", "best_response_values", "check_payoff_matrix",
+    "GameSolution", "InitialBelief", "MatrixGameResult", "NashGapStop", "solve_game", "MatrixGameSolution", "best_response_values", "check_payoff_matrix",
     "check_strategy", "default_hedge_steps", "default_optimistic_hedge_step", "hedge_gap_bound", "nash_gap",
     "optimistic_hedge_gap_bound", "payoff_range", "solve_matrix_game",
 ]
