@@ -146,7 +146,7 @@ class AdaHedge:
         player.update(point, loss, weight)
         return player.state
 
-    def player(self, state: AdaHedgeState) -> "AdaHedgePlayer":
+    def player(self, state: AdaHedgeState) -> AdaHedgePlayer:
         """The runner's mutable form (the cumulative loss updated in place)."""
         return AdaHedgePlayer(self, state)
 
@@ -154,7 +154,7 @@ class AdaHedge:
 class AdaHedgePlayer:
     """AdaHedge as the mutable object :func:`gamedyn.play` runs."""
 
-    __slots__ = ("learner", "cumulative_loss", "gap", "round", "_log_size", "_played")
+    __slots__ = ("_log_size", "_played", "cumulative_loss", "gap", "learner", "round")
 
     def __init__(self, learner, state: AdaHedgeState):
         self.learner = learner
@@ -349,15 +349,25 @@ class AdaptiveFTRL:
         player.update(point, loss, weight)
         return player.state
 
-    def player(self, state) -> "AdaptiveFTRLPlayer":
+    def player(self, state) -> AdaptiveFTRLPlayer:
         return AdaptiveFTRLPlayer(self, state)
 
 
 class AdaptiveFTRLPlayer:
     """:class:`AdaptiveFTRL` as the mutable object :func:`gamedyn.play` runs (the loss sum updated in place)."""
 
-    __slots__ = ("learner", "linear_sum", "squared_norms", "centre", "round", "_argmin", "_cache", "_scale",
-                 "_size", "_domain")
+    __slots__ = (
+        "_argmin",
+        "_cache",
+        "_domain",
+        "_scale",
+        "_size",
+        "centre",
+        "learner",
+        "linear_sum",
+        "round",
+        "squared_norms",
+    )
 
     def __init__(self, learner, state: AdaptiveFTRLState):
         self.learner = learner

@@ -166,7 +166,7 @@ class RegretMatching:
         player.update(point, loss, weight)
         return player.state
 
-    def player(self, state: RegretMatchingState) -> "RegretMatchingPlayer":
+    def player(self, state: RegretMatchingState) -> RegretMatchingPlayer:
         """The runner's mutable form: a :class:`RegretMatchingPlayer` that updates ``state``'s arrays in place."""
         return RegretMatchingPlayer(self, state)
 
@@ -174,7 +174,7 @@ class RegretMatching:
 class RegretMatchingPlayer:
     """The mutable form :func:`gamedyn.play` runs: the regrets updated in place, one BLAS axpy a round."""
 
-    __slots__ = ("learner", "regrets", "prediction", "round", "_plus", "_predictive", "_buffer")
+    __slots__ = ("_buffer", "_plus", "_predictive", "learner", "prediction", "regrets", "round")
 
     def __init__(self, learner: RegretMatching, state: RegretMatchingState):
         self.learner = learner

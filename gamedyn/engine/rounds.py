@@ -40,7 +40,7 @@ optimistic FTRL with entropy.
 from __future__ import annotations
 
 import numbers
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -225,7 +225,7 @@ class AlternatingRound:
     resumed run is bit-identical.
     """
 
-    __slots__ = ("leader", "follower", "w_leads", "_output_weight", "_one_weight", "_output_is_leader")
+    __slots__ = ("_one_weight", "_output_is_leader", "_output_weight", "follower", "leader", "w_leads")
 
     def __init__(self, leader, follower, w_leads: bool):
         self.leader, self.follower, self.w_leads = leader, follower, w_leads

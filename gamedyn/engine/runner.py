@@ -21,7 +21,8 @@ from __future__ import annotations
 import contextlib
 import numbers
 import operator
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import attrs
 import numpy as np

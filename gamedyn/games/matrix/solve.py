@@ -171,7 +171,7 @@ def solve_game(M, gap: float = 1e-6, *, max_rounds: int = 1_000_000) -> GameSolu
                          f"got {gap!r}.")
     max_rounds = check_count(max_rounds, "max_rounds")
     learner = RegretMatching(plus=True, predictive=True)
-    output_weight = lambda t: float(t * t)  # noqa: E731 - the quadratic averaging of the run below
+    output_weight = lambda t: float(t * t)
     target = float(gap)
     payoff = Bilinear(matrix.T)
     while True:
