@@ -1,11 +1,26 @@
-r"""Hand-written numpy loops of the issue-18 dynamics, tuned for speed, and the benchmark that times them.
+r"""The matrix-game benchmark (issue 18): gamedyn's recipes against hand-written numpy loops and linprog.
+
+One run prints (``python benchmarks/matrix_games.py all``, one BLAS thread):
+
+* time (CPU and wall) and rounds to certified Nash gaps 1e-2, 1e-3, 1e-4, 1e-6 for each recipe
+  (regret_matching, regret_matching_plus, predictive_regret_matching_plus, ada_hedge,
+  optimistic_hedge, and solve_game) and for ``scipy.optimize.linprog`` (HiGHS interior point,
+  ``highs-ipm``; HiGHS's own choice, dual simplex, was 4x slower on these dense games), on
+  100 x 100, 1000 x 1000 and 3000 x 3000 games with entries U(-1, 1), seeds 0, 1, 2 (medians);
+* the cost of a round of each recipe against its hand loop below (no certificate in either),
+  at 10 x 10 and 1000 x 1000, interleaved, medians of repeats.
+
+The recipes stop on :class:`gamedyn.NashGapStop`'s O(m + n) running gap (read off the runner's loss
+sums); the hand loops keep the same sums themselves. Both count the certificate in their time.
+
+Hand-written numpy loops of the issue-18 dynamics follow, tuned for speed.
 
 These are the "30 lines of numpy" the issue measures gamedyn against: in-place updates, one
 matrix-vector product per player and round, and a Nash-gap certificate that costs O(m + n) a round
 because the averaged products are running sums of utilities the loop computes anyway:
 :math:`M\bar y=\sum_t\alpha_tMy_t/\sum_t\alpha_t` and :math:`\bar x^\top M=\sum_t\alpha_tM^\top x_t/\sum_t\alpha_t`.
 The conventions (alternation order, predictions, averaging weights from t = 1, uniform starts) are
-exactly those of :mod:`original_rm`, and ``test_original_rm.py`` proves each loop equal to it.
+exactly those of :mod:`gamedyn.games.matrix.original_rm`, and ``tests/test_original_rm.py`` proves each loop equal to it.
 
 Loops
 -----
@@ -20,9 +35,10 @@ Loops
 
 Command line (``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1`` is set before numpy loads)::
 
-    python hand_loops.py table --sizes 100 1000 3000 --seeds 0 1 2 --out table.json
-    python hand_loops.py per-round --sizes 10 1000 --out per_round.json
-    python hand_loops.py summarize table.json per_round.json
+    python benchmarks/matrix_games.py all --sizes 100 1000 3000 --seeds 0 1 2
+    python benchmarks/matrix_games.py table --sizes 100 1000 3000 --seeds 0 1 2 --out table.json
+    python benchmarks/matrix_games.py per-round --sizes 10 1000 --out per_round.json
+    python benchmarks/matrix_games.py summarize table.json per_round.json
 """
 
 from __future__ import annotations
@@ -292,12 +308,74 @@ def _uptime() -> str:
         return "uptime unavailable"
 
 
+def _gamedyn():
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    import gamedyn
+    import gamedyn.recipes
+
+    return gamedyn
+
+
+_RECIPE_DEFAULTS = {  # recipe -> (its keyword options, the output weight t -> alpha_t it averages with)
+    "regret_matching": ({}, lambda t: 1.0),
+    "regret_matching_plus": ({}, float),
+    "predictive_regret_matching_plus": ({}, lambda t: float(t * t)),
+    "ada_hedge": ({}, lambda t: 1.0),
+    "optimistic_hedge": ({}, lambda t: 1.0),
+}
+HAND_LOOP_OF = {"regret_matching_plus": "rm_plus_alt_linear", "predictive_regret_matching_plus": "prm_plus_alt_quadratic",
+                "optimistic_hedge": "optimistic_hedge"}
+
+
+class _RecipeHits:
+    """A stop rule for a recipe: NashGapStop's running gap, first hits of every target, a CPU limit."""
+
+    def __init__(self, M, targets, time_limit, output_weight):
+        gamedyn = _gamedyn()
+        self.inner = gamedyn.NashGapStop(M, 0.0, output_weight)
+        self.tracker = _Tracker(targets, time_limit)
+        self.__name__ = "targets"
+
+    def __call__(self, state):
+        self.inner(state)
+        return self.tracker.check(state.t, self.inner.estimate)
+
+
+def recipe_run(name, M, T, *, targets=None, time_limit=None) -> LoopResult:
+    """A gamedyn recipe (or solve_game) for up to T rounds, stopping when every target gap is reached."""
+    gamedyn = _gamedyn()
+    if name == "solve_game":
+        tracker = _Tracker(targets, None)
+        for target in sorted(targets or (1e-6,), reverse=True):  # one solve per target, each from scratch
+            solution = gamedyn.solve_game(M, gap=target, max_rounds=T)
+            tracker.hits[target] = (solution.rounds, time.process_time() - tracker.cpu0,
+                                    time.perf_counter() - tracker.wall0) if solution.converged else None
+        return LoopResult(solution.row, solution.column, solution.rounds, solution.nash_gap, dict(tracker.hits),
+                          "targets")
+    options, output_weight = _RECIPE_DEFAULTS[name]
+    recipe = getattr(gamedyn.recipes, name)
+    stop = _RecipeHits(M, targets, time_limit, output_weight) if targets else None
+    result = recipe(M, T, stop=stop, **options)
+    hits = stop.tracker.hits if stop else {}
+    stopped = "targets" if stop and not stop.tracker.pending else ("rounds" if result.game.rounds == T else "time")
+    return LoopResult(result.row, result.column, result.game.rounds, result.nash_gap, dict(hits), stopped)
+
+
+RECIPE_LOOPS = {f"gamedyn.{name}": (lambda name: lambda M, T, **k: recipe_run(name, M, T, **k))(name)
+                for name in (*_RECIPE_DEFAULTS, "solve_game")}
+
+
 LOOPS = {
     "optimistic_hedge": lambda M, T, **k: optimistic_hedge(M, T, **k),
     "rm_plus_alt_linear": lambda M, T, **k: rm_plus(M, T, **k),
     "prm_plus_alt_quadratic": lambda M, T, **k: prm_plus(M, T, **k),
     "fictitious_play": lambda M, T, **k: fictitious_play(M, T, **k),
 }
+ALL_LOOPS = {**LOOPS, **RECIPE_LOOPS}
 
 
 def run_table(sizes, seeds, time_limits, max_rounds, loops, out, lp=True, lp_time_limit=None, method_limits=None,
@@ -309,7 +387,7 @@ def run_table(sizes, seeds, time_limits, max_rounds, loops, out, lp=True, lp_tim
             M = random_game(size, seed)
             for name in loops:
                 limit = method_limits.get(name, time_limits[size])
-                result = LOOPS[name](M, max_rounds, targets=TARGETS, time_limit=limit)
+                result = ALL_LOOPS[name](M, max_rounds, targets=TARGETS, time_limit=limit)
                 record = {"size": size, "seed": seed, "method": name, "time_limit": limit, "rounds": result.rounds, "gap": result.gap,
                           "stop": result.stop, "hits": {f"{k:g}": v for k, v in result.hits.items()},
                           "uptime": _uptime()}
@@ -361,6 +439,36 @@ def run_per_round(sizes, rounds_for, repeats, loops, out):
     return records
 
 
+def run_overhead(sizes, repeats, out):
+    """Per round: each recipe against its hand loop, interleaved (recipe, loop, recipe, loop, ...), medians."""
+    gamedyn = _gamedyn()
+    records = {"uptime_before": _uptime(), "runs": []}
+    for size in sizes:
+        M = random_game(size, 0)
+        rounds = 20_000 if size <= 100 else max(50, int(3e8 // (size * size)))
+        for recipe, loop in HAND_LOOP_OF.items():
+            function = getattr(gamedyn.recipes, recipe)
+            pair = {"recipe": lambda: function(M, rounds), "hand": lambda: LOOPS[loop](M, rounds)}
+            pair["recipe"](), pair["hand"]()  # warm-up
+            samples = {"recipe": [], "hand": []}
+            for _ in range(repeats):
+                for key in ("recipe", "hand"):
+                    cpu0, wall0 = time.process_time(), time.perf_counter()
+                    pair[key]()
+                    samples[key].append(((time.process_time() - cpu0) / rounds, (time.perf_counter() - wall0) / rounds))
+            cpu = {key: statistics.median(s[0] for s in value) for key, value in samples.items()}
+            wall = {key: statistics.median(s[1] for s in value) for key, value in samples.items()}
+            record = {"size": size, "recipe": recipe, "hand_loop": loop, "rounds": rounds, "repeats": repeats,
+                      "recipe_cpu_us": cpu["recipe"] * 1e6, "hand_cpu_us": cpu["hand"] * 1e6,
+                      "recipe_wall_us": wall["recipe"] * 1e6, "hand_wall_us": wall["hand"] * 1e6,
+                      "cpu_ratio": cpu["recipe"] / cpu["hand"], "wall_ratio": wall["recipe"] / wall["hand"],
+                      "uptime": _uptime()}
+            records["runs"].append(record)
+            print(json.dumps(record), flush=True)
+            _save(records, out)
+    return records
+
+
 def summarize(paths) -> str:
     """Markdown tables of medians over seeds from the JSON files of ``table`` and ``per-round`` runs."""
     runs = []
@@ -374,7 +482,7 @@ def summarize(paths) -> str:
         lines.append("| game | method | seeds | " + " | ".join(f"gap {t:g}: rounds, CPU s, wall s" for t in TARGETS) + " |")
         lines.append("|---|---|---|" + "---|" * len(TARGETS))
         for size in sorted({r["size"] for r in table}):
-            for method in list(LOOPS) + lp_methods:
+            for method in list(ALL_LOOPS) + lp_methods:
                 group = [r for r in table if r["size"] == size and r["method"] == method]
                 if not group:
                     continue
@@ -401,6 +509,14 @@ def summarize(paths) -> str:
                                      f"{statistics.median(r['rounds'] for r in misses):,.0f} rounds, {misses[0].get('time_limit', _DEFAULT_LIMITS.get(size, float('nan'))):g} s CPU)"
                                      + (f"; others {statistics.median(h[0] for h in reached):,.0f} rounds" if reached else ""))
                 lines.append(f"| {size} x {size} | {method} | {len(group)} | " + " | ".join(cells) + " |")
+    overhead = [r for r in runs if "cpu_ratio" in r]
+    if overhead:
+        lines.append("")
+        lines.append("| game | recipe | hand loop | rounds x repeats | recipe CPU us | loop CPU us | CPU ratio | wall ratio |")
+        lines.append("|---|---|---|---|---|---|---|---|")
+        for r in overhead:
+            lines.append(f"| {r['size']} x {r['size']} | {r['recipe']} | {r['hand_loop']} | {r['rounds']} x {r['repeats']} | "
+                         f"{r['recipe_cpu_us']:.3g} | {r['hand_cpu_us']:.3g} | {r['cpu_ratio']:.2f} | {r['wall_ratio']:.2f} |")
     per = [r for r in runs if "cpu_us_per_round" in r]
     if per:
         lines.append("")
@@ -424,7 +540,7 @@ def main(argv=None):
     table = sub.add_parser("table", help="rounds and time to Nash gaps 1e-2 .. 1e-6")
     table.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 3000])
     table.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    table.add_argument("--loops", nargs="*", default=list(LOOPS))
+    table.add_argument("--loops", nargs="*", default=list(ALL_LOOPS))
     table.add_argument("--time-limit", type=float, nargs="+", default=None,
                        help="CPU seconds per run, one per size (default 30 / 60 / 120)")
     table.add_argument("--max-rounds", type=int, default=10_000_000)
@@ -439,11 +555,33 @@ def main(argv=None):
     per.add_argument("--loops", nargs="+", default=list(LOOPS))
     per.add_argument("--repeats", type=int, default=7)
     per.add_argument("--out", default=None)
+    over = sub.add_parser("overhead", help="per round: each recipe against its hand loop")
+    over.add_argument("--sizes", type=int, nargs="+", default=[10, 1000])
+    over.add_argument("--repeats", type=int, default=7)
+    over.add_argument("--out", default=None)
+    every = sub.add_parser("all", help="the table (recipes, hand loops, linprog highs-ipm) and the overhead, one run")
+    every.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 3000])
+    every.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    every.add_argument("--time-limit", type=float, default=None, help="CPU seconds per run (default 30 / 60 / 120)")
+    every.add_argument("--repeats", type=int, default=7)
+    every.add_argument("--out", default="matrix_games.json")
     summary = sub.add_parser("summarize", help="markdown tables (medians over seeds) from JSON results")
     summary.add_argument("paths", nargs="+")
     args = parser.parse_args(argv)
     if args.command == "summarize":
         print(summarize(args.paths))
+        return
+    if args.command == "overhead":
+        run_overhead(args.sizes, args.repeats, args.out)
+        print(summarize([args.out]) if args.out else "")
+        return
+    if args.command == "all":
+        limits = {s: args.time_limit or _DEFAULT_LIMITS.get(s, 60.0) for s in args.sizes}
+        table_out, overhead_out = args.out + ".table.json", args.out + ".overhead.json"
+        run_table(args.sizes, args.seeds, limits, 10_000_000, [name for name in ALL_LOOPS if name != "fictitious_play"],
+                  table_out, lp=True, lp_time_limit=600.0, lp_method="highs-ipm")
+        run_overhead([10, 1000], args.repeats, overhead_out)
+        print(summarize([table_out, overhead_out]))
         return
     if args.command == "table":
         limits = dict(zip(args.sizes, args.time_limit)) if args.time_limit else {s: _DEFAULT_LIMITS.get(s, 60.0) for s in args.sizes}
