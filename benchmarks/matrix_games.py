@@ -359,7 +359,16 @@ def recipe_run(name, M, T, *, targets=None, time_limit=None) -> LoopResult:
     options, output_weight = _RECIPE_DEFAULTS[name]
     recipe = getattr(gamedyn.recipes, name)
     stop = _RecipeHits(M, targets, time_limit, output_weight) if targets else None
-    result = recipe(M, T, stop=stop, **options)
+    if name == "optimistic_hedge":  # the recipe's pair through play (its old signature takes no stop rule)
+        from gamedyn.games.matrix import default_optimistic_hedge_step
+        from gamedyn.games.matrix.result import matrix_game_result
+
+        eta = default_optimistic_hedge_step(M)
+        game = gamedyn.play(gamedyn.Bilinear(M.T), gamedyn.OFTRL(gamedyn.Entropy(), eta),
+                            gamedyn.OFTRL(gamedyn.Entropy(), eta), T, stop=stop)
+        result = matrix_game_result(M, game)
+    else:
+        result = recipe(M, T, stop=stop, **options)
     hits = stop.tracker.hits if stop else {}
     stopped = "targets" if stop and not stop.tracker.pending else ("rounds" if result.game.rounds == T else "time")
     return LoopResult(result.row, result.column, result.game.rounds, result.nash_gap, dict(hits), stopped)
