@@ -1,20 +1,13 @@
-r"""Regret matching against regret matching on a matrix game: RM, RM+ (CFR+'s core) and predictive RM+.
+r"""Regret matching against regret matching on a matrix game (Hart & Mas-Colell 2000), and its family.
 
-=========  ==========================================================================
-payoff     g(w, p) = p^T M^T w = x^T M y   (Bilinear(M.T); row player x = w maximises)
-w-player   RegretMatching(plus, predictive)   (x_{t+1} ~ [R_t]^+, [Q_t]^+, or with + r_t: the PRM forms)
-p-player   RegretMatching(plus, predictive)   (the same on the column's regrets)
-weights    alpha_t = 1 for the learners;  output weights alpha_t = 1, t or t^2 (``averaging``)
-protocol   w-player first; simultaneous, or alternating (CFR+ order: the column's update sees x_t)
-output     row = x_bar_T, column = y_bar_T  (averages with the output weights); Nash gap, value bracket
-=========  ==========================================================================
-
-The three recipes are one dynamic with different defaults:
+The box is declared once, below (``@recipe``). The family is one dynamic with different defaults,
+a recipe each (:mod:`gamedyn.recipes.regret_matching_plus`,
+:mod:`gamedyn.recipes.predictive_regret_matching_plus`):
 
 * :func:`regret_matching` -- RM, simultaneous, uniform averaging (Hart & Mas-Colell 2000);
-* :func:`regret_matching_plus` -- RM+, alternating, linear averaging: CFR+ on a matrix game
+* ``regret_matching_plus`` -- RM+, alternating, linear averaging: CFR+ on a matrix game
   (Tammelin 2014; Tammelin, Burch, Johanson & Bowling 2015);
-* :func:`predictive_regret_matching_plus` -- PRM+, alternating, quadratic averaging (Farina, Kroer &
+* ``predictive_regret_matching_plus`` -- PRM+, alternating, quadratic averaging (Farina, Kroer &
   Sandholm 2021), the fastest of the family on most games.
 
 Each equals its original-form loop in :mod:`gamedyn.games.matrix.original_rm` to 1e-10
@@ -22,26 +15,53 @@ Each equals its original-form loop in :mod:`gamedyn.games.matrix.original_rm` to
 """
 
 from gamedyn.core.regret_matching import RegretMatching
-from gamedyn.core.weights import AVERAGING
-from gamedyn.engine import Bilinear, play
-from gamedyn.games.matrix.result import matrix_game_inputs, matrix_game_result
+from gamedyn.engine import play
+from gamedyn.engine.recipe import MATRIX, Box, Parameter, recipe
+from gamedyn.games.matrix import MatrixGame
+from gamedyn.games.matrix.result import (
+    alternating_parameter,
+    averaging_parameter,
+    check_alternating,
+    check_averaging,
+    matrix_game_inputs,
+    matrix_game_result,
+)
 
-__all__ = ["predictive_regret_matching_plus", "regret_matching", "regret_matching_plus"]
+__all__ = ["regret_matching", "regret_matching_game"]
 
-
-def check_averaging(averaging) -> str | None:
-    """The ``output_weights`` of a named averaging scheme (None for uniform), or a clear error."""
-    if not isinstance(averaging, str) or averaging not in AVERAGING:
-        raise ValueError(f"averaging must be one of {list(AVERAGING)} (alpha_t = 1, t, t^2), got {averaging!r}.")
-    return None if averaging == "uniform" else averaging
-
-
-def check_alternating(alternating) -> bool:
-    if not isinstance(alternating, bool):
-        raise TypeError(f"alternating must be True or False, got {alternating!r}.")
-    return alternating
+PAYOFF = "g(w, p) = x^T M y   (MatrixGame(M): w = the row player x maximises, p = the column player y)"
 
 
+def regret_matching_game(M, T, learner, alternating, averaging, run_options):
+    """The regret-matching family's game: ``learner`` in both seats, weights 1, output weights by ``averaging``."""
+    M, T, _, _ = matrix_game_inputs(M, T, None, None)
+    output_weights = check_averaging(averaging)
+    game = play(MatrixGame(M), w_learner=learner, p_learner=learner, T=T, weights="constant",
+                output_weights=output_weights, first="w", alternating=check_alternating(alternating), **run_options)
+    return matrix_game_result(M, game)
+
+
+def _flag(value, name):
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}.")
+    return value
+
+
+@recipe(
+    name="regret_matching", family=MATRIX, reference="Hart & Mas-Colell 2000",
+    summary="RM vs RM (play [R_t]^+ normalised), alpha_t = 1; no step size; Nash gap <= 2 r sqrt(k/T)",
+    box=Box(payoff=PAYOFF,
+            w_player="RegretMatching(plus, predictive)   (x_{t+1} ~ [R_t]^+; RM+: Q_t = [Q_{t-1} + r_t]^+)",
+            p_player="RegretMatching(plus, predictive)   (the same on the column's regrets)",
+            weights="alpha_t = 1 for the learners;  output weights 1, t or t^2 (averaging)",
+            first="w-player; simultaneous, or alternating (CFR+ order: the column's update sees x_t)",
+            output="row = x_bar_T, column = y_bar_T (output-weighted averages);  Nash gap, value bracket"),
+    parameters=(Parameter("plus", "clip the accumulated regrets at 0 (RM+)", False, kind=bool, cli=False),
+                Parameter("predictive", "add the last regret vector as a prediction (PRM, PRM+)", False, kind=bool,
+                          cli=False),
+                alternating_parameter(False), averaging_parameter("uniform")),
+    page="matrix-games",
+)
 def regret_matching(M, T, *, plus=False, predictive=False, alternating=False, averaging="uniform", **run_options):
     r"""Regret matching self-play for T rounds on the payoff matrix M (rows maximise :math:`x^\top My`).
 
@@ -65,53 +85,20 @@ def regret_matching(M, T, *, plus=False, predictive=False, alternating=False, av
     Returns
     -------
     MatrixGameResult
-        ``row``, ``column``, ``value``, ``nash_gap``, ``lower`` / ``upper`` (the value bracket), ``game``.
+        ``row``, ``column``, ``value``, ``nash_gap``, ``certificate`` (the value bracket), ``game``.
 
     Raises
     ------
     ValueError
         A bad M, T or averaging.
+    TypeError
+        ``plus``, ``predictive`` or ``alternating`` not a bool.
 
     Examples
     --------
     >>> result = regret_matching([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], T=1000)
-    >>> bool(result.nash_gap < 0.05), bool(result.lower <= 0.0 <= result.upper)
+    >>> bool(result.nash_gap < 0.05), result.certificate.contains(0.0)
     (True, True)
     """
-    M, T, _, _ = matrix_game_inputs(M, T, None, None)
-    output_weights = check_averaging(averaging)
-    learner = RegretMatching(plus=plus, predictive=predictive)
-    game = play(Bilinear(M.T), learner, learner, T, weights="constant", output_weights=output_weights, first="w",
-                alternating=check_alternating(alternating), **run_options)
-    return matrix_game_result(M, game)
-
-
-def regret_matching_plus(M, T, *, alternating=True, averaging="linear", **run_options):
-    r"""RM+ self-play, by default as CFR+ runs it: alternating, linear averaging (Tammelin et al. 2015).
-
-    The parameters are those of :func:`regret_matching`. Nash gap of the linear average:
-    at most :math:`2\Delta(\sqrt m+\sqrt n)/\sqrt T\,(1+O(1/T))` (Δ = max M - min M; eq. (13) of
-    docs/explanation/regret-matching-bounds.md), far above what it reaches in practice.
-
-    Examples
-    --------
-    >>> result = regret_matching_plus([[2.0, -1.0], [-1.0, 1.0]], T=1000)
-    >>> result.row.round(2).tolist(), bool(result.nash_gap < 0.01)
-    ([0.4, 0.6], True)
-    """
-    return regret_matching(M, T, plus=True, alternating=alternating, averaging=averaging, **run_options)
-
-
-def predictive_regret_matching_plus(M, T, *, alternating=True, averaging="quadratic", **run_options):
-    r"""PRM+ self-play, by default alternating with quadratic averaging (Farina, Kroer & Sandholm 2021).
-
-    The parameters are those of :func:`regret_matching`.
-
-    Examples
-    --------
-    >>> result = predictive_regret_matching_plus([[2.0, -1.0], [-1.0, 1.0]], T=1000)
-    >>> bool(result.nash_gap < 1e-6), result.row.round(6).tolist()
-    (True, [0.4, 0.6])
-    """
-    return regret_matching(M, T, plus=True, predictive=True, alternating=alternating, averaging=averaging,
-                           **run_options)
+    learner = RegretMatching(plus=_flag(plus, "plus"), predictive=_flag(predictive, "predictive"))
+    return regret_matching_game(M, T, learner, alternating, averaging, run_options)

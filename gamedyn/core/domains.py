@@ -28,6 +28,8 @@ _FLOAT64 = np.dtype(np.float64)
 class Reals:
     """The whole space R^d."""
 
+    exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
+
     def contains(self, z, tolerance: float = 1e-9) -> bool:
         return bool(np.all(np.isfinite(z)))
 
@@ -76,6 +78,8 @@ class Ball:
     Norms are taken on ``z / max|z_i|`` outside the safe range (:func:`scaled_norm`), so the
     projection and the closed-form minimisers are exact for every finite input, 1e-320 to 1e308.
     """
+
+    exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
 
     radius: float = attrs.field(default=1.0, converter=float)
 
@@ -144,6 +148,8 @@ def _project_shifted(shifted):
 @attrs.frozen
 class Simplex:
     """The probability simplex {p >= 0, sum p = 1}."""
+
+    exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
 
     def contains(self, z, tolerance: float = 1e-9) -> bool:
         z = np.asarray(z)
@@ -245,6 +251,8 @@ class L1Ball:
     sort-based threshold of Duchi et al. (2008).
     """
 
+    exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
+
     radius: float = attrs.field(default=1.0, converter=float)
 
     def __attrs_post_init__(self):
@@ -323,6 +331,8 @@ class Box:
     Projection: clipping.
     """
 
+    exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
+
     lower: np.ndarray = attrs.field(converter=lambda value: _as_bound(value, "lower"))
     upper: np.ndarray = attrs.field(converter=lambda value: _as_bound(value, "upper"))
 
@@ -373,3 +383,14 @@ class Box:
         if curvature > 0:
             return self.project(-np.asarray(linear, dtype=np.float64) / curvature)
         return self.linear_minimizer(linear)
+
+
+def learner_example(domain) -> str:
+    """Learners that play on ``domain``, for error messages that name the fix."""
+    if isinstance(domain, Simplex):
+        return "FTRL(Entropy(), eta) or OMD(SquaredEuclidean(domain=Simplex()), eta)"
+    if isinstance(domain, Ball):
+        return f"FTL(Ball({domain.radius!r})) or FTRL(SquaredEuclidean(radius={domain.radius!r}), eta)"
+    if isinstance(domain, Reals):
+        return "FTRL(SquaredEuclidean(), eta) or FTRL(QNorm(q), eta)"
+    return f"a learner whose regularizer has domain = {domain!r}"

@@ -27,6 +27,8 @@ import attrs
 import numpy as np
 import scipy.optimize
 
+from gamedyn.core.protocols import Regularizer as RegularizerProtocol
+from gamedyn.core.protocols import StructuralMeta
 from gamedyn.core.domains import Ball, Reals, Simplex
 from gamedyn.core.kernels import dot, ones, scal
 from gamedyn.core.numerics import out_of_range, pnorm_link, softmax_logits
@@ -42,7 +44,7 @@ _FLOAT64 = np.dtype(np.float64)
 # ---------------------------------------------------------------------------------- regularizers
 
 
-class Regularizer:
+class Regularizer(metaclass=StructuralMeta):
     """The interface every regularizer implements.
 
     Subclasses set ``domain`` and implement ``value(z)`` (R(z)), ``mirror_map(z)`` (grad R) and
@@ -50,10 +52,17 @@ class Regularizer:
     numerical solver; override it with a closed form where one exists.
     """
 
+    __protocol__ = RegularizerProtocol  # isinstance(x, Regularizer): a subclass, or any object with its members
     domain = Reals()
     legendre = True  # grad R blows up at the domain's boundary, so grad R* lands inside it
     # argmin acts column by column on (dim, K) arrays (batched games); unknown for user regularizers
     supports_batches = False
+    # the argmin lands in ``domain`` whenever the domain's oracles do (declared by the built-ins; a
+    # subclass that changes its argmin must set it to False); see FollowTheRegularizedLeader.plays_in_domain
+    plays_in_domain = False
+    # the argmin of a linear loss is softmax(log z_0 - eta theta), log z_0 = centre_cache(z_0) (None:
+    # uniform); declared by Entropy, it lets the one-pass rounds fuse the play with the products
+    argmin_is_softmax = False
 
     def value(self, z) -> float:
         raise NotImplementedError
@@ -108,6 +117,9 @@ class Entropy(Regularizer):
     :math:`\arg\min_{p\in\Delta}\eta\langle\theta,p\rangle+\mathrm{KL}(p\|p_0)\propto p_0\odot e^{-\eta\theta}`,
     computed from logits ``log p0 - eta theta`` shifted by their maximum.
     """
+
+    plays_in_domain = True
+    argmin_is_softmax = True
 
     domain = Simplex()
     supports_batches = True
@@ -240,6 +252,8 @@ class SquaredEuclidean(Regularizer):
     isotropic quadratic, whose minimiser over a convex set is that projection).
     """
 
+    plays_in_domain = True
+
     radius: float | None = attrs.field(default=None)
     domain: Reals | Ball | Simplex = attrs.field(default=attrs.Factory(_euclidean_domain, takes_self=True))
 
@@ -280,6 +294,8 @@ class QNorm(Regularizer):
     ``(q-1) f_p(theta)`` with 1/p + 1/q = 1 and f_p the p-norm link function. Closed-form argmin
     for linear losses: :math:`\nabla R_q^*(\nabla R_q(z_0)-\eta\theta)`.
     """
+
+    plays_in_domain = True
 
     q: float = attrs.field(converter=check_q)
     supports_batches = True
@@ -323,6 +339,8 @@ class Zero(Regularizer):
     simplex a linear loss picks the vertex of its smallest entry (smallest index on ties); on a
     ball a linear loss picks ``-radius * theta/||theta||``.
     """
+
+    plays_in_domain = True
 
     domain: Reals | Ball | Simplex = Reals()
     legendre = False

@@ -33,48 +33,88 @@ def _products(M, row, column):
 
 
 class NashGapStop:
-    r"""A stop rule of :func:`gamedyn.play` on ``Bilinear(M.T)``: stop when the averages' Nash gap is <= ``gap``.
+    r"""An observer of :func:`gamedyn.play` on ``Bilinear(M.T)`` (or ``MatrixGame(M)``): stop when the averages'
+    Nash gap is <= ``gap``.
 
     It keeps :math:`\sum_t\alpha_tMy_t` and :math:`\sum_t\alpha_tM^\top x_t` (:math:`\alpha_t` the
-    output weights), reading each round's products off the runner's loss sums (their round-to-round
-    difference, O(m + n)); the first round it sees (round 1, or the first after a resume) takes the
-    two products itself. ``estimate`` is the last running gap
-    :math:`(\max_i\sum\alpha_t(My_t)_i-\min_j\sum\alpha_t(M^\top x_t)_j)/\sum\alpha_t`; it differs
-    from the gap of the averages only by rounding, and :func:`solve_game` certifies it with two
-    products.
+    output weights), reading each round's products off the seats' loss sums (their round-to-round
+    difference, O(m + n), no product); the first round it sees (round 1, whose first-mover loss sum
+    also holds an alternating run's start charge) takes the two products itself. It reads the seats' loss sums,
+    so the run must keep them (``regrets=True``, the default). ``estimate`` is the
+    last running gap :math:`(\max_i\sum\alpha_t(My_t)_i-\min_j\sum\alpha_t(M^\top x_t)_j)/\sum\alpha_t`;
+    it differs from the gap of the averages only by rounding, and :func:`solve_game` certifies it
+    with two products. It changes nothing but itself (an observer, not a stop rule: it carries its
+    running sums, saved and restored through ``checkpoint_state`` / ``restore_state``).
 
     Parameters
     ----------
     M : array or sparse matrix, shape (m, n)
+        The payoff matrix (rows maximise).
     gap : float
         The target.
     output_weight : callable
         t -> alpha_t, the output weights of the run.
+
+    Examples
+    --------
+    >>> from gamedyn import RegretMatching, play
+    >>> from gamedyn.games.matrix import MatrixGame
+    >>> M = [[2.0, -1.0], [-1.0, 1.0]]
+    >>> stop = NashGapStop(M, 1e-3, lambda t: 1.0)
+    >>> game = play(MatrixGame(M), RegretMatching(plus=True), RegretMatching(plus=True), 10_000, observers=[stop])
+    >>> bool(stop.estimate <= 1e-3), game.rounds < 10_000
+    (True, True)
     """
 
+    needs_round_state = False
+    name = "NashGapStop"
+
     def __init__(self, M, gap: float, output_weight):
+        M = M if hasattr(M, "shape") and hasattr(M, "dtype") else np.asarray(M, dtype=np.float64)
         self.M, self.gap, self.output_weight = M, float(gap), output_weight
         m, n = M.shape
         self.row_sum, self.column_sum, self.total = np.zeros(m), np.zeros(n), 0.0
         self._previous = None
+        self._run = None
         self.estimate = math.inf
-        self.__name__ = "NashGapStop"
 
-    def __call__(self, state) -> bool:
-        w_sum, p_sum = state.w_loss_sum.linear, state.p_loss_sum.linear
+    def start(self, run) -> None:
+        self._run = run
+
+    def observe(self, t) -> bool:
+        run = self._run
+        w_seat, p_seat = run.w_seat, run.p_seat
+        w_sum, p_sum = w_seat.linear_loss_sum(), p_seat.linear_loss_sum()
         if self._previous is None:
-            by_column, by_row = _products(self.M, state.w, state.p)  # M y_t, M^T x_t
+            by_column, by_row = _products(self.M, w_seat.last, p_seat.last)  # M y_t, M^T x_t
         else:
             w_before, p_before, w_total, p_total = self._previous
-            by_column = (w_before - w_sum) / (state.w_weight_total - w_total)  # -(h_t) / alpha_t = M y_t
-            by_row = (p_sum - p_before) / (state.p_weight_total - p_total)
-        self._previous = (np.array(w_sum), np.array(p_sum), state.w_weight_total, state.p_weight_total)
-        weight = self.output_weight(state.t)
+            by_column = (w_before - w_sum) / (w_seat.weight_total - w_total)  # -(h_t) / alpha_t = M y_t
+            by_row = (p_sum - p_before) / (p_seat.weight_total - p_total)
+        self._previous = (np.array(w_sum), np.array(p_sum), w_seat.weight_total, p_seat.weight_total)
+        weight = self.output_weight(t)
         self.row_sum += weight * by_column
         self.column_sum += weight * by_row
         self.total += weight
         self.estimate = float(self.row_sum.max() - self.column_sum.min()) / self.total
         return self.estimate <= self.gap
+
+    def checkpoint_state(self) -> dict:
+        if self._previous is None:
+            return {"row_sum": self.row_sum, "column_sum": self.column_sum, "total": self.total, "seen": False}
+        w_before, p_before, w_total, p_total = self._previous
+        return {"row_sum": self.row_sum, "column_sum": self.column_sum, "total": self.total, "seen": True,
+                "w_before": w_before, "p_before": p_before, "w_total": w_total, "p_total": p_total}
+
+    def restore_state(self, state: dict) -> None:
+        self.row_sum, self.column_sum = np.array(state["row_sum"]), np.array(state["column_sum"])
+        self.total = float(state["total"])
+        self._previous = None
+        if bool(state.get("seen", False)):
+            self._previous = (np.array(state["w_before"]), np.array(state["p_before"]), float(state["w_total"]),
+                              float(state["p_total"]))
+        self.estimate = (float(self.row_sum.max() - self.column_sum.min()) / self.total if self.total > 0
+                         else math.inf)
 
 
 @attrs.frozen
@@ -99,6 +139,40 @@ class GameSolution:
     @property
     def value(self) -> float:
         return 0.5 * (self.lower + self.upper)
+
+
+def _rounding_bound(matrix) -> float:
+    """An upper bound on the rounding error of an entry of M v or M^T v for a distribution v (sum 1):
+    gamma_k max|M| with k the inner dimension, u the unit roundoff of M's dtype (Higham 2002, eq. 3.5),
+    doubled to cover the strategies' own rounding and the final float64 conversion."""
+    import scipy.sparse as sp
+
+    data = matrix.data if sp.issparse(matrix) else matrix
+    if data.size == 0:
+        return 0.0
+    largest = float(np.max(np.abs(data)))
+    k = max(matrix.shape) + 1
+    u = float(np.finfo(np.float64).eps) / 2  # the certificate's products are float64 (_certificate_products)
+    return 2.0 * (k * u / (1.0 - k * u)) * largest
+
+
+def _certificate_products(M, row, column):
+    """(M column, row^T M) in float64 whatever M's dtype (a float32 M is widened a block of rows at a time:
+    the certificate is checked in float64; the rounds keep M's own products)."""
+    import scipy.sparse as sp
+
+    if M.dtype == np.float64:
+        return _products(M, row, column)
+    if sp.issparse(M):
+        return _products(M.astype(np.float64), row, column)
+    row, column = np.asarray(row, dtype=np.float64), np.asarray(column, dtype=np.float64)
+    by_column, by_row = np.empty(M.shape[0]), np.zeros(M.shape[1])
+    block = max(1, (1 << 22) // max(1, M.shape[1]))
+    for start in range(0, M.shape[0], block):
+        part = np.asarray(M[start:start + block], dtype=np.float64)
+        by_column[start:start + block] = part @ column
+        by_row += row[start:start + block] @ part
+    return by_column, by_row
 
 
 def _check_matrix(M):
@@ -177,10 +251,11 @@ def solve_game(M, gap: float = 1e-6, *, max_rounds: int = 1_000_000) -> GameSolu
     while True:
         stop = NashGapStop(matrix, target, output_weight)
         game = play(payoff, learner, learner, max_rounds, weights="constant", output_weights="quadratic",
-                    alternating=True, stop=stop)
+                    alternating=True, observers=(stop,))
         row, column = game.w_average, game.p_average
-        by_column, by_row = _products(matrix, row, column)
-        upper, lower = float(by_column.max()), float(by_row.min())
+        by_column, by_row = _certificate_products(matrix, row, column)
+        slack = _rounding_bound(matrix)  # Higham: |fl(M v) - M v| <= gamma_k max|M| for a distribution v
+        upper, lower = float(by_column.max()) + slack, float(by_row.min()) - slack
         certified = upper - lower
         if certified <= gap or game.rounds >= max_rounds or target < gap * 1e-3:
             return GameSolution(row, column, lower, upper, certified, game.rounds, certified <= gap)
