@@ -29,7 +29,7 @@ from gamedyn.core import (
 )
 from gamedyn.engine import Bilinear, play
 from gamedyn.games.matrix import original_rm as orm
-from gamedyn.games.matrix import solve_game, solve_matrix_game
+from gamedyn.games.matrix import MatrixGame, NashGapStop, solve_game, solve_matrix_game
 from gamedyn.recipes import (
     ada_hedge,
     predictive_regret_matching_plus,
@@ -239,6 +239,56 @@ def test_alternating_checkpoint_resume_is_bit_identical(tmp_path):
     with pytest.raises(checkpoints.CheckpointMismatchError):  # the protocol is part of the configuration
         play(Bilinear(M.T), RegretMatching(plus=True, predictive=True), AdaHedge(), 40, output_weights="quadratic",
              resume_from=kept)
+
+
+
+@pytest.mark.parametrize("first", ["w", "p"])
+def test_alternation_with_regrets_false_plays_the_same_game(first):
+    """regrets=False (issue 17) skips the played values of alternation's charges too: the same plays and
+    averages, the regrets None and named in not_computed (before the merge's fix, charge added None)."""
+    M = GAMES[0]
+    learner = RegretMatching(plus=True, predictive=True)
+
+    def run(**options):
+        return play(MatrixGame(M), learner, learner, 50, alternating=True, output_weights="quadratic", first=first,
+                    record=True, **options)
+
+    full, lean = run(), run(regrets=False)
+    assert np.array_equal(full.w_average, lean.w_average) and np.array_equal(full.p_average, lean.p_average)
+    assert all(np.array_equal(a, b) for a, b in zip(full.trace["w"], lean.trace["w"]))
+    assert lean.w_regret is None and lean.p_regret is None and "w_regret" in lean.not_computed
+    assert full.theorem2_bound is None  # alternation: the two regrets are over different pairs
+
+
+def test_nash_gap_stop_is_an_observer_that_survives_a_resume(tmp_path):
+    """NashGapStop carries its running sums through checkpoints: a resumed run stops at the same round
+    with the same estimate as the uninterrupted one, and the estimate is the averages' gap (1e-10)."""
+    import shutil
+
+    M = GAMES[2]
+    learner = RegretMatching(plus=True, predictive=True)
+
+    def run(stop, **options):
+        return play(MatrixGame(M), learner, learner, 5000, alternating=True, output_weights="quadratic",
+                    observers=(stop,), **options)
+
+    whole_stop = NashGapStop(M, 1e-4, lambda t: float(t * t))
+    whole = run(whole_stop)
+    assert whole.rounds < 5000 and whole_stop.estimate <= 1e-4
+    exact = float(np.max(M @ whole.p_average) - np.min(whole.w_average @ M))
+    assert abs(exact - whole_stop.estimate) <= 1e-10
+    written, kept = tmp_path / "run.ckpt", tmp_path / "kept.ckpt"
+    every = max(2, whole.rounds // 3)
+
+    def keep(state):
+        if state.t == every + 1:
+            shutil.copy(written, kept)
+
+    run(NashGapStop(M, 1e-4, lambda t: float(t * t)), checkpoint=written, checkpoint_every=every, callback=keep)
+    resumed_stop = NashGapStop(M, 1e-4, lambda t: float(t * t))
+    resumed = run(resumed_stop, resume_from=kept, callback=keep)
+    assert resumed.rounds == whole.rounds and resumed_stop.estimate == whole_stop.estimate
+    assert np.array_equal(resumed.w_average, whole.w_average)
 
 
 # ------------------------------------------------------------------ bad input

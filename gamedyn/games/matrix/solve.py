@@ -100,10 +100,11 @@ class NashGapStop:
         return self.estimate <= self.gap
 
     def checkpoint_state(self) -> dict:
-        if self._previous is None:
-            return {"row_sum": self.row_sum, "column_sum": self.column_sum, "total": self.total, "seen": False}
-        w_before, p_before, w_total, p_total = self._previous
-        return {"row_sum": self.row_sum, "column_sum": self.column_sum, "total": self.total, "seen": True,
+        """The running sums and the last round's loss sums (the same keys before the first round: zeros)."""
+        m, n = self.row_sum.shape[0], self.column_sum.shape[0]
+        seen = self._previous is not None
+        w_before, p_before, w_total, p_total = self._previous if seen else (np.zeros(m), np.zeros(n), 0.0, 0.0)
+        return {"row_sum": self.row_sum, "column_sum": self.column_sum, "total": self.total, "seen": seen,
                 "w_before": w_before, "p_before": p_before, "w_total": w_total, "p_total": p_total}
 
     def restore_state(self, state: dict) -> None:
