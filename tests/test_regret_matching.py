@@ -28,8 +28,8 @@ from gamedyn.core import (
     SquaredEuclidean,
 )
 from gamedyn.engine import Bilinear, play
-from gamedyn.games.matrix import original_rm as orm
 from gamedyn.games.matrix import MatrixGame, NashGapStop, solve_game, solve_matrix_game
+from gamedyn.games.matrix import original_rm as orm
 from gamedyn.recipes import (
     ada_hedge,
     predictive_regret_matching_plus,

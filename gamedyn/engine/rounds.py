@@ -39,7 +39,7 @@ optimistic FTRL with entropy.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

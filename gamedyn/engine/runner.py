@@ -21,7 +21,8 @@ from __future__ import annotations
 import contextlib
 import numbers
 import operator
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -30,17 +31,6 @@ from gamedyn.core.kernels import SMALL_PRODUCT, single_blas_thread
 from gamedyn.core.validation import check_count, check_vector
 from gamedyn.core.weights import weight_function
 from gamedyn.engine import checkpoints as _checkpoints
-from gamedyn.engine.payoffs import Payoff
-from gamedyn.engine.results import (
-    GameResult,
-    RoundState,
-    Unbounded,
-    UnboundedGames,
-    check_result,
-    duality_gap,
-    per_game,
-    regret,
-)
 from gamedyn.engine.observers import (
     CallbackObserver,
     CertificateObserver,
@@ -51,6 +41,17 @@ from gamedyn.engine.observers import (
     TraceObserver,
     check_observer,
     observer_name,
+)
+from gamedyn.engine.payoffs import Payoff
+from gamedyn.engine.results import (
+    GameResult,
+    RoundState,
+    Unbounded,
+    UnboundedGames,
+    check_result,
+    duality_gap,
+    per_game,
+    regret,
 )
 from gamedyn.engine.rounds import AlternatingRound, one_pass_round, round_of
 from gamedyn.engine.seats import Seat, check_learner, check_plays
