@@ -60,9 +60,11 @@ class NashGapStop:
     >>> from gamedyn import RegretMatching, play
     >>> from gamedyn.games.matrix import MatrixGame
     >>> M = [[2.0, -1.0], [-1.0, 1.0]]
-    >>> stop = NashGapStop(M, 1e-3, lambda t: 1.0)
-    >>> game = play(MatrixGame(M), RegretMatching(plus=True), RegretMatching(plus=True), 10_000, observers=[stop])
-    >>> bool(stop.estimate <= 1e-3), game.rounds < 10_000
+    >>> stop = NashGapStop(M, 1e-6, lambda t: float(t * t))
+    >>> learner = RegretMatching(plus=True, predictive=True)
+    >>> game = play(MatrixGame(M), learner, learner, 10_000, alternating=True, output_weights="quadratic",
+    ...             observers=[stop])
+    >>> bool(stop.estimate <= 1e-6), game.rounds < 10_000
     (True, True)
     """
 
