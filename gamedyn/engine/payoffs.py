@@ -128,6 +128,12 @@ class Bilinear(Payoff):
     The p-player must play on the simplex (``p_domain = Simplex()``: the rows are mixed); the
     w-player on any domain (``w_domain = None``).
 
+    **Which side the rows are.** The rows of A are the p-player's actions (p mixes the rows, and
+    minimises) and the columns the w-player's coordinates (w maximises). So with w on the simplex,
+    ``Bilinear(M)`` is the matrix game in which M's *columns* maximise; for the usual convention, in
+    which the rows maximise (``solve_matrix_game(M)``, the matrix recipes, nashpy), use
+    :class:`gamedyn.MatrixGame` ``(M)`` (= ``Bilinear(M.T)`` with the row player as w).
+
     **Products and dtype.** Each round costs one ``A @ w`` (the p-player's loss) and one
     ``A.T @ p`` (the w-player's). They run in A's dtype: a float32 A is never copied to float64;
     the iterate is cast to float32 (O(d) or O(n)) and the product's result is upcast to float64, so

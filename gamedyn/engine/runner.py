@@ -358,7 +358,7 @@ def _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weigh
     # (alternating with p first: the p-player's loss sum holds its start charge g(w_0, .), not the output's margins)
     tracker = certificate_of(payoff, w_learner.domain, margin_norm,
                              p_weight is output_weight and not (alternating and first == "p"))
-    if tracker is not None:
+    if tracker is not None and getattr(tracker, "observes_rounds", True):  # False: computed from the sums at the end
         requests = _requests(observers)
         observers = [CertificateObserver(tracker, requests), *observers]
     if not regrets:  # the loss sums are still kept for the certificate and for round states
@@ -367,6 +367,9 @@ def _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weigh
         p_seat.keep(played=False, loss_sum=needs_sums)
     run = Run(payoff, w_seat, p_seat, T, w_learner.domain, p_learner.domain, tracker, one_pass, convex_terms)
     run.observers = tuple(observers)
+    bind = getattr(tracker, "bind", None)  # a tracker that reads the run's sums when asked (MatrixGame's value bracket)
+    if bind is not None:
+        bind(run)
     for observer in observers:
         start = getattr(observer, "start", None)
         if start is not None:

@@ -35,10 +35,11 @@ class MatrixGameResult(RecipeResult):
     def certificate(self) -> ValueBracket:
         """The certified bracket of the game value from the averaged strategies (computed on access).
 
-        TODO(issue 17, h2's certificate capability): once a payoff declares its certificate, MatrixGame
-        should give play's result this bracket (``game.certificate``) and this property read it.
+        It is play's own certificate (``game.certificate``, declared by :meth:`MatrixGame.certificate`)
+        when the recipe played :class:`MatrixGame`; otherwise it is computed from ``row`` and ``column``.
         """
-        return value_bracket(self.matrix, self.row, self.column)
+        bracket = getattr(self.game, "certificate", None)
+        return bracket if isinstance(bracket, ValueBracket) else value_bracket(self.matrix, self.row, self.column)
 
     @property
     def row_last(self) -> np.ndarray:
