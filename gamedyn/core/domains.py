@@ -13,7 +13,7 @@ import math
 import attrs
 import numpy as np
 
-from gamedyn.core.kernels import asum
+from gamedyn.core.kernels import asum, is_foreign, namespace_of, to_host_scalar
 from gamedyn.core.numerics import SAFE_HIGH, SAFE_LOW, euclidean_norm, out_of_range, scaled_norm
 from gamedyn.core.validation import check_positive
 
@@ -24,6 +24,23 @@ _FLOAT64 = np.dtype(np.float64)
 # (gamedyn.core.kernels): asum, sum |x_i| (finiteness checks only: its rounding depends on alignment),
 # dot, x . y, and scal, x *= a in place.
 
+def _foreign_minimize_quadratic(linear, curvature):
+    """:meth:`Reals.minimize_quadratic` on the device: ``-linear / curvature`` without a host check per round
+    (an overflow gives inf, which the result's final check reports); None when unbounded below."""
+    if curvature > 0:
+        return linear / -curvature
+    xp = namespace_of(linear)
+    return None if to_host_scalar(xp.any(linear != 0)) else xp.zeros_like(linear)
+
+
+def _all_finite_any(z) -> bool:
+    """Every entry finite, for an array of any namespace (one host synchronisation for a foreign one)."""
+    if is_foreign(z):
+        xp = namespace_of(z)
+        return bool(to_host_scalar(xp.all(xp.isfinite(z))))
+    return bool(np.all(np.isfinite(z)))
+
+
 @attrs.frozen
 class Reals:
     """The whole space R^d."""
@@ -31,7 +48,7 @@ class Reals:
     exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
 
     def contains(self, z, tolerance: float = 1e-9) -> bool:
-        return bool(np.all(np.isfinite(z)))
+        return _all_finite_any(z)
 
     def default_centre(self, dimension: int):
         return np.zeros(dimension)
@@ -50,6 +67,8 @@ class Reals:
         float64's range.
         """
         if linear.__class__ is not np.ndarray or linear.dtype is not _FLOAT64:
+            if is_foreign(linear):
+                return _foreign_minimize_quadratic(linear, curvature)
             linear = np.asarray(linear, dtype=np.float64)
         if curvature >= 1.0:  # |linear / curvature| <= |linear|: the division cannot overflow
             point = np.divide(linear, -curvature)  # == -linear / curvature bit for bit, in one pass

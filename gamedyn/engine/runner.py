@@ -26,7 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from gamedyn.core.domains import learner_example
-from gamedyn.core.kernels import SMALL_PRODUCT, single_blas_thread
+from gamedyn.core.kernels import NUMPY, SMALL_PRODUCT, single_blas_thread
 from gamedyn.core.validation import check_count, check_vector
 from gamedyn.core.weights import weight_function
 from gamedyn.engine import checkpoints as _checkpoints
@@ -54,6 +54,12 @@ from gamedyn.engine.observers import (
 )
 from gamedyn.engine.rounds import one_pass_round, round_of
 from gamedyn.engine.seats import Seat, check_learner, check_plays
+
+
+def backend_of_payoff(payoff):
+    """The payoff's :class:`gamedyn.core.kernels.Backend` (``payoff.backend``; numpy for a payoff without one)."""
+    backend = getattr(payoff, "backend", None)
+    return NUMPY if backend is None else backend
 
 
 def _initial_point(value, learner, dimension: int, name: str):
@@ -326,12 +332,15 @@ def _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weigh
     p0 = _initial_point(initial_p, p_learner, n, "initial_p")
     w_learner = _started(w_learner, initial_w, w0, "w")
     p_learner = _started(p_learner, initial_p, p0, "p")
+    backend = backend_of_payoff(payoff)  # the namespace and device the payoff computes on, chosen once
+    if not backend.is_numpy:  # the initial points on the payoff's device: every array of the run lives there
+        w0, p0 = backend.asarray(w0), backend.asarray(p0)
     # The t = 1 convention: each learner's f_0 is its round loss against the opponent's initial point.
     w_initial_loss, p_initial_loss = payoff.loss_for_w(p0, w0), payoff.loss_for_p(w0, p0)
     w_seat = Seat("w", w_learner, w_learner.init(d, w_initial_loss), w_weight, output_weight,
-                  payoff.loss_for_w, w_initial_loss.linear.shape)
+                  payoff.loss_for_w, w_initial_loss.linear.shape, backend=backend)
     p_seat = Seat("p", p_learner, p_learner.init(n, p_initial_loss), p_weight, output_weight,
-                  payoff.loss_for_p, p_initial_loss.linear.shape)
+                  payoff.loss_for_p, p_initial_loss.linear.shape, backend=backend)
     convex_terms = {"w": w_initial_loss.convex, "p": p_initial_loss.convex}  # for a resumed run's loss sums
     del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
