@@ -225,6 +225,9 @@ class Bilinear(Payoff):
             if not (isinstance(X, np.ndarray) or _is_sparse(X)):
                 return None
             return certificates.BatchedCertificateTracker(self.A, q, margin_from_sums=margin_from_sums)
+        if not self.backend.is_numpy:  # the rounds on A's device, the verdicts on the host
+            return certificates.DeviceCertificateTracker(self.A, q, margin_from_sums=margin_from_sums,
+                                                         row_norm_bound=self.row_norm_bound)
         return certificates.CertificateTracker(self.A, q, margin_from_sums=margin_from_sums,
                                                row_norm_bound=self.row_norm_bound)
 
