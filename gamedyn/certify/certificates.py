@@ -767,9 +767,9 @@ class DeviceCertificateTracker:
         self.separable_exact = None
         self._overrides: dict = {}  # what a host reading changed (sharpen, confirm_infeasible), until the next round
 
-    def share_dual_sum(self, p_play_sum) -> None:
-        """As :meth:`CertificateTracker.share_dual_sum`: the runner's p play sum is the dual sum."""
-        self._dual_sum, self._shares_dual_sum = p_play_sum, True
+    # No sharing of the runner's p play sum: an immutable namespace (JAX) makes a new sum array each round, so a
+    # shared reference would go stale; the tracker keeps its own sum (one O(n) update a round, on the device).
+    share_dual_sum = None
 
     def observe(self, t: int, p, w_weight, w_loss_linear_sum, w_weight_total, p_loss_linear_sum, w_output_sum) -> None:
         """Round t on the device (see :meth:`CertificateTracker.observe`): no host synchronisation."""

@@ -137,6 +137,8 @@ def _as_step(value):
     """eta: a number, an array (one step per batched game), or a schedule (a list, tuple or callable)."""
     if isinstance(value, (list, tuple)) or (callable(value) and not isinstance(value, StepSchedule)):
         return StepSchedule(value)
+    if isinstance(value, np.floating) and np.ndim(value) == 0:  # a numpy scalar: the same number, usable by any namespace
+        return float(value)
     return value
 
 
@@ -635,6 +637,8 @@ def _same_array(a, b) -> bool:
         return True
     if a is None or b is None or a.shape != b.shape:
         return False
+    if is_foreign(a):
+        return bool(backend_of(a).xp.all(a == b))
     return bool((a == b).all())
 
 

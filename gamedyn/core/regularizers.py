@@ -364,7 +364,7 @@ class QNorm(Regularizer):
     def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
-        return self.inverse_mirror_map(cache - eta * np.asarray(linear))
+        return self.inverse_mirror_map(cache - eta * (linear if is_foreign(linear) else np.asarray(linear)))
 
 
 @attrs.frozen

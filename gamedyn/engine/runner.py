@@ -26,7 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from gamedyn.core.domains import learner_example
-from gamedyn.core.kernels import NUMPY, SMALL_PRODUCT, single_blas_thread
+from gamedyn.core.kernels import NUMPY, SMALL_PRODUCT, is_foreign, single_blas_thread, to_host_scalar
 from gamedyn.core.validation import check_count, check_vector
 from gamedyn.core.weights import weight_function
 from gamedyn.engine import checkpoints as _checkpoints
@@ -445,14 +445,18 @@ def _result(run, rounds, stop_reason, observed, regrets, same_weights, w_compara
             "w_sum": w_seat.play_sum, "p_sum": p_seat.play_sum, "w_loss_sum": w_seat.loss_sum,
             "p_loss_sum": p_seat.loss_sum, "w_played_loss": w_seat.played_loss_total,
             "p_played_loss": p_seat.played_loss_total}
+    for name in ("w_played_loss", "p_played_loss"):  # sums of played losses: host numbers, as for numpy
+        value = sums[name]
+        if is_foreign(value) and value.ndim == 0:
+            sums[name] = to_host_scalar(value)
     check_result({k: v for k, v in sums.items() if v is not None}, set(), f"play (after {rounds} rounds)")
     w_average = w_seat.play_sum / w_seat.output_weight_total
     p_average = p_seat.play_sum / p_seat.output_weight_total
     w_loss_sum, p_loss_sum = w_seat.loss_sum, p_seat.loss_sum
     w_regret = p_regret = theorem2_bound = None
     if regrets:
-        w_regret = regret(w_comparators, w_loss_sum, w_seat.played_loss_total)
-        p_regret = regret(p_comparators, p_loss_sum, p_seat.played_loss_total)
+        w_regret = regret(w_comparators, w_loss_sum, sums["w_played_loss"])
+        p_regret = regret(p_comparators, p_loss_sum, sums["p_played_loss"])
         theorem2_bound = (w_regret + p_regret) / w_seat.weight_total if same_weights else None
     gap = duality_gap(payoff, w_comparators, p_comparators, w_average, p_average) if same_weights else None
     unbounded = {name for name, value in (("w_regret", w_regret), ("p_regret", p_regret), ("duality_gap", gap))
@@ -475,7 +479,7 @@ def _result(run, rounds, stop_reason, observed, regrets, same_weights, w_compara
         theorem2_bound=None if theorem2_bound is None else per_game(theorem2_bound),
         duality_gap=None if gap is None else per_game(gap),
         w_loss_sum=w_loss_sum, p_loss_sum=p_loss_sum,
-        w_played_loss=w_seat.played_loss_total, p_played_loss=p_seat.played_loss_total,
+        w_played_loss=sums["w_played_loss"], p_played_loss=sums["p_played_loss"],
         stopped_early=rounds < run.T, stop_reason=stop_reason,
         trace=observed.get("trace"), certificate=run.tracker.certificate() if run.tracker is not None else None,
         metrics=observed.get("metrics"), not_computed=not_computed,
