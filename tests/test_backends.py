@@ -172,3 +172,40 @@ def test_backend_handle_and_host_scalar():
     assert backend_of(np.ones(2)).is_numpy
     with pytest.raises(AttributeError):
         backend.name = "other"
+
+
+_CLASSIFIER_SCRIPT = """
+import numpy as np, sklearn, torch
+from gamedyn.sklearn import MarginClassifier
+rng = np.random.default_rng(3)
+X = rng.normal(size=(60, 4))
+y = np.where(X @ np.array([1.0, -0.5, 0.25, 0.0]) + 0.1 > 0, 1, 0)
+expected = MarginClassifier().fit(X, y)
+assert MarginClassifier().__sklearn_tags__().array_api_support is True
+with sklearn.config_context(array_api_dispatch=True):
+    fitted = MarginClassifier().fit(torch.asarray(X), torch.asarray(y))
+    scores = fitted.decision_function(torch.asarray(X))
+    labels = fitted.predict(torch.asarray(X))
+assert isinstance(fitted.coef_, torch.Tensor) and isinstance(fitted.intercept_, torch.Tensor)
+assert isinstance(scores, torch.Tensor)
+np.testing.assert_allclose(fitted.coef_.numpy(), expected.coef_, rtol=1e-10, atol=1e-12)
+np.testing.assert_allclose(fitted.intercept_.numpy(), expected.intercept_, rtol=1e-10, atol=1e-12)
+np.testing.assert_array_equal(labels, expected.predict(X))
+print("ok")
+"""
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (gamedyn[torch])")
+def test_margin_classifier_under_array_api_dispatch_returns_torch_coef():
+    """scikit-learn's array_api_dispatch needs SCIPY_ARRAY_API=1 before scipy is imported: a fresh interpreter."""
+    pytest.importorskip("sklearn")
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    env = dict(os.environ, SCIPY_ARRAY_API="1", PYTHONPATH=str(root))
+    done = subprocess.run([sys.executable, "-c", _CLASSIFIER_SCRIPT], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
