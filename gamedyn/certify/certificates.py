@@ -53,7 +53,7 @@ import scipy.optimize
 import scipy.sparse as sp
 
 from gamedyn.arrays.operators import dense_rows, largest_row_norm, matvec, unit_of
-from gamedyn.core.kernels import add_scaled, axpy, dot
+from gamedyn.core.kernels import add_scaled, axpy, backend_of, dot, to_host_scalar, to_numpy
 from gamedyn.core.numerics import UNIT64, rounding_factor, safe_norm
 from gamedyn.core.validation import check_matrix, check_q, check_vector, describe
 
@@ -730,3 +730,156 @@ class BatchedCertificateTracker(_TrackerState):
             certificates.append(Certificate(lower=float(lower[k]), upper=upper_k, separable=separable,
                                             p=self._witness[:, k].copy(), q=self.q, rounds=self.t))
         return certificates
+
+
+class DeviceCertificateTracker:
+    r""":class:`CertificateTracker` for a torch, JAX, CuPy or array-API A: the rounds stay on A's device.
+
+    :meth:`observe` keeps :math:`U_t=\|A^\top\bar p_t\|_{q^*}`'s running minimum, its round and its witness
+    :math:`\bar p_t` as arrays on the device (``xp.where``: O(n + d) a round, no host synchronisation). Every
+    reading (``upper``, ``lower``, ``certificate()``, ``sharpen()``, ``confirm_infeasible()``, ``state()``)
+    is a verdict: it copies the sums and, once, A to the host (:func:`gamedyn.core.kernels.to_numpy`) and asks
+    a numpy :class:`CertificateTracker` built from them, so the exact oracles (NNLS, the Gordan LP) and the
+    rounding-safe verdicts are those of numpy. Its results are host numbers and numpy witnesses.
+    """
+
+    _HOST_BACK = ("upper", "upper_round", "_witness", "separable_exact")
+
+    def __init__(self, A, q: float = 2.0, *, margin_from_sums: bool = True, row_norm_bound: float | None = None):
+        self.A = A
+        self.backend = backend_of(A)
+        self.q = check_q(q)
+        self.dual_exponent = dual_norm(self.q)
+        self.margin_from_sums = margin_from_sums
+        self.row_norm_bound = row_norm_bound
+        backend = self.backend
+        n = A.shape[0]
+        self.t = 0
+        self._dual_sum = backend.zeros((n,))
+        self._weight_total = 0.0
+        self._best = backend.asarray(math.inf)
+        self._best_round = backend.asarray(0.0)
+        self._best_witness = backend.asarray(np.full(n, 1.0 / n))
+        self._margins = self._output_sum = None
+        self._shares_dual_sum = False
+        self._host_A = None
+        self._host_tracker = None  # the numpy tracker of the last reading, kept while nothing was observed since
+        self.separable_exact = None
+        self._overrides: dict = {}  # what a host reading changed (sharpen, confirm_infeasible), until the next round
+
+    # No sharing of the runner's p play sum: an immutable namespace (JAX) makes a new sum array each round, so a
+    # shared reference would go stale; the tracker keeps its own sum (one O(n) update a round, on the device).
+    share_dual_sum = None
+
+    def observe(self, t: int, p, w_weight, w_loss_linear_sum, w_weight_total, p_loss_linear_sum, w_output_sum) -> None:
+        """Round t on the device (see :meth:`CertificateTracker.observe`): no host synchronisation."""
+        xp = self.backend.xp
+        self.t = t
+        z = w_loss_linear_sum
+        if self.dual_exponent == 2.0:
+            norm = xp.sqrt(xp.sum(z * z))
+        else:
+            top = xp.max(xp.abs(z))
+            safe = xp.where(top > 0, top, xp.ones_like(top))
+            norm = top * xp.sum(xp.abs(z / safe) ** self.dual_exponent) ** (1.0 / self.dual_exponent)
+        upper = norm / w_weight_total
+        if not self._shares_dual_sum:
+            self._dual_sum = add_scaled(self._dual_sum, w_weight, p)
+        self._weight_total += w_weight
+        improved = upper < self._best
+        self._best = xp.where(improved, upper, self._best)
+        self._best_round = xp.where(improved, xp.asarray(float(t), dtype=self._best_round.dtype,
+                                                         device=self.backend.device), self._best_round)
+        self._best_witness = xp.where(improved, self._dual_sum / self._weight_total, self._best_witness)
+        self._margins = p_loss_linear_sum if self.margin_from_sums else None
+        self._output_sum = w_output_sum
+        self._host_tracker, self._overrides = None, {}
+
+    def _host(self) -> CertificateTracker:
+        """The numpy tracker of the state now (the host copies of a verdict)."""
+        if self._host_tracker is not None:
+            return self._host_tracker
+        if self._host_A is None:
+            self._host_A = to_numpy(self.A)
+        tracker = CertificateTracker(self._host_A, self.q, margin_from_sums=self.margin_from_sums,
+                                     row_norm_bound=self.row_norm_bound)
+        tracker.t = self.t
+        tracker._dual_sum = np.array(to_numpy(self._dual_sum), dtype=np.float64)
+        tracker._weight_total = float(self._weight_total)
+        tracker.upper = to_host_scalar(self._best)
+        tracker.upper_round = int(to_host_scalar(self._best_round))
+        tracker._witness = np.array(to_numpy(self._best_witness), dtype=np.float64)
+        tracker._margins = None if self._margins is None else np.array(to_numpy(self._margins), dtype=np.float64)
+        tracker._output_sum = None if self._output_sum is None else np.array(to_numpy(self._output_sum), dtype=np.float64)
+        tracker.separable_exact = self.separable_exact
+        for name, value in self._overrides.items():
+            setattr(tracker, name, value)
+        self._host_tracker = tracker
+        return tracker
+
+    def _keep(self, tracker) -> None:
+        self._overrides = {name: getattr(tracker, name) for name in self._HOST_BACK}
+        self.separable_exact = tracker.separable_exact
+
+    @property
+    def upper(self) -> float:
+        return self._host().upper
+
+    @property
+    def upper_round(self) -> int:
+        return self._host().upper_round
+
+    @property
+    def lower(self) -> float:
+        return self._host().lower
+
+    @property
+    def witness(self):
+        return self._host().witness
+
+    @property
+    def knows_row_norms(self) -> bool:
+        return True
+
+    @property
+    def row_norm_max(self) -> float:
+        return self._host().row_norm_max
+
+    def relative_gap(self) -> float:
+        return self._host().relative_gap()
+
+    def sharpen(self, rows: int | None = None) -> float:
+        tracker = self._host()
+        value = tracker.sharpen(rows)
+        self._keep(tracker)
+        return value
+
+    def confirm_infeasible(self) -> bool:
+        tracker = self._host()
+        value = tracker.confirm_infeasible()
+        self._keep(tracker)
+        return value
+
+    def certificate(self) -> Certificate:
+        return self._host().certificate()
+
+    def state(self) -> dict:
+        """A checkpoint's state, as numpy (see :meth:`CertificateTracker.state`)."""
+        return self._host().state()
+
+    def restore(self, state: dict, *, margins=None, output_sum=None) -> None:
+        """A checkpoint's (numpy) state back onto the device."""
+        backend = self.backend
+        self.t = state["t"]
+        self._dual_sum = backend.asarray(state["dual_sum"])
+        self._weight_total = float(state["weight_total"])
+        self._best = backend.asarray(float(state["upper"]))
+        self._best_round = backend.asarray(float(state["upper_round"]))
+        n = self.A.shape[0]
+        witness = state["witness"]
+        self._best_witness = backend.asarray(state["dual_sum"] / self._weight_total if witness is None else witness) \
+            if self._weight_total else backend.asarray(np.full(n, 1.0 / n))
+        self.separable_exact = state["separable_exact"]
+        self._margins = margins if self.margin_from_sums else None
+        self._output_sum = output_sum
+        self._host_tracker, self._overrides = None, {}

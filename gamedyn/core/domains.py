@@ -13,7 +13,7 @@ import math
 import attrs
 import numpy as np
 
-from gamedyn.core.kernels import asum
+from gamedyn.core.kernels import asum, is_foreign, namespace_of, to_host_scalar
 from gamedyn.core.numerics import SAFE_HIGH, SAFE_LOW, euclidean_norm, out_of_range, scaled_norm
 from gamedyn.core.validation import check_positive
 
@@ -24,6 +24,23 @@ _FLOAT64 = np.dtype(np.float64)
 # (gamedyn.core.kernels): asum, sum |x_i| (finiteness checks only: its rounding depends on alignment),
 # dot, x . y, and scal, x *= a in place.
 
+def _foreign_minimize_quadratic(linear, curvature):
+    """:meth:`Reals.minimize_quadratic` on the device: ``-linear / curvature`` without a host check per round
+    (an overflow gives inf, which the result's final check reports); None when unbounded below."""
+    if curvature > 0:
+        return linear / -curvature
+    xp = namespace_of(linear)
+    return None if to_host_scalar(xp.any(linear != 0)) else xp.zeros_like(linear)
+
+
+def _all_finite_any(z) -> bool:
+    """Every entry finite, for an array of any namespace (one host synchronisation for a foreign one)."""
+    if is_foreign(z):
+        xp = namespace_of(z)
+        return bool(to_host_scalar(xp.all(xp.isfinite(z))))
+    return bool(np.all(np.isfinite(z)))
+
+
 @attrs.frozen
 class Reals:
     """The whole space R^d."""
@@ -31,7 +48,7 @@ class Reals:
     exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
 
     def contains(self, z, tolerance: float = 1e-9) -> bool:
-        return bool(np.all(np.isfinite(z)))
+        return _all_finite_any(z)
 
     def default_centre(self, dimension: int):
         return np.zeros(dimension)
@@ -50,6 +67,8 @@ class Reals:
         float64's range.
         """
         if linear.__class__ is not np.ndarray or linear.dtype is not _FLOAT64:
+            if is_foreign(linear):
+                return _foreign_minimize_quadratic(linear, curvature)
             linear = np.asarray(linear, dtype=np.float64)
         if curvature >= 1.0:  # |linear / curvature| <= |linear|: the division cannot overflow
             point = np.divide(linear, -curvature)  # == -linear / curvature bit for bit, in one pass
@@ -87,6 +106,9 @@ class Ball:
         check_positive(self.radius, "radius")
 
     def contains(self, z, tolerance: float = 1e-9) -> bool:
+        if is_foreign(z):
+            xp = namespace_of(z)
+            return bool(to_host_scalar(xp.sqrt(xp.sum(z * z))) <= self.radius * (1 + tolerance))
         return bool(euclidean_norm(z) <= self.radius * (1 + tolerance))
 
     def default_centre(self, dimension: int):
@@ -104,6 +126,10 @@ class Ball:
     def project(self, z):
         """Euclidean projection onto the ball: z if ||z|| <= radius, else radius z / ||z||."""
         if z.__class__ is not np.ndarray or z.dtype is not _FLOAT64:
+            if is_foreign(z):  # on the device: radius z / ||z|| where ||z|| > radius, no host synchronisation
+                xp = namespace_of(z)
+                norm = xp.sqrt(xp.sum(z * z))
+                return z * xp.where(norm > self.radius, self.radius / norm, xp.ones_like(norm))
             z = np.asarray(z, dtype=np.float64)
         scale, unit_norm = scaled_norm(z)
         if scale == 0.0 or unit_norm <= self.radius / scale:
@@ -120,6 +146,8 @@ class Ball:
         ``-linear / curvature`` when it lies in the ball, else ``-radius linear / ||linear||``
         (also the answer for ``curvature == 0``, and 0 when ``linear == 0``).
         """
+        if is_foreign(linear):
+            return self._foreign_minimize_quadratic(linear, curvature)
         linear = np.asarray(linear, dtype=np.float64)
         scale, unit_norm = scaled_norm(linear)
         if scale == 0.0:
@@ -127,6 +155,40 @@ class Ball:
         if curvature > 0 and unit_norm * (scale / float(curvature)) <= self.radius:
             return -linear / curvature
         return -self._onto_sphere(linear, scale, unit_norm, "Ball.minimize_quadratic")
+
+
+def _ball_foreign_minimize_quadratic(self, linear, curvature: float):
+    """:meth:`Ball.minimize_quadratic` on the device (the same closed form, chosen by ``where``)."""
+    xp = namespace_of(linear)
+    norm = xp.sqrt(xp.sum(linear * linear))
+    safe = xp.where(norm > 0, norm, xp.ones_like(norm))
+    on_sphere = linear * (-self.radius / safe)
+    if curvature > 0:
+        on_sphere = xp.where(norm / float(curvature) <= self.radius, linear / -curvature, on_sphere)
+    return xp.where(norm > 0, on_sphere, xp.zeros_like(linear))
+
+
+Ball._foreign_minimize_quadratic = _ball_foreign_minimize_quadratic
+
+
+def _foreign_project_shifted(shifted):
+    """:func:`_project_shifted` in the array's namespace, on its device (sort, cumulative sum, a count)."""
+    xp = namespace_of(shifted)
+    n = shifted.shape[0]
+    ordered = xp.flip(xp.sort(shifted))
+    cumulative = xp.cumulative_sum(ordered) - 1.0
+    index = xp.arange(1, n + 1, dtype=shifted.dtype, device=_device_of(shifted))
+    count = xp.sum(xp.astype(ordered * index > cumulative, xp.int64))  # the support: a prefix of the order
+    rho = xp.reshape(count - 1, (1,))
+    tau = xp.take(cumulative, rho) / xp.astype(count, shifted.dtype)
+    projected = xp.maximum(shifted - tau, xp.zeros_like(shifted))
+    return projected / xp.sum(projected)
+
+
+def _device_of(x):
+    from gamedyn.core.kernels import backend_of
+
+    return backend_of(x).device
 
 
 def _project_shifted(shifted):
@@ -152,6 +214,10 @@ class Simplex:
     exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
 
     def contains(self, z, tolerance: float = 1e-9) -> bool:
+        if is_foreign(z):
+            xp = namespace_of(z)
+            return bool(to_host_scalar(xp.all(z >= -tolerance))
+                        and abs(to_host_scalar(xp.sum(z)) - 1.0) <= tolerance * max(1, z.shape[0]))
         z = np.asarray(z)
         return bool(np.all(z >= -tolerance) and abs(np.sum(z) - 1.0) <= tolerance * max(1, z.size))
 
@@ -167,6 +233,8 @@ class Simplex:
         a point with entries >= 0 summing to 1 within a few ulp. NaN or +inf entries raise
         :class:`NumericalRangeError`.
         """
+        if is_foreign(z):
+            return _foreign_project_shifted(z - namespace_of(z).max(z))
         z = np.asarray(z, dtype=np.float64)
         top = float(z.max())
         if not math.isfinite(top):
@@ -188,6 +256,12 @@ class Simplex:
         ``curvature == 0`` this is the best response: the vertex of the smallest entry of
         ``linear`` (ties go to the smallest index).
         """
+        if is_foreign(linear):
+            xp = namespace_of(linear)
+            if curvature > 0:
+                return _foreign_project_shifted(-((linear - xp.min(linear)) / float(curvature)))
+            index = xp.arange(linear.shape[0], device=_device_of(linear))
+            return xp.astype(index == xp.argmin(linear), linear.dtype)  # the first smallest entry's vertex
         linear = np.asarray(linear, dtype=np.float64)
         bottom = float(linear.min())
         if not bottom > -np.inf or bottom == np.inf:  # NaN, every entry +inf, or an entry -inf

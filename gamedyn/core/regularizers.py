@@ -30,7 +30,7 @@ import scipy.optimize
 from gamedyn.core.protocols import Regularizer as RegularizerProtocol
 from gamedyn.core.protocols import StructuralMeta
 from gamedyn.core.domains import Ball, Reals, Simplex
-from gamedyn.core.kernels import dot, ones, scal
+from gamedyn.core.kernels import dot, is_foreign, namespace_of, ones, scal, to_host_scalar
 from gamedyn.core.numerics import out_of_range, pnorm_link, softmax_logits
 from gamedyn.core.validation import check_q
 
@@ -151,6 +151,10 @@ class Entropy(Regularizer):
         A uniform centre (the default u_n) gives ``None``: a constant shift of the logits does not
         move the softmax, so the argmin adds nothing.
         """
+        if is_foreign(centre):  # once per centre, before the rounds: one host synchronisation
+            xp = namespace_of(centre)
+            low, high = to_host_scalar(xp.min(centre)), to_host_scalar(xp.max(centre))
+            return None if low == high > 0 else xp.log(centre)
         centre = np.asarray(centre, dtype=np.float64)
         if centre.size and centre.min() == centre.max() > 0:
             return None
@@ -161,6 +165,8 @@ class Entropy(Regularizer):
         """softmax(log z_0 - eta theta) along axis 0 (one per column for batched games)."""
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
+        if linear.__class__ is not np.ndarray and is_foreign(linear):
+            return _foreign_softmax(linear, eta, cache)
         if cache is None and linear.ndim == 1 and linear.dtype is _FLOAT64 and eta.__class__ is float:
             # A uniform centre: logits -eta (theta - min theta), whose maximum is exactly 0, so the
             # exponentials lie in [0, 1] and sum to [1, n] (an entry +inf gives weight 0).
@@ -188,6 +194,8 @@ class Entropy(Regularizer):
         """The step in the log domain: log z = log z_0 - eta theta - logsumexp(...), z = exp(log z)."""
         if curvature != 0:
             return super().argmin_and_cache(linear, curvature, eta, centre, cache)
+        if linear.__class__ is not np.ndarray and is_foreign(linear):
+            return _foreign_log_softmax_step(linear, eta, cache)
         log_point = linear * -eta
         if cache is not None:
             log_point += cache
@@ -232,6 +240,34 @@ class Entropy(Regularizer):
         return weights / weights.sum()
 
 
+
+
+def _foreign_softmax(linear, eta, cache):
+    """:meth:`Entropy.argmin_with_cache` on a foreign array, in its namespace and on its device: the same
+    formula as the numpy path (logits shifted to a maximum of 0, weights times the reciprocal of their sum),
+    with no host synchronisation (an overflow, which the numpy path routes to its careful branch, becomes a NaN
+    that the result's final check reports)."""
+    xp = namespace_of(linear)
+    if cache is None:
+        logits = (linear - xp.min(linear, axis=0)) * -eta
+    else:
+        logits = linear * -eta + cache
+        logits = logits - xp.max(logits, axis=0)
+    weights = xp.exp(logits)
+    if weights.ndim == 1:
+        return weights * (1.0 / xp.sum(weights))
+    return weights / xp.sum(weights, axis=0)
+
+
+def _foreign_log_softmax_step(linear, eta, cache):
+    """:meth:`Entropy.argmin_and_cache` (the mirror step in the log domain) on a foreign array."""
+    xp = namespace_of(linear)
+    log_point = linear * -eta
+    if cache is not None:
+        log_point = log_point + cache
+    log_point = log_point - xp.max(log_point, axis=0)
+    log_point = log_point - xp.log(xp.sum(xp.exp(log_point), axis=0))
+    return xp.exp(log_point), log_point
 
 
 def _all_finite(top) -> bool:
@@ -328,7 +364,7 @@ class QNorm(Regularizer):
     def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
-        return self.inverse_mirror_map(cache - eta * np.asarray(linear))
+        return self.inverse_mirror_map(cache - eta * (linear if is_foreign(linear) else np.asarray(linear)))
 
 
 @attrs.frozen

@@ -24,11 +24,20 @@ from gamedyn.arrays.operators import is_dask_array
 from gamedyn.core.protocols import Payoff as PayoffProtocol
 from gamedyn.core.protocols import StructuralMeta
 from gamedyn.core.domains import Simplex
-from gamedyn.core.kernels import dot, scal
+from gamedyn.core.kernels import Backend, backend_of, dot, scal
 from gamedyn.core.loss import Loss
 from gamedyn.core.validation import check_matrix, check_positive
 
 _FLOAT64 = np.dtype(np.float64)
+
+
+def _foreign_product(backend, matrix, vector, dtype):
+    """``matrix @ vector`` in the matrix's namespace and dtype (a float32 A reads float32), returned as float64."""
+    xp = backend.xp
+    if vector.dtype != dtype:
+        vector = xp.astype(vector, dtype)
+    product = matrix @ vector
+    return product if product.dtype == backend.float64 else xp.astype(product, backend.float64)
 
 
 @attrs.frozen
@@ -145,14 +154,20 @@ class Bilinear(Payoff):
                                                converter=lambda v: None if v is None else check_positive(v, "row_norm_bound"))
     _A_transpose: np.ndarray = attrs.field(init=False, repr=False)
     _product_dtype: np.dtype = attrs.field(init=False, repr=False)
+    backend: Backend = attrs.field(init=False, repr=False, eq=False)
     p_domain = Simplex()
 
     def __attrs_post_init__(self):
         A, A_transpose = _matrix_and_transpose(self.A)
         object.__setattr__(self, "A", A)
         object.__setattr__(self, "_A_transpose", A_transpose)
+        backend = backend_of(A)  # the run's namespace and device, chosen once (gamedyn.core.kernels.Backend)
+        object.__setattr__(self, "backend", backend)
         # None: a float64 numpy array, whose products need no cast and no conversion.
-        dtype = None if isinstance(A, np.ndarray) and A.dtype == np.float64 else np.dtype(A.dtype)
+        if backend.is_numpy:
+            dtype = None if isinstance(A, np.ndarray) and A.dtype == np.float64 else np.dtype(A.dtype)
+        else:
+            dtype = A.dtype  # a foreign A: always through times / transpose_times in its namespace
         object.__setattr__(self, "_product_dtype", dtype)
 
     @property
@@ -172,6 +187,9 @@ class Bilinear(Payoff):
         """A @ w in A's dtype, returned as float64 (w of shape (d,) or (d, K))."""
         if self._product_dtype is None:
             return self.A @ w
+        backend = self.backend
+        if not backend.is_numpy:
+            return _foreign_product(backend, self.A, w, self._product_dtype)
         product = self.A @ np.asarray(w).astype(self._product_dtype, copy=False)
         return np.asarray(product).astype(np.float64, copy=False)
 
@@ -179,6 +197,9 @@ class Bilinear(Payoff):
         """A^T @ p in A's dtype, returned as float64 (p of shape (n,) or (n, K))."""
         if self._product_dtype is None:
             return self._A_transpose @ p
+        backend = self.backend
+        if not backend.is_numpy:
+            return _foreign_product(backend, self._A_transpose, p, self._product_dtype)
         product = self._A_transpose @ np.asarray(p).astype(self._product_dtype, copy=False)
         return np.asarray(product).astype(np.float64, copy=False)
 
@@ -210,11 +231,17 @@ class Bilinear(Payoff):
             if not (isinstance(X, np.ndarray) or _is_sparse(X)):
                 return None
             return certificates.BatchedCertificateTracker(self.A, q, margin_from_sums=margin_from_sums)
+        if not self.backend.is_numpy:  # the rounds on A's device, the verdicts on the host
+            return certificates.DeviceCertificateTracker(self.A, q, margin_from_sums=margin_from_sums,
+                                                         row_norm_bound=self.row_norm_bound)
         return certificates.CertificateTracker(self.A, q, margin_from_sums=margin_from_sums,
                                                row_norm_bound=self.row_norm_bound)
 
     def value(self, w, p):
         """g(w, p); one value per game for batched points."""
+        if not self.backend.is_numpy:
+            backend = self.backend
+            return Loss(self.times(backend.asarray(w)), 0.0).value(backend.asarray(p))
         return Loss(self.times(np.asarray(w)), 0.0).value(np.asarray(p))
 
     def loss_for_p(self, w, p_played=None) -> Loss:
@@ -265,6 +292,9 @@ class RegularizedBilinear(Bilinear):
     strength: float = attrs.field(default=1.0, converter=lambda s: check_positive(s, "strength"))
 
     def value(self, w, p):
+        if not self.backend.is_numpy:
+            w = self.backend.asarray(w)
+            return Bilinear.value(self, w, p) - 0.5 * self.strength * (w @ w)
         w = np.asarray(w)
         return Bilinear.value(self, w, p) - Loss(np.zeros_like(w), self.strength).value(w)
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from gamedyn.core.domains import learner_example
-from gamedyn.core.kernels import SMALL_PRODUCT, single_blas_thread
+from gamedyn.core.kernels import NUMPY, SMALL_PRODUCT, is_foreign, single_blas_thread, to_host_scalar
 from gamedyn.core.validation import check_count, check_vector
 from gamedyn.core.weights import weight_function
 from gamedyn.engine import checkpoints as _checkpoints
@@ -55,6 +55,12 @@ from gamedyn.engine.results import (
 )
 from gamedyn.engine.rounds import AlternatingRound, one_pass_round, round_of
 from gamedyn.engine.seats import Seat, check_learner, check_plays
+
+
+def backend_of_payoff(payoff):
+    """The payoff's :class:`gamedyn.core.kernels.Backend` (``payoff.backend``; numpy for a payoff without one)."""
+    backend = getattr(payoff, "backend", None)
+    return NUMPY if backend is None else backend
 
 
 def _initial_point(value, learner, dimension: int, name: str):
@@ -344,12 +350,15 @@ def _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weigh
     p0 = _initial_point(initial_p, p_learner, n, "initial_p")
     w_learner = _started(w_learner, initial_w, w0, "w")
     p_learner = _started(p_learner, initial_p, p0, "p")
+    backend = backend_of_payoff(payoff)  # the namespace and device the payoff computes on, chosen once
+    if not backend.is_numpy:  # the initial points on the payoff's device: every array of the run lives there
+        w0, p0 = backend.asarray(w0), backend.asarray(p0)
     # The t = 1 convention: each learner's f_0 is its round loss against the opponent's initial point.
     w_initial_loss, p_initial_loss = payoff.loss_for_w(p0, w0), payoff.loss_for_p(w0, p0)
     w_seat = Seat("w", w_learner, w_learner.init(d, w_initial_loss), w_weight, output_weight,
-                  payoff.loss_for_w, w_initial_loss.linear.shape)
+                  payoff.loss_for_w, w_initial_loss.linear.shape, backend=backend)
     p_seat = Seat("p", p_learner, p_learner.init(n, p_initial_loss), p_weight, output_weight,
-                  payoff.loss_for_p, p_initial_loss.linear.shape)
+                  payoff.loss_for_p, p_initial_loss.linear.shape, backend=backend)
     convex_terms = {"w": w_initial_loss.convex, "p": p_initial_loss.convex}  # for a resumed run's loss sums
     del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
@@ -467,14 +476,18 @@ def _result(run, rounds, stop_reason, observed, regrets, same_weights, w_compara
             "w_sum": w_seat.play_sum, "p_sum": p_seat.play_sum, "w_loss_sum": w_seat.loss_sum,
             "p_loss_sum": p_seat.loss_sum, "w_played_loss": w_seat.played_loss_total,
             "p_played_loss": p_seat.played_loss_total}
+    for name in ("w_played_loss", "p_played_loss"):  # sums of played losses: host numbers, as for numpy
+        value = sums[name]
+        if is_foreign(value) and value.ndim == 0:
+            sums[name] = to_host_scalar(value)
     check_result({k: v for k, v in sums.items() if v is not None}, set(), f"play (after {rounds} rounds)")
     w_average = w_seat.play_sum / w_seat.output_weight_total
     p_average = p_seat.play_sum / p_seat.output_weight_total
     w_loss_sum, p_loss_sum = w_seat.loss_sum, p_seat.loss_sum
     w_regret = p_regret = theorem2_bound = None
     if regrets:
-        w_regret = regret(w_comparators, w_loss_sum, w_seat.played_loss_total)
-        p_regret = regret(p_comparators, p_loss_sum, p_seat.played_loss_total)
+        w_regret = regret(w_comparators, w_loss_sum, sums["w_played_loss"])
+        p_regret = regret(p_comparators, p_loss_sum, sums["p_played_loss"])
         theorem2_bound = (w_regret + p_regret) / w_seat.weight_total if same_weights and not alternating else None
     gap = duality_gap(payoff, w_comparators, p_comparators, w_average, p_average) if same_weights else None
     unbounded = {name for name, value in (("w_regret", w_regret), ("p_regret", p_regret), ("duality_gap", gap))
@@ -497,7 +510,7 @@ def _result(run, rounds, stop_reason, observed, regrets, same_weights, w_compara
         theorem2_bound=None if theorem2_bound is None else per_game(theorem2_bound),
         duality_gap=None if gap is None else per_game(gap),
         w_loss_sum=w_loss_sum, p_loss_sum=p_loss_sum,
-        w_played_loss=w_seat.played_loss_total, p_played_loss=p_seat.played_loss_total,
+        w_played_loss=sums["w_played_loss"], p_played_loss=sums["p_played_loss"],
         stopped_early=rounds < run.T, stop_reason=stop_reason,
         trace=observed.get("trace"), certificate=run.tracker.certificate() if run.tracker is not None else None,
         metrics=observed.get("metrics"), not_computed=not_computed,

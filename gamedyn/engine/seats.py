@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamedyn.core.kernels import add_scaled, axpy
+from gamedyn.core.kernels import NUMPY, add_scaled, axpy
 from gamedyn.core.loss import Loss
 
 __all__ = ["CheckedPlayer", "InvalidPlayError", "PurePlayer", "Seat", "check_learner", "check_plays", "checked_point",
@@ -86,17 +86,18 @@ class Seat:
     )
 
     def __init__(self, name, learner, state, weight, output_weight, opponent_loss, shape, *, played: bool = True,
-                 loss_sum: bool = True):
+                 loss_sum: bool = True, backend=NUMPY):
         self.name, self.learner = name, learner
         self.weight, self.output_weight, self.opponent_loss = weight, output_weight, opponent_loss
         self.state = state
+        shape = tuple(shape)
         self.learner_keeps_sum = self.player.loss_sum() is not None
-        self.play_sum = np.zeros(shape)
+        self.play_sum = backend.zeros(shape)  # on the run's device (gamedyn.core.kernels.Backend)
         self.flat = len(shape) == 1
-        self.loss_linear = None if self.learner_keeps_sum else np.zeros(shape)
+        self.loss_linear = None if self.learner_keeps_sum else backend.zeros(shape)
         self.loss_curvature = 0.0
         self.loss_convex = None  # phi of the losses' curvature term (None: 1/2 ||.||^2), see Loss
-        self.played_loss_total = np.zeros(shape[1:]) if len(shape) > 1 else 0.0
+        self.played_loss_total = backend.zeros(shape[1:]) if len(shape) > 1 else 0.0
         self.weight_total = 0.0
         self.output_weight_total = 0.0
         self.last = None
@@ -143,7 +144,7 @@ class Seat:
         """:meth:`_settle` without what only the regrets need (the played value; a loss sum the learner does not keep)."""
         self.update(point, loss, weight, induced_loss)
         if self.keeps_loss_sum and not self.learner_keeps_sum:
-            add_scaled(self.loss_linear, weight, loss.linear)
+            self.loss_linear = add_scaled(self.loss_linear, weight, loss.linear)  # in place (a JAX array: a new one)
             self.loss_curvature += weight * loss.curvature
             if loss.convex is not None:
                 self.loss_convex = loss.convex
@@ -152,7 +153,7 @@ class Seat:
         if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
             axpy(point, self.play_sum, output_weight)
         else:
-            add_scaled(self.play_sum, output_weight, point)
+            self.play_sum = add_scaled(self.play_sum, output_weight, point)
         self.output_weight_total += output_weight
         self.last = point
 
@@ -164,7 +165,7 @@ class Seat:
         (:meth:`gamedyn.Payoff.played_values` computes both seats' at once)."""
         self.update(point, loss, weight, induced_loss)
         if not self.learner_keeps_sum:
-            add_scaled(self.loss_linear, weight, loss.linear)
+            self.loss_linear = add_scaled(self.loss_linear, weight, loss.linear)  # in place (a JAX array: a new one)
             self.loss_curvature += weight * loss.curvature
             if loss.convex is not None:
                 self.loss_convex = loss.convex
@@ -174,7 +175,7 @@ class Seat:
         if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
             axpy(point, self.play_sum, output_weight)  # our own contiguous float64 buffer, in place
         else:
-            add_scaled(self.play_sum, output_weight, point)
+            self.play_sum = add_scaled(self.play_sum, output_weight, point)
         self.output_weight_total += output_weight
         self.last = point
 
