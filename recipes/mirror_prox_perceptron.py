@@ -27,7 +27,7 @@ from gamedyn.core.validation import check_positive
 from gamedyn.engine import Bilinear, Recipe, play
 from gamedyn.engine.recipe import average, rounds_with_linear_rate
 from gamedyn.games.margin import RecipeResult
-from gamedyn.games.margin.soft import p_range, soft_margin_game
+from gamedyn.games.margin.soft import soft_margin_game
 
 
 def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, nu=None, stop=None, record=False, normalize=False,
@@ -72,13 +72,17 @@ def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, nu=None, stop=None, 
 def _rounds_to_separate(n, gamma, options):
     """Theorem 5 (default steps): min_i (A w_bar_T)_i >= gamma - sqrt(2 log n) / T, positive once
     T > sqrt(2 log n) / gamma."""
-    return rounds_with_linear_rate(math.sqrt(2 * p_range(n, options)), gamma)  # D_c for nu (soft-margin.md)
+    if options.get("nu") is not None:  # D_c for nu (docs/explanation/soft-margin.md)
+        return rounds_with_linear_rate(_regret_bound(n, options)[1], gamma)
+    return rounds_with_linear_rate(math.sqrt(2 * math.log(n)), gamma)
 
 
 def _regret_bound(n, options):
     """Theorem 5 (default steps): R_w + R_p <= 1/(2 eta_w) + log n / eta_p = sqrt(2 log n) (D_c with ``nu``)."""
-    if options.get("nu") is not None:
-        return "Thm 5 on Delta_c: sqrt(2 D_c)", np.sqrt(2 * p_range(n, options))
+    if options.get("nu") is not None:  # steps tuned by L = D_c (log 2 where D_c = 0): 1/(2 eta_w) + D_c/eta_p
+        soft = soft_margin_game(n, options["nu"])
+        tuned = math.sqrt(2 * soft.tuning_range)
+        return "Thm 5 on Delta_c: sqrt(2 D_c)", tuned / 2 + soft.log_range / tuned
     return "Thm 5: sqrt(2 log n)", np.sqrt(2 * np.log(n))
 
 

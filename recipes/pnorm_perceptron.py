@@ -20,7 +20,7 @@ from gamedyn.core import OFTRL, FTRLPlus, QNorm
 from gamedyn.engine import Bilinear, Recipe, play
 from gamedyn.engine.recipe import average, rounds_with_linear_rate
 from gamedyn.games.margin import RecipeResult
-from gamedyn.games.margin.soft import p_range, soft_margin_game
+from gamedyn.games.margin.soft import soft_margin_game
 
 
 def pnorm_perceptron(A, T, p, *, nu=None, stop=None, record=False, normalize=False,
@@ -75,14 +75,19 @@ def _max_margin_direction(A, options):
 def _rounds_to_separate(n, gamma_q, options):
     """Theorem 7: min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n) / T, positive once
     T > sqrt(2(p-1) log n) / gamma_q (``gamma_q``: the margin in the dual norm q = p/(p-1))."""
+    if options.get("nu") is not None:  # D_c for nu (docs/explanation/soft-margin.md)
+        return rounds_with_linear_rate(_regret_bound(n, options)[1], gamma_q)
     p = options.get("p", 2.0)
-    return rounds_with_linear_rate(math.sqrt(2 * (p - 1) * p_range(n, options)), gamma_q)  # D_c for nu
+    return rounds_with_linear_rate(math.sqrt(2 * (p - 1) * math.log(n)), gamma_q)
 
 
 def _regret_bound(n, options):
     """Theorem 7: max_{||u||_q <= 1} R_w(u) + R_p <= sqrt(2(p-1) log n) (D_c with ``nu``)."""
-    if options.get("nu") is not None:
-        return "Thm 7 on Delta_c: sqrt(2(p-1) D_c)", np.sqrt(2 * (options.get("p", 2.0) - 1) * p_range(n, options))
+    if options.get("nu") is not None:  # eta_w = 1/sqrt(2(q-1) L), L = D_c (log 2 where D_c = 0)
+        soft = soft_margin_game(n, options["nu"])
+        q = options.get("p", 2.0) / (options.get("p", 2.0) - 1)
+        eta_w = 1 / math.sqrt(2 * (q - 1) * soft.tuning_range)
+        return "Thm 7 on Delta_c: sqrt(2(p-1) D_c)", 1 / (2 * (q - 1) * eta_w) + eta_w * soft.log_range
     return "Thm 7: sqrt(2(p-1) log n)", np.sqrt(2 * (options.get("p", 2.0) - 1) * np.log(n))
 
 

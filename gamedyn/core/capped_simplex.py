@@ -809,8 +809,10 @@ def capped_entropy_step(theta, eta: float, cap: float, log_centre=None, *, retur
     Examples
     --------
     >>> import numpy as np
-    >>> capped_entropy_step(np.array([0.0, 0.0, 5.0]), 1.0, 0.5).tolist()
-    [0.5, 0.5, 0.0]
+    >>> capped_entropy_step(np.array([0.0, 0.0, 5.0]), 1.0, 0.4).round(6).tolist()  # the cap binds
+    [0.4, 0.4, 0.2]
+    >>> capped_entropy_step(np.array([0.0, 0.0, 5.0]), 1.0, 0.6).round(6).tolist()  # it does not
+    [0.498321, 0.498321, 0.003358]
     """
     if theta.ndim != 1 or theta.dtype is not _FLOAT64:
         return capped_softmax(theta, cap, eta, log_centre=log_centre, return_log=return_log)

@@ -149,7 +149,7 @@ class Entropy(Regularizer):
     --------
     >>> import numpy as np
     >>> Entropy().argmin(np.array([0.0, 0.0, 5.0]), 0.0, 1.0, np.full(3, 1 / 3)).round(3).tolist()
-    [0.497, 0.497, 0.003]
+    [0.498, 0.498, 0.003]
     >>> Entropy(domain=CappedSimplex(0.4)).argmin(np.array([0.0, 0.0, 5.0]), 0.0, 1.0, np.full(3, 1 / 3)).round(3).tolist()
     [0.4, 0.4, 0.2]
     """
