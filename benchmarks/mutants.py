@@ -95,6 +95,7 @@ _CERTIFICATES = ("tests/test_certificates.py",)
 _CHECKPOINTS = ("tests/test_checkpoints.py",)
 _EXPLORATION = ("tests/test_exploration.py",)
 _ESTIMATOR = ("tests/test_sklearn.py",)
+_SOFT = ("tests/test_soft_margin_game.py",)
 _IMPORT_FTRL = ("from gamedyn.core import OFTRL, Entropy, FTRLPlus", "from gamedyn.core import FTRL, OFTRL, Entropy, FTRLPlus")
 
 MUTANTS = (
@@ -359,6 +360,23 @@ MUTANTS = (
             "intercept_ divided by intercept_scaling instead of multiplied",
             "self.intercept_ = (directions[:, -1] * self.intercept_scaling",
             "self.intercept_ = (directions[:, -1] / self.intercept_scaling", tests=_ESTIMATOR, pending=True),
+    # ---- the soft-margin game (issue 19): wrong algorithms on the capped simplex
+    _mutant("soft-cvar-is-min", "soft margin", "gamedyn/certify/certificates.py",
+            "the soft certificate's lower end min_i (A w)_i / ||w|| instead of the CVaR of the margins",
+            "            return capped_simplex.cvar(margins, self.cap) / norm\n",
+            "            return float(np.min(margins)) / norm\n", tests=_SOFT),
+    _mutant("soft-entropy-uncapped", "soft margin", "gamedyn/core/capped_simplex.py",
+            "the entropy step on Delta_c returns the plain softmax even where the cap binds",
+            "        if cap >= 1.0 or _clearly_free(total, cap, n):\n            scal(1.0 / total, weights)\n"
+            "            return (weights, logits - math.log(total)) if return_log else weights\n"
+            "        result = _capped_softmax_one(theta, eta, cap, None)",
+            "        if True:\n            scal(1.0 / total, weights)\n"
+            "            return (weights, logits - math.log(total)) if return_log else weights\n"
+            "        result = _capped_softmax_one(theta, eta, cap, None)", tests=_SOFT),
+    _mutant("soft-nag-log-n", "soft margin", "recipes/nag_margin.py",
+            "NAG's bound on Delta_c with 4 log n + 1 (the simplex's range) instead of 4 D_c + 1",
+            'return "Thm 6 on Delta_c: 4 D_c + 1", 4 * p_range(n, options) + 1',
+            'return "Thm 6 on Delta_c: 4 D_c + 1", 4 * np.log(n) + 1', tests=_SOFT),
     _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/games/fenchel/game.py",
             "the Fenchel game's FTL play grad f(+sum alpha x / S) with the sign of the linear part dropped",
             "x = -np.asarray(linear, dtype=np.float64) / strength", "x = np.asarray(linear, dtype=np.float64) / strength",
