@@ -96,7 +96,6 @@ _CHECKPOINTS = ("tests/test_checkpoints.py",)
 _EXPLORATION = ("tests/test_exploration.py",)
 _ESTIMATOR = ("tests/test_sklearn.py",)
 _SOFT = ("tests/test_soft_margin_game.py",)
-_IMPORT_FTRL = ("from gamedyn.core import OFTRL, Entropy, FTRLPlus", "from gamedyn.core import FTRL, OFTRL, Entropy, FTRLPlus")
 
 MUTANTS = (
     # ---- the margin recipes (recipes/*perceptron*, nag_margin): published algorithms
@@ -105,7 +104,7 @@ MUTANTS = (
             "    eta_p = 1 / eta_w\n", "    eta_p = 2 / eta_w\n", tests=_RECIPES, reproduce=True),
     _mutant("alg4-no-root", "margin recipes", "recipes/pnorm_perceptron.py",
             "Algorithm 4's eta_w without its square root: 1/(2(q-1) log n)",
-            "eta_w = 1 / np.sqrt(2 * (q - 1) * np.log(n))", "eta_w = 1 / (2 * (q - 1) * np.log(n))",
+            "eta_w = 1 / np.sqrt(2 * (q - 1) * log_range)", "eta_w = 1 / (2 * (q - 1) * log_range)",
             tests=_RECIPES, reproduce=True),
     _mutant("alg4-linear-weights", "margin recipes", "recipes/pnorm_perceptron.py",
             "Algorithm 4 on weights alpha_t = t (the smooth perceptron's) instead of 1",
@@ -113,7 +112,7 @@ MUTANTS = (
             '        weights="linear",\n        first="w",\n        margin_norm=q,', tests=_RECIPES, reproduce=True),
     _mutant("smooth-eta-half", "margin recipes", "recipes/smooth_perceptron.py",
             "smooth perceptron with the p-player's eta = 1/2 (Ji et al.'s theta = 1 step) instead of 1/4",
-            "p_learner=FTRLPlus(Entropy(), eta=1 / 4),", "p_learner=FTRLPlus(Entropy(), eta=1 / 2),",
+            "p_learner=FTRLPlus(soft.entropy, eta=1 / 4),", "p_learner=FTRLPlus(soft.entropy, eta=1 / 2),",
             tests=_RECIPES, reproduce=True),
     _mutant("smooth-p-first", "margin recipes", "recipes/smooth_perceptron.py",
             "smooth perceptron with the p-player moving first (it cannot see its loss: FTRL+ refuses, or plays stale)",
@@ -132,14 +131,15 @@ MUTANTS = (
             '        first="p",', '        first="w",', tests=_RECIPES, reproduce=True),
     _mutant("nag-not-optimistic", "margin recipes", "recipes/nag_margin.py",
             "NAG's p-player without optimism (FTRL instead of OFTRL)",
-            (_IMPORT_FTRL, ("p_learner=OFTRL(Entropy(), eta=1 / 4),", "p_learner=FTRL(Entropy(), eta=1 / 4),")),
+            (("from gamedyn.core import OFTRL, FTRLPlus", "from gamedyn.core import FTRL, OFTRL, FTRLPlus"),
+             ("p_learner=OFTRL(soft.entropy, eta=1 / 4),", "p_learner=FTRL(soft.entropy, eta=1 / 4),")),
             tests=_RECIPES, reproduce=True),
     _mutant("nag-two-w-bar", "margin recipes", "recipes/nag_margin.py",
             "NAG's output s_T = 2 w_bar_T (the seed's misprint) instead of 1/4 sum alpha_t w_t",
             "w=game.w_sum / 4,", "w=2 * game.w_average,", tests=_RECIPES, reproduce=True),
     _mutant("mp-eta-p-double", "margin recipes", "recipes/mirror_prox_perceptron.py",
             "mirror prox with eta_p = 2 sqrt(2 log n) (eta_w eta_p = 2 > 1, Theorem 5's condition broken)",
-            "eta_p = np.sqrt(2 * np.log(n)) if eta_p is None", "eta_p = 2 * np.sqrt(2 * np.log(n)) if eta_p is None",
+            "eta_p = np.sqrt(2 * log_range) if eta_p is None", "eta_p = 2 * np.sqrt(2 * log_range) if eta_p is None",
             tests=_RECIPES, reproduce=True),
     _mutant("mp-shadow-step", "margin recipes", "recipes/mirror_prox_perceptron.py",
             "mirror prox's w-player shadows the p-player with the w-player's own step",
