@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from result_fields import flatten  # noqa: E402
+from result_fields import flatten
 
 
 def cases():

@@ -14,16 +14,16 @@ import pytest
 import scipy.optimize
 
 from gamedyn import recipes
-from gamedyn.certify.stops import infeasible, margin_within
 from gamedyn.certify.soft_margin import soft_margin
+from gamedyn.certify.stops import infeasible, margin_within
 from gamedyn.core import FTRL, OFTL, OMD, BestResponse, Entropy, SquaredEuclidean
 from gamedyn.core.capped_simplex import cap_from_nu, cvar, kl_range
 from gamedyn.core.domains import CappedSimplex
 from gamedyn.engine import Bilinear, RegularizedBilinear, play
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from make_hard_margin_reference import cases  # noqa: E402
-from result_fields import flatten  # noqa: E402
+from make_hard_margin_reference import cases
+from result_fields import flatten
 
 REFERENCE = pathlib.Path(__file__).resolve().parent / "data" / "hard_margin_parent.npz"
 RECIPES = {
