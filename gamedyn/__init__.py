@@ -20,6 +20,11 @@ __version__ = "0.1.0"
 # public name -> the module that defines it (read by __getattr__ on first use)
 _EXPORTS = {
     "Ball": "gamedyn.core.domains",
+    "Domain": "gamedyn.core.protocols",
+    "Hint": "gamedyn.core.protocols",
+    "Learner": "gamedyn.core.protocols",
+    "Observer": "gamedyn.core.protocols",
+    "Player": "gamedyn.core.protocols",
     "BatchedMatrix": "gamedyn.arrays.batched",
     "BestResponse": "gamedyn.core.learners",
     "Bilinear": "gamedyn.engine.payoffs",
@@ -42,6 +47,7 @@ _EXPORTS = {
     "L1Ball": "gamedyn.core.domains",
     "LastLoss": "gamedyn.core.hints",
     "Loss": "gamedyn.core.loss",
+    "MatrixGame": "gamedyn.games.matrix.game",
     "MirrorDescent": "gamedyn.core.learners",
     "NoHint": "gamedyn.core.hints",
     "NumericalRangeError": "gamedyn.core.numerics",

@@ -2,12 +2,17 @@ r"""Teaching pictures (``pip install gamedyn[plot]``; matplotlib is imported onl
 
 * :func:`simplex_coordinates` / :func:`simplex_trajectory` -- a 3-action player's strategies as a
   path in the triangle :math:`\Delta_3` (vertex i at the i-th corner, barycentric coordinates).
-* :func:`dynamics_on_rock_paper_scissors` + :func:`plot_rock_paper_scissors` -- fictitious play
-  (FTL vs FTL) cycling, plain Hedge (FTRL) spiralling out, optimistic Hedge (OFTRL) converging.
+* :func:`matrix_game_dynamics` + :func:`plot_game_dynamics` -- fictitious play (FTL vs FTL), plain
+  Hedge (FTRL) and optimistic Hedge (OFTRL) on any matrix game with 2 or 3 actions for the row
+  player, drawn with the game's own action labels and its equilibrium (``solve_matrix_game``):
+  triangles for 3 actions, the probability of action 1 over the rounds for 2. Each panel's caption
+  is measured on its path (:func:`describe_path`). :func:`dynamics_on_rock_paper_scissors` +
+  :func:`plot_rock_paper_scissors` are the tutorial's rock-paper-scissors instance.
 * :func:`regret_curves` + :func:`plot_regret_curves` -- both players' weighted regrets
   :math:`R_w(t)`, :math:`R_p(t)` and Theorem 2's certificate :math:`B_t=(R_w+R_p)/S_t` beside the
-  duality gap :math:`G_t` it bounds, for any pair of learners.
-* :func:`animate_simplex` -- the same paths as a GIF (matplotlib's PillowWriter; needs pillow).
+  duality gap :math:`G_t` it bounds, for any pair of learners; :func:`plot_certificates` puts the
+  :math:`B_t` of several pairs on one log-log axis with the reference slopes :math:`t^{-1}`, :math:`t^{-2}`.
+* :func:`animate_simplex` -- the 3-action paths as a GIF with a round counter (pillow writes it).
 * :func:`plot_exploration` -- the heat map of :func:`gamedyn.explore`'s rate exponents.
 * :func:`write_tutorial_figures` -- every image of the tutorial "From Hedge to acceleration", also
   ``python -m gamedyn.plot DIR``.
@@ -18,6 +23,7 @@ Data functions return plain arrays and need no matplotlib; plotting functions re
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import sys
@@ -25,7 +31,29 @@ import sys
 import numpy as np
 
 __all__ = [
-    "ROCK_PAPER_SCISSORS", "TUTORIAL_FILES", "TUTORIAL_START", "animate_simplex", "dynamics_on_rock_paper_scissors", "main", "pillow_missing", "plot_exploration", "plot_regret_curves", "plot_rock_paper_scissors", "regret_curves", "simplex_coordinates", "simplex_trajectory", "tutorial_regret_data", "write_tutorial_figures",
+    "OWN_GAME",
+    "ROCK_PAPER_SCISSORS",
+    "RPS_ACTIONS",
+    "TUTORIAL_FILES",
+    "TUTORIAL_START",
+    "TWO_ACTION_GAME",
+    "animate_simplex",
+    "describe_path",
+    "dynamics_on_rock_paper_scissors",
+    "fitted_slope",
+    "main",
+    "matrix_game_dynamics",
+    "pillow_missing",
+    "plot_certificates",
+    "plot_exploration",
+    "plot_game_dynamics",
+    "plot_regret_curves",
+    "plot_rock_paper_scissors",
+    "regret_curves",
+    "simplex_coordinates",
+    "simplex_trajectory",
+    "tutorial_regret_data",
+    "write_tutorial_figures",
 ]
 
 ROCK_PAPER_SCISSORS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]])
@@ -35,7 +63,14 @@ TUTORIAL_FILES = {
     "regrets": "regret_curves.png",
     "explorer": "explorer_heatmap.png",
     "animation": "rps_dynamics.gif",
+    "own_game": "own_game_dynamics.png",
+    "two_actions": "two_action_dynamics.png",
 }
+RPS_ACTIONS = ("rock", "paper", "scissors")
+# the gallery's games of one's own: a weighted rock-paper-scissors with equilibrium (0.25, 0.2, 0.55)
+# (diag(1/x*) R: its rows weighted so that x* equalises the columns) and a 2 x 2 game without a saddle point
+OWN_GAME = (np.diag([4.0, 5.0, 1 / 0.55]) @ ROCK_PAPER_SCISSORS, ("left", "centre", "right"), (0.6, 0.3, 0.1))
+TWO_ACTION_GAME = (np.array([[3.0, -1.0], [-2.0, 1.0]]), ("hawk", "dove"), (0.9, 0.1))
 _CORNERS = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, math.sqrt(3) / 2]])
 
 
@@ -63,25 +98,122 @@ def simplex_coordinates(points) -> np.ndarray:
     return points @ _CORNERS
 
 
+def matrix_game_dynamics(M, T: int = 3000, *, row_start=None, column_start=None, eta: float = 0.1) -> dict:
+    r"""The row player's strategies under three dynamics on the matrix game ``M`` (the row player's payoffs).
+
+    Parameters
+    ----------
+    M : array_like, shape (m, n)
+        The payoff matrix: the row player maximises :math:`x^\top My`, the column player minimises it.
+    T : int
+        Rounds.
+    row_start, column_start : array_like, optional
+        The players' starts (fictitious play's prior beliefs, the Hedge learners' centres); default
+        uniform. Entries must be positive (Hedge never plays an action of weight 0).
+    eta : float
+        Plain Hedge's constant step for both players.
+
+    Returns
+    -------
+    dict
+        ``{label: (T, m) array}``: fictitious play's running averages (FTL vs FTL; its plays are
+        pure strategies), plain Hedge's plays (FTRL with entropy, step ``eta``) and optimistic
+        Hedge's plays (OFTRL, the recipe's step :math:`1/r`, :math:`r=\max M-\min M`).
+
+    Examples
+    --------
+    >>> paths = matrix_game_dynamics([[3, -1], [-2, 1]], T=50, row_start=[0.9, 0.1])
+    >>> [(label, points.shape) for label, points in paths.items()]  # doctest: +NORMALIZE_WHITESPACE
+    [('fictitious play (FTL vs FTL): averages', (50, 2)), ('Hedge (FTRL, eta = 0.1): plays', (50, 2)),
+     ('optimistic Hedge (OFTRL): plays', (50, 2))]
+    """
+    from gamedyn.recipes import fictitious_play, hedge, optimistic_hedge
+
+    starts = {"row_start": row_start, "column_start": column_start}
+    fictitious = fictitious_play(M, T, **starts, record=True)
+    T = len(fictitious.game.trace["w"])
+    rounds = np.arange(1, T + 1)[:, None]
+    return {
+        "fictitious play (FTL vs FTL): averages": np.cumsum(fictitious.game.trace["w"], axis=0) / rounds,
+        f"Hedge (FTRL, eta = {eta:g}): plays": hedge(M, T, eta_w=eta, eta_p=eta, **starts, record=True).game.trace["w"],
+        "optimistic Hedge (OFTRL): plays": optimistic_hedge(M, T, **starts, record=True).game.trace["w"],
+    }
+
+
 def dynamics_on_rock_paper_scissors(T: int = 3000, start=TUTORIAL_START) -> dict:
-    """The row player's strategies under three dynamics on RPS, started from ``start`` (both players' starts).
+    """:func:`matrix_game_dynamics` on rock-paper-scissors from ``start`` (the column player from ``start`` rotated).
 
     Returns ``{label: (T, 3) array}``: fictitious play's running averages, plain Hedge's plays
     (constant step 0.1) and optimistic Hedge's plays (step 1/r = 1/2).
     """
-    from gamedyn.recipes import fictitious_play, hedge, optimistic_hedge
-
-    M = ROCK_PAPER_SCISSORS
     column_start = np.asarray(start, dtype=np.float64)[[1, 2, 0]]
-    play = fictitious_play(M, T, row_start=start, column_start=column_start, record=True)
-    rounds = np.arange(1, T + 1)[:, None]
-    return {
-        "fictitious play (FTL vs FTL): averages cycle": np.cumsum(play.game.trace["w"], axis=0) / rounds,
-        "Hedge (FTRL, eta = 0.1): plays spiral out": hedge(M, T, eta_row=0.1, eta_column=0.1, row_start=start,
-                                                          column_start=column_start, record=True).game.trace["w"],
-        "optimistic Hedge (OFTRL): plays converge": optimistic_hedge(M, T, row_start=start, column_start=column_start,
-                                                                     record=True).game.trace["w"],
-    }
+    return matrix_game_dynamics(ROCK_PAPER_SCISSORS, T, row_start=start, column_start=column_start)
+
+
+def _windows(T: int, count: int = 4) -> list:
+    """``count`` geometric windows of rounds covering (T/100, T] (as index ranges)."""
+    edges = np.unique(np.round(np.geomspace(max(T / 100, 1), T, count + 1)).astype(int))
+    return [(int(a), int(b)) for a, b in itertools.pairwise(edges) if b > a]
+
+
+def _turns(points, equilibrium) -> float:
+    """How many times a 3-action path winds around the equilibrium (signed turns of its angle in the triangle)."""
+    xy = simplex_coordinates(points) - simplex_coordinates(equilibrium)
+    angles = np.unwrap(np.arctan2(xy[:, 1], xy[:, 0]))
+    return float((angles[-1] - angles[0]) / (2 * math.pi))
+
+
+def describe_path(points, equilibrium) -> str:
+    r"""What a path of strategies does around the equilibrium, measured: the caption of its picture.
+
+    The distance is :math:`\max_i|x_{t,i}-x^\star_i|`; its envelope is its largest value over each
+    of four geometric windows of rounds covering :math:`(T/100, T]`. The path *converges* when its
+    last distance is below :math:`10^{-6}`; otherwise it *spirals in* (3 actions: at least one
+    full turn around :math:`x^\star` in the triangle; 2 actions: *oscillates, approaching*, with
+    at least two crossings of :math:`x^\star_1`) or *approaches* when the envelope decreases
+    window after window, *spirals out* / *oscillates, moving away* / *moves away* when it
+    increases, and *keeps its distance* otherwise. The envelope of the first and of the last
+    window follow, with their rounds.
+
+    Examples
+    --------
+    >>> describe_path([[0.5, 0.5]] * 5 + [[0.2, 0.8]] * 95, [0.2, 0.8])
+    'converges; max distance to x*: 0.3 (rounds 2-3), 0 (rounds 33-100)'
+    """
+    points = np.asarray(points, dtype=np.float64)
+    equilibrium = np.asarray(equilibrium, dtype=np.float64)
+    if points.ndim != 2 or points.shape[1] != equilibrium.shape[0] or points.shape[1] not in (2, 3):
+        raise ValueError(f"points must be a (T, 2) or (T, 3) path of strategies and equilibrium one strategy of the same "
+                         f"length, got shapes {points.shape} and {equilibrium.shape}.")
+    distance = np.abs(points - equilibrium).max(axis=1)
+    windows = _windows(len(points))
+    envelope = [distance[a:b].max() for a, b in windows]
+    if points.shape[1] == 3:
+        circles = abs(_turns(points[windows[0][0]:], equilibrium)) >= 1
+        inward, outward = ("spirals in", "spirals out") if circles else ("approaches", "moves away")
+    else:
+        side = np.sign(points[windows[0][0]:, 0] - equilibrium[0])
+        circles = np.count_nonzero(np.diff(side[side != 0])) >= 2
+        inward, outward = ("oscillates, approaching", "oscillates, moving away") if circles else ("approaches", "moves away")
+    if distance[-1] < 1e-6:
+        verb = "converges"
+    elif all(b < a for a, b in itertools.pairwise(envelope)):
+        verb = inward
+    elif all(b > a for a, b in itertools.pairwise(envelope)):
+        verb = outward
+    else:
+        verb = "keeps its distance"
+    (a, b), (c, d) = windows[0], windows[-1]
+    return f"{verb}; max distance to x*: {envelope[0]:.2g} (rounds {a + 1}-{b}), {envelope[-1]:.2g} (rounds {c + 1}-{d})"
+
+
+def fitted_slope(t, values, fit_from) -> float:
+    """Least-squares slope of log(values) against log(t) over ``t >= fit_from`` (nan where a value is not positive)."""
+    t, values = np.asarray(t, dtype=np.float64), np.asarray(values, dtype=np.float64)
+    keep = t >= fit_from
+    if np.count_nonzero(keep) < 2 or not np.all(values[keep] > 0):
+        return math.nan
+    return float(np.polyfit(np.log(t[keep]), np.log(values[keep]), 1)[0])
 
 
 def regret_curves(payoff, w_learner, p_learner, T: int, **play_options) -> dict:
@@ -110,7 +242,30 @@ def regret_curves(payoff, w_learner, p_learner, T: int, **play_options) -> dict:
 # ------------------------------------------------------------------------------------- pictures
 
 
-def _triangle(ax, labels=("rock", "paper", "scissors")):
+def _actions(actions, count: int) -> tuple:
+    if actions is None:
+        return tuple(f"action {i + 1}" for i in range(count))
+    actions = tuple(str(action) for action in actions)
+    if len(actions) != count:
+        raise ValueError(f"actions must name the row player's {count} actions, got {len(actions)}: {actions!r}.")
+    return actions
+
+
+def _game(game, equilibrium, actions, width: int) -> tuple:
+    """The equilibrium (given, or the row player's optimal strategy of ``game``) and the action labels."""
+    if equilibrium is None:
+        if game is None:
+            raise ValueError("give the game (its payoff matrix) or its equilibrium: the pictures mark the equilibrium.")
+        from gamedyn.games.matrix import solve_matrix_game
+
+        equilibrium = solve_matrix_game(game).row
+    equilibrium = np.asarray(equilibrium, dtype=np.float64)
+    if equilibrium.shape != (width,):
+        raise ValueError(f"equilibrium must be a strategy over the paths' {width} actions, got shape {equilibrium.shape}.")
+    return equilibrium, _actions(actions, width)
+
+
+def _triangle(ax, labels=RPS_ACTIONS):
     corners = np.vstack([_CORNERS, _CORNERS[:1]])
     ax.plot(corners[:, 0], corners[:, 1], color="0.3", linewidth=1)
     for corner, label, offset in zip(_CORNERS, labels, ((-0.04, -0.05), (0.04, -0.05), (0.0, 0.03))):
@@ -121,11 +276,14 @@ def _triangle(ax, labels=("rock", "paper", "scissors")):
     ax.axis("off")
 
 
-def simplex_trajectory(points, ax=None, *, label=None, equilibrium=None, color="C0", labels=("rock", "paper", "scissors")):
-    """Draw a path of 3-action strategies in the triangle; returns the axes (a new figure if ``ax`` is None)."""
+def simplex_trajectory(points, ax=None, *, label=None, equilibrium=None, color="C0", labels=None):
+    """Draw a path of 3-action strategies in the triangle; returns the axes (a new figure if ``ax`` is None).
+
+    ``labels`` name the corners (default "action 1" ... "action 3"); ``equilibrium`` is starred.
+    """
     if ax is None:
         ax = new_figure(figsize=(4, 3.6)).add_subplot()
-    _triangle(ax, labels)
+    _triangle(ax, _actions(labels, 3))
     xy = simplex_coordinates(points)
     ax.plot(xy[:, 0], xy[:, 1], color=color, linewidth=0.7, alpha=0.85)
     ax.plot(*xy[0], "o", color=color, markersize=5, label="start")
@@ -133,25 +291,140 @@ def simplex_trajectory(points, ax=None, *, label=None, equilibrium=None, color="
     if equilibrium is not None:
         ax.plot(*simplex_coordinates(equilibrium), "*", color="crimson", markersize=10, label="equilibrium")
     if label:
-        ax.set_title(label, fontsize=9)
+        ax.set_title(label, fontsize=8.5)
     return ax
 
 
-def plot_rock_paper_scissors(paths: dict):
-    """Side by side: one triangle per dynamic of :func:`dynamics_on_rock_paper_scissors`."""
-    figure = new_figure(figsize=(4 * len(paths), 3.9), layout="constrained")
-    axes = figure.subplots(1, len(paths))
-    for ax, (label, points), color in zip(np.atleast_1d(axes), paths.items(), ("C0", "C1", "C2")):
-        simplex_trajectory(points, ax, label=label, equilibrium=[1 / 3] * 3, color=color)
-    np.atleast_1d(axes)[0].legend(loc="upper left", fontsize=7, frameon=False)
-    figure.suptitle("Rock-paper-scissors from x_0 = (0.6, 0.3, 0.1): the row player's strategies", fontsize=10)
+def _caption(label: str, points, equilibrium) -> str:
+    """The panel's title: the dynamic, then what its path does (:func:`describe_path`), on three lines."""
+    return f"{label}\n" + describe_path(points, equilibrium).replace("; ", "\n", 1)
+
+
+def plot_game_dynamics(paths: dict, game=None, *, actions=None, equilibrium=None, title=None):
+    """One panel per dynamic of :func:`matrix_game_dynamics`, with the game's own labels and equilibrium.
+
+    Parameters
+    ----------
+    paths : dict
+        ``{label: (T, m) array}`` of the row player's strategies, m = 2 or 3.
+    game : array_like, shape (m, n), optional
+        The payoff matrix; its equilibrium (``solve_matrix_game(game).row``) is marked unless
+        ``equilibrium`` is given.
+    actions : sequence of str, optional
+        The row player's action names (default "action 1", ...).
+    equilibrium : array_like, shape (m,), optional
+        The strategy to mark instead of the game's.
+    title : str, optional
+        The figure's title (default: what the panels show).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        3 actions: a triangle per dynamic (corner i = action i, the path from its start to round T,
+        the equilibrium starred). 2 actions: the probability of action 1 over the rounds (log
+        scale), the equilibrium's as a dashed line. Each panel's caption is :func:`describe_path`
+        of its path: what it measurably does.
+
+    Raises
+    ------
+    ValueError
+        The paths are not over 2 or 3 actions, or ``actions`` / ``equilibrium`` do not match them.
+    """
+    widths = {np.shape(points)[-1] for points in paths.values()}
+    if len(widths) != 1 or widths.pop() not in (2, 3) or any(np.ndim(points) != 2 for points in paths.values()):
+        raise ValueError("plot_game_dynamics draws (T, 2) or (T, 3) paths (a triangle for 3 actions, the probability "
+                         f"of action 1 for 2), got shapes {[np.shape(points) for points in paths.values()]}.")
+    width = np.shape(next(iter(paths.values())))[-1]
+    equilibrium, actions = _game(game, equilibrium, actions, width)
+    colors = ("C0", "C1", "C2", "C3", "C4")
+    if width == 3:
+        figure = new_figure(figsize=(4.2 * len(paths), 4.8), layout="constrained")
+        axes = np.atleast_1d(figure.subplots(1, len(paths)))
+        for ax, (label, points), color in zip(axes, paths.items(), colors):
+            simplex_trajectory(points, ax, label=_caption(label, points, equilibrium), equilibrium=equilibrium,
+                               color=color, labels=actions)
+        axes[0].legend(loc="upper left", fontsize=7, frameon=False)
+    else:
+        figure = new_figure(figsize=(4.2 * len(paths), 3.6), layout="constrained")
+        axes = np.atleast_1d(figure.subplots(1, len(paths), sharey=True))
+        for ax, (label, points), color in zip(axes, paths.items(), colors):
+            points = np.asarray(points, dtype=np.float64)
+            rounds = np.arange(1, len(points) + 1)
+            ax.plot(rounds, points[:, 0], color=color, linewidth=0.9, label=f"P({actions[0]})")
+            ax.axhline(equilibrium[0], color="crimson", linestyle="--", linewidth=1,
+                       label=f"equilibrium {equilibrium[0]:.3g}")
+            ax.set_xscale("log")
+            ax.set_ylim(-0.03, 1.03)
+            ax.set_xlabel("round t")
+            ax.set_title(_caption(label, points, equilibrium), fontsize=8.5)
+        axes[0].set_ylabel(f"probability of {actions[0]} (1 - that of {actions[1]})")
+        axes[0].legend(loc="best", fontsize=7, frameon=False)
+    if title is None:
+        title = f"The row player's strategies over its {width} actions ({', '.join(actions)}); x* = the game's equilibrium"
+    figure.suptitle(title, fontsize=10)
     return figure
+
+
+def plot_rock_paper_scissors(paths: dict):
+    """:func:`plot_game_dynamics` on rock-paper-scissors (corners rock, paper, scissors; the uniform equilibrium)."""
+    return plot_game_dynamics(paths, ROCK_PAPER_SCISSORS, actions=RPS_ACTIONS,
+                              title="Rock-paper-scissors from x_0 = (0.6, 0.3, 0.1): the row player's strategies")
 
 
 def plot_regret_curves(curves: dict, title: str = ""):
     """Left: R_w(t), R_p(t) and their sum; right: Theorem 2's B_t above the duality gap G_t (log-log)."""
     figure = new_figure(figsize=(9, 3.6), layout="constrained")
     _regret_panels(figure, curves, title)
+    return figure
+
+
+def plot_certificates(curves: dict, title=None, fit_from=None):
+    r"""Theorem 2's certificate :math:`B_t` of several pairs on one log-log axis, with reference slopes.
+
+    Parameters
+    ----------
+    curves : dict
+        ``{label: regret_curves(...)}``, one entry per pair of learners.
+    title : str, optional
+        The figure's title; by default the fitted slopes (below).
+    fit_from : int, optional
+        First round of the slope fit (default: the last decade, T/10).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Each pair's :math:`B_t=(R_w+R_p)/S_t` (solid) and the duality gap :math:`G_t` it bounds
+        (dotted, same colour), the reference lines :math:`c\,t^{-1}` and :math:`c\,t^{-2}` (grey,
+        through the first pair's :math:`B` at the start of the fit) and, in the legend, each
+        pair's fitted slope of :math:`\log B_t` against :math:`\log t` (:func:`fitted_slope`).
+    """
+    figure = new_figure(figsize=(7.5, 4.8), layout="constrained")
+    ax = figure.add_subplot()
+    slopes, anchors = {}, {}
+    for (label, data), color in zip(curves.items(), ("C0", "C1", "C2", "C3", "C4", "C5")):
+        t, bound = data["t"], data["bound"]
+        start = max(1, int(t[-1]) // 10) if fit_from is None else fit_from
+        slopes[label] = fitted_slope(t, bound, start)
+        positive = bound > 0
+        ax.loglog(t[positive], bound[positive], color=color, linewidth=1.6,
+                  label=f"{label}: B_t, fitted slope {slopes[label]:.2f}")
+        shown = np.isfinite(data["gap"]) & (data["gap"] > 0)
+        ax.loglog(t[shown], data["gap"][shown], ":", color=color, linewidth=1.2, label=f"{label}: duality gap G_t")
+        if np.any(t >= start) and math.isfinite(slopes[label]):
+            index = int(np.argmax(t >= start))
+            anchors[label] = (t, t[index], bound[index])
+    for power, style in ((1, "--"), (2, "-.")):  # through the pair whose slope is nearest, a little above it
+        if anchors:
+            t, t0, b0 = anchors[min(anchors, key=lambda label: abs(slopes[label] + power))]
+            t = t[t >= t0 / 10]
+            ax.loglog(t, 2 * b0 * (t / t0) ** -power, style, color="0.55", linewidth=1, label=f"reference slope t^-{power}")
+    ax.set_xlabel("round t")
+    ax.set_ylabel("B_t = (R_w + R_p) / S_t  and  G_t")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=7, frameon=False, loc="lower left")
+    if title is None:
+        title = "Theorem 2's certificate B_t: fitted slopes " + ", ".join(f"{slope:.2f}" for slope in slopes.values())
+    ax.set_title(title, fontsize=10)
     return figure
 
 
@@ -163,12 +436,21 @@ def plot_exploration(exploration, quantity: str = "bound_exponent"):
     """
     if quantity not in ("bound_exponent", "gap_exponent", "bound", "gap"):
         raise ValueError(f"quantity must be 'bound_exponent', 'gap_exponent', 'bound' or 'gap', got {quantity!r}.")
-    row_keys = list(dict.fromkeys((row.w_name, row.weights, row.first) for row in exploration.rows))
+    # a pair run once for both orders (first == "either") fills its cell in each order's line of its
+    # w-learner and weights; a w-learner and weights whose pairs are all order-free get one line
+    orders = {}
+    for row in exploration.rows:
+        orders.setdefault((row.w_name, row.weights), set())
+        if row.first != "either":
+            orders[row.w_name, row.weights].add(row.first)
+    row_keys = [(w, weights, first) for (w, weights), found in orders.items()
+                for first in (sorted(found, key=("w", "p").index) or ["either"])]
     column_keys = list(dict.fromkeys(row.p_name for row in exploration.rows))
     values = np.full((len(row_keys), len(column_keys)), np.nan)
     notes = {}
-    for row in exploration.rows:
-        i, j = row_keys.index((row.w_name, row.weights, row.first)), column_keys.index(row.p_name)
+    cells = [(row_keys.index(key), column_keys.index(row.p_name), row) for row in exploration.rows
+             for key in row_keys if key[:2] == (row.w_name, row.weights) and row.first in (key[2], "either")]
+    for i, j, row in cells:
         value = getattr(row, quantity)
         if row.status == "ok":
             values[i, j] = value if quantity.endswith("exponent") else math.log10(value) if value > 0 else np.nan
@@ -184,7 +466,8 @@ def plot_exploration(exploration, quantity: str = "bound_exponent"):
         ax.text(j, i, note, ha="center", va="center", fontsize=7,
                 color="0.3" if not np.isfinite(values[i, j]) else "black" if bright else "white")
     ax.set_xticks(range(len(column_keys)), column_keys, fontsize=8, rotation=20)
-    ax.set_yticks(range(len(row_keys)), [f"{w} | {weights} | {first} first" for w, weights, first in row_keys], fontsize=7)
+    ax.set_yticks(range(len(row_keys)), [f"{w} | {weights} | " + ("either order" if first == "either" else f"{first} first")
+                                          for w, weights, first in row_keys], fontsize=7)
     ax.set_xlabel("p-learner")
     name = {"bound_exponent": "rate exponent of B_t", "gap_exponent": "rate exponent of G_t",
             "bound": "log10 B_T", "gap": "log10 G_T"}[quantity]
@@ -198,44 +481,85 @@ def pillow_missing() -> str | None:
     try:
         import PIL  # noqa: F401
     except ImportError:
-        return "the GIF animation needs pillow: pip install pillow (matplotlib's PillowWriter)"
+        return "the GIF animation needs pillow: pip install pillow (the GIF writer; matplotlib normally brings it)"
     return None
 
 
-def animate_simplex(paths: dict, filename, *, frames: int = 60, fps: int = 12):
-    """Write the paths of :func:`dynamics_on_rock_paper_scissors` as a GIF growing over the rounds.
+def animate_simplex(paths: dict, filename, game=ROCK_PAPER_SCISSORS, *, actions=None, equilibrium=None,
+                    frames: int = 60, fps: int = 12, dpi: int = 100):
+    """Write 3-action paths (:func:`matrix_game_dynamics`) as a GIF growing over the rounds, with a round counter.
 
-    Raises ImportError naming pillow when it is not installed (matplotlib's PillowWriter needs it).
+    Parameters
+    ----------
+    paths : dict
+        ``{label: (T, 3) array}``; one triangle per entry.
+    filename : str or path
+        The GIF to write.
+    game : array_like, optional
+        The payoff matrix whose equilibrium is starred (default rock-paper-scissors, whose corners
+        are then named rock, paper, scissors).
+    actions, equilibrium :
+        As for :func:`plot_game_dynamics`.
+    frames, fps, dpi : int
+        Frames (at rounds spaced geometrically up to T), frames per second, pixels per inch
+        (the default 100 makes a 3-panel GIF 1080 x 420 pixels).
+
+    Returns
+    -------
+    The ``filename``.
+
+    Raises
+    ------
+    ImportError
+        pillow (the GIF writer) is not installed; the message says how to install it.
+
+    Notes
+    -----
+    The static parts (triangles, labels, stars) are drawn once; each frame redraws only the paths,
+    their heads and the counter on a copy of that background (Agg's blitting), then pillow writes
+    the frames: about a second for 60 frames of three panels.
     """
     missing = pillow_missing()
     if missing:
         raise ImportError(missing)
-    from matplotlib.animation import FuncAnimation, PillowWriter
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
 
-    figure = new_figure(figsize=(3.2 * len(paths), 3.2), layout="constrained")
-    FigureCanvasAgg(figure)
+    if game is not None and actions is None and np.array_equal(np.asarray(game, dtype=np.float64), ROCK_PAPER_SCISSORS):
+        actions = RPS_ACTIONS
+    equilibrium, actions = _game(game, equilibrium, actions, 3)
+    figure = new_figure(figsize=(3.6 * len(paths), 4.2))
+    canvas = FigureCanvasAgg(figure)
     axes = np.atleast_1d(figure.subplots(1, len(paths)))
+    figure.subplots_adjust(left=0.02, right=0.98, bottom=0.02, top=0.8, wspace=0.05)
     length = min(len(points) for points in paths.values())
     stops = np.unique(np.round(np.geomspace(2, length, frames)).astype(int))
     lines = []
-    for ax, (label, points), color in zip(axes, paths.items(), ("C0", "C1", "C2")):
-        _triangle(ax)
-        ax.plot(*simplex_coordinates([1 / 3] * 3), "*", color="crimson", markersize=9)
-        ax.set_title(label.split(":")[0], fontsize=8)
-        (line,) = ax.plot([], [], color=color, linewidth=0.8)
-        (head,) = ax.plot([], [], "s", color="black", markersize=4)
-        lines.append((line, head, simplex_coordinates(points)))
+    for ax, (label, points), color in zip(axes, paths.items(), ("C0", "C1", "C2", "C3", "C4")):
+        _triangle(ax, actions)
+        ax.plot(*simplex_coordinates(equilibrium), "*", color="crimson", markersize=11)
+        ax.set_title(label, fontsize=10)
+        (line,) = ax.plot([], [], color=color, linewidth=1.0, animated=True)
+        (head,) = ax.plot([], [], "s", color="black", markersize=5, animated=True)
+        lines.append((ax, line, head, simplex_coordinates(points)))
+    counter = figure.text(0.5, 0.93, "", ha="center", va="center", fontsize=14, animated=True)
+    canvas.draw()
+    background = canvas.copy_from_bbox(figure.bbox)
 
-    def draw(frame):
-        stop = stops[frame]
-        for line, head, xy in lines:
+    def frame(stop):
+        canvas.restore_region(background)
+        for ax, line, head, xy in lines:
             line.set_data(xy[:stop, 0], xy[:stop, 1])
             head.set_data([xy[stop - 1, 0]], [xy[stop - 1, 1]])
-        return [artist for line, head, _ in lines for artist in (line, head)]
+            ax.draw_artist(line)
+            ax.draw_artist(head)
+        counter.set_text(f"round t = {stop} of {length}")
+        figure.draw_artist(counter)
+        return Image.fromarray(np.asarray(canvas.buffer_rgba())[..., :3])
 
-    animation = FuncAnimation(figure, draw, frames=len(stops), blit=False)
-    animation.save(os.fspath(filename), writer=PillowWriter(fps=fps), dpi=80)
+    palette = frame(stops[-1]).quantize(colors=255)  # the last frame has every colour: one palette for all
+    images = [frame(stop).quantize(palette=palette, dither=Image.Dither.NONE) for stop in stops]
+    images[0].save(os.fspath(filename), save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
     return filename
 
 
@@ -275,12 +599,13 @@ def write_tutorial_figures(folder, *, T: int = 3000, animation: bool = True) -> 
     written.append(target)
 
     target = os.path.join(folder, TUTORIAL_FILES["regrets"])
-    curves = tutorial_regret_data(T)
-    figure = new_figure(figsize=(9, 7), layout="constrained")
-    for subfigure, (label, data) in zip(figure.subfigures(2, 1), curves.items()):
-        _regret_panels(subfigure, data, label)
-    figure.savefig(target, dpi=110)
+    plot_certificates(tutorial_regret_data(T)).savefig(target, dpi=110)
     written.append(target)
+
+    for key, (game, actions, start) in (("own_game", OWN_GAME), ("two_actions", TWO_ACTION_GAME)):
+        target = os.path.join(folder, TUTORIAL_FILES[key])
+        plot_game_dynamics(matrix_game_dynamics(game, T, row_start=start), game, actions=actions).savefig(target, dpi=110)
+        written.append(target)
 
     target = os.path.join(folder, TUTORIAL_FILES["explorer"])
     payoff = RegularizedBilinear(signed_rows(*make_separable(100, 10, 0.1, 0)))

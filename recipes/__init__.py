@@ -1,50 +1,60 @@
-"""Recipes: each accelerated perceptron, and NAG, as a pair of online learners.
+"""Recipes: every no-regret dynamic of the papers as a pair of online learners, one module each.
 
-Installed as ``gamedyn.recipes``; one module per recipe, each reading like the paper's box.
-The names and the meaning of ``.w`` / ``.p`` are a public contract.
+Installed as ``gamedyn.recipes``; each module reads like the paper's box, declared once with
+:func:`gamedyn.engine.recipe.recipe`. Every recipe has one shape, ``name(problem, T, *, <its
+parameters>, **run_options)``, and returns a :class:`RecipeResult` (``.game``, ``.certificate``,
+``.steps``). Three families:
+
+- margin (``A``, the signed rows): smooth_perceptron, accelerated_perceptron, mirror_prox_perceptron,
+  nag_margin, pnorm_perceptron -> :class:`gamedyn.games.margin.MarginResult` (``w``, ``p``, ``row_scale``);
+- matrix games (``M``, rows maximise): hedge, optimistic_hedge, fictitious_play ->
+  :class:`MatrixGameResult` (``row``, ``column``, ``value``, ``nash_gap``);
+- Fenchel games (an :class:`gamedyn.Objective`): frank_wolfe, accelerated_gradient, heavy_ball ->
+  :class:`FenchelResult` (``x``, ``value``).
+
+:data:`RECIPES` (name -> :class:`Recipe`) lists every recipe of every family, read from the
+modules' declarations; :func:`of_family` those of one family. The names and the meaning of the
+results' fields are a public contract.
 """
 
 import importlib
 import pkgutil
 
-from gamedyn.engine import Recipe
+from gamedyn.engine.recipe import FAMILIES, Recipe, RecipeResult
 from gamedyn.games.fenchel import FenchelResult
-from gamedyn.games.margin import RecipeResult
+from gamedyn.games.margin import MarginResult
 from gamedyn.games.matrix import MatrixGameResult
-from gamedyn.recipes.accelerated_gradient import accelerated_gradient
-from gamedyn.recipes.accelerated_perceptron import accelerated_perceptron
-from gamedyn.recipes.fictitious_play import fictitious_play
-from gamedyn.recipes.frank_wolfe import frank_wolfe
-from gamedyn.recipes.heavy_ball import heavy_ball
-from gamedyn.recipes.hedge import hedge
-from gamedyn.recipes.mirror_prox_perceptron import mirror_prox_perceptron
-from gamedyn.recipes.nag_margin import nag_margin
-from gamedyn.recipes.optimistic_hedge import optimistic_hedge
-from gamedyn.recipes.pnorm_perceptron import pnorm_perceptron
-from gamedyn.recipes.smooth_perceptron import smooth_perceptron
 
-_ORDER = ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin", "pnorm_perceptron")
+_FAMILY_ORDER = tuple(FAMILIES)  # margin, matrix, fenchel
+_ORDER = ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin", "pnorm_perceptron",
+          "hedge", "optimistic_hedge", "fictitious_play", "frank_wolfe", "accelerated_gradient", "heavy_ball")
 
 
 def _declared_recipes() -> dict:
-    """name -> :class:`Recipe`, from the ``RECIPE`` of every public module of this package.
-
-    Modules without one (the matrix-game dynamics and the Fenchel-game recipes, whose results are not
-    margins on data A) are not listed.
-    """
+    """name -> :class:`Recipe`, from the recipe function of every public module of this package (the
+    function named as its module, carrying its declaration as ``.recipe``), family by family."""
     found = {}
     for info in pkgutil.iter_modules(__path__):
         if not info.name.startswith("_"):
-            recipe = getattr(importlib.import_module(f"{__name__}.{info.name}"), "RECIPE", None)
-            if isinstance(recipe, Recipe):
-                found[recipe.name] = recipe
-    ordered = sorted(found, key=lambda name: (_ORDER.index(name) if name in _ORDER else len(_ORDER), name))
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            declaration = getattr(getattr(module, info.name, None), "recipe", None)
+            if isinstance(declaration, Recipe):
+                found[declaration.name] = declaration
+    ordered = sorted(found, key=lambda name: (_FAMILY_ORDER.index(found[name].family.name),
+                                              _ORDER.index(name) if name in _ORDER else len(_ORDER), name))
     return {name: found[name] for name in ordered}
 
 
-RECIPES = _declared_recipes()  # read by the registry and the command line
+RECIPES = _declared_recipes()  # read by the registry, the command line, the experiments and the docs
 globals().update({name: recipe.function for name, recipe in RECIPES.items()})  # a new module's recipe, too
 
-__all__ = ["Recipe", "RecipeResult", "RECIPES", *RECIPES, "MatrixGameResult", "fictitious_play", "hedge",
-           "optimistic_hedge",
-           "FenchelResult", "accelerated_gradient", "frank_wolfe", "heavy_ball"]
+
+def of_family(family: str) -> dict:
+    """name -> :class:`Recipe` of the recipes of one family (``"margin"``, ``"matrix"`` or ``"fenchel"``)."""
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {list(FAMILIES)}, got {family!r}.")
+    return {name: recipe for name, recipe in RECIPES.items() if recipe.family.name == family}
+
+
+__all__ = ["FenchelResult", "MarginResult", "MatrixGameResult", "Recipe", "RecipeResult", "RECIPES", "of_family",
+           *RECIPES]

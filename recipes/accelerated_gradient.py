@@ -1,14 +1,7 @@
 r"""Nesterov's accelerated gradient as a Fenchel game (Wang & Abernethy 2018): optimistic FTL vs OMD.
 
-=========  ==========================================================================
-payoff     g(y, x) = <x, y> - f*(y)      (FenchelGame; y = w maximises, x = p minimises)
-y-player   OFTL on R^d (psi_t = h_{t-1}, h_0 from x_0): y_t = grad f(x~_t),
-           x~_t = (sum_{s<t} alpha_s x_s + alpha_t x_{t-1}) / A_t
-x-player   mirror descent with 1/2||.||^2 on K (R^d or a ball), step gamma, shown y_t first
-           (hint CurrentLoss): x_t = Pi_K(x_{t-1} - gamma alpha_t y_t)
-weights    alpha_t = t;  y-player first;  gamma = 1/(4L) by default (L = objective.smoothness)
-output     x = x_bar_T = sum_t t x_t / A_T,  A_T = T(T+1)/2
-=========  ==========================================================================
+The box is declared once, below (``@recipe``); :func:`accelerated_gradient`'s docstring,
+``gamedyn list`` and docs/recipes/fenchel-games.md show it.
 
 This is Algorithm 1 of Wang & Abernethy (2018, "Acceleration through optimistic no-regret
 dynamics", NeurIPS): OptimisticFTL for y, OMD with the Euclidean Bregman divergence for x,
@@ -37,24 +30,40 @@ increase while :math:`\gamma L t^2\le A_t`, i.e. :math:`\gamma\le1/(2L)`):
 from gamedyn.core import OFTL, OMD, Ball, CurrentLoss, Reals, SquaredEuclidean
 from gamedyn.core.validation import check_count, check_positive
 from gamedyn.engine import play
+from gamedyn.engine.recipe import FENCHEL, Box, Parameter, recipe
 from gamedyn.games.fenchel import FenchelGame
-from gamedyn.games.fenchel.result import fenchel_inputs, fenchel_result
+from gamedyn.games.fenchel.result import DIMENSION, STEP, X0, fenchel_inputs, fenchel_result
 
 
 def default_step(objective) -> float:
     """gamma = 1/(4L), Wang & Abernethy's choice; needs ``objective.smoothness``."""
     if objective.smoothness is None:
         raise ValueError("the default step is 1/(4L): give the objective its smoothness, "
-                         "Objective(value, gradient, smoothness=L), or pass step=gamma.")
+                         "Objective(value, gradient, smoothness=L), or pass eta_p=gamma.")
     return 1.0 / (4.0 * objective.smoothness)
 
 
-def accelerated_gradient(objective, T, domain=None, x0=None, *, step=None, dimension=None, record=False, callback=None):
+@recipe(
+    name="accelerated_gradient", family=FENCHEL, reference="Wang & Abernethy 2018; Nesterov 1983",
+    summary="optimistic FTL (y) vs OMD shown y_t (x), alpha_t = t: Nesterov's method, f(x_T) - f* = O(L/T^2)",
+    box=Box(payoff="g(y, x) = <x, y> - f*(y)      (FenchelGame; y = w maximises, x = p minimises)",
+            w_player="OFTL on R^d (psi_t = h_{t-1}, h_0 from x_0): y_t = grad f(x~_t),\n"
+                     "x~_t = (sum_{s<t} alpha_s x_s + alpha_t x_{t-1}) / A_t",
+            p_player="mirror descent with 1/2||.||^2 on K (R^d or a ball), step eta_p = gamma, shown y_t first\n"
+                     "(hint CurrentLoss): x_t = Pi_K(x_{t-1} - gamma alpha_t y_t)",
+            weights="alpha_t = t", first="y-player",
+            rows=(("steps", "gamma = 1/(4L) by default (L = objective.smoothness)"),),
+            output="x = x_bar_T = sum_t t x_t / A_T,  A_T = T(T+1)/2"),
+    parameters=(Parameter("domain", "R^d (None) or a Ball(radius)", cli=False), X0, STEP, DIMENSION),
+    renamed={"step": "eta_p"}, legacy_order=("T", "domain", "x0"), page="fenchel-games",
+)
+def accelerated_gradient(objective, T, *, domain=None, x0=None, eta_p=None, dimension=None, **run_options):
     r"""Nesterov's method for an L-smooth convex f, on :math:`\mathbb R^d` (``domain=None``) or a ``Ball``.
 
-    ``x0`` (default 0) is the start; ``step`` (default :math:`1/(4L)`) is :math:`\gamma`.
-    ``.x`` is :math:`\bar x_T` (= the similar-triangles :math:`w_T`);
-    :math:`f(\bar x_T)-f^\star\le\|x_0-x^\star\|^2/(\gamma T(T+1))`.
+    ``x0`` (default 0) is the start; ``eta_p`` (default :math:`1/(4L)`; ``step``: the deprecated name)
+    is the x-player's step :math:`\gamma`. ``.x`` is :math:`\bar x_T` (= the similar-triangles
+    :math:`w_T`); :math:`f(\bar x_T)-f^\star\le\|x_0-x^\star\|^2/(\gamma T(T+1))`. ``run_options`` go
+    to :func:`gamedyn.play`.
 
     >>> import numpy as np
     >>> from gamedyn import Objective
@@ -68,18 +77,10 @@ def accelerated_gradient(objective, T, domain=None, x0=None, *, step=None, dimen
     domain = Reals() if domain is None else domain
     if not isinstance(domain, (Reals, Ball)):
         raise ValueError(f"accelerated_gradient runs on R^d (domain=None) or a Ball(radius), got {domain!r}.")
-    gamma = default_step(objective) if step is None else check_positive(step, "step")
+    gamma = default_step(objective) if eta_p is None else check_positive(eta_p, "eta_p")
     x0, dimension = fenchel_inputs(objective, domain, x0, dimension)
     regularizer = SquaredEuclidean() if isinstance(domain, Reals) else SquaredEuclidean(domain=domain)
-    game = play(
-        FenchelGame(objective, None if isinstance(domain, Reals) else domain, dimension=dimension),
-        w_learner=OFTL(),
-        p_learner=OMD(regularizer, gamma, CurrentLoss(), centre=x0),
-        T=T,
-        weights="linear",
-        first="w",
-        initial_p=x0,
-        record=record,
-        callback=callback,
-    )
-    return fenchel_result(objective, game)
+    game = play(FenchelGame(objective, None if isinstance(domain, Reals) else domain, dimension=dimension),
+                w_learner=OFTL(), p_learner=OMD(regularizer, gamma, CurrentLoss(), centre=x0), T=T,
+                weights="linear", first="w", initial_p=x0, **run_options)
+    return fenchel_result(objective, game, {"eta_p": gamma})

@@ -1,12 +1,7 @@
 r"""Frank-Wolfe as a Fenchel game (Abernethy & Wang 2017): FTL against the best responder.
 
-=========  ==========================================================================
-payoff     g(y, x) = <x, y> - f*(y)      (FenchelGame; y = w maximises, x = p in K minimises)
-y-player   FTL on R^d, first play from x_0 (hint FirstRoundLoss): y_t = grad f(x_bar_{t-1}), x_bar_0 = x_0
-x-player   BestResponse(K): x_t = argmin_{x in K} <y_t, x>, the linear minimisation oracle
-weights    alpha_t = t;  y-player first (the x-player sees y_t: best response, BR+)
-output     x = x_bar_T = sum_t t x_t / (T(T+1)/2)   (= Frank-Wolfe's x_T)
-=========  ==========================================================================
+The box is declared once, below (``@recipe``); :func:`frank_wolfe`'s docstring, ``gamedyn list``
+and docs/recipes/fenchel-games.md show it.
 
 Proof sketch (equal to the loop of :func:`gamedyn.games.fenchel.original.frank_wolfe`). With
 :math:`A_t=t(t+1)/2`, :math:`\bar x_t=(A_{t-1}\bar x_{t-1}+t\,x_t)/A_t=(1-c_t)\bar x_{t-1}+c_tx_t`,
@@ -23,40 +18,42 @@ x_{t-1}),x\rangle=s_t`. So :math:`\bar x_t` obeys Frank-Wolfe's recursion with :
 from gamedyn.core import BestResponse, FirstRoundLoss, FollowTheRegularizedLeader, Zero
 from gamedyn.core.validation import check_count
 from gamedyn.engine import play
+from gamedyn.engine.recipe import FENCHEL, Box, Parameter, recipe
 from gamedyn.games.fenchel import FenchelGame
-from gamedyn.games.fenchel.result import (
-    check_fenchel_domain,
-    fenchel_inputs,
-    fenchel_result,
+from gamedyn.games.fenchel.result import DIMENSION, X0, check_fenchel_domain, fenchel_inputs, fenchel_result
+
+
+@recipe(
+    name="frank_wolfe", family=FENCHEL, reference="Abernethy & Wang 2017; Frank & Wolfe 1956",
+    summary="FTL (y) vs best response (x), alpha_t = t: Frank-Wolfe with step 2/(t+1) on a bounded K",
+    box=Box(payoff="g(y, x) = <x, y> - f*(y)      (FenchelGame; y = w maximises, x = p in K minimises)",
+            w_player="FTL on R^d, first play from x_0 (hint FirstRoundLoss): y_t = grad f(x_bar_{t-1}), x_bar_0 = x_0",
+            p_player="BestResponse(K): x_t = argmin_{x in K} <y_t, x>, the linear minimisation oracle",
+            weights="alpha_t = t", first="y-player (the x-player sees y_t: best response, BR+)",
+            output="x = x_bar_T = sum_t t x_t / (T(T+1)/2)   (= Frank-Wolfe's x_T)"),
+    parameters=(Parameter("domain", "the bounded domain K: Simplex(), Ball(r), L1Ball(r) or Box(lower, upper)",
+                          required=True, cli=False), X0, DIMENSION),
+    legacy_order=("domain", "T"), page="fenchel-games",
 )
-
-
-def frank_wolfe(objective, domain, T, *, x0=None, dimension=None, record=False, callback=None):
+def frank_wolfe(objective, T, *, domain, x0=None, dimension=None, **run_options):
     r"""Frank-Wolfe with step :math:`2/(t+1)` on ``domain`` (Simplex, Ball, L1Ball, Box), as a game.
 
-    ``x0`` (default: the domain's centre) is the start; ``.x`` is Frank-Wolfe's :math:`x_T`.
+    ``x0`` (default: the domain's centre) is the start; ``.x`` is Frank-Wolfe's :math:`x_T`. The old
+    order ``frank_wolfe(objective, domain, T)`` works for one release (``DeprecationWarning``).
+    ``run_options`` (``stop``, ``record``, ``callback``, ``checkpoint`` ...) go to :func:`gamedyn.play`.
 
     >>> import numpy as np
     >>> from gamedyn import Objective, Simplex
     >>> target = np.array([0.2, 0.5, 0.3])
     >>> f = Objective(lambda x: float((x - target) @ (x - target)), lambda x: 2 * (x - target), smoothness=2.0)
-    >>> result = frank_wolfe(f, Simplex(), T=200, dimension=3)
+    >>> result = frank_wolfe(f, T=200, domain=Simplex(), dimension=3)
     >>> bool(result.value < 1e-3), bool(result.value <= result.game.theorem2_bound)
     (True, True)
     """
     T = check_count(T, "T")
     check_fenchel_domain(domain, "frank_wolfe", bounded=True)
     x0, dimension = fenchel_inputs(objective, domain, x0, dimension)
-    game = play(
-        FenchelGame(objective, domain, dimension=dimension),
-        w_learner=FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),
-        p_learner=BestResponse(domain),
-        T=T,
-        weights="linear",
-        first="w",
-        initial_p=x0,
-        record=record,
-        callback=callback,
-    )
+    game = play(FenchelGame(objective, domain, dimension=dimension),
+                w_learner=FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()), p_learner=BestResponse(domain),
+                T=T, weights="linear", first="w", initial_p=x0, **run_options)
     return fenchel_result(objective, game)
-

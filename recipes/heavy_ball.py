@@ -1,12 +1,6 @@
 r"""Heavy ball as a Fenchel game (Wang & Abernethy 2018, Section 4): the non-optimistic Nesterov pair.
 
-=========  ==========================================================================
-payoff     g(y, x) = <x, y> - f*(y)
-y-player   FTL on R^d, first play from x_0 (hint FirstRoundLoss): y_t = grad f(x_bar_{t-1})
-x-player   gradient descent shown y_t first: x_t = x_{t-1} - gamma alpha_t y_t
-weights    alpha_t = t;  y-player first;  gamma = 1/(4L) by default
-output     x = x_bar_T
-=========  ==========================================================================
+The box is declared once, below (``@recipe``).
 
 Wang & Abernethy (2018) note that dropping the y-player's optimism from their Nesterov pair gives
 Polyak's heavy ball. Unrolling (proof sketch): :math:`x_t=(A_t\bar x_t-A_{t-1}\bar x_{t-1})/\alpha_t`
@@ -23,24 +17,30 @@ does not commute with this unrolling. The game's guarantee is the plain O(1/T) o
 dynamics (no acceleration is claimed).
 """
 
-from gamedyn.core import (
-    OMD,
-    CurrentLoss,
-    FirstRoundLoss,
-    FollowTheRegularizedLeader,
-    Reals,
-    SquaredEuclidean,
-    Zero,
-)
+from gamedyn.core import OMD, CurrentLoss, FirstRoundLoss, FollowTheRegularizedLeader, Reals, SquaredEuclidean, Zero
 from gamedyn.core.validation import check_count, check_positive
 from gamedyn.engine import play
+from gamedyn.engine.recipe import FENCHEL, Box, recipe
 from gamedyn.games.fenchel import FenchelGame
-from gamedyn.games.fenchel.result import fenchel_inputs, fenchel_result
+from gamedyn.games.fenchel.result import DIMENSION, STEP, X0, fenchel_inputs, fenchel_result
 from gamedyn.recipes.accelerated_gradient import default_step
 
 
-def heavy_ball(objective, T, x0=None, *, step=None, dimension=None, record=False, callback=None):
+@recipe(
+    name="heavy_ball", family=FENCHEL, reference="Wang & Abernethy 2018, Section 4; Polyak 1964",
+    summary="FTL (y) vs gradient descent shown y_t (x), alpha_t = t: heavy ball on R^d, O(1/T)",
+    box=Box(payoff="g(y, x) = <x, y> - f*(y)",
+            w_player="FTL on R^d, first play from x_0 (hint FirstRoundLoss): y_t = grad f(x_bar_{t-1})",
+            p_player="gradient descent shown y_t first, step eta_p = gamma: x_t = x_{t-1} - gamma alpha_t y_t",
+            weights="alpha_t = t", first="y-player", rows=(("steps", "gamma = 1/(4L) by default"),),
+            output="x = x_bar_T"),
+    parameters=(X0, STEP, DIMENSION), renamed={"step": "eta_p"}, legacy_order=("T", "x0"), page="fenchel-games",
+)
+def heavy_ball(objective, T, *, x0=None, eta_p=None, dimension=None, **run_options):
     r"""Heavy ball with :math:`\eta_t=2\gamma t/(t+1)`, :math:`\mu_t=(t-2)/(t+1)`, as a game on :math:`\mathbb R^d`.
+
+    ``eta_p`` (default :math:`1/(4L)`; ``step``: the deprecated name) is the x-player's step
+    :math:`\gamma`. ``run_options`` go to :func:`gamedyn.play`.
 
     >>> import numpy as np
     >>> from gamedyn import Objective
@@ -49,17 +49,10 @@ def heavy_ball(objective, T, x0=None, *, step=None, dimension=None, record=False
     True
     """
     T = check_count(T, "T")
-    gamma = default_step(objective) if step is None else check_positive(step, "step")
+    gamma = default_step(objective) if eta_p is None else check_positive(eta_p, "eta_p")
     x0, dimension = fenchel_inputs(objective, Reals(), x0, dimension)
-    game = play(
-        FenchelGame(objective, None, dimension=dimension),
-        w_learner=FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),
-        p_learner=OMD(SquaredEuclidean(), gamma, CurrentLoss(), centre=x0),
-        T=T,
-        weights="linear",
-        first="w",
-        initial_p=x0,
-        record=record,
-        callback=callback,
-    )
-    return fenchel_result(objective, game)
+    game = play(FenchelGame(objective, None, dimension=dimension),
+                w_learner=FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),
+                p_learner=OMD(SquaredEuclidean(), gamma, CurrentLoss(), centre=x0), T=T, weights="linear", first="w",
+                initial_p=x0, **run_options)
+    return fenchel_result(objective, game, {"eta_p": gamma})

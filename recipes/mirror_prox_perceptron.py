@@ -1,15 +1,8 @@
 r"""Yu, Kilinc-Karzan & Carbonell's mirror-prox perceptron as a game: Theorem 5 (spec section 7).
 
-=========  ==========================================================================
-payoff     g(w, p) = p^T A w,  w in the unit ball, p in the simplex
-w-player   optimistic OMD, Euclidean on the ball, step eta_w, hint -g(., y^p_{t-1})
-p-player   optimistic OMD, entropy on the simplex, step eta_p, hint g(y^w_{t-1}, .)
-weights    alpha_t = 1;  y^w_0 = 0, y^p_0 = u_n;  w-player first
-output     w_bar_T, p_bar_T  (the plays are mirror prox's half iterates)
-=========  ==========================================================================
-
-Each hint is the round loss at the *opponent's secondary iterate*, which each player rebuilds
-from its own plays by running a shadow of the opponent's mirror descent.
+The box is declared once, below (``@recipe``). Each hint is the round loss at the *opponent's
+secondary iterate*, which each player rebuilds from its own plays by running a shadow of the
+opponent's mirror descent.
 """
 
 import math
@@ -17,25 +10,51 @@ import math
 import numpy as np
 
 from gamedyn.arrays.operators import check_unit_rows
-from gamedyn.core import (
-    OMD,
-    MirrorDescent,
-    OpponentSecondary,
-    SquaredEuclidean,
-)
+from gamedyn.core import OMD, MirrorDescent, OpponentSecondary, SquaredEuclidean
 from gamedyn.core.validation import check_positive
-from gamedyn.engine import Bilinear, Recipe, play
-from gamedyn.engine.recipe import average, rounds_with_linear_rate
-from gamedyn.games.margin import RecipeResult
-from gamedyn.games.margin.soft import soft_margin_game
+from gamedyn.engine import Bilinear, play
+from gamedyn.engine.recipe import MARGIN, Box, Parameter, average, recipe, rounds_with_linear_rate
+from gamedyn.games.margin import NORMALIZE, MarginResult
+from gamedyn.games.margin.soft import NU, soft_margin_game
 
 
-def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, nu=None, stop=None, record=False, normalize=False,
-        checkpoint=None, checkpoint_every=None, resume_from=None):
+def _rounds_to_separate(n, gamma, options):
+    """Theorem 5 (default steps): min_i (A w_bar_T)_i >= gamma - sqrt(2 log n) / T, positive once
+    T > sqrt(2 log n) / gamma."""
+    if options.get("nu") is not None:  # D_c for nu (docs/explanation/soft-margin.md)
+        return rounds_with_linear_rate(_regret_bound(n, options)[1], gamma)
+    return rounds_with_linear_rate(math.sqrt(2 * math.log(n)), gamma)
+
+
+def _regret_bound(n, options):
+    """Theorem 5 (default steps): R_w + R_p <= 1/(2 eta_w) + log n / eta_p = sqrt(2 log n) (D_c with ``nu``)."""
+    if options.get("nu") is not None:  # steps tuned by L = D_c (log 2 where D_c = 0): 1/(2 eta_w) + D_c/eta_p
+        soft = soft_margin_game(n, options["nu"])
+        tuned = math.sqrt(2 * soft.tuning_range)
+        return "Thm 5 on Delta_c: sqrt(2 D_c)", tuned / 2 + soft.log_range / tuned
+    return "Thm 5: sqrt(2 log n)", np.sqrt(2 * np.log(n))
+
+
+@recipe(
+    name="mirror_prox_perceptron", family=MARGIN, reference="Thm. 5; Yu, Kilinc-Karzan & Carbonell 2014",
+    summary="optimistic OMD (ball) vs optimistic OMD (entropy), hints at the opponent's secondary iterate",
+    box=Box(payoff="g(w, p) = p^T A w,  w in the unit ball, p in the simplex",
+            w_player="optimistic OMD, Euclidean on the ball, step eta_w, hint -g(., y^p_{t-1})",
+            p_player="optimistic OMD, entropy on the simplex, step eta_p, hint g(y^w_{t-1}, .)",
+            weights="alpha_t = 1;  y^w_0 = 0, y^p_0 = u_n", first="w-player",
+            rows=(("steps", "eta_w = 1/sqrt(2 log n), eta_p = sqrt(2 log n)  (Nemirovski's ball x simplex setup)"),),
+            output="w_bar_T, p_bar_T  (the plays are mirror prox's half iterates)"),
+    parameters=(Parameter("eta_w", "the w-player's step (default 1/sqrt(2 log n))"),
+                Parameter("eta_p", "the p-player's step (default sqrt(2 log n))"), NU, NORMALIZE),
+    output=average, rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
+    legacy_order=("T", "eta_w", "eta_p"), page="mirror-prox-perceptron",
+)
+def mirror_prox_perceptron(A, T, *, eta_w=None, eta_p=None, nu=None, normalize=False, **run_options):
     r"""Theorem 5: the plays are mirror prox's half iterates; ``.w`` = w_bar_T, ``.p`` = p_bar_T.
 
     Default steps eta_w = 1/sqrt(2 log n), eta_p = sqrt(2 log n) (Nemirovski's ball x simplex setup);
     with ``nu``, log n becomes D_c = log(n c) + r log(r/c) (log 2 where D_c = 0, at nu = 1).
+    ``.steps`` holds the ones used. ``run_options`` go to :func:`gamedyn.play`.
 
     ``nu`` (default None, the hard margin): the soft-margin game, the p-player on the capped simplex
     ``CappedSimplex.from_nu(nu, n)`` (c = 1/(nu n)); the certificate then brackets
@@ -56,41 +75,6 @@ def mirror_prox_perceptron(A, T, eta_w=None, eta_p=None, *, nu=None, stop=None, 
         payoff,
         w_learner=OMD(ball, eta_w, hint=OpponentSecondary(MirrorDescent(simplex, eta_p), payoff, player="w")),
         p_learner=OMD(simplex, eta_p, hint=OpponentSecondary(MirrorDescent(ball, eta_w), payoff, player="p")),
-        T=T,
-        weights="constant",
-        first="w",
-        stop=stop,
-        record=record,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume_from=resume_from,
-    )
-    return RecipeResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale,
+        T=T, weights="constant", first="w", **run_options)
+    return MarginResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale,
                         steps={"eta_w": eta_w, "eta_p": eta_p})
-
-
-def _rounds_to_separate(n, gamma, options):
-    """Theorem 5 (default steps): min_i (A w_bar_T)_i >= gamma - sqrt(2 log n) / T, positive once
-    T > sqrt(2 log n) / gamma."""
-    if options.get("nu") is not None:  # D_c for nu (docs/explanation/soft-margin.md)
-        return rounds_with_linear_rate(_regret_bound(n, options)[1], gamma)
-    return rounds_with_linear_rate(math.sqrt(2 * math.log(n)), gamma)
-
-
-def _regret_bound(n, options):
-    """Theorem 5 (default steps): R_w + R_p <= 1/(2 eta_w) + log n / eta_p = sqrt(2 log n) (D_c with ``nu``)."""
-    if options.get("nu") is not None:  # steps tuned by L = D_c (log 2 where D_c = 0): 1/(2 eta_w) + D_c/eta_p
-        soft = soft_margin_game(n, options["nu"])
-        tuned = math.sqrt(2 * soft.tuning_range)
-        return "Thm 5 on Delta_c: sqrt(2 D_c)", tuned / 2 + soft.log_range / tuned
-    return "Thm 5: sqrt(2 log n)", np.sqrt(2 * np.log(n))
-
-
-RECIPE = Recipe(
-    name="mirror_prox_perceptron", reference="Thm. 5; Yu, Kilinc-Karzan & Carbonell 2014",
-    summary="optimistic OMD (ball) vs optimistic OMD (entropy), hints at the opponent's secondary iterate",
-    game=("payoff: p^T A w, ||w|| <= 1", "w: optimistic OMD, ball, hint at y^p_{t-1}",
-          "p: optimistic OMD, entropy, hint at y^w_{t-1}", "weights: alpha_t = 1", "first: w"),
-    function=mirror_prox_perceptron, output=average, options=("nu",),  # w_bar_T
-    rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
-)

@@ -1,23 +1,17 @@
 r"""Smooth perceptron (Soheili & Pena 2012) as a game: Proposition 1 (spec section 4).
 
-=========  ==========================================================================
-payoff     g(w, p) = p^T A w - 1/2 ||w||^2
-w-player   OFTL with psi_t = h_{t-1} on R^d      (w_t = [sum_{j<t} a_j A^T p_j + a_t A^T p_{t-1}] / S_t)
-p-player   FTRL+ with entropy, eta = 1/4          (p_t = sigma(1/4 sum_{s<=t} a_s A w_s))
-weights    alpha_t = t;  p_0 = u_n;  w-player first
-output     w_bar_T = v_{T-1}  and  sum_t alpha_t p_t / S_T = q_{T-1}
-=========  ==========================================================================
+The box is declared once, below (``@recipe``); :func:`smooth_perceptron`'s docstring, ``gamedyn list``
+and docs/recipes/smooth-perceptron.md show it.
 """
-
 
 import numpy as np
 
 from gamedyn.arrays.operators import check_unit_rows
 from gamedyn.core import OFTL, FTRLPlus
-from gamedyn.engine import Recipe, RegularizedBilinear, play
-from gamedyn.engine.recipe import average, rounds_with_quadratic_rate
-from gamedyn.games.margin import RecipeResult
-from gamedyn.games.margin.soft import p_range, soft_margin_game
+from gamedyn.engine import RegularizedBilinear, play
+from gamedyn.engine.recipe import MARGIN, Box, average, recipe, rounds_with_quadratic_rate
+from gamedyn.games.margin import NORMALIZE, MarginResult
+from gamedyn.games.margin.soft import NU, p_range, soft_margin_game
 
 
 def _rounds_to_separate(n, gamma, options):
@@ -34,11 +28,23 @@ def _regret_bound(n, options):
     return "Thm 3: 4 log n", 4 * np.log(n)
 
 
-def smooth_perceptron(A, T, *, nu=None, stop=None, record=False, normalize=False,
-        checkpoint=None, checkpoint_every=None, resume_from=None):
+@recipe(
+    name="smooth_perceptron", family=MARGIN, reference="Prop. 1; Soheili & Pena 2012",
+    summary="OFTL (w) vs FTRL+ entropy eta=1/4 (p), alpha_t = t, g = p'Aw - |w|^2/2",
+    box=Box(payoff="g(w, p) = p^T A w - 1/2 ||w||^2",
+            w_player="OFTL with psi_t = h_{t-1} on R^d      (w_t = [sum_{j<t} a_j A^T p_j + a_t A^T p_{t-1}] / S_t)",
+            p_player="FTRL+ with entropy, eta = 1/4          (p_t = sigma(1/4 sum_{s<=t} a_s A w_s))",
+            weights="alpha_t = t;  p_0 = u_n", first="w-player",
+            output="w_bar_T = v_{T-1}  and  sum_t alpha_t p_t / S_T = q_{T-1}"),
+    parameters=(NU, NORMALIZE), output=average,  # w_bar_T = v_{T-1}
+    rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound, page="smooth-perceptron",
+    pair=("OFTL", "FTRL+ entropy", "linear", "w"),  # theta="wang": the default p-player
+)
+def smooth_perceptron(A, T, *, nu=None, normalize=False, **run_options):
     r"""Proposition 1: :math:`v_{T-1}=\bar w_T` and :math:`q_{T-1}=\sum_t\alpha_tp_t/S_T`.
 
-    ``.w`` = w_bar_T, ``.p`` = sum_t alpha_t p_t / S_T.
+    ``.w`` = w_bar_T, ``.p`` = sum_t alpha_t p_t / S_T. ``run_options`` (``stop``, ``record``,
+    ``callback``, ``checkpoint`` ...) go to :func:`gamedyn.play`.
 
     ``nu`` (default None, the hard margin): the soft-margin game, the p-player on the capped simplex
     ``CappedSimplex.from_nu(nu, n)`` (c = 1/(nu n)); the certificate then brackets
@@ -53,27 +59,6 @@ def smooth_perceptron(A, T, *, nu=None, stop=None, record=False, normalize=False
     """
     A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     soft = soft_margin_game(A.shape[0], nu)
-    game = play(
-        RegularizedBilinear(A, **soft.payoff_options),
-        w_learner=OFTL(),
-        p_learner=FTRLPlus(soft.entropy, eta=1 / 4),
-        T=T,
-        weights="linear",
-        first="w",
-        stop=stop,
-        record=record,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume_from=resume_from,
-    )
-    return RecipeResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale)
-
-
-RECIPE = Recipe(
-    name="smooth_perceptron", reference="Prop. 1; Soheili & Pena 2012",
-    summary="OFTL (w) vs FTRL+ entropy eta=1/4 (p), alpha_t = t, g = p'Aw - |w|^2/2",
-    game=("payoff: p^T A w - 1/2 ||w||^2", "w: OFTL, psi_t = h_{t-1}", "p: FTRL+, entropy, eta = 1/4",
-          "weights: alpha_t = t", "first: w"),
-    function=smooth_perceptron, output=average, options=("nu",),  # w_bar_T = v_{T-1}
-    rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
-)
+    game = play(RegularizedBilinear(A, **soft.payoff_options), w_learner=OFTL(), p_learner=FTRLPlus(soft.entropy, eta=1 / 4), T=T,
+                weights="linear", first="w", **run_options)
+    return MarginResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale)

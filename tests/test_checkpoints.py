@@ -47,7 +47,7 @@ RECIPES = {
     "accelerated_perceptron_ji": lambda T, **k: recipes.accelerated_perceptron(A, T, theta="ji", **k),
     "mirror_prox_perceptron": lambda T, **k: recipes.mirror_prox_perceptron(A, T, **k),
     "nag_margin": lambda T, **k: recipes.nag_margin(A, T, **k),
-    "pnorm_perceptron": lambda T, **k: recipes.pnorm_perceptron(A, T, 3, normalize=True, **k),
+    "pnorm_perceptron": lambda T, **k: recipes.pnorm_perceptron(A, T, p=3, normalize=True, **k),
 }
 
 

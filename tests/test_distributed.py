@@ -723,7 +723,7 @@ def test_one_pass_round_falls_back_where_it_does_not_apply(data):
                 for name, learner in zip(names, (leader, follower))]
 
     def takes(A, leader, follower, first="w"):
-        return one_pass_round(Bilinear(A), *seats(leader, follower, first), ROUNDS) is not None
+        return one_pass_round(Bilinear(A), *seats(leader, follower, first), ROUNDS, first == "w") is not None
 
     operator = counting_operator(data[2], 30)[0]
     entropy_plus = FTRLPlus(Entropy(), eta=0.5)

@@ -39,7 +39,7 @@ def test_illegal_seatings_are_marked_not_run(table):
     expected |= {(w, "FTRL+ entropy", weights, "p") for w in separator_learners()["w"] for weights in ("constant", "linear")}
     assert {(row.w_name, row.p_name, row.weights, row.first) for row in illegal} == expected
     assert all("moves first" in row.reason and math.isnan(row.bound) for row in illegal)
-    assert len(table.rows) == 3 * 4 * 2 * 2
+    assert len(table.rows) == 3 * 4 * 2 * 2 - 6 * 2  # six order-free pairs are listed once per weights
 
 
 def test_certificate_bounds_the_gap_at_every_checkpoint(table):
@@ -110,3 +110,36 @@ def test_issue_fit_from_beyond_the_checkpoints_is_refused():
     assert expected == pytest.approx(math.log(row.bounds[-1] / row.bounds[-2]) / math.log(grid[-1] / grid[-2]), rel=1e-9)
     with pytest.raises(TypeError, match="fit_from must be an integer"):
         explore(payoff, learners, T=100, fit_from=2.5)
+
+
+def test_a_pair_in_which_neither_sees_its_loss_is_listed_once(table):
+    """OFTL vs OFTRL (neither sees its round's loss) was listed twice, w first and p first, with the same
+    numbers: it is one row, first = "either", found under both orders, equal to play() in each order."""
+    learners = separator_learners()
+    order_free = [(w, p) for w, wl in learners["w"].items() for p, pl in learners["p"].items()
+                  if not wl.needs_current_loss and not pl.needs_current_loss]
+    assert len(order_free) == 6
+    for w, p in order_free:
+        for weights in ("constant", "linear"):
+            rows = [row for row in table.rows if (row.w_name, row.p_name, row.weights) == (w, p, weights)]
+            assert len(rows) == 1 and rows[0].first == "either"
+            assert table.row(w, p, weights, "w") is rows[0] is table.row(w, p, weights, "p")
+    assert len(table.rows) == 3 * 4 * 2 * 2 - len(order_free) * 2
+    payoff = RegularizedBilinear(A)
+    row = explore(payoff, {"w": {"OFTL": OFTL()}, "p": {"OFTRL": OFTRL(Entropy(), 0.25)}}, T=300, weights="linear").rows
+    (row,) = row
+    for first in ("w", "p"):
+        result = play(payoff, OFTL(), OFTRL(Entropy(), 0.25), 300, weights="linear", first=first)
+        assert row.bound == result.theorem2_bound
+    assert "either order" in row.label
+
+
+def test_progress_names_each_seating_as_its_row_does():
+    """The progress lines name the seatings the table lists: an order-free pair as "either order" (it read
+    "either first"), a seated pair as "w first" / "p first"."""
+    payoff = RegularizedBilinear(A)
+    learners = {"w": {"OFTL": OFTL(), "FTRL+": FTRLPlus(Entropy(), 0.25)}, "p": {"OFTRL": OFTRL(Entropy(), 0.25)}}
+    seen = []
+    table = explore(payoff, learners, T=50, weights="linear", progress=lambda index, total, text: seen.append(text))
+    assert seen == [row.label for row in table.rows]
+    assert "OFTL | OFTRL | linear | either order" in seen and "FTRL+ | OFTRL | linear | p first" in seen

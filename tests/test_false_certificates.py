@@ -221,7 +221,7 @@ RECIPES = {
     "accelerated_perceptron (ji)": lambda A, T, stop: recipes.accelerated_perceptron(A, T, theta="ji", stop=stop),
     "mirror_prox_perceptron": lambda A, T, stop: recipes.mirror_prox_perceptron(A, T, stop=stop),
     "nag_margin": lambda A, T, stop: recipes.nag_margin(A, T, stop=stop),
-    "pnorm_perceptron (p = 3)": lambda A, T, stop: recipes.pnorm_perceptron(A, T, 3.0, stop=stop),
+    "pnorm_perceptron (p = 3)": lambda A, T, stop: recipes.pnorm_perceptron(A, T, p=3.0, stop=stop),
 }
 RULES = {
     "separated": lambda: stops.separated,

@@ -59,7 +59,7 @@ def test_frank_wolfe_equals_its_loop(objective_name, domain_name):
     objective = OBJECTIVES[objective_name]
     domain, kind, parameters = DOMAINS[domain_name]
     for T in HORIZONS:
-        recipe = frank_wolfe(objective, domain, T)
+        recipe = frank_wolfe(objective, T, domain=domain)
         loop = original_fenchel.frank_wolfe(objective.gradient, kind, parameters, D, T)
         assert relative_error(recipe.x, loop) <= 1e-10, (objective_name, domain_name, T)
         assert recipe.value == pytest.approx(objective.value(loop), rel=1e-10, abs=1e-14)
@@ -75,7 +75,7 @@ def test_accelerated_gradient_equals_its_loop(objective_name, radius):
     domain, kind = (None, "reals") if radius is None else (Ball(radius), "ball")
     step = 1 / (4 * objective.smoothness)
     for T in HORIZONS:
-        recipe = accelerated_gradient(objective, T, domain, x0=x0)
+        recipe = accelerated_gradient(objective, T, domain=domain, x0=x0)
         loop = original_fenchel.accelerated_gradient(objective.gradient, step, x0, T, kind, radius)
         assert relative_error(recipe.x, loop) <= 1e-10, (objective_name, radius, T)
 
@@ -111,14 +111,14 @@ def test_any_step_gives_the_same_equivalence():
     objective = OBJECTIVES["logistic"]
     x0 = np.full(D, 0.1)
     for step in (0.01, 1.0 / objective.smoothness, 0.3 / objective.smoothness):
-        assert relative_error(accelerated_gradient(objective, 50, x0=x0, step=step).x,
+        assert relative_error(accelerated_gradient(objective, 50, x0=x0, eta_p=step).x,
                               original_fenchel.accelerated_gradient(objective.gradient, step, x0, 50)) <= 1e-10
 
 
 def test_frank_wolfe_from_a_given_start():
     objective = OBJECTIVES["quadratic"]
     x0 = np.array([0.5, 0.5, 0, 0, 0, 0])
-    recipe = frank_wolfe(objective, Simplex(), 30, x0=x0)
+    recipe = frank_wolfe(objective, 30, domain=Simplex(), x0=x0)
     assert relative_error(recipe.x, original_fenchel.frank_wolfe(objective.gradient, "simplex", None, D, 30, x0)) <= 1e-10
 
 
@@ -148,7 +148,7 @@ def test_accelerated_gradient_with_a_wrong_step_or_weights_fails():
     x0 = np.full(D, 0.2)
     step = 1 / (4 * objective.smoothness)
     loop = original_fenchel.accelerated_gradient(objective.gradient, step, x0, 50)
-    assert relative_error(accelerated_gradient(objective, 50, x0=x0, step=2 * step).x, loop) > 1e-2
+    assert relative_error(accelerated_gradient(objective, 50, x0=x0, eta_p=2 * step).x, loop) > 1e-2
     game = play(FenchelGame(objective), OFTL(), OMD(SquaredEuclidean(), step, CurrentLoss(), centre=x0), 50,
                 weights="constant", initial_p=x0)
     assert relative_error(game.p_average, loop) > 1e-2
@@ -200,7 +200,7 @@ def test_frank_wolfe_game_certificates(domain_name):
 
     objective = OBJECTIVES["quadratic"]
     domain = DOMAINS[domain_name][0]
-    result = frank_wolfe(objective, domain, 100)
+    result = frank_wolfe(objective, 100, domain=domain)
     constraints = {"simplex": [{"type": "eq", "fun": lambda x: x.sum() - 1}],
                    "ball": [{"type": "ineq", "fun": lambda x: 1.5**2 - x @ x}],
                    "l1": [], "box": []}[domain_name]
@@ -257,9 +257,9 @@ def test_box_and_l1_errors_name_the_argument():
     with pytest.raises(ValueError, match="radius"):
         L1Ball(-1.0)
     with pytest.raises(ValueError, match="Box has 2 coordinates"):
-        frank_wolfe(OBJECTIVES["quadratic"], Box([0, 0], [1, 1]), 3)
+        frank_wolfe(OBJECTIVES["quadratic"], 3, domain=Box([0, 0], [1, 1]))
     with pytest.raises(ValueError, match="x0 must lie in the domain"):
-        frank_wolfe(OBJECTIVES["quadratic"], Simplex(), 3, x0=np.ones(D))
+        frank_wolfe(OBJECTIVES["quadratic"], 3, domain=Simplex(), x0=np.ones(D))
 
 
 def test_box_projection_and_argmin_with_squared_euclidean():
@@ -320,16 +320,16 @@ def test_objective_and_game_errors():
         FenchelGame(Objective(lambda x: 0.0, lambda x: x))
     bad = Objective(lambda x: 0.0, lambda x: np.full(x.size, np.nan), smoothness=1.0, dimension=3)
     with pytest.raises(ValueError, match="finite array"):
-        frank_wolfe(bad, Simplex(), 2)
+        frank_wolfe(bad, 2, domain=Simplex())
     with pytest.raises(ValueError, match="smoothness=L"):
         accelerated_gradient(Objective(lambda x: 0.0, lambda x: x, dimension=2), 3)
     with pytest.raises(ValueError, match="R\\^d \\(domain=None\\) or a Ball"):
-        accelerated_gradient(OBJECTIVES["quadratic"], 3, Simplex())
+        accelerated_gradient(OBJECTIVES["quadratic"], 3, domain=Simplex())
 
 
 def test_best_response_has_nonpositive_regret_and_plays_the_oracle():
     objective = distance_objective(np.array([2.0, -1.0, 0.5]))
-    result = frank_wolfe(objective, Simplex(), 20, record=True)
+    result = frank_wolfe(objective, 20, domain=Simplex(), record=True)
     assert result.game.p_regret <= 1e-12
     for y, x in zip(result.game.trace["w"], result.game.trace["p"]):
         assert np.array_equal(x, Simplex().linear_minimizer(y))
@@ -353,7 +353,7 @@ def test_reproduce_rows_pass_quick_and_fail_when_held_to_a_faster_rate(monkeypat
 
 SQUARE = Objective(lambda x: float(x @ x), lambda x: 2 * x, smoothness=2.0)
 RECIPES = {
-    "frank_wolfe": lambda objective, **kw: frank_wolfe(objective, Simplex(), 5, **kw),
+    "frank_wolfe": lambda objective, **kw: frank_wolfe(objective, 5, domain=Simplex(), **kw),
     "accelerated_gradient": lambda objective, **kw: accelerated_gradient(objective, 5, **kw),
     "heavy_ball": lambda objective, **kw: heavy_ball(objective, 5, **kw),
 }
@@ -362,9 +362,9 @@ RECIPES = {
 def test_issue_frank_wolfe_needs_a_domain():
     """Old: AttributeError 'NoneType' object has no attribute 'default_centre'."""
     with pytest.raises(TypeError, match=r"frank_wolfe needs domain= a domain K .*Simplex\(\), Ball\(radius\).*got None"):
-        frank_wolfe(SQUARE, None, 5, dimension=3)
+        frank_wolfe(SQUARE, 5, domain=None, dimension=3)
     with pytest.raises(ValueError, match=r"bounded domain.*accelerated_gradient"):
-        frank_wolfe(SQUARE, Reals(), 5, dimension=3)
+        frank_wolfe(SQUARE, 5, domain=Reals(), dimension=3)
 
 
 @pytest.mark.parametrize("recipe", sorted(RECIPES))
@@ -436,7 +436,7 @@ def test_a_nan_objective_outside_the_rounds_is_named_without_a_round():
     vertex_nan = Objective(lambda x: float("nan") if np.max(x) == 1.0 else float((x - c) @ (x - c)),
                            lambda x: 2 * (x - c), smoothness=2.0)
     with pytest.raises(ObjectiveError, match=r"Objective\.value returned nan at x = \[.*1\..*\]: f must be finite") as raised:
-        frank_wolfe(vertex_nan, Simplex(), 1, dimension=3)
+        frank_wolfe(vertex_nan, 1, domain=Simplex(), dimension=3)
     assert raised.value.round is None
     closed = Objective(SQUARE.value, SQUARE.gradient, smoothness=2.0, dimension=3, conjugate=lambda y: float("nan"))
     with pytest.raises(ObjectiveError, match=r"Objective\.conjugate returned nan at y"):

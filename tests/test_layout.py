@@ -163,9 +163,15 @@ _IMPORT_THE_FACE = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("launcher", [[], ["-X", "importtime"]], ids=["python", "python -X importtime"])
-def test_import_gamedyn_loads_nothing_heavy_and_sets_no_signal_handler(launcher):
-    done = subprocess.run([sys.executable, *launcher, "-c", _IMPORT_THE_FACE], cwd=ROOT, capture_output=True,
+# A program whose name is the command line's ("gamedyn", as the installed script is called) that imports the
+# face, not gamedyn.cli: before issue 17 the face itself installed the command line's Ctrl-C handler then.
+_AS_THE_SCRIPT = "import sys\nsys.argv[0] = 'gamedyn'\n"
+
+
+@pytest.mark.parametrize("launcher, prefix", [([], ""), (["-X", "importtime"], ""), ([], _AS_THE_SCRIPT)],
+                         ids=["python", "python -X importtime", "a program named gamedyn"])
+def test_import_gamedyn_loads_nothing_heavy_and_sets_no_signal_handler(launcher, prefix):
+    done = subprocess.run([sys.executable, *launcher, "-c", prefix + _IMPORT_THE_FACE], cwd=ROOT, capture_output=True,
                           text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
@@ -214,5 +220,7 @@ def test_the_face_offers_the_same_public_names_as_before_plus_the_layers():
     }
     import gamedyn
 
-    added_since = {"CappedSimplex", "soft_margin"}  # issue 19: the soft-margin game's domain and exact oracle
-    assert set(gamedyn.__all__) == before | added_since | {"core", "arrays", "certify", "engine", "games", "io", "paper"}
+    protocols = {"Domain", "Hint", "Learner", "Observer", "Player"}  # the contracts (issue 17; Payoff, Regularizer were there)
+    added = {"MatrixGame"}  # issue 17 item 6: matrix games by name
+    added |= {"CappedSimplex", "soft_margin"}  # issue 19: the soft-margin game's domain and exact oracle
+    assert set(gamedyn.__all__) == before | protocols | added | {"core", "arrays", "certify", "engine", "games", "io", "paper"}

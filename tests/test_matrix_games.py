@@ -191,7 +191,7 @@ def test_last_iterate_optimistic_converges_plain_hedge_does_not(matrix):
     fast = optimistic_hedge(M, T, row_start=start)
     assert nash_gap(M, fast.row_last, fast.column_last) < 1e-4
     for eta in (None, 1 / 6):
-        slow = hedge(M, T, row_start=start, eta_row=eta, eta_column=eta)
+        slow = hedge(M, T, row_start=start, eta_w=eta, eta_p=eta)
         assert nash_gap(M, slow.row_last, slow.column_last) > 0.1
 
 
@@ -199,7 +199,7 @@ def test_plain_hedge_drifts_away_from_an_interior_equilibrium():
     """Bailey & Piliouras 2018: KL(x*||x_t) + KL(y*||y_t) never decreases under constant-step Hedge."""
     M = INTERIOR
     solution = solve_matrix_game(M)
-    result = hedge(M, 400, eta_row=0.1, eta_column=0.1, row_start=[0.5, 0.3, 0.2], record=True)
+    result = hedge(M, 400, eta_w=0.1, eta_p=0.1, row_start=[0.5, 0.3, 0.2], record=True)
 
     def divergence(star, plays):
         return np.sum(star * (np.log(star) - np.log(plays)), axis=1)
@@ -227,10 +227,10 @@ def test_bad_input_names_the_argument(recipe):
 
 
 def test_bad_steps_and_rvu_condition():
-    with pytest.raises(ValueError, match="eta_row"):
-        hedge(ROCK_PAPER_SCISSORS, 10, eta_row=-1.0)
-    with pytest.raises(ValueError, match="eta"):
-        optimistic_hedge(ROCK_PAPER_SCISSORS, 10, eta=0.0)
+    with pytest.raises(ValueError, match="eta_w"):
+        hedge(ROCK_PAPER_SCISSORS, 10, eta_w=-1.0)
+    with pytest.raises(ValueError, match="eta_p"):
+        optimistic_hedge(ROCK_PAPER_SCISSORS, 10, eta_w=0.5, eta_p=0.0)
     with pytest.raises(ValueError, match="eta <= 1/r"):
         optimistic_hedge_gap_bound(ROCK_PAPER_SCISSORS, 10, eta=1.0)
 

@@ -344,3 +344,17 @@ def test_subnormal_weights_are_refused():
     smallest_normal = np.finfo(np.float64).tiny
     result = play(Bilinear(A), FTL(Ball(1.0)), FTRL(Entropy(), 1.0), 2, weights=smallest_normal)
     assert abs(np.sum(result.p_average) - 1.0) <= 4 * EPS
+
+
+@pytest.mark.parametrize("entry", [1e154, -2e154, 1e200])
+def test_an_overflow_in_a_best_reply_says_rescale_not_nan_from_your_functions(entry):
+    """Every stored number is moderate (|A^T p| = |entry|, curvature 0.1), but the w-player's best reply
+    -A^T p / 0.1 has value |entry|^2 / 0.2, beyond float64: the regret is NaN by overflow. The error must
+    say so (Rescale) instead of blaming the functions passed (found by tests/test_fuzz.py under CI=true)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(NumericalRangeError, match="Rescale") as caught:
+            play(RegularizedBilinear(np.array([[entry]]), strength=0.1), FTL(Reals()), FTL(Simplex()), T=1)
+    assert "entered the run from a function" not in str(caught.value)

@@ -379,7 +379,8 @@ def test_a_checked_learner_inside_its_domain_runs_as_before():
 
 def test_the_built_in_learners_declare_their_domain_and_pay_nothing_per_round(monkeypatch):
     """The built-in learners on the built-in regularizers and domains declare plays_in_domain, so no
-    play of theirs is wrapped; another regularizer or domain type (a user's subclass too) is checked."""
+    play of theirs is wrapped; a trivial subclass keeps the declaration (issue 17: capabilities, not
+    types), a subclass that overrides the argmin or the domain's oracles loses it and is checked."""
     for learner in (FTRL(Entropy(), 1.0), OMD(SquaredEuclidean(domain=Simplex()), 0.1), FTL(Ball(2.0)), OFTL(),
                     FTRLPlus(), BestResponse(L1Ball(2.0)), MirrorDescent(Entropy(), 0.3), OFTRL(SquaredEuclidean(), 1.0),
                     FTRL(Zero(Reals()), 1.0)):
@@ -391,8 +392,19 @@ def test_the_built_in_learners_declare_their_domain_and_pay_nothing_per_round(mo
     class MySimplex(Simplex):
         pass
 
-    assert FTRL(MyEntropy(), 1.0).plays_in_domain is False
-    assert FTRL(Zero(MySimplex()), 1.0).plays_in_domain is False
+    class MyArgmin(Entropy):
+        def argmin_with_cache(self, linear, curvature, eta, centre, cache):
+            return super().argmin_with_cache(linear, curvature, eta, centre, cache)
+
+    class MyProjection(Simplex):
+        @staticmethod
+        def project(z):
+            return Simplex.project(z)
+
+    assert FTRL(MyEntropy(), 1.0).plays_in_domain is True
+    assert FTRL(Zero(MySimplex()), 1.0).plays_in_domain is True
+    assert FTRL(MyArgmin(), 1.0).plays_in_domain is False
+    assert FTRL(Zero(MyProjection()), 1.0).plays_in_domain is False
     assert not hasattr(ScriptedHedge(), "plays_in_domain")
 
     def refuse(*args, **kwargs):

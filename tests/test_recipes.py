@@ -55,7 +55,7 @@ def test_recipe_equals_original_at_long_horizon(equivalence):
 @pytest.mark.parametrize("eta_w, eta_p", [(0.3, 2.0), (1.0, 1.0), (5.0, 3.0)])
 def test_mirror_prox_equivalence_holds_for_any_steps(eta_w, eta_p):
     A = data("n>d")
-    recipe = gamedyn.recipes.mirror_prox_perceptron(A, 50, eta_w, eta_p)
+    recipe = gamedyn.recipes.mirror_prox_perceptron(A, 50, eta_w=eta_w, eta_p=eta_p)
     w_bar, p_bar = original.mirror_prox(A, 50, eta_w, eta_p)
     assert relative_error(recipe.w, w_bar) <= 1e-12 and relative_error(recipe.p, p_bar) <= 1e-12
 
@@ -226,7 +226,7 @@ def test_theorem7_worst_case_regret_is_the_sup_over_the_q_ball(p):
     A = signed_rows(*make_separable_lp(60, 8, p, 0.05, 5))
     q = p / (p - 1)
     checks = {check.quantity: check for check in rates.theorem7(A, 50, p)}
-    run = gamedyn.recipes.pnorm_perceptron(A, 50, p)
+    run = gamedyn.recipes.pnorm_perceptron(A, 50, p=p)
     sup = checks["max_u R_w(u) + R_p"].measured
     rng = np.random.default_rng(0)
     for _ in range(200):
@@ -243,20 +243,22 @@ def test_theorem7_worst_case_regret_is_the_sup_over_the_q_ball(p):
 
 
 def test_every_recipe_module_declares_itself_once():
+    """Every public module of recipes/ declares the recipe named after it (one ``@recipe``), of every family."""
     import importlib
     import pkgutil
 
+    from gamedyn.engine.recipe import Recipe
     from gamedyn.paper.registry import recipe_entries
 
-    modules = [info.name for info in pkgutil.iter_modules(gamedyn.recipes.__path__) if not info.name.startswith("_")
-               and hasattr(importlib.import_module(f"gamedyn.recipes.{info.name}"), "RECIPE")]
+    modules = [info.name for info in pkgutil.iter_modules(gamedyn.recipes.__path__) if not info.name.startswith("_")]
     assert sorted(gamedyn.recipes.RECIPES) == sorted(modules)  # every declaration found, nothing else
-    assert {"smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin",
-            "pnorm_perceptron"} <= set(modules)
+    assert {recipe.family.name for recipe in gamedyn.recipes.RECIPES.values()} == {"margin", "matrix", "fenchel"}
+    assert len(modules) == 11
     for name in modules:
-        declaration = importlib.import_module(f"gamedyn.recipes.{name}").RECIPE
+        declaration = getattr(importlib.import_module(f"gamedyn.recipes.{name}"), name).recipe
+        assert isinstance(declaration, Recipe)
         assert declaration.name == name and declaration.function is getattr(gamedyn.recipes, name)
-        assert len(declaration.game) == 5  # payoff, w-player, p-player, weights, first mover
+        assert len(declaration.game) >= 6  # payoff, w-player, p-player, weights, first mover, output
     assert [entry.name for entry in recipe_entries()] == list(gamedyn.recipes.RECIPES)
     assert all(entry.recipe is gamedyn.recipes.RECIPES[entry.name] for entry in recipe_entries())
 

@@ -177,6 +177,20 @@ def test_figures_command_writes_every_png(capsys, tmp_path):
     assert np.all([os.path.getsize(tmp_path / name) > 10_000 for name in written])
 
 
+@pytest.mark.slow
+def test_figure_phase_reports_each_figure_as_it_is_written(tmp_path):
+    """The figures of `gamedyn reproduce` (57-108 s) report progress: a call per figure, once the file exists."""
+    pytest.importorskip("matplotlib")
+    seen = []
+
+    def progress(path, seconds):
+        assert os.path.getsize(path) > 0 and seconds >= 0  # written before it is reported
+        seen.append(path)
+
+    paths = reproduce.write_figures(str(tmp_path), quick=True, progress=progress)
+    assert seen == paths and len(paths) >= 3
+
+
 # ------------------------------------------------------------------ every row can fail (issue 11 item 9)
 
 

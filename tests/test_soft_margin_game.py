@@ -262,8 +262,7 @@ def test_each_recipes_regret_bound_on_the_capped_simplex(name, nu):
     recipe, options = RECIPES[name]
     A = DATA["breast_cancer"]
     n = A.shape[0]
-    module = sys.modules[recipe.__module__]
-    label, bound = module.RECIPE.regret_bound(n, {**options, "nu": nu})
+    label, bound = recipe.recipe.regret_sum_bound(n, **options, nu=nu)  # the @recipe declaration, nu declared
     D = kl_range(n, cap_from_nu(nu, n))
     assert "Delta_c" in label
     expected = {"smooth": 4 * D, "accelerated": 4 * D, "nag": 4 * D + 1, "mirror_prox": math.sqrt(2 * D),

@@ -201,3 +201,55 @@ def test_a_small_estimator_fit_never_wakes_the_blas_threads():
         pytest.skip(f"OpenBLAS did not thread a 1797 x 65 x 10 product here ({theirs} ticks); nothing to watch")
     assert ours <= 1, f"the fit's products ran on BLAS threads ({ours} ticks; the threaded product: {theirs})"
     assert limits_after == {2}  # the fit gave the user's setting back
+
+
+# ------------------------------------------------------------------ issue 17: one BLAS thread for a run
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task") or (os.cpu_count() or 1) < 2,
+                    reason="needs Linux /proc and 2 cores to watch OpenBLAS's threads")
+def test_a_play_with_products_below_the_threshold_never_wakes_the_blas_threads():
+    """A 1500 x 1000 game (1.5e6 < 2^21 multiply-adds a product) runs on one BLAS thread during play,
+    whatever the user's setting, and gets the setting back afterwards."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from gamedyn import OFTRL, Bilinear, Entropy, SquaredEuclidean, play
+    from gamedyn.core.kernels import SMALL_PRODUCT
+
+    rng = np.random.default_rng(1)
+    A = rng.uniform(-1, 1, size=(1500, 1000)) / 40
+    assert A.size < SMALL_PRODUCT
+
+    def run():
+        play(Bilinear(A), OFTRL(SquaredEuclidean(radius=1.0), 0.5), OFTRL(Entropy(), 0.5), 20)
+
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        ours = _ticks_during(run, 1.0)
+        after = {pool["num_threads"] for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"}
+        w = np.ones(1000)
+        theirs = _ticks_during(lambda: A @ w, 1.0)  # the detector works: the same product, threaded
+    if theirs < 5:
+        pytest.skip(f"OpenBLAS did not thread a 1500 x 1000 product here ({theirs} ticks); nothing to watch")
+    assert ours <= 1, f"play's products ran on BLAS threads ({ours} ticks; the threaded product: {theirs})"
+    assert after == {2}
+
+
+def test_one_thread_runs_make_one_entrywise_call_with_the_same_bits(monkeypatch):
+    """While a run holds BLAS to one thread, axpy over (n, K) sums is one daxpy (not n K / LEVEL1_BLOCK),
+    and the result is the blocked one bit for bit (axpy acts entry by entry)."""
+    pytest.importorskip("threadpoolctl")
+    from gamedyn.core import kernels
+
+    x, y = np.random.default_rng(2).normal(size=(2, 50_001))
+    blocked = axpy(x, y.copy(), 0.37)
+    calls = []
+    real = kernels._daxpy
+    monkeypatch.setattr(kernels, "axpy", kernels.axpy)
+
+    def counting(*args):
+        calls.append(args[2] if len(args) > 2 else len(args[1]))
+        return real(*args)
+
+    with kernels.single_blas_thread(limit=True):
+        single = kernels.axpy(x, y.copy(), 0.37, counting)
+    assert np.array_equal(single, blocked) and calls == [50_001]
+    after = kernels.axpy(x, y.copy(), 0.37, counting)  # the blocks are back after the run
+    assert np.array_equal(after, blocked) and max(calls[1:]) <= LEVEL1_BLOCK

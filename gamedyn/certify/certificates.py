@@ -281,7 +281,25 @@ def _decided(lower: float, upper: float, proved_infeasible: bool, certified_posi
     return upper, (True if certified_positive else None)
 
 
-class CertificateTracker:
+class _TrackerState:
+    """The public state API of the certificate trackers: what a checkpoint saves and a resumed run restores."""
+
+    _STATE_FIELDS = ("t", "_dual_sum", "_weight_total", "upper", "upper_round", "_witness", "separable_exact")
+
+    def state(self) -> dict:
+        """Every number the tracker carries into the next round (the runner's sums it reads are not in it)."""
+        return {field.lstrip("_"): getattr(self, field) for field in self._STATE_FIELDS}
+
+    def restore(self, state: dict, *, margins=None, output_sum=None) -> None:
+        """Take back a :meth:`state` (a checkpoint's), and the runner's sums the tracker reads as after its
+        last ``observe``: ``margins`` (the p-player's loss sum, A times the output sum) and ``output_sum``."""
+        for field in self._STATE_FIELDS:
+            setattr(self, field, state[field.lstrip("_")])
+        self._margins = margins if self.margin_from_sums else None
+        self._output_sum = output_sum
+
+
+class CertificateTracker(_TrackerState):
     """The running bracket of a bilinear game; :func:`gamedyn.play` feeds it every round.
 
     Per round (:meth:`observe`): O(n + d) work and no product with ``A``; it accumulates
@@ -309,7 +327,8 @@ class CertificateTracker:
         If ``A`` is not 2-D with at least one row and column, ``q`` is not in (1, 2], or ``cap`` not in [1/n, 1].
     """
 
-    def __init__(self, A, q: float = 2.0, *, margin_from_sums: bool = True, cap: float | None = None):
+    def __init__(self, A, q: float = 2.0, *, margin_from_sums: bool = True, row_norm_bound: float | None = None,
+                 cap: float | None = None):
         if isinstance(A, (list, tuple)):
             A = _check_rows(A)
         shape = getattr(A, "shape", None)
@@ -332,12 +351,32 @@ class CertificateTracker:
         self._output_sum = None
         self._shares_dual_sum = False  # True: _dual_sum is the runner's p play sum (share_dual_sum)
         self._row_norm_max = None  # max_i ||a_i||_{q*}, computed once when first needed
+        self.row_norm_bound = row_norm_bound  # a stated bound on max_i ||a_i||_2 (matrix-free A)
         self.separable_exact: bool | None = None  # False once Gordan's theorem is proved (gordan_proof)
 
     @property
+    def knows_row_norms(self) -> bool:
+        """Whether :attr:`row_norm_max` can be had: A's entries, ``A.largest_row_norm()`` or a stated bound."""
+        A = self.A
+        return (self.row_norm_bound is not None or isinstance(A, np.ndarray) or sp.issparse(A)
+                or hasattr(A, "largest_row_norm") or getattr(A, "batch_size", None) is not None)
+
+    @property
     def row_norm_max(self) -> float:
-        """max_i ||a_i||_{q*}, computed once (one pass over A) when first read."""
+        """max_i ||a_i||_{q*}, computed once (one pass over A) when first read; for a matrix-free A,
+        ``A.largest_row_norm()`` or the stated ``row_norm_bound`` (an l2 bound, which bounds the
+        q*-norm for q* >= 2 and, times d^(1/q* - 1/2), for q* < 2)."""
         if self._row_norm_max is None:
+            if not self.knows_row_norms:
+                raise ValueError(
+                    f"the largest row norm of this matrix-free A ({type(self.A).__name__}) is unknown: it has no "
+                    f"largest_row_norm() and no bound was stated. Pass one: Bilinear(A, row_norm_bound=b) with "
+                    f"b >= max_i ||a_i||_2 (e.g. 1.0 for rows normalised to unit length).")
+            if self.row_norm_bound is not None:
+                d = self.A.shape[1]
+                factor = 1.0 if self.dual_exponent >= 2.0 else d ** (1.0 / self.dual_exponent - 0.5)
+                self._row_norm_max = float(self.row_norm_bound) * factor * (1.0 + 4 * UNIT64)
+                return self._row_norm_max
             value = largest_row_norm(self.A, self.dual_exponent)
             if not math.isfinite(value):
                 raise ValueError("A contains NaN or infinite entries (its largest row norm is not finite); "
@@ -482,7 +521,8 @@ class CertificateTracker:
         if math.isnan(lower) or math.isnan(upper):
             raise ValueError("the certificate is NaN: A (or the run's iterates) holds NaN or infinite entries; "
                              "remove or impute them, and check the rows have norm <= 1.")
-        positive = lower > 0 and margin_is_certified(lower, self.row_norm_max, self.A.shape[1], unit=unit_of(self.A))
+        positive = (lower > 0 and self.knows_row_norms  # without the norm no verdict: undecided, never wrong
+                    and margin_is_certified(lower, self.row_norm_max, self.A.shape[1], unit=unit_of(self.A)))
         upper, separable = _decided(lower, upper, self.separable_exact is False, positive)
         return Certificate(lower=lower, upper=upper, separable=separable, p=np.array(witness, dtype=np.float64),
                            q=self.q, rounds=self.t, cap=self.cap)
@@ -602,7 +642,7 @@ def _column_norms(Z, order: float) -> np.ndarray:
     return np.array([safe_norm(Z[:, k], order) for k in range(Z.shape[1])])
 
 
-class BatchedCertificateTracker:
+class BatchedCertificateTracker(_TrackerState):
     r"""The running bracket of each of K batched bilinear games (:mod:`gamedyn.arrays.batched`), side by side.
 
     Game k has rows :math:`A_k = \operatorname{diag}(y_k)X` (or ``X``), and its own bracket

@@ -72,24 +72,22 @@ def _check_every(every, name: str = "every") -> int:
 
 class _Rule:
     """A stop rule: ``verdicts(round_state)`` settles each game (one entry for an unbatched game); the
-    rule fires once every game is settled, and then ``finish`` runs the rule's closing work on the
-    games it settled (the Gordan LP for ``infeasible``)."""
+    rule fires once every game is settled. It is pure: it reads the bracket and changes nothing.
 
-    def __init__(self, name, verdicts, finish=None):
+    ``requests`` declares the work the rule wants done on the certificate, which the runner's
+    :class:`gamedyn.engine.observers.CertificateObserver` does in its own state before the rule reads it:
+    ``{"sharpen_every": k, "sharpen_check_every": every, "sharpen_eps": eps}`` (sharpen U_t every k
+    rounds on the rule's check rounds, for the games not yet within eps) and ``{"confirm_infeasible":
+    [eps]}`` (at the end of a run a stop rule ended, Gordan's proof on the games with U_t <= eps max_i ||a_i||).
+    """
+
+    def __init__(self, name, verdicts, requests=None):
         self.__name__ = name
         self.verdicts = verdicts
-        self._finish = finish
-
-    def finish(self, round_state, settled) -> None:
-        if self._finish is not None and np.any(settled):
-            self._finish(_tracker(round_state), np.flatnonzero(settled))
+        self.requests = dict(requests or {})
 
     def __call__(self, round_state) -> bool:
-        settled = self.verdicts(round_state)
-        if not np.all(settled):
-            return False
-        self.finish(round_state, settled)
-        return True
+        return bool(np.all(self.verdicts(round_state)))
 
     def __repr__(self):
         return self.__name__
@@ -124,16 +122,11 @@ def margin_within(eps, *, every: int = 1, sharpen_every: int | None = None):
         if round_state.t % every:
             return np.zeros(np.shape(tracker.upper) or 1, dtype=bool)
         lower = tracker.lower
-        within = _each((lower > 0) & (tracker.upper - lower <= eps * tracker.upper))
-        if sharpen_every is not None and round_state.t % sharpen_every == 0 and not np.all(within):
-            if np.ndim(tracker.upper):
-                tracker.sharpen(np.flatnonzero(~within & _each(lower > 0)))
-            elif lower > 0:
-                tracker.sharpen()
-            within = _each((lower > 0) & (tracker.upper - lower <= eps * tracker.upper))
-        return within
+        return _each((lower > 0) & (tracker.upper - lower <= eps * tracker.upper))
 
-    return _Rule(f"margin_within({eps:g})", verdicts)
+    requests = {} if sharpen_every is None else {"sharpen_every": sharpen_every, "sharpen_check_every": every,
+                                                 "sharpen_eps": eps}
+    return _Rule(f"margin_within({eps:g})", verdicts, requests)
 
 
 def infeasible(eps):
@@ -162,13 +155,7 @@ def infeasible(eps):
             seen[0], seen[1] = weakref.ref(tracker), eps * tracker.row_norm_max
         return _each(tracker.upper <= seen[1])
 
-    def finish(tracker, games) -> None:
-        if np.ndim(tracker.upper):
-            tracker.confirm_infeasible(games)
-        else:
-            tracker.confirm_infeasible()
-
-    return _Rule(f"infeasible({eps:g})", verdicts, finish)
+    return _Rule(f"infeasible({eps:g})", verdicts, {"confirm_infeasible": [eps]})
 
 
 def any_of(*rules):
@@ -184,15 +171,17 @@ def any_of(*rules):
 
     def verdicts(round_state) -> np.ndarray:
         each = [verdicts_of(rule, round_state) for rule in rules]
-        settled = np.logical_or.reduce(np.broadcast_arrays(*each))
-        if np.all(settled):
-            for rule, own in zip(rules, each):
-                if isinstance(rule, _Rule):
-                    rule.finish(round_state, np.broadcast_to(own, settled.shape))
-        return settled
+        return np.logical_or.reduce(np.broadcast_arrays(*each))
 
+    requests: dict = {}
+    for rule in rules:
+        for key, value in (getattr(rule, "requests", None) or {}).items():
+            if key == "confirm_infeasible":
+                requests.setdefault(key, []).extend(value)
+            else:
+                requests[key] = value
     name = "any_of(" + ", ".join(getattr(each, "__name__", repr(each)) for each in rules) + ")"
-    return _Rule(name, verdicts)
+    return _Rule(name, verdicts, requests)
 
 
 def positive_margin(round_state) -> bool:

@@ -4,11 +4,16 @@ Commands::
 
     gamedyn list                                   recipes and original algorithms, with references
     gamedyn run RECIPE [--data FILE | --synthetic n,d,gamma] [--T N] [--seed S] [--every K] [--json]
+    gamedyn run hedge [--matrix FILE | --synthetic m,n] [--seed S] [--eta-w E] [--eta-p E] ...   (matrix games)
+    gamedyn run frank_wolfe [--problem least-squares|logistic] [--synthetic n,d] [--domain K] ...   (Fenchel games)
     gamedyn reproduce [NAMES...] [--quick | --full] [--out DIR] [--no-figures]
     gamedyn figures [--out DIR] [--quick]
     gamedyn explore [--data FILE | --synthetic n,d,gamma] [--T N] [--eta E] [--markdown] [--figure PNG]
 
-``run`` prints, at each reporting step t, the margin and normalised margin of the algorithm's
+``run`` knows every recipe of every family (``gamedyn list``). For a matrix-game recipe it prints, at each
+reporting step, the averages' value, the certified value bracket [L_t, U_t] and the Nash gap; for a
+Fenchel-game recipe f(x_bar_t) and Theorem 2's bound (see :mod:`gamedyn.cli.families`). For a margin
+recipe or an original it prints, at each reporting step t, the margin and normalised margin of the algorithm's
 output, the two players' weighted regrets and Theorem 2's bound (R_w + R_p)/S_t. Steps are
 1, 2, 5, 10, 20, 50, ... and T, or every K rounds with ``--every K``. On a terminal a progress bar
 is drawn on stderr; in a pipe or a log nothing but the report is written. ``--json`` prints one
@@ -122,8 +127,20 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("recipe", help="a name from `gamedyn list` (originals also without 'original.', e.g. perceptron)")
     source = run.add_mutually_exclusive_group()
     source.add_argument("--data", metavar="FILE", help=".npz (X, y or A), .npy, .csv (label last), svmlight, or a folder of .npy row chunks")
-    source.add_argument("--synthetic", metavar="n,d,gamma",
-                        help=f"make_separable data (default {DEFAULT_SYNTHETIC})")
+    source.add_argument("--synthetic", metavar="SPEC",
+                        help=f"synthetic problem: margin recipes n,d,gamma (make_separable, default {DEFAULT_SYNTHETIC}); "
+                             "matrix recipes m,n (a U(-1, 1) game, default 50,50); Fenchel recipes n,d (data for "
+                             "--problem, default 200,50)")
+    source.add_argument("--matrix", metavar="FILE", help="matrix recipes: the payoff matrix (.npy, or .csv rows); rows maximise")
+    run.add_argument("--problem", choices=("least-squares", "logistic"),
+                     help="Fenchel recipes: the built-in objective on the --synthetic data (default least-squares)")
+    run.add_argument("--domain", choices=("simplex", "ball", "l1", "reals"),
+                     help="Fenchel recipes: the domain K, radius 1 (frank_wolfe: default simplex; accelerated_gradient: "
+                          "reals or ball; heavy_ball: reals)")
+    run.add_argument("--eta-w", dest="eta_w", type=float, metavar="ETA",
+                     help="the w-player's step (matrix games: the row player's) for the recipes that declare eta_w")
+    run.add_argument("--eta-p", dest="eta_p", type=float, metavar="ETA",
+                     help="the p-player's step (matrix games: the column player's; Fenchel: the x-player's)")
     run.add_argument("--npy-layout", choices=("A", "Xy"),
                      help="a .npy file holds signed rows A or Xy: features, label in the last column (needed when the "
                           "last column holds only -1/+1 or 0/1, which reads both ways)")

@@ -28,18 +28,36 @@ def _entries():
     return recipe_entries() + original_entries()
 
 
+_FAMILY_TITLES = {
+    "margin": ("Margin recipes (game form, gamedyn.recipes; A = signed rows)",
+               "gamedyn run NAME [--data FILE | --synthetic n,d,gamma] [--T N]"),
+    "matrix": ("Matrix-game recipes (gamedyn.recipes; M = payoff matrix, rows maximise)",
+               "gamedyn run NAME [--matrix FILE.npy|.csv | --synthetic m,n] [--seed S] [--T N]"),
+    "fenchel": ("Fenchel-game recipes (gamedyn.recipes; minimise a convex f)",
+                "gamedyn run NAME [--problem least-squares|logistic] [--synthetic n,d] [--domain ...] [--T N]"),
+}
+
+
 def command_list(args) -> int:
+    from gamedyn.engine.recipe import FAMILIES
     from gamedyn.paper.registry import original_entries, recipe_entries
 
-    for title, entries in (("Recipes (game form, gamedyn.recipes)", recipe_entries()),
-                           ("Originals (published form, gamedyn.games.margin.original)", original_entries())):
+    groups = [(*_FAMILY_TITLES[family], recipe_entries(family)) for family in FAMILIES]
+    groups.append(("Originals (published form, gamedyn.games.margin.original)",
+                   "gamedyn run NAME ... (also without 'original.', e.g. gamedyn run perceptron)", original_entries()))
+    for title, usage, entries in groups:
         print(f"{title}:")
         width = max(len(entry.name) for entry in entries)
         for entry in entries:
             print(f"  {entry.name:<{width}}  {entry.summary}  [{entry.reference}]")
+            options = [] if entry.recipe is None else [parameter for parameter in entry.recipe.parameters
+                                                       if parameter.cli]
+            if options:
+                print(f"  {'':<{width}}  options: " + ", ".join(f"{parameter.flag} ({parameter.help})"
+                                                             for parameter in options))
+        print(f"  run: {usage}")
         print()
-    print("Run one with: gamedyn run NAME [--data FILE | --synthetic n,d,gamma] [--T N]"
-          " (originals also without 'original.', e.g. gamedyn run perceptron)")
+    print("Every recipe's box: python -c \"import gamedyn.recipes as r; help(r.NAME)\" or docs/recipes/.")
     return 0
 
 
@@ -105,7 +123,7 @@ def _theorem2(w_regret, p_regret, state_weights):
 
 
 def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on_step=None, progress=None,
-               checkpoint_options=None, q=2.0) -> tuple:
+               checkpoint_options=None, q=2.0, parameters=None) -> tuple:
     """Play a recipe for T rounds, reporting at ``steps``; returns (reports, stop reason, output ``.w``).
 
     ``checkpoint_options`` (``checkpoint``, ``checkpoint_every``, ``resume_from``) go to the recipe.
@@ -117,7 +135,7 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
     from gamedyn.certify.certificates import certify_not_separable
 
     wanted, reports = set(steps), []
-    recipe, options = entry.recipe, {"p": p, "theta": theta}
+    recipe, options = entry.recipe, {**(parameters or {}), "p": p, "theta": theta}  # the declared ones are passed
 
     def report(state):
         if progress is not None:
@@ -133,7 +151,7 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
                 on_step(reports[-1])
         return False  # never stop: this rule only reads the round
 
-    result = recipe.run(A, T, stop=report, checkpoints=checkpoint_options, **options)
+    result = recipe.run(A, T, stop=report, **(checkpoint_options or {}), **options)
     game = result.game
     w_regret = game.w_regret if w_comparator is None else game.w_regret_against(w_comparator)
     certificate = result.certificate  # None for matrix-free data (an operator): no tracked bracket
@@ -274,7 +292,9 @@ def _declared(entry) -> tuple:
 
 def _check_options_apply(args, entry) -> None:
     """--p and --theta only for the algorithms that declare them (never silently ignored)."""
-    for option, flag, what in (("p", "--p", "the p-norm algorithms"), ("theta", "--theta", "the accelerated perceptron")):
+    for option, flag, what in (("p", "--p", "the p-norm algorithms"), ("theta", "--theta", "the accelerated perceptron"),
+                               ("eta_w", "--eta-w", "the recipes with a w-player step"),
+                               ("eta_p", "--eta-p", "the recipes with a p-player step")):
         if getattr(args, option) is not None and option not in _declared(entry):
             takers = ", ".join(other.name for other in _entries() if option in _declared(other))
             raise ValueError(f"{flag} applies to {what} ({takers}); {entry.name} has no {option}: drop {flag}, "
@@ -315,13 +335,22 @@ def _finite_or_none(value):
     return value if value is not None and math.isfinite(value) else None
 
 
+def _family_of(entry) -> str:
+    return "margin" if entry.recipe is None else entry.recipe.family.name
+
+
 def command_run(args) -> int:
+    from gamedyn.cli.families import check_family_options
+
     entry = resolve_entry(args.recipe)
     if args.T < 1:
         raise ValueError(f"--T must be a positive integer (the number of rounds), got {args.T}.")
     if args.every is not None and args.every < 1:
         raise ValueError(f"--every must be a positive integer, got {args.every}.")
     _check_options_apply(args, entry)
+    check_family_options(args, _family_of(entry))
+    if _family_of(entry) != "margin":
+        return _run_other_family(args, entry)
     _check_data_options(args)
     p = 2.0 if args.p is None else args.p
     theta = "wang" if args.theta is None else args.theta
@@ -374,9 +403,12 @@ def command_run(args) -> int:
                 print(_row(step), flush=True)
 
         if is_recipe:
+            from gamedyn.cli.families import recipe_parameters
+
             reports, reason, output = run_recipe(entry, data.A, args.T, steps, p=p, theta=theta,
                                                  w_comparator=comparator, on_step=show, progress=progress,
-                                                 checkpoint_options=checkpoint_options, q=q)
+                                                 checkpoint_options=checkpoint_options, q=q,
+                                                 parameters=recipe_parameters(args, entry))
         else:
             reports, reason, output = run_original(entry, data.A, args.T, steps, p=p, theta=theta, on_step=show, q=q)
     seconds = time.perf_counter() - start
@@ -396,6 +428,56 @@ def command_run(args) -> int:
     else:
         print(f"{reason}; {seconds:.2f} s")
         print(f"verdict: {_verdict(reports, data.A)}")
+    return 0
+
+
+def _run_other_family(args, entry) -> int:
+    """``gamedyn run`` for a matrix-game or Fenchel-game recipe (:mod:`gamedyn.cli.families`)."""
+    from gamedyn.cli import families
+
+    family = entry.recipe.family.name
+    if args.seed is not None and args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}.")
+    checkpoint_options = _checkpoint_options(args, entry)
+    built = families.FAMILY_COMMANDS[family].problem(args)
+    if not args.json:
+        print(f"gamedyn run {entry.name}  [{entry.reference}]")
+        print(f"problem: {built[1]}", flush=True)
+    start = time.perf_counter()
+    printed_header = []
+    with ProgressBar(args.T, f"{entry.name}, round", stream=sys.stderr) as progress:
+        def show(step):
+            if not args.json:
+                progress.clear()
+                if not printed_header:
+                    printed_header.append(True)
+                    print(families.header(family), flush=True)
+                print(families.row(step, family), flush=True)
+
+        if not args.json and args.resume is not None:
+            from gamedyn.engine.checkpoints import checkpoint_info
+
+            print(f"resumed from {args.resume} after round {checkpoint_info(args.resume)['round']}")
+        run = families.run_family(entry, args, reporting_steps(args.T, args.every), built=built, on_step=show, progress=progress,
+                                  checkpoint_options=checkpoint_options)
+    seconds = time.perf_counter() - start
+    result = run["result"]
+    if args.json:
+        document = {
+            "algorithm": entry.name, "kind": entry.kind, "family": family, "reference": entry.reference,
+            "problem": run["description"], "domain": run["domain"], "parameters": run["parameters"],
+            "steps_used": {key: float(value) for key, value in result.steps.items()}, "T": args.T,
+            "stop_reason": run["stop_reason"], "seconds": round(seconds, 3), "steps": families.json_steps(run["steps"]),
+            "output": {key: [_finite_or_none(float(v)) for v in value] for key, value in run["outputs"].items()},
+        }
+        print(json.dumps(document, allow_nan=False))
+    else:
+        if run["domain"]:
+            print(f"domain: {run['domain']}")
+        if result.steps:
+            print("steps: " + ", ".join(f"{key} = {value:.6g}" for key, value in result.steps.items()))
+        print(f"{run['stop_reason']}; {seconds:.2f} s")
+        print(f"verdict: {run['verdict']}")
     return 0
 
 
@@ -493,7 +575,7 @@ def command_reproduce(args) -> int:
             figure_start = time.perf_counter()
             print(f"writing figures to {out_dir} ...", flush=True)
             figures = reproduce.write_figures(out_dir, quick=profile.quick_figures,
-                                              iteration_table=context.iteration_table())
+                                              iteration_table=context.iteration_table(), progress=reproduce.print_figure)
             print(f"{len(figures)} figures in {time.perf_counter() - figure_start:.1f} s")
         report = reproduce.write_report(os.path.join(out_dir, "report.md"), outcomes, profile, context, figures,
                                         seconds, notes)
@@ -513,9 +595,8 @@ def command_figures(args) -> int:
         raise ImportError("figures need matplotlib: pip install gamedyn[plot]")
     check_writable_folder(args.out)
     start = time.perf_counter()
-    paths = reproduce.write_figures(args.out, quick=args.quick)
-    for path in paths:
-        print(path)
+    print(f"writing figures to {args.out} ...", flush=True)
+    paths = reproduce.write_figures(args.out, quick=args.quick, progress=reproduce.print_figure)
     print(f"{len(paths)} figures in {time.perf_counter() - start:.1f} s")
     return 0
 
@@ -525,7 +606,7 @@ def command_figures(args) -> int:
 
 def command_explore(args) -> int:
     from gamedyn.engine.payoffs import RegularizedBilinear
-    from gamedyn.paper.exploration import explore, separator_learners
+    from gamedyn.paper.exploration import explore, seatings, separator_learners
 
     if args.figure is not None:
         from gamedyn.plot import new_figure
@@ -533,8 +614,7 @@ def command_explore(args) -> int:
         new_figure()  # fail before the runs when matplotlib is missing
     data = _load(args)
     learners = separator_learners(args.eta)
-    seatings = len(learners["w"]) * len(learners["p"]) * 4
-    with ProgressBar(seatings, "explore") as bar:
+    with ProgressBar(len(seatings(learners)), "explore") as bar:
         table = explore(RegularizedBilinear(data.A), learners, args.T, progress=lambda done, total, label: bar.update(done))
     print(f"data: {data.source}")
     print(table.to_markdown() if args.markdown else table.format())

@@ -18,12 +18,13 @@ from gamedyn.core.learners import (
     MirrorDescent,
 )
 from gamedyn.core.loss import Loss
+from gamedyn.core.protocols import Domain, Hint, Learner, Observer, Player
 from gamedyn.core.numerics import NumericalRangeError
 from gamedyn.core.regularizers import Entropy, QNorm, Regularizer, SquaredEuclidean, Zero, numerical_argmin
 from gamedyn.core.weights import StepSchedule
 
 __all__ = [
-    "Ball", "BestResponse", "Box", "CappedSimplex", "CurrentLoss", "Entropy", "FTL", "FTRL", "FTRLPlus", "FirstRoundLoss",
+    "Ball", "BestResponse", "Domain", "Hint", "Learner", "Observer", "Player", "Box", "CappedSimplex", "CurrentLoss", "Entropy", "FTL", "FTRL", "FTRLPlus", "FirstRoundLoss",
     "FollowTheRegularizedLeader", "L1Ball", "LastLoss", "Loss", "MirrorDescent", "NoHint", "NumericalRangeError",
     "OFTL", "OFTRL", "OMD", "OpponentSecondary", "QNorm", "Reals", "Regularizer", "Simplex", "SquaredEuclidean",
     "StepSchedule", "Zero", "numerical_argmin",

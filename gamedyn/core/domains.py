@@ -29,6 +29,8 @@ _FLOAT64 = np.dtype(np.float64)
 class Reals:
     """The whole space R^d."""
 
+    exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
+
     def contains(self, z, tolerance: float = 1e-9) -> bool:
         return bool(np.all(np.isfinite(z)))
 
@@ -77,6 +79,8 @@ class Ball:
     Norms are taken on ``z / max|z_i|`` outside the safe range (:func:`scaled_norm`), so the
     projection and the closed-form minimisers are exact for every finite input, 1e-320 to 1e308.
     """
+
+    exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
 
     radius: float = attrs.field(default=1.0, converter=float)
 
@@ -145,6 +149,8 @@ def _project_shifted(shifted):
 @attrs.frozen
 class Simplex:
     """The probability simplex {p >= 0, sum p = 1}."""
+
+    exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
 
     def contains(self, z, tolerance: float = 1e-9) -> bool:
         z = np.asarray(z)
@@ -246,6 +252,8 @@ class L1Ball:
     sort-based threshold of Duchi et al. (2008).
     """
 
+    exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
+
     radius: float = attrs.field(default=1.0, converter=float)
 
     def __attrs_post_init__(self):
@@ -323,6 +331,8 @@ class Box:
     :math:`g_i>0`, :math:`\mathrm{upper}_i` where :math:`g_i<0`, the midpoint where :math:`g_i=0`.
     Projection: clipping.
     """
+
+    exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
 
     lower: np.ndarray = attrs.field(converter=lambda value: _as_bound(value, "lower"))
     upper: np.ndarray = attrs.field(converter=lambda value: _as_bound(value, "upper"))
@@ -407,6 +417,7 @@ class CappedSimplex:
     """
 
     cap: float = attrs.field(converter=capped_simplex.check_cap)
+    exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
 
     @classmethod
     def from_nu(cls, nu, n: int) -> CappedSimplex:
@@ -450,3 +461,17 @@ class CappedSimplex:
     def kl_range(self, n: int) -> float:
         """``D_c = max_{p in Delta_c} KL(p || u_n) = log(n c) + r log(r/c)``: replaces ``log n`` in the rates."""
         return capped_simplex.kl_range(n, self.cap)
+
+
+def learner_example(domain) -> str:
+    """Learners that play on ``domain``, for error messages that name the fix."""
+    if isinstance(domain, Simplex):
+        return "FTRL(Entropy(), eta) or OMD(SquaredEuclidean(domain=Simplex()), eta)"
+    if isinstance(domain, CappedSimplex):
+        return (f"FTRL(Entropy(domain={domain!r}), eta) or "
+                f"OMD(SquaredEuclidean(domain={domain!r}), eta)")
+    if isinstance(domain, Ball):
+        return f"FTL(Ball({domain.radius!r})) or FTRL(SquaredEuclidean(radius={domain.radius!r}), eta)"
+    if isinstance(domain, Reals):
+        return "FTRL(SquaredEuclidean(), eta) or FTRL(QNorm(q), eta)"
+    return f"a learner whose regularizer has domain = {domain!r}"

@@ -12,7 +12,14 @@ A hint is a small object with explicit state, consulted by its learner before ea
   ``induced_loss=``, the loss its player's play induced on the opponent, which the runner computed
   anyway (it is a function of the player's own play, so using it stays a legal strategy).
 
-Write your own by implementing these three methods. Built in: :class:`NoHint` (FTRL, mirror
+Two optional declarations let a player skip calls (the runner reads them once per run with
+``getattr``; a hint without them is simply called): ``guess`` says what ``predict`` returns —
+``"none"`` (always None), ``"last"`` (the state, which ``update`` sets to the round's loss:
+psi_t = f_{t-1}), ``"current"`` (the current loss) or None (custom, the default) — and
+``stateless = True`` says the state is always None. A subclass inherits its base's declarations;
+one that changes ``predict`` or ``update`` must restate them (``guess = None``, ``stateless = False``).
+
+Write your own by implementing these three methods (the :class:`gamedyn.Hint` protocol). Built in: :class:`NoHint` (FTRL, mirror
 descent), :class:`LastLoss` (psi_t = f_{t-1}: OFTL, OFTRL, optimistic OMD), :class:`FirstRoundLoss` (psi_1 = f_0 only), :class:`CurrentLoss`
 (psi_t = f_t: FTRL+, legal only for the player who moves second) and :class:`OpponentSecondary`
 (the mirror-prox hint of spec section 7.2).
@@ -32,6 +39,8 @@ class NoHint:
     """psi_t = 0: plain FTRL / plain mirror descent."""
 
     needs_current_loss = False
+    guess = "none"
+    stateless = True
 
     def init(self, dimension: int, initial_loss: Loss):
         return None
@@ -48,6 +57,8 @@ class LastLoss:
     """psi_t = f_{t-1}, with f_0 the loss built from the opponent's initial point."""
 
     needs_current_loss = False
+    guess = "last"
+    stateless = False
 
     def init(self, dimension: int, initial_loss: Loss):
         return initial_loss
@@ -70,6 +81,8 @@ class FirstRoundLoss:
     """
 
     needs_current_loss = False
+    guess = None
+    stateless = False
 
     def init(self, dimension: int, initial_loss: Loss):
         return initial_loss
@@ -86,6 +99,8 @@ class CurrentLoss:
     """psi_t = f_t: the learner is shown its round loss before it plays (what FTRL+ is)."""
 
     needs_current_loss = True
+    guess = "current"
+    stateless = True
 
     def init(self, dimension: int, initial_loss: Loss):
         return None
@@ -121,6 +136,8 @@ class OpponentSecondary:
     payoff: Any  # a gamedyn.engine.Payoff (the engine's layer sits above the learners')
     player: str = attrs.field(validator=attrs.validators.in_(("w", "p")))
     needs_current_loss = False
+    guess = None
+    stateless = False
     sees_induced_loss = True
 
     def _opponent_dimension(self) -> int:
@@ -135,7 +152,7 @@ class OpponentSecondary:
         return self.payoff.loss_for_p(state.secondary, None)
 
     def update(self, state, point, loss: Loss, weight: float, *, induced_loss: Loss | None = None):
-        if induced_loss is None or not self.payoff.structured:
+        if induced_loss is None or not getattr(self.payoff, "structured", True):
             if self.player == "w":
                 induced_loss = self.payoff.loss_for_p(point, state.secondary)
             else:

@@ -48,18 +48,25 @@ def _contiguous(x):
     return np.ascontiguousarray(x, dtype=np.float64)
 
 
-def axpy(x, y, a, _daxpy=_daxpy, _block=LEVEL1_BLOCK, _len=len):
+# The entry-by-entry kernels' block (axpy, scal): LEVEL1_BLOCK while BLAS may thread; unlimited while a run
+# holds BLAS to one thread (single_blas_thread), when one call is cheaper than many (a batched game's (n, K)
+# sums: one daxpy instead of 25). dot and asum keep their blocks always: their sums' order is their bits.
+_entrywise_block = [LEVEL1_BLOCK]
+
+
+def axpy(x, y, a, _daxpy=_daxpy, _block=_entrywise_block, _len=len):
     """``y += a * x`` in place for non-empty 1-D contiguous float64 arrays of one length; returns ``y``.
 
     One BLAS daxpy up to :data:`LEVEL1_BLOCK` numbers, blocks of it beyond (never threaded; the same
-    bits either way).
+    bits either way); one call of any length while :func:`single_blas_thread` holds BLAS to one thread.
     """
     n = _len(y)
-    if n <= _block:
+    block = _block[0]
+    if n <= block:
         return _daxpy(x, y, n, a)  # positional: f2py parses keywords at ~0.1 us a call
     x = _contiguous(x)  # converted once, not once a block
-    for start in range(0, n, _block):
-        _daxpy(x, y, min(_block, n - start), a, start, 1, start)  # n, a, offx, incx, offy
+    for start in range(0, n, block):
+        _daxpy(x, y, min(block, n - start), a, start, 1, start)  # n, a, offx, incx, offy
     return y
 
 
@@ -88,15 +95,75 @@ def inner(x, y, _block=LEVEL1_BLOCK, _len=len) -> float:
     return total
 
 
-def scal(a, x, _dscal=_dscal, _block=LEVEL1_BLOCK, _len=len):
+def scal(a, x, _dscal=_dscal, _block=_entrywise_block, _len=len):
     """``x *= a`` in place for a non-empty 1-D contiguous float64 array; returns ``x`` (BLAS dscal, in blocks of
-    at most :data:`LEVEL1_BLOCK` numbers: never threaded, the same bits either way)."""
+    at most :data:`LEVEL1_BLOCK` numbers: never threaded, the same bits either way; one call while
+    :func:`single_blas_thread` holds BLAS to one thread)."""
     n = _len(x)
-    if n <= _block:
+    block = _block[0]
+    if n <= block:
         return _dscal(a, x)
-    for start in range(0, n, _block):
-        _dscal(a, x, min(_block, n - start), start)  # n, offx
+    for start in range(0, n, block):
+        _dscal(a, x, min(block, n - start), start)  # n, offx
     return x
+
+
+# ------------------------------------------------------------------------ one BLAS thread for a run
+
+SMALL_PRODUCT = 1 << 21  # multiply-adds: below this a threaded product costs more (wake-ups) than it saves
+_controller: list = []  # [the BLAS libraries' threadpoolctl controllers, or None], found once
+
+
+def _blas_libraries():
+    if not _controller:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:
+            _controller.append(None)
+        else:
+            _controller.append(ThreadpoolController().select(user_api="blas").lib_controllers or None)
+    return _controller[0]
+
+
+class single_blas_thread:
+    """One BLAS thread for the duration of a run (a context manager; :func:`gamedyn.play` enters one per run).
+
+    ``limit=True`` (a batched one-vs-rest game, or products below :data:`SMALL_PRODUCT` multiply-adds)
+    holds every BLAS library to one thread through threadpoolctl when it is importable: those
+    products are too small to gain from threads, and on a busy machine each threaded call waits for
+    a core. Whenever BLAS is known to run one thread (so limited, or pinned by ``OPENBLAS_NUM_THREADS=1``),
+    the entry-by-entry kernels (:func:`axpy`, :func:`scal`) make one call instead of blocks of
+    :data:`LEVEL1_BLOCK` (the same bits). Without threadpoolctl nothing changes: the blocks stay.
+    Nesting is fine (the outer context's settings are restored on leaving).
+    """
+
+    def __init__(self, limit: bool = True):
+        self.limit = limit
+        self._limited = None
+        self._block = None
+
+    def __enter__(self):
+        self._block = _entrywise_block[0]
+        libraries = _blas_libraries()
+        if libraries is None:
+            return self
+        threads = [lib.get_num_threads() for lib in libraries]
+        if all(count == 1 for count in threads):
+            _entrywise_block[0] = 1 << 62
+        elif self.limit:
+            self._limited = list(zip(libraries, threads))
+            for lib in libraries:
+                lib.set_num_threads(1)
+            _entrywise_block[0] = 1 << 62
+        return self
+
+    def __exit__(self, *exc):
+        _entrywise_block[0] = self._block
+        if self._limited is not None:
+            for lib, count in self._limited:
+                lib.set_num_threads(count)
+            self._limited = None
+        return False
 
 
 def asum(x, _dasum=_dasum, _block=LEVEL1_BLOCK, _len=len) -> float:

@@ -40,24 +40,84 @@ parts. **Mirror-descent family** (Rakhlin & Sridharan's optimistic OMD), with se
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, NamedTuple
 
 import attrs
 import numpy as np
 
-from gamedyn.core.domains import Ball, Box, CappedSimplex, L1Ball, Reals, Simplex
 from gamedyn.core.hints import CurrentLoss, LastLoss, NoHint
 from gamedyn.core.kernels import add_scaled, axpy, plus_scaled
 from gamedyn.core.loss import Loss
-from gamedyn.core.regularizers import CappedCentre, Entropy, QNorm, Regularizer, SquaredEuclidean, Zero
+from gamedyn.core.protocols import declared
+from gamedyn.core.regularizers import Regularizer, Zero
 from gamedyn.core.validation import check_positive, check_vector
 from gamedyn.core.weights import StepSchedule
 
-_STATELESS_HINTS = (NoHint, CurrentLoss)  # built-in hints whose state is always None
 
-# The regularizers and domains whose argmins provably play inside the domain (plays_in_domain).
-_IN_DOMAIN_REGULARIZERS = (Entropy, SquaredEuclidean, QNorm, Zero)
-_IN_DOMAIN_DOMAINS = (Reals, Ball, Simplex, CappedSimplex, L1Ball, Box)
+
+_ARGMINS = ("argmin", "argmin_with_cache", "argmin_and_cache", "argmin_of_loss")  # what a regularizer's declarations vouch for
+_ORACLES = ("contains", "project", "linear_minimizer", "minimize_quadratic")  # what a domain's exact_oracles vouches for
+
+
+# ------------------------------------------------ a regularizer's optional members, with their defaults
+# (gamedyn.Regularizer: only domain and argmin are required; each optional member is read here, once)
+
+
+def centre_cache_of(regularizer, centre):
+    """``regularizer.centre_cache(centre)``, or None (nothing to reuse) for a regularizer without one."""
+    cache = getattr(regularizer, "centre_cache", None)
+    return None if cache is None else cache(centre)
+
+
+def argmin_with_cache_of(regularizer):
+    """``regularizer.argmin_with_cache``, or its ``argmin`` ignoring the cache."""
+    method = getattr(regularizer, "argmin_with_cache", None)
+    if method is not None:
+        return method
+    argmin = regularizer.argmin
+
+    def argmin_with_cache(linear, curvature, eta, centre, cache):
+        return argmin(linear, curvature, eta, centre)
+
+    return argmin_with_cache
+
+
+def argmin_and_cache_of(regularizer):
+    """``regularizer.argmin_and_cache``, or the argmin followed by its point's cache."""
+    method = getattr(regularizer, "argmin_and_cache", None)
+    if method is not None:
+        return method
+    argmin = argmin_with_cache_of(regularizer)
+
+    def argmin_and_cache(linear, curvature, eta, centre, cache):
+        point = argmin(linear, curvature, eta, centre, cache)
+        return point, centre_cache_of(regularizer, point)
+
+    return argmin_and_cache
+
+
+def argmin_of_loss_of(regularizer):
+    """``regularizer.argmin_of_loss``, or a refusal naming the fix."""
+    method = getattr(regularizer, "argmin_of_loss", None)
+    if method is not None:
+        return method
+
+    def refuse(loss, eta, centre):
+        raise ValueError(f"{type(regularizer).__name__} has no argmin_of_loss for a loss whose curvature multiplies "
+                         f"{loss.convex!r}; use a learner without regularizer for this player (FTL(), OFTL(), BestResponse).")
+
+    return refuse
+
+
+def hint_guess(hint):
+    """What ``hint.predict`` returns, as the hint declares it (``"none"``, ``"last"``, ``"current"``; None: custom)."""
+    return declared(hint, "guess", ("predict", "update", "init"), None)
+
+
+def hint_is_stateless(hint) -> bool:
+    """Whether the hint declares that its state is always None (``stateless = True``)."""
+    return declared(hint, "stateless", ("init", "update"), False) is True
 
 
 def _check_regularizer(instance, attribute, value):
@@ -82,7 +142,7 @@ def _as_step(value):
 
 def _step_at(eta, t: int):
     """eta_t: the schedule's value at the learner's round t, else the constant (or per-game) step."""
-    return eta(t) if type(eta) is StepSchedule else eta
+    return eta(t) if eta.__class__ is StepSchedule else eta
 
 
 def _check_eta(instance, attribute, value):
@@ -133,12 +193,29 @@ class _RegularizedLearner:
     def plays_in_domain(self) -> bool:
         """True when every play lies in ``domain`` by construction, so :func:`gamedyn.play` checks none.
 
-        The closed forms of the built-in regularizers on the built-in domains (softmax, projections,
-        linear minimisation oracles) return points of the domain; a regularizer or domain of
-        another type (a user's subclass too) is not vouched for, and its plays are checked each round.
+        Declared, not inferred from types: the regularizer declares ``plays_in_domain = True`` (its
+        argmin lands in its domain whenever the domain's oracles do: the built-in closed forms) and
+        the domain declares ``exact_oracles = True`` (``project``, ``linear_minimizer`` and
+        ``minimize_quadratic`` return points of the set: the built-in domains). Both default to
+        False, so a regularizer or domain of the user's is checked each round; a subclass of a
+        built-in inherits the declaration (one that changes its argmin or oracles must set it to
+        False).
         """
         regularizer = self.regularizer
-        return type(regularizer) in _IN_DOMAIN_REGULARIZERS and type(regularizer.domain) in _IN_DOMAIN_DOMAINS
+        return (declared(regularizer, "plays_in_domain", _ARGMINS, False) is True
+                and declared(regularizer.domain, "exact_oracles", _ORACLES, False) is True)
+
+    def started_at(self, centre):
+        """This learner, of the same class, with its start z_0 set to ``centre`` (``play``'s ``initial_w``
+        / ``initial_p``): a new object, this one is unchanged."""
+        return attrs.evolve(self, centre=centre)
+
+    def _arguments(self) -> list:
+        """The repr's arguments after the regularizer (a learner name's own signature)."""
+        return [f"eta={self.eta!r}"]
+
+    def _centre_argument(self) -> list:
+        return [] if self.centre is None else [f"centre={self.centre!r}"]
 
 
 
@@ -147,7 +224,7 @@ def _batched_centre(learner, centre, initial_loss: Loss):
     extra = initial_loss.linear.ndim - centre.ndim
     if extra <= 0:
         return centre
-    if not learner.regularizer.supports_batches:
+    if not getattr(learner.regularizer, "supports_batches", False):
         raise ValueError(
             f"{type(learner.regularizer).__name__} on {learner.regularizer.domain!r} cannot play batched games "
             f"(its argmin projects whole vectors); run these games one at a time, or use a regularizer "
@@ -200,10 +277,10 @@ class FTRLPlayer:
         self._guessed = None
         hint = learner.hint
         self._predict, self._hint_update = hint.predict, hint.update
-        self._hint_keeps_state = type(hint) not in _STATELESS_HINTS
-        self._hint_is_last_loss = type(hint) is LastLoss  # psi_t = f_{t-1}: the guess is the state itself
+        self._hint_keeps_state = not hint_is_stateless(hint)  # declared (gamedyn.core.hints)
+        self._hint_is_last_loss = hint_guess(hint) == "last"  # psi_t = f_{t-1}: the guess is the state
         self._hint_sees_induced = bool(getattr(hint, "sees_induced_loss", False))
-        self._argmin = learner.regularizer.argmin_with_cache
+        self._argmin = argmin_with_cache_of(learner.regularizer)
         self._eta = learner.eta
 
     def play(self, weight: float, current_loss: Loss | None = None):
@@ -225,7 +302,7 @@ class FTRLPlayer:
             convex = self.convex if self.convex is guess.convex else _convex_of_sum(self, guess, weight)
             self._guessed = (guess, weight, linear, curvature, convex)
         if convex is not None:  # curvature times a convex function other than 1/2 ||.||^2 (see Loss)
-            return self.learner.regularizer.argmin_of_loss(Loss(linear, curvature, convex), eta, self.centre)
+            return argmin_of_loss_of(self.learner.regularizer)(Loss(linear, curvature, convex), eta, self.centre)
         return self._argmin(linear, curvature, eta, self.centre, self.centre_cache)
 
     def update(self, point, loss: Loss, weight: float, induced_loss: Loss | None = None) -> None:
@@ -288,7 +365,7 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
         centre = _batched_centre(self, _resolve_centre(self, dimension), initial_loss)
         _check_batch_of_steps(self, initial_loss)
         return FTRLState(Loss(np.zeros(initial_loss.linear.shape), 0.0), centre,
-                         self.hint.init(dimension, initial_loss), self.regularizer.centre_cache(centre), [None])
+                         self.hint.init(dimension, initial_loss), centre_cache_of(self.regularizer, centre), [None])
 
     def play(self, state: FTRLState, weight: float, current_loss: Loss | None = None):
         return FTRLPlayer(self, state).play(weight, current_loss)
@@ -306,33 +383,152 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
         """sum_{s<=t} alpha_s f_s, the sum this learner minimises (shared with the runner)."""
         return state.loss_sum
 
+    def softmax_play(self, dimension: int) -> "SoftmaxPlay | None":
+        r"""The play as eq. (5)'s softmax, :math:`z_t=\mathrm{softmax}(\log z_0-\eta_t(L_{t-1}+\alpha_t\psi_t))`,
+        or None: what the one-pass rounds (:mod:`gamedyn.engine.rounds`) need to fuse the play with
+        the products. Declared by the parts: a regularizer with ``argmin_is_softmax`` (Entropy), a
+        hint whose ``guess`` is ``"current"`` or ``"last"``, and a constant or scheduled step (a
+        sweep of steps gives None). A subclass keeps it; one that changes :meth:`play` must return None.
+        """
+        if declared(self.regularizer, "argmin_is_softmax", _ARGMINS + ("centre_cache",), False) is not True:
+            return None
+        guess = hint_guess(self.hint)
+        if guess not in ("current", "last"):
+            return None
+        eta = self.eta
+        if isinstance(eta, StepSchedule):
+            eta_at = eta
+        elif isinstance(eta, (int, float, np.floating)) and not isinstance(eta, bool):
+            value = float(eta)
 
-def FTL(domain=None) -> FollowTheRegularizedLeader:
-    """Follow the leader: z_t = argmin_z sum_{i<t} alpha_i f_i(z) (the loss must fix a unique minimiser)."""
-    return FollowTheRegularizedLeader(Zero() if domain is None else Zero(domain), 1.0, NoHint())
+            def eta_at(t, value=value):
+                return value
+        else:
+            return None
+        centre = self.domain.default_centre(dimension) if self.centre is None else np.asarray(self.centre, dtype=np.float64)
+        return SoftmaxPlay(centre_cache_of(self.regularizer, centre), eta_at, guess)
 
 
-def OFTL(domain=None, hint=None) -> FollowTheRegularizedLeader:
-    """Optimistic FTL: z_t = argmin_z sum_{i<t} alpha_i f_i(z) + alpha_t psi_t(z), psi_t = f_{t-1} by default."""
-    return FollowTheRegularizedLeader(Zero() if domain is None else Zero(domain), 1.0, LastLoss() if hint is None else hint)
+def _zero(domain):
+    return Zero() if domain is None else Zero(domain)
 
 
-def FTRL(regularizer: Regularizer, eta: float = 1.0, *, centre=None) -> FollowTheRegularizedLeader:
-    """FTRL: z_t = argmin_z eta sum_{i<t} alpha_i f_i(z) + D_R(z, z_0)."""
-    return FollowTheRegularizedLeader(regularizer, eta, NoHint(), centre=centre)
+def _domain_argument(learner) -> list:
+    domain = learner.regularizer.domain
+    return [] if domain == Zero().domain else [repr(domain)]
 
 
-def FTRLPlus(regularizer: Regularizer | None = None, eta: float = 1.0, *, centre=None) -> FollowTheRegularizedLeader:
+@attrs.frozen(init=False, repr=False)
+class FTL(FollowTheRegularizedLeader):
+    """Follow the leader: z_t = argmin_z sum_{i<t} alpha_i f_i(z) (the loss must fix a unique minimiser).
+
+    ``FTL(domain=None)`` is :class:`FollowTheRegularizedLeader` with the zero regularizer on
+    ``domain`` (default R^d) and no hint.
+
+    Examples
+    --------
+    >>> from gamedyn import FTL, Ball, FollowTheRegularizedLeader
+    >>> learner = FTL(Ball(1.0))
+    >>> learner, isinstance(learner, FollowTheRegularizedLeader)
+    (FTL(Ball(radius=1.0)), True)
+    """
+
+    def __init__(self, domain=None):
+        self.__attrs_init__(_zero(domain), 1.0, NoHint())
+
+    def started_at(self, centre):
+        return self  # no regularizer, no start of its own: initial_w / initial_p only shape the opponent's f_0
+
+    def __repr__(self):
+        return f"FTL({', '.join(_domain_argument(self))})"
+
+
+@attrs.frozen(init=False, repr=False)
+class OFTL(FollowTheRegularizedLeader):
+    """Optimistic FTL: z_t = argmin_z sum_{i<t} alpha_i f_i(z) + alpha_t psi_t(z), psi_t = f_{t-1} by default.
+
+    ``OFTL(domain=None, hint=None)``: the zero regularizer on ``domain`` (default R^d) and ``hint``
+    (default :class:`gamedyn.LastLoss`).
+    """
+
+    def __init__(self, domain=None, hint=None):
+        self.__attrs_init__(_zero(domain), 1.0, LastLoss() if hint is None else hint)
+
+    def started_at(self, centre):
+        return self  # no regularizer, no start of its own: initial_w / initial_p only shape the opponent's f_0
+
+    def __repr__(self):
+        arguments = _domain_argument(self) + ([] if self.hint == LastLoss() else [f"hint={self.hint!r}"])
+        return f"OFTL({', '.join(arguments)})"
+
+
+@attrs.frozen(init=False, repr=False)
+class FTRL(FollowTheRegularizedLeader):
+    """FTRL: z_t = argmin_z eta sum_{i<t} alpha_i f_i(z) + D_R(z, z_0) (no hint).
+
+    Examples
+    --------
+    >>> from gamedyn import FTRL, Entropy
+    >>> FTRL(Entropy(), 0.5)
+    FTRL(Entropy(), eta=0.5)
+    """
+
+    def __init__(self, regularizer: Regularizer, eta: float = 1.0, *, centre=None):
+        self.__attrs_init__(regularizer, eta, NoHint(), centre=centre)
+
+    def started_at(self, centre):
+        return type(self)(self.regularizer, self.eta, centre=centre)
+
+    def __repr__(self):
+        return f"FTRL({', '.join([repr(self.regularizer), *self._arguments(), *self._centre_argument()])})"
+
+
+@attrs.frozen(init=False, repr=False)
+class FTRLPlus(FollowTheRegularizedLeader):
     """FTRL+: z_t = argmin_z eta sum_{i<=t} alpha_i f_i(z) + D_R(z, z_0); sees f_t, so it must move second.
 
     ``regularizer=None`` is FTRL+ with no regularizer (the w-player of Algorithm 3).
     """
-    return FollowTheRegularizedLeader(Zero() if regularizer is None else regularizer, eta, CurrentLoss(), centre=centre)
+
+    def __init__(self, regularizer: Regularizer | None = None, eta: float = 1.0, *, centre=None):
+        self.__attrs_init__(Zero() if regularizer is None else regularizer, eta, CurrentLoss(), centre=centre)
+
+    def started_at(self, centre):
+        return type(self)(self.regularizer, self.eta, centre=centre)
+
+    def __repr__(self):
+        arguments = [] if self.regularizer == Zero() else [repr(self.regularizer)]
+        if arguments or self.eta != 1.0:
+            arguments += self._arguments()
+        return f"FTRLPlus({', '.join(arguments + self._centre_argument())})"
 
 
-def OFTRL(regularizer: Regularizer, eta: float = 1.0, hint=None, *, centre=None) -> FollowTheRegularizedLeader:
-    """Optimistic FTRL: z_t = argmin_z eta(sum_{i<t} alpha_i f_i(z) + alpha_t psi_t(z)) + D_R(z, z_0)."""
-    return FollowTheRegularizedLeader(regularizer, eta, LastLoss() if hint is None else hint, centre=centre)
+@attrs.frozen(init=False, repr=False)
+class OFTRL(FollowTheRegularizedLeader):
+    """Optimistic FTRL: z_t = argmin_z eta(sum_{i<t} alpha_i f_i(z) + alpha_t psi_t(z)) + D_R(z, z_0), psi_t = f_{t-1} by default."""
+
+    def __init__(self, regularizer: Regularizer, eta: float = 1.0, hint=None, *, centre=None):
+        self.__attrs_init__(regularizer, eta, LastLoss() if hint is None else hint, centre=centre)
+
+    def started_at(self, centre):
+        return type(self)(self.regularizer, self.eta, self.hint, centre=centre)
+
+    def __repr__(self):
+        hint = [] if self.hint == LastLoss() else [f"hint={self.hint!r}"]
+        return f"OFTRL({', '.join([repr(self.regularizer), *self._arguments(), *hint, *self._centre_argument()])})"
+
+
+@attrs.frozen
+class SoftmaxPlay:
+    """A learner's declaration that its play is a softmax of its loss sum (:meth:`FollowTheRegularizedLeader.softmax_play`).
+
+    ``log_centre``: log z_0 up to a constant (None: the uniform centre); ``eta_at``: t -> eta_t at the
+    learner's round t; ``guess``: ``"current"`` (FTRL+: psi_t = f_t) or ``"last"`` (OFTRL: psi_t = f_{t-1}).
+    """
+
+    log_centre: Any = attrs.field(eq=False)
+    eta_at: Any = attrs.field(eq=False)
+    guess: str = attrs.field(validator=attrs.validators.in_(("current", "last")))
 
 
 class OMDState(NamedTuple):
@@ -362,7 +558,7 @@ class OMD(_RegularizedLearner):
         initial_loss = Loss.zero(dimension) if initial_loss is None else initial_loss
         centre = _batched_centre(self, _resolve_centre(self, dimension), initial_loss)
         _check_batch_of_steps(self, initial_loss)
-        return OMDState(centre, self.hint.init(dimension, initial_loss), self.regularizer.centre_cache(centre))
+        return OMDState(centre, self.hint.init(dimension, initial_loss), centre_cache_of(self.regularizer, centre))
 
     def play(self, state: OMDState, weight: float, current_loss: Loss | None = None):
         return _omd_play(self, state, weight, current_loss)
@@ -380,7 +576,7 @@ def _omd_play(learner, state: OMDState, weight, current_loss):
     guess = learner.hint.predict(state.hint_state, current_loss)
     if guess is None:
         return state.secondary
-    return learner.regularizer.argmin_with_cache(_times(weight, guess.gradient(state.secondary)), 0.0,
+    return argmin_with_cache_of(learner.regularizer)(_times(weight, guess.gradient(state.secondary)), 0.0,
                                                  _step_at(learner.eta, state.round), state.secondary,
                                                  state.secondary_cache)
 
@@ -422,13 +618,19 @@ class OMDPlayer:
 
 
 def _same_array(a, b) -> bool:
-    """The same array object, or equal values (None only matches None)."""
+    """The same array object, or equal values (None only matches None).
+
+    A cache object that is not an array says how two of its kind compare through a ``same_as(other)``
+    method on its class (e.g. Entropy's cache on a capped simplex compares its log centre); this memo
+    names no regularizer's class.
+    """
     if a is b:
         return True
     if a is None or b is None or a.__class__ is not b.__class__:
         return False
-    if a.__class__ is CappedCentre:  # entropy's cache on a capped simplex: compare its log centre
-        return _same_array(a.log, b.log)
+    same_as = getattr(a.__class__, "same_as", None)
+    if same_as is not None:
+        return same_as(a, b)
     if a.shape != b.shape:
         return False
     return bool((a == b).all())
@@ -445,17 +647,25 @@ def _mirror_step(regularizer, linear, eta, centre, cache):
     prox costs its own four mirror steps per round, not six. The memo is checked in full (the
     gradient by identity, the step by value, centre and its cache by identity or value), so a hit
     returns exactly what the step would compute; it holds one step's arrays (O(dimension)).
+
+    The memo is this module's (:data:`_MIRROR_STEPS`, one slot per regularizer, weakly keyed so it
+    lives as long as the regularizer): no frozen regularizer is written to. A regularizer that cannot
+    be a weak key (unhashable, or ``__slots__`` without ``__weakref__``) gets no memo: every step computed.
     """
-    memo = getattr(regularizer, "_last_mirror_step", None)
+    try:
+        memo = _MIRROR_STEPS.get(regularizer)
+    except TypeError:  # unhashable or not weakly referenceable: no memo
+        return argmin_and_cache_of(regularizer)(linear, 0.0, eta, centre, cache)
     if (memo is not None and memo[0] is linear and (memo[1] is eta or (eta.__class__ is float and memo[1] == eta))
             and _same_array(memo[2], centre) and _same_array(memo[3], cache)):
         return memo[4]
-    result = regularizer.argmin_and_cache(linear, 0.0, eta, centre, cache)
-    try:
-        object.__setattr__(regularizer, "_last_mirror_step", (linear, eta, centre, cache, result))
-    except AttributeError:  # a regularizer with __slots__ only: no memo, every step computed
-        pass
+    result = argmin_and_cache_of(regularizer)(linear, 0.0, eta, centre, cache)
+    _MIRROR_STEPS[regularizer] = (linear, eta, centre, cache, result)
     return result
+
+
+# regularizer -> its last mirror step (see _mirror_step); equal regularizers compute equal steps
+_MIRROR_STEPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _times(weight, vector):
@@ -463,7 +673,8 @@ def _times(weight, vector):
     return vector if weight == 1.0 else weight * vector
 
 
-def BestResponse(domain) -> OMD:
+@attrs.frozen(init=False, repr=False)
+class BestResponse(OMD):
     r"""The best responder (BR+): z_t = argmin_{z in Z} f_t(z), the round's own loss alone.
 
     It sees f_t before it plays, so it must move second. For a linear loss this is the domain's
@@ -471,10 +682,41 @@ def BestResponse(domain) -> OMD:
     (Abernethy & Wang 2017). Built from the existing parts: mirror descent with the zero
     regularizer (no Bregman term, so the previous point is forgotten) and the hint psi_t = f_t.
     Its regret is <= 0 (it never does worse than any fixed point on the round it plays).
+
+    Examples
+    --------
+    >>> from gamedyn import BestResponse, OMD, Simplex
+    >>> learner = BestResponse(Simplex())
+    >>> learner, isinstance(learner, OMD)
+    (BestResponse(Simplex()), True)
     """
-    return OMD(Zero(domain), 1.0, CurrentLoss())
+
+    def __init__(self, domain):
+        self.__attrs_init__(Zero(domain), 1.0, CurrentLoss())
+
+    def started_at(self, centre):
+        return self  # no regularizer, no start of its own: initial_w / initial_p only shape the opponent's f_0
+
+    def __repr__(self):
+        return f"BestResponse({self.regularizer.domain!r})"
 
 
-def MirrorDescent(regularizer: Regularizer, eta: float = 1.0, *, centre=None) -> OMD:
-    """Online mirror descent: z_{t+1} = argmin_z eta alpha_t <grad f_t(z_t), z> + D_R(z, z_t)."""
-    return OMD(regularizer, eta, NoHint(), centre=centre)
+@attrs.frozen(init=False, repr=False)
+class MirrorDescent(OMD):
+    """Online mirror descent: z_{t+1} = argmin_z eta alpha_t <grad f_t(z_t), z> + D_R(z, z_t) (OMD with no hint).
+
+    Examples
+    --------
+    >>> from gamedyn import MirrorDescent, Entropy
+    >>> MirrorDescent(Entropy(), 1.0)
+    MirrorDescent(Entropy(), eta=1.0)
+    """
+
+    def __init__(self, regularizer: Regularizer, eta: float = 1.0, *, centre=None):
+        self.__attrs_init__(regularizer, eta, NoHint(), centre=centre)
+
+    def started_at(self, centre):
+        return type(self)(self.regularizer, self.eta, centre=centre)
+
+    def __repr__(self):
+        return f"MirrorDescent({', '.join([repr(self.regularizer), *self._arguments(), *self._centre_argument()])})"

@@ -28,6 +28,8 @@ import numpy as np
 import scipy.optimize
 
 from gamedyn.core import capped_simplex
+from gamedyn.core.protocols import Regularizer as RegularizerProtocol
+from gamedyn.core.protocols import StructuralMeta
 from gamedyn.core.domains import Ball, CappedSimplex, Reals, Simplex
 from gamedyn.core.kernels import dot, ones, scal
 from gamedyn.core.numerics import out_of_range, pnorm_link, softmax_logits
@@ -43,7 +45,7 @@ _FLOAT64 = np.dtype(np.float64)
 # ---------------------------------------------------------------------------------- regularizers
 
 
-class Regularizer:
+class Regularizer(metaclass=StructuralMeta):
     """The interface every regularizer implements.
 
     Subclasses set ``domain`` and implement ``value(z)`` (R(z)), ``mirror_map(z)`` (grad R) and
@@ -51,10 +53,17 @@ class Regularizer:
     numerical solver; override it with a closed form where one exists.
     """
 
+    __protocol__ = RegularizerProtocol  # isinstance(x, Regularizer): a subclass, or any object with its members
     domain = Reals()
     legendre = True  # grad R blows up at the domain's boundary, so grad R* lands inside it
     # argmin acts column by column on (dim, K) arrays (batched games); unknown for user regularizers
     supports_batches = False
+    # the argmin lands in ``domain`` whenever the domain's oracles do (declared by the built-ins; a
+    # subclass that changes its argmin must set it to False); see FollowTheRegularizedLeader.plays_in_domain
+    plays_in_domain = False
+    # the argmin of a linear loss is softmax(log z_0 - eta theta), log z_0 = centre_cache(z_0) (None:
+    # uniform); declared by Entropy, it lets the one-pass rounds fuse the play with the products
+    argmin_is_softmax = False
 
     def value(self, z) -> float:
         raise NotImplementedError
@@ -119,6 +128,15 @@ class CappedCentre:
     def __reduce__(self):
         return CappedCentre, (self.log,)
 
+    def same_as(self, other) -> bool:
+        """Equal log centres (the mirror-step memo's check in :mod:`gamedyn.core.learners`)."""
+        mine, theirs = self.log, other.log
+        if mine is theirs:
+            return True
+        if mine is None or theirs is None or mine.shape != theirs.shape:
+            return False
+        return bool((mine == theirs).all())
+
 
 def _entropy_domain(instance, attribute, value):
     if value.__class__ not in (Simplex, CappedSimplex):
@@ -154,6 +172,8 @@ class Entropy(Regularizer):
     [0.4, 0.4, 0.2]
     """
 
+    plays_in_domain = True
+
     domain: Simplex | CappedSimplex = attrs.field(default=Simplex(), validator=_entropy_domain)
     supports_batches = True
 
@@ -163,6 +183,13 @@ class Entropy(Regularizer):
     @property
     def legendre(self) -> bool:
         """True on the simplex; on a capped simplex the cap's faces are reached (no interior mirror image)."""
+        return self.domain.__class__ is Simplex
+
+    @property
+    def argmin_is_softmax(self) -> bool:
+        """The declaration the one-pass rounds read (:meth:`FollowTheRegularizedLeader.softmax_play`):
+        True on the simplex, where the argmin is eq. (5)'s softmax of ``log z_0 - eta theta``; False on
+        a capped simplex, where it is the capped softmax (the rounds then take the two-pass round)."""
         return self.domain.__class__ is Simplex
 
     def value(self, z) -> float:
@@ -316,6 +343,8 @@ class SquaredEuclidean(Regularizer):
     isotropic quadratic, whose minimiser over a convex set is that projection).
     """
 
+    plays_in_domain = True
+
     radius: float | None = attrs.field(default=None)
     domain: Reals | Ball | Simplex | CappedSimplex = attrs.field(default=attrs.Factory(_euclidean_domain, takes_self=True))
 
@@ -356,6 +385,8 @@ class QNorm(Regularizer):
     ``(q-1) f_p(theta)`` with 1/p + 1/q = 1 and f_p the p-norm link function. Closed-form argmin
     for linear losses: :math:`\nabla R_q^*(\nabla R_q(z_0)-\eta\theta)`.
     """
+
+    plays_in_domain = True
 
     q: float = attrs.field(converter=check_q)
     supports_batches = True
@@ -399,6 +430,8 @@ class Zero(Regularizer):
     simplex a linear loss picks the vertex of its smallest entry (smallest index on ties); on a
     ball a linear loss picks ``-radius * theta/||theta||``.
     """
+
+    plays_in_domain = True
 
     domain: Reals | Ball | Simplex | CappedSimplex = Reals()
     legendre = False

@@ -63,7 +63,7 @@ from gamedyn.core.loss import Loss
 __all__ = ["CHECKPOINT_VERSION", "CheckpointError", "CheckpointMismatchError", "RunInterrupted", "checkpoint_info"]
 
 # 2: functions fingerprinted by what they compute (version 1: by their name alone)
-CHECKPOINT_VERSION = 2
+CHECKPOINT_VERSION = 3
 _FORMAT = "gamedyn-checkpoint"
 _HEADER = "__header__"
 
@@ -555,8 +555,11 @@ def _read_raw(path):
     version = header.get("version")
     if version != CHECKPOINT_VERSION:
         if isinstance(version, int) and not isinstance(version, bool) and version < CHECKPOINT_VERSION:
-            why = (" (version 1 knew a function, such as weights=lambda t: t, only by its name, so a resumed run "
-                   "with another function under that name could not be refused)" if version == 1 else "")
+            why = {1: " (version 1 knew a function, such as weights=lambda t: t, only by its name, so a resumed run "
+                      "with another function under that name could not be refused)",
+                   2: " (version 2 fingerprinted the learner names FTRL, OFTRL, MirrorDescent, ... as their base "
+                      "classes; since version 3 each name is a class of its own, and the run's observers save "
+                      "their own state)"}.get(version, "")
             raise CheckpointError(f"{path!r} is a version {version} checkpoint, written by an older gamedyn; this one "
                                   f"reads version {CHECKPOINT_VERSION}{why}. Finish the run with the gamedyn that wrote "
                                   f"it, or start it afresh.")

@@ -21,6 +21,8 @@ import attrs
 import numpy as np
 
 from gamedyn.arrays.operators import is_dask_array
+from gamedyn.core.protocols import Payoff as PayoffProtocol
+from gamedyn.core.protocols import StructuralMeta
 from gamedyn.core.domains import Simplex
 from gamedyn.core.kernels import dot, scal
 from gamedyn.core.loss import Loss
@@ -29,7 +31,19 @@ from gamedyn.core.validation import check_matrix, check_positive
 _FLOAT64 = np.dtype(np.float64)
 
 
-class Payoff:
+@attrs.frozen
+class BilinearForm:
+    """A payoff's declaration that its round losses are ``Loss(A w)`` for p and ``Loss(-A^T p, w_curvature)`` for w.
+
+    What :meth:`Bilinear.bilinear_form` returns and the one-pass rounds (:mod:`gamedyn.engine.rounds`)
+    read: ``operand`` is A (as the payoff holds it), ``w_curvature`` the w-losses' strength c.
+    """
+
+    operand: Any = attrs.field(eq=False)
+    w_curvature: float = 0.0
+
+
+class Payoff(metaclass=StructuralMeta):
     """The interface of a payoff g(w, p): dimensions, value, and each player's round loss.
 
     ``loss_for_p(w, p_played)`` is l(p) = g(w, p); ``loss_for_w(p, w_played)`` is h(w) = -g(w, p).
@@ -41,6 +55,7 @@ class Payoff:
     learner whose ``domain`` differs.
     """
 
+    __protocol__ = PayoffProtocol  # isinstance(x, Payoff): a subclass, or any object with the protocol's members
     w_dimension: int
     p_dimension: int
     structured = True
@@ -56,6 +71,14 @@ class Payoff:
     def loss_for_w(self, p, w_played=None) -> Loss:
         raise NotImplementedError
 
+    def bilinear_form(self) -> BilinearForm | None:
+        """None: this payoff's losses are not declared bilinear (see :class:`BilinearForm`)."""
+        return None
+
+    def certificate(self, w_domain, q: float = 2.0, margin_from_sums: bool = True):
+        """None: no certificate tracker for this payoff (see :meth:`Bilinear.certificate`)."""
+        return None
+
     def played_values(self, w, p, w_loss: Loss, p_loss: Loss):
         """``(h_t(w_t), l_t(p_t))``: each player's round loss at its own play, for the regrets.
 
@@ -64,6 +87,10 @@ class Payoff:
         overrides it (:class:`Bilinear`: both are g(w_t, p_t), one inner product).
         """
         return w_loss.value(w), p_loss.value(p)
+
+
+def _is_sparse(X) -> bool:
+    return X is not None and type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsr")
 
 
 def domain_validator(instance, attribute, value):
@@ -118,6 +145,8 @@ class Bilinear(Payoff):
     """
 
     A: np.ndarray = attrs.field()
+    row_norm_bound: float | None = attrs.field(default=None, kw_only=True, repr=False,
+                                               converter=lambda v: None if v is None else check_positive(v, "row_norm_bound"))
     _A_transpose: np.ndarray = attrs.field(init=False, repr=False)
     _product_dtype: np.dtype = attrs.field(init=False, repr=False)
     p_domain: Any = attrs.field(default=Simplex(), kw_only=True, validator=_simplex_domain)
@@ -129,8 +158,9 @@ class Bilinear(Payoff):
         # None: a float64 numpy array, whose products need no cast and no conversion.
         dtype = None if isinstance(A, np.ndarray) and A.dtype == np.float64 else np.dtype(A.dtype)
         object.__setattr__(self, "_product_dtype", dtype)
-        if self.p_domain.__class__ is not Simplex:  # a capped simplex: non-empty on these n rows
-            self.p_domain.check_dimension(A.shape[0], "Bilinear(A, p_domain=CappedSimplex(cap))")
+        check_dimension = getattr(self.p_domain, "check_dimension", None)  # a capped simplex: non-empty on n rows
+        if check_dimension is not None:
+            check_dimension(A.shape[0], "Bilinear(A, p_domain=CappedSimplex(cap))")
 
     @property
     def w_dimension(self) -> int:
@@ -158,6 +188,40 @@ class Bilinear(Payoff):
             return self._A_transpose @ p
         product = self._A_transpose @ np.asarray(p).astype(self._product_dtype, copy=False)
         return np.asarray(product).astype(np.float64, copy=False)
+
+    def bilinear_form(self) -> BilinearForm | None:
+        """``BilinearForm(A, 0)``: l(p) = <A w, p>, h(w) = <-A^T p, w>. Inherited by subclasses (the one-pass
+        rounds stay theirs); a subclass that overrides :meth:`loss_for_p` / :meth:`loss_for_w` loses it
+        (:func:`gamedyn.core.protocols.declared`) unless it restates it, as :class:`RegularizedBilinear` does."""
+        return BilinearForm(self.A, 0.0)
+
+    def certificate(self, w_domain, q: float = 2.0, margin_from_sums: bool = True):
+        """The margin game's certificate tracker (:mod:`gamedyn.certify.certificates`), which :func:`gamedyn.play`
+        feeds every round (weak duality gamma* <= ||A^T p||_{q*}); None for a matrix game (w on the simplex).
+
+        Any A: dense, sparse, a row-blocked dask operator, a ``LinearOperator`` (its bracket is the dense
+        A's: the tracker reads only products), K batched games on an in-memory X (one bracket per game;
+        None for batches of other operands). The largest row norm a verdict needs (the rounding bound of
+        :func:`gamedyn.certify.certificates.margin_is_certified`, the ``infeasible`` rule's scale) is
+        computed from A's entries, asked of the operator (``A.largest_row_norm()``), or stated:
+        ``Bilinear(A, row_norm_bound=b)`` with b >= max_i ||a_i||_2. A matrix-free A with neither gets the
+        bracket; what needs the norm then raises a ValueError naming ``row_norm_bound``, and the final
+        verdict stays undecided (``separable=None``), never a wrong one. On ``p_domain=CappedSimplex(c)``
+        (the soft-margin game) the tracker is given the domain's ``cap``: ``lower`` is then the CVaR_c of
+        the output's margins over its norm, ``upper`` the same ``||A^T p_bar||`` (docs/explanation/soft-margin.md).
+        """
+        if w_domain == Simplex():
+            return None
+        from gamedyn.certify import certificates
+
+        cap = getattr(self.p_domain, "cap", None)  # the soft-margin game: p on CappedSimplex(cap), lower = CVaR_c
+        if self.batch_size:
+            X = getattr(self.A, "X", None)
+            if not (isinstance(X, np.ndarray) or _is_sparse(X)):
+                return None
+            return certificates.BatchedCertificateTracker(self.A, q, margin_from_sums=margin_from_sums, cap=cap)
+        return certificates.CertificateTracker(self.A, q, margin_from_sums=margin_from_sums,
+                                               row_norm_bound=self.row_norm_bound, cap=cap)
 
     def value(self, w, p):
         """g(w, p); one value per game for batched points."""
@@ -213,6 +277,10 @@ class RegularizedBilinear(Bilinear):
     def value(self, w, p):
         w = np.asarray(w)
         return Bilinear.value(self, w, p) - Loss(np.zeros_like(w), self.strength).value(w)
+
+    def bilinear_form(self) -> BilinearForm | None:
+        """``BilinearForm(A, strength)``: h(w) = <-A^T p, w> + (strength / 2) ||w||^2."""
+        return BilinearForm(self.A, self.strength)
 
     def loss_for_w(self, p, w_played=None) -> Loss:
         if self._product_dtype is None and p.ndim == 1:  # _minus_transpose_times inlined (the hot path)

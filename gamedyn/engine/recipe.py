@@ -1,68 +1,215 @@
-"""The declaration every recipe makes once, in its own file: :class:`Recipe`.
+"""The declaration every recipe makes once, in its own file, and the result every recipe returns.
 
-The registry (:func:`gamedyn.paper.registry.recipe_entries`) and through it the command line
-(``gamedyn list`` / ``gamedyn run``: options, output rule, comparator), the iterations experiment
-(:mod:`gamedyn.paper.experiments.iterations`: which games it plays, each theorem's round count) and through
-it ``gamedyn reproduce`` read these declarations, collected in :data:`gamedyn.recipes.RECIPES`, so a new recipe is one new module in ``recipes/``
-that defines its function and a module-level ``RECIPE`` (its paper claims, if any, are added to
-:data:`gamedyn.paper.registry.EQUIVALENCES` or :mod:`gamedyn.paper.rates`).
+A recipe is a function ``name(problem, T, *, <its parameters>, **run_options)`` decorated with
+:func:`recipe`, which records its :class:`Recipe` declaration: the family (:data:`MARGIN`,
+:data:`MATRIX`, :data:`FENCHEL`), the paper's reference, the box (:class:`Box`: payoff, the two
+players, weights, first mover, output), its parameters (:class:`Parameter`), the output rule, the
+comparator and the rates. Everything that shows or runs a recipe reads that one declaration:
+
+- the recipe's docstring: its box table is generated from the declaration (:meth:`Recipe.box_table`);
+- :data:`gamedyn.recipes.RECIPES` (every recipe of every family) and through it the registry
+  (:func:`gamedyn.paper.registry.recipe_entries`), ``gamedyn list`` and ``gamedyn run`` (its options);
+- the docs/recipes pages (their box tables are :meth:`Recipe.box_markdown`, checked by a test);
+- the explorer's named pairs (:data:`gamedyn.paper.exploration.PAPER_PAIRS`) and the iterations
+  experiment (which games it plays, each theorem's round count).
+
+**Run options.** Every recipe takes the same run options, whatever its family: the keywords of
+:func:`gamedyn.play` that the box does not fix (``stop``, ``callback``, ``record``, ``metrics``,
+``checkpoint``, ``checkpoint_every``, ``resume_from``, the comparators, and any keyword ``play``
+gains later). They go to ``play`` untouched; a keyword that is neither a parameter of the recipe nor
+a run option is a ``TypeError`` naming it, and so is one the box fixes (``weights``, ``first`` ...).
+
+**Deprecated call forms** (one release, each with a ``DeprecationWarning``): the old step names a
+declaration lists in ``renamed`` (``eta_row`` -> ``eta_w`` ...), and the old positional orders it
+lists in ``legacy_order`` (``frank_wolfe(objective, domain, T)``, ``pnorm_perceptron(A, T, p)`` ...).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
-from typing import Callable
+import numbers
+import warnings
+from typing import Any, Callable
 
 import attrs
+
+from gamedyn.engine.results import GameResult
+
+__all__ = ["BOX_KEYWORDS", "Box", "FENCHEL", "Family", "MARGIN", "MATRIX", "Parameter", "Recipe", "RecipeResult",
+           "average", "recipe", "run_options", "rounds_with_linear_rate", "rounds_with_quadratic_rate"]
+
+
+# ----------------------------------------------------------------------------------- the result
+
+
+@attrs.frozen(kw_only=True)
+class RecipeResult:
+    """What every recipe returns: the game that produced it, its certificate and the steps it used.
+
+    ``game`` is the runner's :class:`gamedyn.GameResult` (regrets, Theorem 2's bound, the trace);
+    ``steps`` holds the step sizes the recipe used (e.g. ``{"eta_w": ..., "eta_p": ...}``; empty when its
+    box fixes them), so a rate check measures the recipe's own defaults instead of recomputing them.
+    Each family's result subclasses it with the recipe's output in the original algorithm's terms:
+    :class:`gamedyn.games.margin.MarginResult` (``w``, ``p``, ``row_scale``),
+    :class:`gamedyn.games.matrix.MatrixGameResult` (``row``, ``column``, ``value``, ``nash_gap``),
+    :class:`gamedyn.games.fenchel.FenchelResult` (``x``, ``value``).
+    """
+
+    game: GameResult
+    steps: dict = attrs.field(factory=dict)
+
+    @property
+    def certificate(self):
+        """The game's certificate (the margin bracket for the margin family), None where it has none."""
+        return self.game.certificate
+
+
+# ---------------------------------------------------------------------------------- the families
+
+
+@attrs.frozen
+class Family:
+    """A problem family: what a recipe's first argument is and how its box names the two players.
+
+    ``problem`` names the first argument; ``seats`` the box's names of the w- and p-player (a Fenchel
+    game's are y and x); ``defaults`` are run options the family's recipes use unless given.
+    """
+
+    name: str
+    problem: str
+    seats: tuple = ("w-player", "p-player")
+    defaults: dict = attrs.field(factory=dict)
+
+
+MARGIN = Family("margin", "A: the signed rows y_i x_i (n x d), ||x_i|| <= 1")
+MATRIX = Family("matrix", "M: the payoff matrix (m x n); the row player maximises x^T M y")
+# TODO(issue 17, h2 item 6): defaults={"regrets": False} once play takes regrets= (the Fenchel rate rows
+# need only the iterates' values; check `gamedyn reproduce` and the docs that read game.theorem2_bound).
+FENCHEL = Family("fenchel", "objective: a gamedyn.Objective f (value, gradient, smoothness L)",
+                 seats=("y-player", "x-player"))
+FAMILIES = {family.name: family for family in (MARGIN, MATRIX, FENCHEL)}
+
+
+# ------------------------------------------------------------------------------- the declaration
+
+
+@attrs.frozen
+class Box:
+    """The paper's box: one line (or a few, separated by newlines) for each part of the game.
+
+    ``rows`` are further ``(label, text)`` lines (e.g. the default steps), shown after ``first``.
+    """
+
+    payoff: str
+    w_player: str
+    p_player: str
+    weights: str
+    first: str
+    output: str
+    rows: tuple = ()
+
+    def lines(self, family: Family) -> list:
+        """``(label, text)`` for each line of the table, in the box's order."""
+        w_label, p_label = family.seats
+        return [("payoff", self.payoff), (w_label, self.w_player), (p_label, self.p_player), ("weights", self.weights),
+                ("first", self.first), *self.rows, ("output", self.output)]
+
+
+@attrs.frozen
+class Parameter:
+    """A parameter of a recipe beyond ``(problem, T)``: its name, what it is, its default and choices.
+
+    ``kind`` (``float``, ``int`` or ``str``) is how ``gamedyn run`` reads it from ``--name``;
+    ``cli=False`` keeps it off the command line (e.g. a start vector); ``required=True``: no default.
+    """
+
+    name: str
+    help: str
+    default: Any = None
+    kind: type = float
+    choices: tuple | None = None
+    cli: bool = True
+    required: bool = False
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
 
 
 @attrs.frozen
 class Recipe:
-    """A recipe as its paper's box states it.
+    """A recipe as its paper's box states it (see the module docstring).
 
-    ``game`` names the payoff, the two learners, the weights and the first mover (one line each,
-    as in the box); ``output`` is how the recipe's ``.w`` reads off the running sums:
-    ``output(w_sum, total, options) -> w`` with ``w_sum`` the output-weighted sum of the plays and
-    ``total`` the total of those weights, so the same rule serves a final
-    :class:`gamedyn.GameResult` and a per-round :class:`gamedyn.RoundState` (:meth:`read_output`).
-    ``options`` names the keyword options of ``function`` beyond ``(A, T)`` (e.g. ``("p",)``).
-    ``comparator(A, options)``, when given, is the fixed ``u`` that ``R_w(u)`` is measured against
-    (the w-domain is unbounded, so the regret against its best point is infinite); ``comparator_note``
-    says so in words.
-    ``rounds_to_separate(n, gamma, options) -> float | None`` is the number of rounds after which the
-    recipe's theorem guarantees a positive margin ``min_i (A w)_i > 0`` on ``n`` rows of margin
-    ``gamma`` (the q-norm margin ``gamma_q`` for a recipe with a ``p`` option), None where no theorem
-    gives one; ``variants`` lists further ``(label, options)`` plays the experiments make besides the
-    default one (e.g. another step rule). ``regret_bound(n, options) -> (label, bound) | None`` is the
-    theorem's bound on ``R_w + R_p`` (the figures draw it), None where no theorem gives one.
+    ``output(w_sum, total, options) -> w`` is how a margin recipe's ``.w`` reads off the running sums
+    (``w_sum`` the output-weighted sum of the plays, ``total`` the total of those weights), so the same
+    rule serves a final :class:`gamedyn.GameResult` and a per-round :class:`gamedyn.RoundState`
+    (:meth:`read_output`). ``comparator(A, options)``, when given, is the fixed ``u`` that ``R_w(u)`` is
+    measured against (the w-domain is unbounded, so the regret against its best point is infinite);
+    ``comparator_note`` says so in words. ``rounds_to_separate(n, gamma, options) -> float | None`` is
+    the number of rounds after which the recipe's theorem guarantees a positive margin on ``n`` rows of
+    margin ``gamma`` (None where no theorem gives one); ``regret_bound(n, options) -> (label, bound) |
+    None`` is the theorem's bound on ``R_w + R_p``; ``variants`` lists further ``(label, options)`` plays
+    the experiments make besides the default one. ``renamed`` maps deprecated keyword names to the new
+    ones (a tuple: the old name set several); ``legacy_order`` is the old positional order of the
+    arguments after the problem (e.g. ``("domain", "T")``), accepted with a ``DeprecationWarning``.
+    ``page`` is the docs page that shows the box (``docs/recipes/<page>.md``). ``pair`` names the
+    recipe's seating in the explorer's terms, ``(w-learner, p-learner, weights, first)`` with the names of
+    :func:`gamedyn.paper.exploration.separator_learners` (the explorer's named pairs read it), or None.
     """
 
     name: str
+    family: Family
     reference: str
     summary: str
-    game: tuple
-    function: Callable
-    output: Callable
-    options: tuple = ()
+    box: Box
+    parameters: tuple = ()
+    function: Callable | None = attrs.field(default=None, eq=False, repr=False)
+    output: Callable | None = None
     comparator: Callable | None = None
     comparator_note: str = ""
     rounds_to_separate: Callable | None = None
-    variants: tuple = ()
     regret_bound: Callable | None = None
+    variants: tuple = ()
+    renamed: dict = attrs.field(factory=dict)
+    legacy_order: tuple = ()
+    page: str | None = None
+    box_variants: tuple = ()  # (title, Box) further tables, e.g. another theta
+    pair: tuple | None = None
+
+    @property
+    def options(self) -> tuple:
+        """The names of the recipe's parameters (``gamedyn run`` options, experiments' variants)."""
+        return tuple(parameter.name for parameter in self.parameters)
+
+    @property
+    def game(self) -> tuple:
+        """The box as ``"label: text"`` lines (``gamedyn list``'s long form)."""
+        return tuple(f"{label}: {' '.join(text.split())}" for label, text in self.box.lines(self.family))
+
+    def parameter(self, name: str) -> Parameter:
+        for parameter in self.parameters:
+            if parameter.name == name:
+                return parameter
+        raise KeyError(f"{self.name} has no parameter {name!r}; its parameters are {list(self.options)}.")
 
     def chosen(self, options: dict) -> dict:
-        """The entries of ``options`` this recipe takes."""
+        """The entries of ``options`` this recipe takes (None values dropped: the recipe's default)."""
         return {key: value for key, value in options.items() if key in self.options and value is not None}
 
-    def run(self, A, T, *, stop=None, record=False, checkpoints=None, **options):
-        """``function(A, T, stop=..., record=..., **options)`` with only the options it declares;
-        ``checkpoints`` (``checkpoint``, ``checkpoint_every``, ``resume_from``) go to every recipe."""
-        return self.function(A, T, stop=stop, record=record, **self.chosen(options), **(checkpoints or {}))
+    def run(self, problem, T, **options):
+        """``function(problem, T, ...)`` with only the parameters it declares among ``options``; every run
+        option (``stop``, ``record``, ``checkpoint`` ...) goes through."""
+        allowed = run_options()
+        passed = {key: value for key, value in options.items() if key in allowed}
+        return self.function(problem, T, **self.chosen(options), **passed)
 
     def read_output(self, sums, **options):
         """The recipe's ``.w`` from a :class:`gamedyn.GameResult` or a :class:`gamedyn.RoundState`."""
         total = sums.output_weight_total if hasattr(sums, "output_weight_total") else sums.w_weight_total
-        return self.output(sums.w_sum, total, self.chosen(options))
+        rule = average if self.output is None else self.output
+        return rule(sums.w_sum, total, self.chosen(options))
 
     def w_comparator(self, A, **options):
         """The fixed comparator of ``R_w(u)``, or None when the regret is against the best point."""
@@ -75,6 +222,172 @@ class Recipe:
     def sufficient_rounds(self, n, gamma, **options):
         """Rounds after which the recipe's theorem guarantees a positive margin (None: no theorem)."""
         return None if self.rounds_to_separate is None else self.rounds_to_separate(n, gamma, self.chosen(options))
+
+    # ------------------------------------------------------------------------------ box tables
+
+    def _tables(self) -> list:
+        return [(None, self.box), *self.box_variants]
+
+    def box_table(self) -> str:
+        """The box as reStructuredText simple tables (the docstring's), one per variant."""
+        blocks = []
+        for title, box in self._tables():
+            lines = [(label, part) for label, text in box.lines(self.family)
+                     for label, part in zip([label] + [""] * text.count("\n"), text.split("\n"))]
+            left = max(len(label) for label, _ in lines)
+            right = max(len(text) for _, text in lines)
+            rule = "=" * left + "  " + "=" * right
+            table = [rule, *(f"{label:<{left}}  {text}".rstrip() for label, text in lines), rule]
+            blocks.append(("" if title is None else f"{title}:\n\n") + "\n".join(table))
+        return "\n\n".join(blocks)
+
+    def box_markdown(self) -> str:
+        """The box as Markdown tables (the docs/recipes page's), one per variant."""
+        blocks = []
+        for title, box in self._tables():
+            cells = [(label, " ".join(text.split()).replace("|", "\\|")) for label, text in box.lines(self.family)]
+            rows = [f"| {label} | `{cell}` |" for label, cell in cells]  # a | in a cell is escaped
+            table = "\n".join([f"| {self.name} | {self.reference} |", "|---|---|", *rows])
+            blocks.append(("" if title is None else f"{title}:\n\n") + table)
+        return "\n\n".join(blocks)
+
+
+BOX_KEYWORDS = frozenset({"payoff", "w_learner", "p_learner", "T", "weights", "p_weights", "output_weights", "first",
+                          "initial_w", "initial_p", "margin_norm"})
+"""The keywords of :func:`gamedyn.play` a recipe's box fixes: not run options."""
+
+
+@functools.lru_cache(maxsize=1)
+def run_options() -> tuple:
+    """The run options every recipe takes: :func:`gamedyn.play`'s keywords that no box fixes (read from
+    ``play``'s signature, so a keyword ``play`` gains is a run option of every recipe)."""
+    from gamedyn.engine.runner import play
+
+    return tuple(name for name, parameter in inspect.signature(play).parameters.items()
+                 if name not in BOX_KEYWORDS and parameter.kind is not inspect.Parameter.VAR_KEYWORD)
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _legacy_arguments(declaration: Recipe, args: tuple, kwargs: dict) -> tuple:
+    """``(T, kwargs)`` from the positional arguments after the problem, translating the deprecated forms."""
+    name = declaration.name
+    order = declaration.legacy_order
+    use_legacy = len(args) > 1 or (len(args) == 1 and order and order[0] != "T" and not _is_count(args[0]))
+    if use_legacy:
+        if not order or len(args) > len(order):
+            raise TypeError(f"{name}() takes the problem and T positionally; pass its parameters "
+                            f"{list(declaration.options)} by keyword.")
+        new_form = ", ".join(f"{key}=..." for key in order if key != "T")
+        warnings.warn(f"{name}({', '.join(['problem', *order[:len(args)]])}) with positional "
+                      f"{', '.join(key for key in order[:len(args)] if key != 'T') or 'arguments'} is deprecated "
+                      f"and will be removed in the next release; call {name}(problem, T, {new_form}).",
+                      DeprecationWarning, stacklevel=3)
+        for key, value in zip(order, args):
+            if key in kwargs:
+                raise TypeError(f"{name}() got multiple values for argument {key!r}.")
+            kwargs[key] = value
+        args = ()
+    if args:
+        if "T" in kwargs:
+            raise TypeError(f"{name}() got multiple values for argument 'T'.")
+        kwargs["T"] = args[0]
+    if "T" not in kwargs:
+        raise TypeError(f"{name}() missing the required argument 'T' (the number of rounds).")
+    return kwargs.pop("T"), kwargs
+
+
+def _renamed_arguments(declaration: Recipe, kwargs: dict) -> dict:
+    """The deprecated keyword names replaced by the declared ones (a DeprecationWarning each)."""
+    single = {old: new for old, new in declaration.renamed.items() if isinstance(new, str)}
+    several = {old: new for old, new in declaration.renamed.items() if not isinstance(new, str)}
+    given = set(kwargs)
+    for old, new in [*single.items(), *several.items()]:
+        if old not in kwargs:
+            continue
+        targets = (new,) if isinstance(new, str) else tuple(new)
+        warnings.warn(f"{declaration.name}({old}=...) is deprecated and will be removed in the next release; "
+                      f"pass {' and '.join(f'{target}=' for target in targets)} instead.", DeprecationWarning,
+                      stacklevel=3)
+        value = kwargs.pop(old)
+        for target in targets:
+            if target in given:
+                if isinstance(new, str):
+                    raise TypeError(f"{declaration.name}() got both {old}= (deprecated) and {target}=; pass only "
+                                    f"{target}=.")
+                continue  # an old name that set several: the explicit new ones win
+            kwargs[target] = value
+            given.add(target)
+    return kwargs
+
+
+def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box, parameters=(), **declared):
+    """Declare the decorated function a recipe: its :class:`Recipe` is built once, here.
+
+    The function's signature must be ``(problem, T, *, <the declared parameters>, **run_options)``
+    (checked at import). The returned function has the same signature; it translates the deprecated
+    call forms the declaration lists, refuses keywords that are neither parameters nor run options,
+    adds the family's default run options, and carries the declaration as ``.recipe``. Its docstring
+    gets the box table after its first paragraph.
+    """
+
+    def decorate(function):
+        signature = inspect.signature(function)
+        values = list(signature.parameters.values())
+        keyword_only = [p.name for p in values if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        positional = [p.name for p in values if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+        declared_names = [parameter.name for parameter in parameters]
+        if (len(positional) != 2 or positional[1] != "T" or keyword_only != declared_names
+                or values[-1].kind is not inspect.Parameter.VAR_KEYWORD):
+            raise TypeError(f"recipe {name}: the signature must be ({positional[0] if positional else 'problem'}, T, *, "
+                            f"{', '.join(declared_names)}, **run_options), got {signature}.")
+        for parameter in parameters:
+            default = signature.parameters[parameter.name].default
+            if parameter.required != (default is inspect.Parameter.empty):
+                raise TypeError(f"recipe {name}: parameter {parameter.name} is required in one of the function and "
+                                "the declaration only.")
+            if not parameter.required and default != parameter.default:
+                raise TypeError(f"recipe {name}: parameter {parameter.name} defaults to "
+                                f"{signature.parameters[parameter.name].default!r} in the function but "
+                                f"{parameter.default!r} in the declaration.")
+
+        @functools.wraps(function)
+        def run(problem, *args, **kwargs):
+            T, kwargs = _legacy_arguments(declaration, args, kwargs)
+            kwargs = _renamed_arguments(declaration, kwargs)
+            allowed = run_options()
+            unknown = [key for key in kwargs if key not in declared_names and key not in allowed]
+            if unknown:
+                key = unknown[0]
+                why = (f"{key}= is fixed by the recipe's box" if key in BOX_KEYWORDS
+                       else f"{key}= is neither a parameter nor a run option")
+                raise TypeError(f"{name}() got an unexpected keyword argument {key!r} ({why}); its parameters are "
+                                f"{declared_names or 'none'} and its run options (passed to gamedyn.play) "
+                                f"{list(allowed)}.")
+            for key, value in family.defaults.items():
+                kwargs.setdefault(key, value)
+            return function(problem, T, **kwargs)
+
+        declaration = Recipe(name=name, family=family, reference=reference, summary=summary, box=box,
+                             parameters=tuple(parameters), function=run, **declared)
+        run.recipe = declaration
+        run.__doc__ = _with_box(function.__doc__ or "", declaration)
+        return run
+
+    return decorate
+
+
+def _with_box(doc: str, declaration: Recipe) -> str:
+    """The docstring with the generated box table after its first paragraph."""
+    doc = inspect.cleandoc(doc)
+    first, _, rest = doc.partition("\n\n")
+    table = declaration.box_table()
+    return f"{first}\n\n{table}\n\n{rest}" if rest else f"{first}\n\n{table}\n"
+
+
+# ------------------------------------------------------------------------------------ helpers
 
 
 def average(w_sum, total, options):

@@ -50,11 +50,19 @@ class RoundState:
 
     @property
     def w_regret(self) -> float:
+        _check_kept(self.w_played_loss)
         return float(regret(self.w_domain, self.w_loss_sum, self.w_played_loss))
 
     @property
     def p_regret(self) -> float:
+        _check_kept(self.p_played_loss)
         return float(regret(self.p_domain, self.p_loss_sum, self.p_played_loss))
+
+
+def _check_kept(played) -> None:
+    if played is None:
+        raise ValueError("the regrets were not computed: this run has regrets=False; pass regrets=True to play "
+                         "(or to the recipe) to read them.")
 
 
 
@@ -66,6 +74,10 @@ class GameResult:
     ``theorem2_bound``) and ``duality_gap`` are ``+inf`` when a player's domain has no best point
     (R^d against a linear loss). Any other overflow raises :class:`NumericalRangeError` in
     :func:`play` instead of being returned.
+
+    ``not_computed`` names the fields a run with ``regrets=False`` skipped (``w_regret``, ``p_regret``,
+    ``theorem2_bound``, ``w_played_loss``, ``p_played_loss``, and the loss sums of learners that keep
+    none when nothing else needed them); each of them is None. Empty for ``regrets=True``.
     """
 
     w_average: np.ndarray
@@ -78,26 +90,29 @@ class GameResult:
     p_weight_total: float
     output_weight_total: float
     rounds: int
-    w_regret: float
-    p_regret: float
-    theorem2_bound: float | None
-    duality_gap: float | None
-    w_loss_sum: Loss
-    p_loss_sum: Loss
-    w_played_loss: float
-    p_played_loss: float
+    w_regret: float | np.ndarray | None
+    p_regret: float | np.ndarray | None
+    theorem2_bound: float | np.ndarray | None
+    duality_gap: float | np.ndarray | None
+    w_loss_sum: Loss | None
+    p_loss_sum: Loss | None
+    w_played_loss: float | np.ndarray | None
+    p_played_loss: float | np.ndarray | None
     stopped_early: bool
     stop_reason: str
     trace: dict | None = None
     certificate: Any = None  # gamedyn.certify.certificates.Certificate for bilinear payoffs, else None
     metrics: dict | None = None
+    not_computed: tuple = ()  # the fields play(..., regrets=False) skipped (each None)
 
     def w_regret_against(self, u) -> float:
         """R_w(u) = sum_t alpha_t (h_t(w_t) - h_t(u)) for a fixed comparator u."""
+        _check_kept(self.w_played_loss)
         return self.w_played_loss - self.w_loss_sum.value(np.asarray(u, dtype=np.float64))
 
     def p_regret_against(self, u) -> float:
         """R_p(u) = sum_t alpha_t (l_t(p_t) - l_t(u)) for a fixed comparator u."""
+        _check_kept(self.p_played_loss)
         return self.p_played_loss - self.p_loss_sum.value(np.asarray(u, dtype=np.float64))
 
 
@@ -132,7 +147,7 @@ def duality_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float | Non
     """max_w g(w, p_bar) - min_p g(w_bar, p): zero exactly at a saddle point (inf when unbounded).
 
     Batched games: one gap per game."""
-    if not payoff.structured:  # a payoff without loss structure may compute its gap numerically
+    if not getattr(payoff, "structured", True):  # a payoff without loss structure may compute its gap numerically
         numerical = getattr(payoff, "numerical_duality_gap", None)
         return None if numerical is None else numerical(w_domain, p_domain, w_bar, p_bar)
     p_best = _best_response(p_domain, payoff.loss_for_p(w_bar))
@@ -164,8 +179,11 @@ def per_game(value):
 
 
 
-def check_result(fields: dict, unbounded: set, where: str):
+def check_result(fields: dict, unbounded: set, where: str, context: dict | None = None):
     """No NaN, and inf only where a player's domain has no best point (``unbounded``): else raise.
+
+    ``context`` holds the run's sums behind ``fields`` (the loss sums behind the regrets): they are
+    not checked here, but they tell whether a NaN may be an overflow (see :func:`_nan_source`).
 
     Overflow is not rescaled silently: the dynamics are scale-equivariant (payoff / s with
     eta * s gives the same plays, with regrets / s), so the fix is the caller's to choose. A NaN
@@ -184,7 +202,7 @@ def check_result(fields: dict, unbounded: set, where: str):
         largest = float(np.max(finite_part)) if finite_part.size else float("nan")
         nan = bool(np.any(np.isnan(array))) or (isinstance(value, Loss) and math.isnan(value.curvature))
         if nan:
-            source = _nan_source(fields)
+            source = _nan_source({**(context or {}), **fields})
             if source is not None:
                 raise NumericalRangeError(f"{where}: the result's {name} is NaN. {source}")
         raise NumericalRangeError(
@@ -214,6 +232,13 @@ def _nan_source(fields: dict) -> str | None:
     largest, nan_fields = 0.0, []
     for name, value in fields.items():
         parts = (value.linear, value.curvature) if isinstance(value, Loss) else (value,)
+        if isinstance(value, Loss) and np.all(np.isfinite(value.linear)):
+            # The best reply to a curved loss sits at -linear / curvature, its value at -|linear|^2 / (2 curvature):
+            # that product may overflow while every stored number is moderate (|A^T p| = 1e154, curvature 0.1).
+            curvature = float(np.min(value.curvature)) if np.size(value.curvature) else 0.0
+            top = float(np.max(np.abs(value.linear))) if np.size(value.linear) else 0.0
+            if curvature > 0 and top > 0 and (top / curvature > _NEAR_OVERFLOW or top * (top / curvature) > _NEAR_OVERFLOW):
+                return None
         for part in parts:
             array = np.asarray(part, dtype=np.float64)
             if np.any(np.isinf(array)):
@@ -222,8 +247,8 @@ def _nan_source(fields: dict) -> str | None:
             largest = max(largest, float(np.max(finite)) if finite.size else 0.0)
             if np.any(np.isnan(array)) and name not in nan_fields:
                 nan_fields.append(name)
-    if largest > _NEAR_OVERFLOW:
-        return None
+    if largest > _NEAR_OVERFLOW or largest * largest > _NEAR_OVERFLOW:
+        return None  # a product of two numbers of the run (a play times a loss) may have overflowed
     kinds = {kind for kind, names in (("plays", _PLAY_FIELDS), ("losses", _LOSS_FIELDS), ("values", _VALUE_FIELDS))
              if any(name in names for name in nan_fields)}
     if kinds <= {"values"}:
@@ -234,8 +259,8 @@ def _nan_source(fields: dict) -> str | None:
     else:
         where = ("a play is NaN: a learner returned it, or computed it from a NaN loss (the built-in learners "
                  "only pass on a NaN they are given)")
-    return (f"NaN holds in {', '.join(nan_fields)}, and no number of the run comes near float64's limit (the "
-            f"largest finite one is {largest:.3g}), so this is no overflow: a NaN entered the run from a "
+    return (f"NaN holds in {', '.join(nan_fields)}, and no number of the run, nor a product of two of them, comes near "
+            f"float64's limit (the largest finite one is {largest:.3g}), so this is no overflow: a NaN entered the run from a "
             f"function it calls, first seen in its {' and '.join(sorted(kinds))}: {where}. Check the functions "
             f"you passed for NaN (0/0, inf - inf, log or sqrt of a negative number).")
 

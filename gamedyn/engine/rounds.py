@@ -39,50 +39,62 @@ optimistic FTRL with entropy.
 
 from __future__ import annotations
 
-import numbers
 from typing import Callable
 
 import numpy as np
 
 from gamedyn.arrays.one_pass import one_pass_operator
-from gamedyn.core.hints import CurrentLoss, LastLoss
-from gamedyn.core.learners import FollowTheRegularizedLeader
 from gamedyn.core.loss import Loss
-from gamedyn.core.regularizers import Entropy
-from gamedyn.core.weights import StepSchedule
-from gamedyn.engine.payoffs import Bilinear, RegularizedBilinear
+from gamedyn.core.protocols import declared
 
-__all__ = ["EntropyLeaderRound", "one_pass_round"]
+__all__ = ["EntropyLeaderRound", "bilinear_form_of", "one_pass_round", "round_of", "softmax_play_of"]
 
 Round = Callable[[int, np.ndarray, float], tuple]
 
 
-def one_pass_round(payoff, leader, follower, T: int) -> Round | None:
+def bilinear_form_of(payoff):
+    """The payoff's declared :class:`gamedyn.engine.payoffs.BilinearForm`, or None (the one place it is read)."""
+    form = declared(payoff, "bilinear_form", ("loss_for_p", "loss_for_w", "times", "transpose_times"), None)
+    return form() if callable(form) else None
+
+
+def softmax_play_of(learner, dimension: int):
+    """The learner's declared :class:`gamedyn.core.learners.SoftmaxPlay`, or None (the one place it is read)."""
+    make = declared(learner, "softmax_play", ("play", "player", "init", "update"), None)
+    return make(dimension) if callable(make) else None
+
+
+def one_pass_round(payoff, leader, follower, T: int, w_leads: bool = True) -> Round | None:
     """The round that reads A once, or None for the two-pass round (see the module docstring).
 
-    ``leader`` and ``follower`` are the runner's seats of the first and second mover (each with
-    ``name`` ``"w"`` or ``"p"``, its ``learner``, its weights ``weight(t)``, and now its mutable
-    ``player`` and ``loss_sum``); T is the last round. The rounds drive the seats' players, as the
-    two-pass round does, so an FTRL+ player's sum with the current loss is formed once. The result is called as
-    ``round(t, leader_play, follower_weight)`` and returns ``(follower_loss, follower_play,
-    leader_loss)``: what the two-pass round computes, from one pass.
+    Chosen by what the objects declare, never by their types: the payoff's ``bilinear_form()``
+    (its losses are Loss(A w) and Loss(-A^T p, c)), the operand's one-pass capability
+    (:func:`gamedyn.arrays.one_pass.one_pass_operator`), the learners' ``needs_current_loss`` and
+    ``softmax_play(dimension)``; ``w_leads`` is ``play``'s ``first == "w"``. ``leader`` and ``follower`` are the runner's seats of the first
+    and second mover (each with ``name`` ``"w"`` or ``"p"``, its ``learner``, its weights
+    ``weight(t)``, and its mutable ``player`` and ``loss_sum``); T is the last round. The rounds
+    drive the seats' players, as the two-pass round does, so an FTRL+ player's sum with the current
+    loss is formed once. The result is called as ``round(t, leader_play, follower_weight)`` and
+    returns ``(follower_loss, follower_play, leader_loss)``: what the two-pass round computes, from one pass.
     """
-    if type(payoff) not in (Bilinear, RegularizedBilinear):
-        return None  # only these payoffs' losses are known to be Loss(A w), Loss(-A^T p, c)
-    A = one_pass_operator(payoff.A)
+    form = bilinear_form_of(payoff)
+    if form is None:
+        return None  # only a declared bilinear form's losses are known to be Loss(A w), Loss(-A^T p, c)
+    A = one_pass_operator(form.operand)
     if A is None:
         return None
-    w_curvature = payoff.strength if type(payoff) is RegularizedBilinear else 0.0
+    w_curvature = float(form.w_curvature)
+    w_follows = not w_leads
     if not follower.learner.needs_current_loss:
-        return _both_products(A, follower, w_curvature)
-    if follower.name == "p":
+        return _both_products(A, follower, w_curvature, w_follows)
+    if not w_follows:
         return _entropy_follower(payoff, A, follower, w_curvature)
     return _entropy_leader(payoff, A, leader, follower, T, w_curvature)
 
 
-def _both_products(A, follower, w_curvature: float) -> Round:
+def _both_products(A, follower, w_curvature: float, w_follows: bool) -> Round:
     """Both plays are known before any product: A w_t and A^T p_t in one pass."""
-    products, w_follows = A.products, follower.name == "w"
+    products = A.products
 
     def round_(t, leader_play, weight):
         follower_play = follower.player.play(weight)  # the seat's player (replaced on resume: read it each round)
@@ -95,28 +107,13 @@ def _both_products(A, follower, w_curvature: float) -> Round:
     return round_
 
 
-def _step_of(eta):
-    """t -> eta_t for a constant or scheduled step; None for anything else (a sweep of steps)."""
-    if isinstance(eta, StepSchedule):
-        return eta
-    if isinstance(eta, numbers.Real) and not isinstance(eta, bool):
-        value = float(eta)
-        return lambda t: value
-    return None
-
-
-def _softmax_step(A, learner, hint):
-    """``(A.softmax_pass(log p_0), t -> eta_t)`` for FTRL with entropy, this hint and a constant or
-    scheduled step; None for any other p-learner."""
-    if not (type(learner) is FollowTheRegularizedLeader and type(learner.regularizer) is Entropy
-            and type(learner.hint) is hint and learner.regularizer.legendre):  # legendre: the plain simplex
-        return None  # (on a capped simplex the play is the capped softmax, not one pass's plain softmax)
-    eta_at = _step_of(learner.eta)
-    if eta_at is None:
+def _softmax_step(A, learner, guess: str):
+    """``(A.softmax_pass(log p_0), t -> eta_t)`` for a p-learner that declares its play a softmax with
+    this guess (:meth:`gamedyn.FollowTheRegularizedLeader.softmax_play`); None for any other."""
+    softmax = softmax_play_of(learner, A.shape[0])
+    if softmax is None or softmax.guess != guess:
         return None
-    n = A.shape[0]
-    centre = learner.domain.default_centre(n) if learner.centre is None else np.asarray(learner.centre, dtype=np.float64)
-    return A.softmax_pass(learner.regularizer.centre_cache(centre)), eta_at
+    return A.softmax_pass(softmax.log_centre), softmax.eta_at
 
 
 def _linear(total: Loss) -> bool:
@@ -125,7 +122,7 @@ def _linear(total: Loss) -> bool:
 
 def _entropy_follower(payoff, A, follower, w_curvature: float) -> Round | None:
     """The p-player moves second with FTRL+ and entropy: its softmax and A^T p_t in the pass of A w_t."""
-    pass_and_step = _softmax_step(A, follower.learner, CurrentLoss)
+    pass_and_step = _softmax_step(A, follower.learner, "current")
     if pass_and_step is None:
         return None
     step, eta_at = pass_and_step
@@ -151,7 +148,7 @@ def _entropy_follower(payoff, A, follower, w_curvature: float) -> Round | None:
 def _entropy_leader(payoff, A, leader, follower, T: int, w_curvature: float):
     """The :class:`EntropyLeaderRound` of NAG's order, or None when the p-player is not optimistic
     FTRL with entropy and a constant or scheduled step."""
-    pass_and_step = _softmax_step(A, leader.learner, LastLoss)
+    pass_and_step = _softmax_step(A, leader.learner, "last")
     return None if pass_and_step is None else EntropyLeaderRound(payoff, leader, follower, T, w_curvature, *pass_and_step)
 
 
@@ -200,3 +197,56 @@ class EntropyLeaderRound:
         """Carry a checkpoint's saved loss into the resumed run's first round."""
         if linear is not None:
             self.ahead_round, self.ahead = int(round_), Loss(np.asarray(linear, dtype=np.float64), self.w_curvature)
+
+
+def round_of(payoff, leader, follower, one_pass, w_leads: bool, output_weight, regrets: bool = True):
+    r"""The round strategy: ``round_(t)`` plays round t and settles both seats (chosen once, before the loop).
+
+    ``one_pass`` is :func:`one_pass_round`'s round (None: two passes, one product per play). The
+    round: :math:`\alpha_t`, the leader's play, the follower's loss and play, the leader's loss, the
+    played values :math:`f_t(z_t)` (only with ``regrets``: nothing else needs them), then each
+    seat's update and running sums. Everything it calls is bound to a local once, here; the seats'
+    players are read now, so build the round after a resumed run has restored them.
+    """
+    leader_weight_of, follower_weight_of = leader.weight, follower.weight
+    one_weight = leader_weight_of is follower_weight_of
+    leader_plays, follower_plays = leader.player.play, follower.player.play
+    leader_loss_of, follower_loss_of = leader.opponent_loss, follower.opponent_loss
+    leader_settle, follower_settle = leader.settle, follower.settle
+    played_values = getattr(payoff, "played_values", None) if regrets else None
+    if regrets and played_values is None:  # a payoff without played_values: each loss at its play
+
+        def played_values(w, p, w_loss, p_loss):
+            return w_loss.value(w), p_loss.value(p)
+    output_is_leader = output_weight is leader_weight_of  # the output weights are a seat's own: no call
+    output_is_follower = output_weight is follower_weight_of
+    if one_pass is not None:
+        exchange = one_pass  # the follower's loss and play and the leader's loss, one read of A
+    elif follower.learner.needs_current_loss:
+
+        def exchange(t, leader_play, follower_weight):
+            follower_loss = follower_loss_of(leader_play, None)
+            follower_play = follower_plays(follower_weight, follower_loss)
+            return follower_loss, follower_play, leader_loss_of(follower_play, leader_play)
+    else:
+
+        def exchange(t, leader_play, follower_weight):
+            follower_play = follower_plays(follower_weight)
+            return follower_loss_of(leader_play, follower_play), follower_play, leader_loss_of(follower_play, leader_play)
+
+    def round_(t):
+        leader_weight = leader_weight_of(t)
+        follower_weight = leader_weight if one_weight else follower_weight_of(t)
+        leader_play = leader_plays(leader_weight)
+        follower_loss, follower_play, leader_loss = exchange(t, leader_play, follower_weight)
+        if played_values is None:
+            leader_value = follower_value = None
+        elif w_leads:
+            leader_value, follower_value = played_values(leader_play, follower_play, leader_loss, follower_loss)
+        else:
+            follower_value, leader_value = played_values(follower_play, leader_play, follower_loss, leader_loss)
+        output = (leader_weight if output_is_leader else follower_weight if output_is_follower else output_weight(t))
+        leader_settle(leader_play, leader_loss, leader_weight, output, follower_loss, leader_value)
+        follower_settle(follower_play, follower_loss, follower_weight, output, leader_loss, follower_value)
+
+    return round_

@@ -23,14 +23,14 @@ import numbers
 import operator
 from typing import Any, Callable
 
-import attrs
 import numpy as np
 
-from gamedyn.core.domains import Ball, Reals, Simplex
+from gamedyn.core.domains import learner_example
+from gamedyn.core.kernels import SMALL_PRODUCT, single_blas_thread
 from gamedyn.core.validation import check_count, check_vector
 from gamedyn.core.weights import weight_function
 from gamedyn.engine import checkpoints as _checkpoints
-from gamedyn.engine.payoffs import Bilinear, Payoff
+from gamedyn.engine.payoffs import Payoff
 from gamedyn.engine.results import (
     GameResult,
     RoundState,
@@ -41,7 +41,18 @@ from gamedyn.engine.results import (
     per_game,
     regret,
 )
-from gamedyn.engine.rounds import one_pass_round
+from gamedyn.engine.observers import (
+    CallbackObserver,
+    CertificateObserver,
+    CheckpointObserver,
+    MetricsObserver,
+    Run,
+    StopObserver,
+    TraceObserver,
+    check_observer,
+    observer_name,
+)
+from gamedyn.engine.rounds import one_pass_round, round_of
 from gamedyn.engine.seats import Seat, check_learner, check_plays
 
 
@@ -64,13 +75,14 @@ def _started(learner, given, point, player: str):
     if given is None:
         return learner
     name = f"initial_{player}"
-    if not attrs.has(type(learner)) or "centre" not in attrs.fields_dict(type(learner)):
+    started_at = getattr(learner, "started_at", None)  # the learner's own copy with centre z_0 (gamedyn.Learner)
+    if started_at is None or not hasattr(learner, "centre"):
         raise ValueError(
             f"{name} was given, but {player}_learner {type(learner).__name__} has no centre= to start from; "
             f"start it yourself (its init) and drop {name}, or use a gamedyn learner (FTRL, OFTRL, OMD, ...)."
         )
     if learner.centre is None:
-        return attrs.evolve(learner, centre=point)
+        return started_at(point)
     centre = np.asarray(learner.centre, dtype=np.float64)
     if centre.shape != point.shape or not np.allclose(centre, point, rtol=1e-12, atol=0.0):
         raise ValueError(
@@ -96,51 +108,6 @@ def _check_metrics(metrics) -> int:
     raise ValueError(f"metrics must be False, True or a positive int k (the duality gap every k rounds), got {metrics!r}.")
 
 
-class _MetricsRecorder:
-    """The opt-in per-round record: regrets and Theorem 2's bound every round, the gap every k rounds."""
-
-    def __init__(self, payoff, w_domain, p_domain, same_weights: bool, every: int):
-        self.payoff, self.w_domain, self.p_domain = payoff, w_domain, p_domain
-        self.same_weights, self.every = same_weights, every
-        self.rows, self.gaps = [], []
-
-    def round(self, t, w_seat, p_seat, last: bool):
-        w_regret = regret(self.w_domain, w_seat.loss_sum, w_seat.played_loss_total)
-        p_regret = regret(self.p_domain, p_seat.loss_sum, p_seat.played_loss_total)
-        bound = (w_regret + p_regret) / w_seat.weight_total if self.same_weights else np.nan
-        self.rows.append((t, w_regret, p_regret, bound))
-        if self.same_weights and (t % self.every == 0 or last):
-            self._gap(t, w_seat, p_seat)
-
-    def _gap(self, t, w_seat, p_seat):
-        gap = duality_gap(self.payoff, self.w_domain, self.p_domain, w_seat.play_sum / w_seat.output_weight_total,
-                           p_seat.play_sum / p_seat.output_weight_total)
-        self.gaps.append((t, np.nan if gap is None else gap))
-
-    def result(self, rounds, w_seat, p_seat) -> dict:
-        if self.same_weights and (not self.gaps or self.gaps[-1][0] != rounds):
-            self._gap(rounds, w_seat, p_seat)  # a stop rule ended the run early
-        t, w_regret, p_regret, bound = zip(*self.rows)
-        metrics = {"t": np.array(t), "w_regret": np.array(w_regret, dtype=np.float64),
-                   "p_regret": np.array(p_regret, dtype=np.float64)}
-        if self.same_weights:
-            metrics["theorem2_bound"] = np.array(bound, dtype=np.float64)
-            metrics["gap_t"] = np.array([row[0] for row in self.gaps])
-            metrics["duality_gap"] = np.array([row[1] for row in self.gaps], dtype=np.float64)
-        return metrics
-
-
-
-def _learner_example(domain) -> str:
-    if isinstance(domain, Simplex):
-        return "FTRL(Entropy(), eta) or OMD(SquaredEuclidean(domain=Simplex()), eta)"
-    if isinstance(domain, Ball):
-        return f"FTL(Ball({domain.radius!r})) or FTRL(SquaredEuclidean(radius={domain.radius!r}), eta)"
-    if isinstance(domain, Reals):
-        return "FTRL(SquaredEuclidean(), eta) or FTRL(QNorm(q), eta)"
-    return f"a learner whose regularizer has domain = {domain!r}"
-
-
 def _check_domain(payoff: Payoff, learner, player: str):
     """The payoff states the set each player plays on (None: any); refuse a learner on another set."""
     required = getattr(payoff, f"{player}_domain", None)
@@ -148,7 +115,7 @@ def _check_domain(payoff: Payoff, learner, player: str):
         raise ValueError(
             f"{player}_learner plays on {learner.domain!r}, but {type(payoff).__name__} needs its "
             f"{player}-player on {required!r} ({type(payoff).__name__}.{player}_domain); pass a "
-            f"{player}_learner on that domain, e.g. {_learner_example(required)}."
+            f"{player}_learner on that domain, e.g. {learner_example(required)}."
         )
 
 
@@ -198,6 +165,8 @@ def play(
     checkpoint=None,
     checkpoint_every: int | None = None,
     resume_from=None,
+    observers=(),
+    regrets: bool = True,
 ) -> GameResult:
     """Play T rounds of Protocol 1 (``first="w"``) or of its p-first variant (``first="p"``).
 
@@ -274,6 +243,15 @@ def play(
     if stop is not None and not callable(stop):
         raise TypeError(f"stop must be a callable round_state -> bool, got {stop!r}.")
     metrics_every = _check_metrics(metrics)
+    if not isinstance(regrets, bool):
+        raise TypeError(f"regrets must be True (compute the regrets, Theorem 2's bound and the played losses) or "
+                        f"False (skip them), got {regrets!r}.")
+    if metrics_every and not regrets:
+        raise ValueError("metrics= records the regrets every round, but regrets=False skips them; pass regrets=True "
+                         "with metrics=, or drop metrics=.")
+    observers = tuple(observers)
+    for index, observer in enumerate(observers):
+        check_observer(observer, index)
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be a callable round_state -> None, got {callback!r}.")
     _check_domain(payoff, w_learner, "w")
@@ -309,6 +287,40 @@ def play(
             "initial_p": initial_p, "margin_norm": margin_norm,
             "w_comparators": w_comparators, "p_comparators": p_comparators}, _FINGERPRINT_FIXES)
 
+    same_weights = p_weights is None and output_weights is None
+    w_comparators = w_learner.domain if w_comparators is None else _check_comparators(w_comparators, "w_comparators")
+    p_comparators = p_learner.domain if p_comparators is None else _check_comparators(p_comparators, "p_comparators")
+    metrics = MetricsObserver(metrics_every, w_comparators, p_comparators, same_weights) if metrics_every else None
+    with _blas_policy(payoff):  # one context per run (the start, the rounds, the result), not per round
+        run = _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weight, p_weight, output_weight,
+                     margin_norm, regrets, observers_from(stop, record, callback, metrics, observers, checkpoint,
+                                                          checkpoint_every, resume_from, configuration))
+        rounds, stop_reason, observed = _loop(run, round_strategy(run, payoff, first, regrets))
+        return _result(run, rounds, stop_reason, observed, regrets, same_weights, w_comparators, p_comparators)
+
+
+def observers_from(stop, record, callback, metrics, observers, checkpoint, checkpoint_every, resume_from,
+                   configuration) -> list:
+    """The keyword sugar as observers, in today's order: metrics, trace, callback, stop, yours, checkpoint
+    (the certificate observer, first, is added by :func:`_build`: it depends on the payoff)."""
+    built = []
+    if metrics is not None:
+        built.append(metrics)
+    if record:
+        built.append(TraceObserver())
+    if callback is not None:
+        built.append(CallbackObserver(callback))
+    if stop is not None:
+        built.append(StopObserver(stop))
+    built.extend(observers)
+    if checkpoint is not None or resume_from is not None:
+        built.append(CheckpointObserver(checkpoint, checkpoint_every, resume_from, configuration))
+    return built
+
+
+def _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weight, p_weight, output_weight,
+           margin_norm, regrets, observers) -> Run:
+    """The game: the seats (with f_0), the one-pass round, the certificate and the observers, started."""
     d, n = payoff.w_dimension, payoff.p_dimension
     w0 = _initial_point(initial_w, w_learner, d, "initial_w")
     p0 = _initial_point(initial_p, p_learner, n, "initial_p")
@@ -317,147 +329,147 @@ def play(
     # The t = 1 convention: each learner's f_0 is its round loss against the opponent's initial point.
     w_initial_loss, p_initial_loss = payoff.loss_for_w(p0, w0), payoff.loss_for_p(w0, p0)
     w_seat = Seat("w", w_learner, w_learner.init(d, w_initial_loss), w_weight, output_weight,
-                   payoff.loss_for_w, w_initial_loss.linear.shape)
+                  payoff.loss_for_w, w_initial_loss.linear.shape)
     p_seat = Seat("p", p_learner, p_learner.init(n, p_initial_loss), p_weight, output_weight,
-                   payoff.loss_for_p, p_initial_loss.linear.shape)
-    w_convex, p_convex = w_initial_loss.convex, p_initial_loss.convex  # for a resumed run's loss sums
+                  payoff.loss_for_p, p_initial_loss.linear.shape)
+    convex_terms = {"w": w_initial_loss.convex, "p": p_initial_loss.convex}  # for a resumed run's loss sums
     del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
-    trace = {"w": [], "p": []} if record else None
-    one_pass = one_pass_round(payoff, leader, follower, T)  # None: the two-pass round (gamedyn.engine.rounds)
-    tracker = _certificate_tracker(payoff, w_learner.domain, margin_norm, p_weight is output_weight)
-    start, rounds, stop_reason, finished = 1, T, f"completed T = {T} rounds", False
-    if resume_from is not None:
-        start, stop_reason, finished, carried = _resume(resume_from, configuration, w_seat, p_seat, tracker,
-                                                          {"w": w_convex, "p": p_convex})
-        rounds = start - 1 if finished else T
-        start = T + 1 if finished else start  # a finished run (last round or a stop rule) plays no more
-        if hasattr(one_pass, "restore"):
-            one_pass.restore(*carried)  # a product the one-pass round computed a round early
-    same_weights = p_weights is None and output_weights is None
-    if same_weights and getattr(tracker, "share_dual_sum", None) is not None and p_seat.flat:
-        tracker.share_dual_sum(p_seat.play_sum)  # sum_t alpha_t p_t is the p play sum: one axpy of length n fewer
-    w_comparators = w_learner.domain if w_comparators is None else _check_comparators(w_comparators, "w_comparators")
-    p_comparators = p_learner.domain if p_comparators is None else _check_comparators(p_comparators, "p_comparators")
-    recorder = _MetricsRecorder(payoff, w_comparators, p_comparators, same_weights, metrics_every) if metrics_every else None
+    one_pass = one_pass_round(payoff, leader, follower, T, first == "w")  # None: the two-pass round (gamedyn.engine.rounds)
+    tracker = certificate_of(payoff, w_learner.domain, margin_norm, p_weight is output_weight)
+    if tracker is not None:
+        requests = _requests(observers)
+        observers = [CertificateObserver(tracker, requests), *observers]
+    if not regrets:  # the loss sums are still kept for the certificate and for round states
+        needs_sums = tracker is not None or any(getattr(o, "needs_round_state", True) for o in observers)
+        w_seat.keep(played=False, loss_sum=needs_sums)
+        p_seat.keep(played=False, loss_sum=needs_sums)
+    run = Run(payoff, w_seat, p_seat, T, w_learner.domain, p_learner.domain, tracker, one_pass, convex_terms)
+    run.observers = tuple(observers)
+    for observer in observers:
+        start = getattr(observer, "start", None)
+        if start is not None:
+            start(run)
     check_plays(w_seat)  # each play of a learner that does not declare plays_in_domain
     check_plays(p_seat)
-    follower_sees_current = follower.learner.needs_current_loss
-    output_is_leader_weight = output_weight is leader.weight  # the output weights are a seat's own: no call
-    output_is_follower_weight = output_weight is follower.weight
+    return run
 
-    # The round: one product per play (the follower's loss from the leader's play, the leader's
-    # loss from the follower's play), shared by the learners, their hints and the running sums.
-    # Everything a round calls is bound to a local once, before the loop (no attribute lookups per round).
-    leader_weight_of, follower_weight_of = leader.weight, follower.weight
-    leader_plays, follower_plays = leader.player.play, follower.player.play
-    leader_loss_of, follower_loss_of = leader.opponent_loss, follower.opponent_loss
-    leader_settle, follower_settle = leader.settle, follower.settle
-    played_values, w_leads = payoff.played_values, first == "w"
-    one_weight = leader_weight_of is follower_weight_of
-    w_sum_of_losses, p_sum_of_losses = w_seat.linear_loss_sum, p_seat.linear_loss_sum
-    w_is_leader = leader is w_seat
-    hooks = stop is not None or callback is not None or checkpoint is not None
-    interrupt = _checkpoints.InterruptFlag() if checkpoint is not None else contextlib.nullcontext()
-    with interrupt, _Rounds(start, T) as round_numbers:
-        for t in round_numbers:
-            leader_weight = leader_weight_of(t)
-            follower_weight = leader_weight if one_weight else follower_weight_of(t)
-            leader_play = leader_plays(leader_weight)
-            if one_pass is not None:  # gamedyn.engine.rounds: the follower's loss and play and the leader's loss, one read of A
-                follower_loss, follower_play, leader_loss = one_pass(t, leader_play, follower_weight)
-            elif follower_sees_current:
-                follower_loss = follower_loss_of(leader_play, None)
-                follower_play = follower_plays(follower_weight, follower_loss)
-            else:
-                follower_play = follower_plays(follower_weight)
-                follower_loss = follower_loss_of(leader_play, follower_play)
-            if one_pass is None:  # the two-pass round's second product
-                leader_loss = leader_loss_of(follower_play, leader_play)
-            if w_leads:
-                leader_value, follower_value = played_values(leader_play, follower_play, leader_loss, follower_loss)
-            else:
-                follower_value, leader_value = played_values(follower_play, leader_play, follower_loss, leader_loss)
-            output = (leader_weight if output_is_leader_weight else follower_weight if output_is_follower_weight
-                      else output_weight(t))
-            leader_settle(leader_play, leader_loss, leader_weight, output, follower_loss, leader_value)
-            follower_settle(follower_play, follower_loss, follower_weight, output, leader_loss, follower_value)
-            if tracker is not None:  # certificate hook: O(n + d) per round, no product (gamedyn.certify.certificates)
-                tracker.observe(t, p_seat.last, leader_weight if w_is_leader else follower_weight,
-                                w_sum_of_losses(), w_seat.weight_total, p_sum_of_losses(), w_seat.play_sum)
-            if record:
-                trace["w"].append(w_seat.last)
-                trace["p"].append(p_seat.last)
-            if recorder is not None:
-                recorder.round(t, w_seat, p_seat, t == T)
-            if hooks:
-                if stop is None and callback is None:
-                    if (checkpoint_every is not None and t % checkpoint_every == 0) or interrupt.raised:
-                        _save(checkpoint, configuration, t, T, w_seat, p_seat, tracker, one_pass, False, stop_reason)
-                        _raise_if_interrupted(interrupt, t, checkpoint)
-                    continue
-                snapshot = RoundState(t, w_seat.last, p_seat.last, w_seat.weight_total, p_seat.weight_total,
-                                      w_seat.play_sum, p_seat.play_sum, w_seat.loss_sum, p_seat.loss_sum,
-                                      w_seat.played_loss_total, p_seat.played_loss_total,
-                                      w_learner.domain, p_learner.domain, tracker)
-                if callback is not None:
-                    callback(snapshot)
-                if stop is not None and stop(snapshot):
-                    rounds = t
-                    stop_reason = f"stop rule {getattr(stop, '__name__', repr(stop))} fired at round {t}"
-                    break
-                if checkpoint is not None and ((checkpoint_every is not None and t % checkpoint_every == 0)
-                                               or interrupt.raised):
-                    _save(checkpoint, configuration, t, T, w_seat, p_seat, tracker, one_pass, False, stop_reason)
-                    _raise_if_interrupted(interrupt, t, checkpoint)
-        if checkpoint is not None:  # the run's end: resuming it returns this result at once
-            _save(checkpoint, configuration, rounds, T, w_seat, p_seat, tracker, one_pass, True, stop_reason)
-            _raise_if_interrupted(interrupt, rounds, checkpoint)
 
+def _requests(observers) -> dict:
+    """What the stop rules ask of the certificate (``rule.requests``, see gamedyn.certify.stops), merged."""
+    merged: dict = {}
+    for observer in observers:
+        for key, value in (getattr(observer, "requests", None) or {}).items():
+            if key == "confirm_infeasible":
+                merged.setdefault(key, []).extend(value)
+            else:
+                merged[key] = value
+    return merged
+
+
+def round_strategy(run, payoff, first, regrets):
+    """The round (gamedyn.engine.rounds.round_of), built after the observers' start (a resume replaces the players)."""
+    leader, follower = (run.w_seat, run.p_seat) if first == "w" else (run.p_seat, run.w_seat)
+    return round_of(payoff, leader, follower, run.one_pass, first == "w", run.w_seat.output_weight, regrets)
+
+
+def _loop(run, round_):
+    """Play rounds run.start..T; after each, every observer sees it and may ask to stop.
+
+    Returns ``(rounds played, stop reason, {observer name: what its finish returned})``."""
+    observers = run.observers
+    calls = tuple((observer.observe, getattr(observer, "needs_round_state", True)) for observer in observers)
+    needs_state = any(wants for _, wants in calls)
+    snapshot = _snapshot(run) if needs_state else None
+    rounds, stop_reason = (run.start - 1, run.stop_reason) if run.finished else (run.T, run.stop_reason)
+    start = run.T + 1 if run.finished else run.start  # a finished run (last round or a stop rule) plays no more
+    contexts = [context() for context in (getattr(o, "context", None) for o in observers) if context is not None]
+    with contextlib.ExitStack() as stack:
+        for context in contexts:
+            if context is not None:
+                stack.enter_context(context)
+        with _Rounds(start, run.T) as round_numbers:
+            for t in round_numbers:
+                round_(t)
+                if calls:
+                    state = snapshot(t) if needs_state else None
+                    for index, (observe, wants) in enumerate(calls):
+                        if observe(state if wants else t):
+                            run.stopped_by = observers[index]
+                            break
+                    if run.stopped_by is not None:
+                        rounds = t
+                        stop_reason = f"{observer_name(run.stopped_by)} fired at round {t}"
+                        break
+        observed = {}
+        for observer in observers:
+            finish = getattr(observer, "finish", None)
+            if finish is not None:
+                observed[observer_name(observer)] = finish(run, rounds, stop_reason)
+    return rounds, stop_reason, observed
+
+
+def _blas_policy(payoff):
+    """One BLAS thread for a batched game or products below SMALL_PRODUCT multiply-adds (gamedyn.core.kernels)."""
+    batch = getattr(payoff, "batch_size", None) or 1
+    size = payoff.w_dimension * payoff.p_dimension * batch
+    return single_blas_thread(limit=batch > 1 or size < SMALL_PRODUCT)
+
+
+def _snapshot(run):
+    """t -> the RoundState of round t (one small object per round, for the observers that read one)."""
+    w_seat, p_seat, w_domain, p_domain, tracker = run.w_seat, run.p_seat, run.w_domain, run.p_domain, run.tracker
+
+    def snapshot(t):
+        return RoundState(t, w_seat.last, p_seat.last, w_seat.weight_total, p_seat.weight_total,
+                          w_seat.play_sum, p_seat.play_sum, w_seat.loss_sum, p_seat.loss_sum,
+                          w_seat.played_loss_total, p_seat.played_loss_total, w_domain, p_domain, tracker)
+
+    return snapshot
+
+
+def _result(run, rounds, stop_reason, observed, regrets, same_weights, w_comparators, p_comparators) -> GameResult:
+    """The GameResult: averages, regrets (only with ``regrets``), Theorem 2's bound, the gap, the certificate."""
+    w_seat, p_seat, payoff = run.w_seat, run.p_seat, run.payoff
     sums = {"weight_total": w_seat.weight_total, "p_weight_total": p_seat.weight_total,
             "output_weight_total": w_seat.output_weight_total, "w_last": w_seat.last, "p_last": p_seat.last,
             "w_sum": w_seat.play_sum, "p_sum": p_seat.play_sum, "w_loss_sum": w_seat.loss_sum,
             "p_loss_sum": p_seat.loss_sum, "w_played_loss": w_seat.played_loss_total,
             "p_played_loss": p_seat.played_loss_total}
-    check_result(sums, set(), f"play (after {rounds} rounds)")  # before the regrets, which would turn an inf into a NaN
+    check_result({k: v for k, v in sums.items() if v is not None}, set(), f"play (after {rounds} rounds)")
     w_average = w_seat.play_sum / w_seat.output_weight_total
     p_average = p_seat.play_sum / p_seat.output_weight_total
     w_loss_sum, p_loss_sum = w_seat.loss_sum, p_seat.loss_sum
-    w_regret = regret(w_comparators, w_loss_sum, w_seat.played_loss_total)
-    p_regret = regret(p_comparators, p_loss_sum, p_seat.played_loss_total)
-    theorem2_bound = (w_regret + p_regret) / w_seat.weight_total if same_weights else None
+    w_regret = p_regret = theorem2_bound = None
+    if regrets:
+        w_regret = regret(w_comparators, w_loss_sum, w_seat.played_loss_total)
+        p_regret = regret(p_comparators, p_loss_sum, p_seat.played_loss_total)
+        theorem2_bound = (w_regret + p_regret) / w_seat.weight_total if same_weights else None
     gap = duality_gap(payoff, w_comparators, p_comparators, w_average, p_average) if same_weights else None
     unbounded = {name for name, value in (("w_regret", w_regret), ("p_regret", p_regret), ("duality_gap", gap))
                  if isinstance(value, (Unbounded, UnboundedGames))}
     if unbounded & {"w_regret", "p_regret"}:
         unbounded.add("theorem2_bound")
-    check_result({"w_average": w_average, "p_average": p_average, "w_regret": w_regret, "p_regret": p_regret,
-                   "theorem2_bound": 0.0 if theorem2_bound is None else theorem2_bound,
-                   "duality_gap": 0.0 if gap is None else gap}, unbounded, f"play (after {rounds} rounds)")
+    check_result({name: value for name, value in (("w_average", w_average), ("p_average", p_average),
+                  ("w_regret", w_regret), ("p_regret", p_regret), ("theorem2_bound", theorem2_bound),
+                  ("duality_gap", gap)) if value is not None}, unbounded, f"play (after {rounds} rounds)",
+                 context={k: v for k, v in sums.items() if v is not None})
+    not_computed = () if regrets else tuple(name for name, value in (
+        ("w_regret", None), ("p_regret", None), ("theorem2_bound", None), ("w_played_loss", None),
+        ("p_played_loss", None), ("w_loss_sum", w_loss_sum), ("p_loss_sum", p_loss_sum)) if value is None)
     return GameResult(
-        w_average=w_average,
-        p_average=p_average,
-        w_sum=w_seat.play_sum,
-        p_sum=p_seat.play_sum,
-        w_last=w_seat.last,
-        p_last=p_seat.last,
-        weight_total=w_seat.weight_total,
-        p_weight_total=p_seat.weight_total,
-        output_weight_total=w_seat.output_weight_total,
-        rounds=rounds,
-        w_regret=per_game(w_regret),
-        p_regret=per_game(p_regret),
+        w_average=w_average, p_average=p_average, w_sum=w_seat.play_sum, p_sum=p_seat.play_sum,
+        w_last=w_seat.last, p_last=p_seat.last, weight_total=w_seat.weight_total, p_weight_total=p_seat.weight_total,
+        output_weight_total=w_seat.output_weight_total, rounds=rounds,
+        w_regret=None if w_regret is None else per_game(w_regret),
+        p_regret=None if p_regret is None else per_game(p_regret),
         theorem2_bound=None if theorem2_bound is None else per_game(theorem2_bound),
         duality_gap=None if gap is None else per_game(gap),
-        w_loss_sum=w_loss_sum,
-        p_loss_sum=p_loss_sum,
-        w_played_loss=w_seat.played_loss_total,
-        p_played_loss=p_seat.played_loss_total,
-        stopped_early=rounds < T,
-        stop_reason=stop_reason,
-        trace={key: np.array(value) for key, value in trace.items()} if record else None,
-        certificate=tracker.certificate() if tracker is not None else None,
-        metrics=None if recorder is None else recorder.result(rounds, w_seat, p_seat),
+        w_loss_sum=w_loss_sum, p_loss_sum=p_loss_sum,
+        w_played_loss=w_seat.played_loss_total, p_played_loss=p_seat.played_loss_total,
+        stopped_early=rounds < run.T, stop_reason=stop_reason,
+        trace=observed.get("trace"), certificate=run.tracker.certificate() if run.tracker is not None else None,
+        metrics=observed.get("metrics"), not_computed=not_computed,
     )
 
 
@@ -481,77 +493,7 @@ def _schedule(weights, T):
     return np.asarray(weights, dtype=np.float64)[:T]
 
 
-_SEAT_FIELDS = ("state", "play_sum", "loss_linear", "loss_curvature", "played_loss_total", "weight_total",
-                "output_weight_total", "last")
-_TRACKER_FIELDS = ("t", "_dual_sum", "_weight_total", "upper", "upper_round", "_witness", "separable_exact")
-
-
-def _save(path, configuration, t, T, w_seat, p_seat, tracker, one_pass, finished, stop_reason):
-    """Write every number the run carries into round t + 1 (gamedyn.engine.checkpoints)."""
-    state = {f"{seat.name}.{field}": getattr(seat, field) for seat in (w_seat, p_seat) for field in _SEAT_FIELDS}
-    ahead_round, ahead = one_pass.carried() if hasattr(one_pass, "carried") else (0, None)
-    state.update({"one_pass.ahead_round": ahead_round, "one_pass.ahead": ahead})
-    state.update({f"{seat.name}.has_convex": seat.loss_convex is not None for seat in (w_seat, p_seat)})
-    if tracker is not None:
-        state.update({f"tracker.{field}": getattr(tracker, field) for field in _TRACKER_FIELDS})
-    _checkpoints.write(path, "play", configuration, t, state,
-                       {"T": T, "finished": finished, "stop_reason": stop_reason})
-
-
-def _raise_if_interrupted(interrupt, t, path):
-    interrupt.stop(t, path)  # gamedyn.engine.checkpoints.RunInterrupted after Ctrl-C or SIGTERM
-
-
-def _resume(path, configuration, w_seat, p_seat, tracker, convex_terms):
-    """Load a checkpoint into the freshly initialised seats and tracker; returns
-    ``(first round to play, stop reason, finished)``."""
-    templates = {f"{seat.name}.{field}": getattr(seat, field) for seat in (w_seat, p_seat) for field in _SEAT_FIELDS}
-    templates.update({f"{seat.name}.has_convex": False for seat in (w_seat, p_seat)})
-    if tracker is not None:
-        templates.update({f"tracker.{field}": getattr(tracker, field) for field in _TRACKER_FIELDS})
-    header, state = _checkpoints.read(path, "play", configuration, templates, convex_terms)
-    # A loss the one-pass round computed a round early (gamedyn.engine.rounds.EntropyLeaderRound); absent
-    # from checkpoints written before that round existed, and ignored by a run that takes another round.
-    carried = state.pop("one_pass.ahead_round", 0), state.pop("one_pass.ahead", None)
-    if set(state) != set(templates):
-        raise _checkpoints.CheckpointMismatchError(
-            f"{path!r} holds {sorted(set(state) ^ set(templates))} that this run does not (or the reverse).")
-    for name, value in state.items():
-        owner, field = name.split(".", 1)
-        target = {"w": w_seat, "p": p_seat, "tracker": tracker}[owner]
-        if field == "has_convex":  # the losses' convex term: a function of the game, taken from its f_0
-            target.loss_convex = convex_terms[owner] if value else None
-            if value and convex_terms[owner] is None:
-                raise _checkpoints.CheckpointMismatchError(
-                    f"{path!r} was written by a game whose {owner}-losses have a convex term; this run's have none.")
-            continue
-        if isinstance(value, np.ndarray) and value.dtype == np.float64 and value.ndim:  # buffers updated in place
-            value = np.require(value, requirements=("C", "W", "O"))
-        setattr(target, field, value)
-    if tracker is not None:  # the tracker reads the runner's sums, as after its last observe
-        tracker._margins = p_seat.loss_sum.linear if tracker.margin_from_sums else None
-        tracker._output_sum = w_seat.play_sum
-    return header["round"] + 1, header["stop_reason"], bool(header["finished"]), carried
-
-
-def _certificate_tracker(payoff, w_domain, margin_norm, margin_from_sums):
-    """A :class:`gamedyn.certify.certificates.CertificateTracker` for the margin game: a bilinear payoff with w in
-    R^d or a ball (weak duality gamma* <= ||A^T p||); for K batched games (:mod:`gamedyn.arrays.batched`) on an
-    in-memory X, a :class:`gamedyn.certify.certificates.BatchedCertificateTracker` (one bracket per game);
-    a RowBlockedOperator A (dask) gets the tracker too (its products are blockwise); None otherwise
-    (e.g. matrix games, w in a simplex, other operators)."""
-    if not isinstance(payoff, Bilinear) or isinstance(w_domain, Simplex):
-        return None
-    import scipy.sparse as sp
-
-    from gamedyn.certify import certificates
-
-    cap = getattr(payoff.p_domain, "cap", None)  # the soft-margin game: p on CappedSimplex(cap)
-    if getattr(payoff, "batch_size", None):
-        X = getattr(payoff.A, "X", None)
-        if not (isinstance(X, np.ndarray) or sp.issparse(X)):
-            return None
-        return certificates.BatchedCertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums, cap=cap)
-    if not (isinstance(payoff.A, np.ndarray) or sp.issparse(payoff.A) or hasattr(payoff.A, "largest_row_norm")):
-        return None  # a matrix-free A without a row-norm pass (the Gordan LP needs its scale)
-    return certificates.CertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums, cap=cap)
+def certificate_of(payoff, w_domain, margin_norm: float, margin_from_sums: bool):
+    """The payoff's certificate tracker (its declared ``certificate(w_domain, q, margin_from_sums)``), or None."""
+    make = getattr(payoff, "certificate", None)
+    return make(w_domain, margin_norm, margin_from_sums) if callable(make) else None

@@ -62,9 +62,11 @@ class Seat:
 
     __slots__ = ("name", "learner", "player", "weight", "output_weight", "opponent_loss", "play_sum",
                  "loss_linear", "loss_curvature", "loss_convex", "played_loss_total", "weight_total", "output_weight_total",
-                 "last", "learner_keeps_sum", "update", "flat", "linear_loss_sum")
+                 "last", "learner_keeps_sum", "update", "flat", "linear_loss_sum", "last_weight", "settle",
+                 "keeps_played", "keeps_loss_sum")
 
-    def __init__(self, name, learner, state, weight, output_weight, opponent_loss, shape):
+    def __init__(self, name, learner, state, weight, output_weight, opponent_loss, shape, *, played: bool = True,
+                 loss_sum: bool = True):
         self.name, self.learner = name, learner
         self.weight, self.output_weight, self.opponent_loss = weight, output_weight, opponent_loss
         self.state = state
@@ -78,6 +80,20 @@ class Seat:
         self.weight_total = 0.0
         self.output_weight_total = 0.0
         self.last = None
+        self.last_weight = 0.0  # alpha_t of the last settled round (the certificate observer reads it)
+        self.keep(played=played, loss_sum=loss_sum)
+
+    def keep(self, *, played: bool = True, loss_sum: bool = True) -> None:
+        """What this seat accumulates beyond the plays: the played losses sum_t alpha_t f_t(z_t) (``played``)
+        and, for a learner that keeps none, the loss sum (``loss_sum``). Both are needed only for the
+        regrets (``play(..., regrets=False)`` skips them) and the loss sum also for the certificate
+        and the round states; what is not kept is None in the result."""
+        self.keeps_played, self.keeps_loss_sum = played, loss_sum or self.learner_keeps_sum
+        if not self.keeps_loss_sum:
+            self.loss_linear = None
+        if not played:
+            self.played_loss_total = None
+        self.settle = self._settle if played and self.keeps_loss_sum else self._settle_lean
 
     @property
     def state(self):
@@ -94,13 +110,34 @@ class Seat:
         return self.player.loss_sum().linear if self.learner_keeps_sum else self.loss_linear
 
     @property
-    def loss_sum(self) -> Loss:
+    def loss_sum(self) -> Loss | None:
+        """sum_t alpha_t f_t (None when neither the learner nor the seat keeps it: ``regrets=False``)."""
         if self.learner_keeps_sum:
             return self.player.loss_sum()
+        if self.loss_linear is None:
+            return None
         return Loss(self.loss_linear, self.loss_curvature, self.loss_convex)
 
-    def settle(self, point, loss: Loss, weight: float, output_weight: float, induced_loss: Loss,
-               played_value) -> None:
+    def _settle_lean(self, point, loss: Loss, weight: float, output_weight: float, induced_loss: Loss,
+                     played_value=None) -> None:
+        """:meth:`_settle` without what only the regrets need (the played value; a loss sum the learner does not keep)."""
+        self.update(point, loss, weight, induced_loss)
+        if self.keeps_loss_sum and not self.learner_keeps_sum:
+            add_scaled(self.loss_linear, weight, loss.linear)
+            self.loss_curvature += weight * loss.curvature
+            if loss.convex is not None:
+                self.loss_convex = loss.convex
+        self.weight_total += weight
+        self.last_weight = weight
+        if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
+            axpy(point, self.play_sum, output_weight)
+        else:
+            add_scaled(self.play_sum, output_weight, point)
+        self.output_weight_total += output_weight
+        self.last = point
+
+    def _settle(self, point, loss: Loss, weight: float, output_weight: float, induced_loss: Loss,
+                played_value) -> None:
         """The end of a round for this seat: the learner's update and the runner's running sums.
 
         ``played_value`` is f_t(z_t), this seat's round loss at its own play
@@ -113,6 +150,7 @@ class Seat:
                 self.loss_convex = loss.convex
         self.played_loss_total += weight * played_value
         self.weight_total += weight
+        self.last_weight = weight
         if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
             axpy(point, self.play_sum, output_weight)  # our own contiguous float64 buffer, in place
         else:

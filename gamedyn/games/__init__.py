@@ -5,8 +5,8 @@ perceptrons), :mod:`~gamedyn.games.matrix` (zero-sum matrix games) and :mod:`~ga
 """
 
 from gamedyn.games.fenchel import FenchelConjugate, FenchelGame, FenchelResult, Objective
-from gamedyn.games.margin import RecipeResult
-from gamedyn.games.matrix import MatrixGameResult, nash_gap, solve_matrix_game
+from gamedyn.games.margin import MarginResult, RecipeResult
+from gamedyn.games.matrix import MatrixGame, MatrixGameResult, ValueBracket, nash_gap, solve_matrix_game
 
-__all__ = ["FenchelConjugate", "FenchelGame", "FenchelResult", "MatrixGameResult", "Objective", "RecipeResult",
-           "nash_gap", "solve_matrix_game"]
+__all__ = ["FenchelConjugate", "FenchelGame", "FenchelResult", "MarginResult", "MatrixGame", "MatrixGameResult",
+           "Objective", "RecipeResult", "ValueBracket", "nash_gap", "solve_matrix_game"]

@@ -16,7 +16,10 @@ Propositions 1-2 and Theorem 6 on the separator game, about -1 for O(1/T) pairs.
 
 A seating the protocol forbids (a learner that must see its round's loss, FTRL+, in the first
 seat) is marked ``illegal`` with the reason, and a run the runner refuses (e.g. FTL on
-:math:`\mathbb R^d` with a linear loss) ``error``; neither stops the exploration.
+:math:`\mathbb R^d` with a linear loss) ``error``; neither stops the exploration. When neither
+learner sees its round's loss, each plays from the history alone and the order of the round does
+not matter: such a pair runs once and has one row, ``first = "either"`` (``row`` finds it under
+``"w"`` and ``"p"`` too).
 
 >>> from gamedyn import OFTL, FTRLPlus, OFTRL, Entropy, RegularizedBilinear
 >>> A = [[0.6, 0.2], [0.3, -0.5], [0.5, 0.1]]
@@ -29,6 +32,7 @@ seat) is marked ``illegal`` with the reason, and a run the runner refuses (e.g. 
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from typing import Any
@@ -39,8 +43,11 @@ import numpy as np
 from gamedyn.core.validation import check_count
 from gamedyn.engine.payoffs import Payoff
 
-__all__ = ["Exploration", "ExplorationRow", "PAPER_PAIRS", "explore", "fitted_exponent", "geometric_checkpoints",
-           "separator_learners"]
+__all__ = ["EITHER", "Exploration", "ExplorationRow", "PAPER_PAIRS", "explore", "fitted_exponent", "geometric_checkpoints",
+           "paper_pairs", "seatings", "separator_learners"]
+
+
+EITHER = "either"  # the first mover of a pair in which neither learner sees its round's loss
 
 
 @attrs.frozen
@@ -64,7 +71,8 @@ class ExplorationRow:
 
     @property
     def label(self) -> str:
-        return f"{self.w_name} | {self.p_name} | {self.weights} | {self.first} first"
+        order = "either order" if self.first == EITHER else f"{self.first} first"
+        return f"{self.w_name} | {self.p_name} | {self.weights} | {order}"
 
 
 def _fmt(value: float, kind: str = "e") -> str:
@@ -82,9 +90,13 @@ class Exploration:
     fit_from: int
 
     def row(self, w_name: str, p_name: str, weights: str, first: str) -> ExplorationRow:
-        """The row of one seating (KeyError naming the seating if it was not explored)."""
+        """The row of one seating (KeyError naming the seating if it was not explored).
+
+        A pair run once for both orders (``first == "either"``) is found under ``"w"``, ``"p"`` and ``"either"``.
+        """
         for row in self.rows:
-            if (row.w_name, row.p_name, row.weights, row.first) == (w_name, p_name, weights, first):
+            if (row.w_name, row.p_name, row.weights) == (w_name, p_name, weights) and (
+                    row.first == first or (row.first == EITHER and first in ("w", "p"))):
                 return row
         raise KeyError(f"no row for w={w_name!r}, p={p_name!r}, weights={weights!r}, first={first!r}")
 
@@ -165,6 +177,27 @@ def _named(learners, seat: str) -> list:
     return items
 
 
+def seatings(learners, weights=("constant", "linear"), first=("w", "p")) -> list:
+    """The seatings :func:`explore` runs, in order: ``(w_name, w_learner, p_name, p_learner, weights, first)``.
+
+    Every combination, except that a pair in which neither learner sees its round's loss is seated
+    once, with ``first = "either"``, when both orders are asked for (its two orders play the same
+    rounds).
+    """
+    w_items, p_items = _named(learners["w"], "w"), _named(learners["p"], "p")
+    weights = (weights,) if isinstance(weights, str) else tuple(weights)
+    first = (first,) if isinstance(first, str) else tuple(first)
+    both = {"w", "p"} <= set(first)
+    result = []
+    for (w_name, w_learner) in w_items:
+        for (p_name, p_learner) in p_items:
+            order_free = both and not w_learner.needs_current_loss and not p_learner.needs_current_loss
+            for schedule in weights:
+                for mover in (EITHER,) if order_free else first:
+                    result.append((w_name, w_learner, p_name, p_learner, schedule, mover))
+    return result
+
+
 def _run_one(payoff, w_learner, p_learner, T, weights, first, checkpoints, seats):
     wanted = set(checkpoints)
     bounds, gaps = [], []
@@ -204,7 +237,6 @@ def explore(payoff: Payoff, learners, T: int, *, weights=("constant", "linear"),
         raise ValueError('learners must be {"w": {name: learner, ...}, "p": {name: learner, ...}}, '
                          f"got {type(learners).__name__} with keys {sorted(learners) if isinstance(learners, dict) else '-'}.")
     T = check_count(T, "T")
-    w_items, p_items = _named(learners["w"], "w"), _named(learners["p"], "p")
     weights = (weights,) if isinstance(weights, str) else tuple(weights)
     first = (first,) if isinstance(first, str) else tuple(first)
     if not weights or not all(isinstance(schedule, str) for schedule in weights):
@@ -225,19 +257,21 @@ def explore(payoff: Payoff, learners, T: int, *, weights=("constant", "linear"),
                              f"exponents on, and a log-log slope needs two; {fix}, or leave fit_from out "
                              f"(default max(1, T // 10)).")
 
-    combinations = [(w, p, schedule, mover) for w in w_items for p in p_items for schedule in weights for mover in first]
+    combinations = seatings(learners, weights, first)
     rows = []
-    for index, ((w_name, w_learner), (p_name, p_learner), schedule, mover) in enumerate(combinations):
+    for index, (w_name, w_learner, p_name, p_learner, schedule, mover) in enumerate(combinations):
         if progress is not None:
-            progress(index, len(combinations), f"{w_name} | {p_name} | {schedule} | {mover} first")
-        seated_first, seat_name = (w_learner, w_name) if mover == "w" else (p_learner, p_name)
-        if seated_first.needs_current_loss:
+            order = "either order" if mover == EITHER else f"{mover} first"
+            progress(index, len(combinations), f"{w_name} | {p_name} | {schedule} | {order}")
+        seated_first, seat_name = (w_learner, w_name) if mover in ("w", EITHER) else (p_learner, p_name)
+        if mover != EITHER and seated_first.needs_current_loss:
             rows.append(ExplorationRow(w_name, p_name, schedule, mover, "illegal",
                                        f"{seat_name} sees its round's loss (FTRL+) but moves first"))
             continue
         start = time.process_time()
         try:
-            bounds, gaps = _run_one(payoff, w_learner, p_learner, T, schedule, mover, grid, (w_name, p_name))
+            bounds, gaps = _run_one(payoff, w_learner, p_learner, T, schedule, "w" if mover == EITHER else mover, grid,
+                                    (w_name, p_name))
         except (ValueError, TypeError, FloatingPointError) as error:
             rows.append(ExplorationRow(w_name, p_name, schedule, mover, "error", " ".join(str(error).split())[:160],
                                        seconds=time.process_time() - start))
@@ -265,7 +299,22 @@ def separator_learners(eta: float = 1 / 4) -> dict:
     }
 
 
-PAPER_PAIRS: Any = (
-    ("OFTL", "FTRL+ entropy", "linear", "w", "Propositions 1-2 (smooth / accelerated perceptron)"),
-    ("FTRL+", "OFTRL entropy", "linear", "p", "Theorem 6 (Nesterov's accelerated gradient)"),
-)
+@functools.lru_cache(maxsize=1)
+def paper_pairs() -> tuple:
+    """The seatings of the paper's recipes, read from their declarations (``Recipe.pair``):
+    ``(w-learner, p-learner, weights, first, label)`` in the names of :func:`separator_learners`, one per
+    seating, labelled with the references of the recipes that play it (e.g. Propositions 1-2)."""
+    from gamedyn.recipes import RECIPES
+
+    seatings: dict = {}
+    for recipe in RECIPES.values():
+        if recipe.pair is not None:
+            seatings.setdefault(tuple(recipe.pair), []).append(f"{recipe.name} ({recipe.reference})")
+    return tuple((*pair, " / ".join(labels)) for pair, labels in seatings.items())
+
+
+def __getattr__(name: str) -> Any:
+    """``PAPER_PAIRS``: :func:`paper_pairs`, read from the recipes' declarations on first use."""
+    if name == "PAPER_PAIRS":
+        return paper_pairs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

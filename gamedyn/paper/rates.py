@@ -111,7 +111,7 @@ def theorem5(A, T, *, eta_w=None, eta_p=None, oracle=None):
     A = _dense(A)
     oracle = max_margin(A) if oracle is None else oracle
     n = A.shape[0]
-    run = mirror_prox_perceptron(A, T, eta_w, eta_p)
+    run = mirror_prox_perceptron(A, T, eta_w=eta_w, eta_p=eta_p)
     eta_w, eta_p = run.steps["eta_w"], run.steps["eta_p"]
     regret_bound = 1 / (2 * eta_w) + np.log(n) / eta_p
     return [
@@ -151,7 +151,7 @@ def theorem7(A, T, p, *, oracle=None):
     q = p / (p - 1)
     oracle = max_margin_q(A, q) if oracle is None else oracle
     n = A.shape[0]
-    run = pnorm_perceptron(A, T, p)
+    run = pnorm_perceptron(A, T, p=p)
     eta_w, eta_p = run.steps["eta_w"], run.steps["eta_p"]
     u = oracle.direction  # ||u||_q = 1
     measured = run.game.w_regret_against(u) + run.game.p_regret

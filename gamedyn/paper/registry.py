@@ -84,10 +84,11 @@ def _recipes():
     return recipes
 
 
-def recipe_entries() -> list[Entry]:
-    """One entry per recipe, read from each recipe's own declaration (``gamedyn.recipes.RECIPES``)."""
+def recipe_entries(family: str | None = None) -> list[Entry]:
+    """One entry per recipe (of every family, or of ``family``), read from each recipe's own declaration
+    (``gamedyn.recipes.RECIPES``)."""
     return [Entry(recipe.name, "recipe", recipe.function, recipe.summary, recipe.reference, recipe)
-            for recipe in _recipes().RECIPES.values()]
+            for recipe in _recipes().RECIPES.values() if family is None or recipe.family.name == family]
 
 
 def _first(result):
@@ -203,7 +204,7 @@ ALGORITHM4_P = (2.0, 4.0)  # the p of Algorithm 4's equivalence (rows with ||a_i
 def _algorithm4(A, T):
     pairs = []
     for p in ALGORITHM4_P:
-        result = _recipes().pnorm_perceptron(A, T, p, record=True)
+        result = _recipes().pnorm_perceptron(A, T, p=p, record=True)
         path = original.accelerated_pnorm_perceptron(A, T, p, trajectory=True)
         pairs += [(f"w_bar_T, p = {p:g}", result.w, path.w_bar), (f"pi_bar_T, p = {p:g}", result.p, path.pi_bar),
                   (f"plays w_t, p = {p:g}", result.game.trace["w"], path.w),
@@ -225,7 +226,7 @@ def _frank_wolfe(A, T):
     box = (-np.ones(d), np.linspace(0.5, 1.0, d))
     cases = [("simplex", Simplex(), "simplex", None), ("l2 ball", Ball(1.0), "ball", 1.0),
              ("l1 ball", L1Ball(2.0), "l1", 2.0), ("box", Box(*box), "box", box)]
-    return [(f"x_T on the {label}", _recipes().frank_wolfe(objective, domain, T).x,
+    return [(f"x_T on the {label}", _recipes().frank_wolfe(objective, T, domain=domain).x,
              original_fenchel.frank_wolfe(objective.gradient, kind, parameters, d, T))
             for label, domain, kind, parameters in cases]
 
@@ -239,7 +240,7 @@ def _accelerated_gradient(A, T):
     x0 = np.full(d, 0.5 / np.sqrt(d))
     return [("w_T = x_bar_T on R^d", _recipes().accelerated_gradient(objective, T, x0=x0).x,
              original_fenchel.accelerated_gradient(objective.gradient, step, x0, T)),
-            ("w_T = x_bar_T on Ball(0.6)", _recipes().accelerated_gradient(objective, T, Ball(0.6), x0=x0).x,
+            ("w_T = x_bar_T on Ball(0.6)", _recipes().accelerated_gradient(objective, T, domain=Ball(0.6), x0=x0).x,
              original_fenchel.accelerated_gradient(objective.gradient, step, x0, T, "ball", 0.6))]
 
 

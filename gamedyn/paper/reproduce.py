@@ -761,16 +761,24 @@ def write_report(path, outcomes, profile: Profile, context: Context, figures, se
     return str(path)
 
 
-def write_figures(out_dir, quick: bool, iteration_table=None) -> list:
-    """All figures of both papers (seed 1: game_figures; seed 2: logistic_figures when importable)."""
+def write_figures(out_dir, quick: bool, iteration_table=None, progress=None) -> list:
+    """All figures of both papers (seed 1: game_figures; seed 2: logistic_figures when importable).
+
+    ``progress(path, seconds)`` is called after each figure is written (the command line prints a line).
+    """
     from gamedyn.paper.experiments.game_figures import write_game_figures
 
-    paths = write_game_figures(out_dir, quick=quick, iteration_table=iteration_table)
+    paths = write_game_figures(out_dir, quick=quick, iteration_table=iteration_table, progress=progress)
     if logistic_available() is None:
         from gamedyn.paper.experiments.logistic_figures import write_logistic_figures
 
-        paths += write_logistic_figures(out_dir, quick=quick)
+        paths += write_logistic_figures(out_dir, quick=quick, progress=progress)
     return paths
+
+
+def print_figure(path, seconds: float) -> None:
+    """The command line's figure progress: one line per figure written, as it is written."""
+    print(f"  {path} ({seconds:.1f} s)", flush=True)
 
 
 def matplotlib_missing() -> bool:

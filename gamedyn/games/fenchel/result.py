@@ -5,22 +5,23 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from gamedyn.engine.results import GameResult
+from gamedyn.engine.recipe import Parameter, RecipeResult
 
 
-@attrs.frozen
-class FenchelResult:
+@attrs.frozen(kw_only=True)
+class FenchelResult(RecipeResult):
     r"""A Fenchel-game recipe's output point and the game that produced it.
 
     ``x`` is the recipe's output (the x-player's weighted average :math:`\bar x_T`, the original
     algorithm's last iterate); ``value`` is :math:`f(x)`; ``game`` is the runner's
     :class:`gamedyn.GameResult` (y-player = w, x-player = p), whose ``theorem2_bound`` bounds
-    :math:`f(\bar x_T)-\min_Kf` (Abernethy & Wang 2017, Theorem 1).
+    :math:`f(\bar x_T)-\min_Kf` (Abernethy & Wang 2017, Theorem 1); ``steps`` the step used
+    (``eta_p``, the x-player's, where the recipe has one). ``certificate`` is None: a Fenchel game
+    has none.
     """
 
     x: np.ndarray
     value: float
-    game: GameResult
 
 
 _DOMAINS = "Simplex(), Ball(radius), L1Ball(radius) or Box(lower, upper)"
@@ -64,7 +65,13 @@ def fenchel_inputs(objective, domain, x0, dimension):
     return x0, dimension
 
 
-def fenchel_result(objective, game) -> FenchelResult:
+def fenchel_result(objective, game, steps: dict | None = None) -> FenchelResult:
     """The recipe's output x = x_bar_T with f(x), checked finite (the objective's NaN named, not returned)."""
     x = game.p_average
-    return FenchelResult(x, objective.value_at(x), game)
+    return FenchelResult(x=x, value=objective.value_at(x), game=game, steps=dict(steps or {}))
+
+
+X0 = Parameter("x0", "the start x_0 (default: the domain's centre, 0 on R^d)", cli=False)
+DIMENSION = Parameter("dimension", "the length d of x (when nothing else states it)", kind=int, cli=False)
+STEP = Parameter("eta_p", "the x-player's step gamma (default 1/(4L), L = objective.smoothness)")
+"""Parameters the Fenchel recipes share (x0 and the dimension; the x-player's step)."""

@@ -1,9 +1,11 @@
 """The margin family: finding a linear separator as the game max_w min_p p^T A w (the accelerated perceptrons).
 
-:class:`RecipeResult` is what every margin recipe returns; :mod:`gamedyn.games.margin.original` holds the
+:class:`MarginResult` is what every margin recipe returns (a :class:`gamedyn.engine.recipe.RecipeResult`,
+also importable under that name from here, as before); :mod:`gamedyn.games.margin.original` holds the
 papers' algorithms in their published form.
 """
 
-from gamedyn.games.margin.result import RecipeResult
+from gamedyn.engine.recipe import RecipeResult
+from gamedyn.games.margin.result import NORMALIZE, MarginResult
 
-__all__ = ["RecipeResult"]
+__all__ = ["NORMALIZE", "MarginResult", "RecipeResult"]

@@ -22,8 +22,16 @@ import math
 from gamedyn.core import Entropy
 from gamedyn.core.capped_simplex import cap_from_nu, kl_range
 from gamedyn.core.domains import CappedSimplex
+from gamedyn.engine.recipe import Parameter
 
-__all__ = ["SoftMarginGame", "p_range", "soft_margin_game"]
+__all__ = ["NU", "SoftMarginGame", "p_range", "soft_margin_game"]
+
+
+NU = Parameter(
+    "nu", "the soft margin: the p-player on the capped simplex CappedSimplex.from_nu(nu, n), c = 1/(nu n), nu in "
+    "[1/n, 1] (the nu-SVM's reduced convex hull; docs/explanation/soft-margin.md); None: the hard margin",
+    default=None, kind=float)
+"""The parameter every margin recipe declares (issue 19): ``nu=None`` builds exactly the hard-margin game."""
 
 
 class SoftMarginGame:

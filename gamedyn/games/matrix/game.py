@@ -7,10 +7,16 @@ A payoff matrix :math:`M\in\mathbb R^{m\times n}` defines the game
     v^\star=\max_{x\in\Delta_m}\min_{y\in\Delta_n}x^\top My=\min_{y\in\Delta_n}\max_{x\in\Delta_m}x^\top My:
 
 the row player (x) maximises, the column player (y) minimises. It is the Protocol 1 game
-:math:`\max_w\min_pp^\top Aw` with ``w = x``, ``p = y`` and ``A = M^T`` (``Bilinear(M.T)``). The
+:math:`\max_w\min_pp^\top Aw` with ``w = x``, ``p = y`` and ``A = M^T``: :class:`MatrixGame` ``(M)``
+is that payoff by name (the w-player is the row player), so ``play(MatrixGame(M), ...)``'s
+``w_average`` is the row player's strategy. The
 recipes :func:`gamedyn.recipes.hedge`, :func:`gamedyn.recipes.optimistic_hedge` and
 :func:`gamedyn.recipes.fictitious_play` play it; this module gives what they are checked against:
 
+* :class:`MatrixGame` -- the payoff :math:`x^\top My` (w = row player, p = column player, both on
+  the simplex), a :class:`gamedyn.Bilinear` on ``M.T`` (every fast path of Bilinear applies);
+* :func:`value_bracket` -- :math:`[\min_y\bar x^\top My,\ \max_x x^\top M\bar y]\ni v^\star`, certified
+  (it survives rounding), the certificate of a matrix game's averaged strategies;
 * :func:`solve_matrix_game` -- :math:`v^\star` and an optimal pair, from ``scipy.optimize.linprog``;
 * :func:`nash_gap` -- :math:`\max_i(M\bar y)_i-\min_j(\bar x^\top M)_j\ge0`, zero
   exactly at an equilibrium, and :math:`v^\star` lies between the two terms;
@@ -28,12 +34,14 @@ import attrs
 import numpy as np
 import scipy.optimize
 
+from gamedyn.core.domains import Simplex
 from gamedyn.core.hints import LastLoss
 from gamedyn.core.loss import Loss
 from gamedyn.core.validation import check_count
+from gamedyn.engine.payoffs import Bilinear
 
 __all__ = [
-    "InitialBelief", "MatrixGameSolution", "best_response_values", "check_payoff_matrix", "check_strategy", "default_hedge_steps", "default_optimistic_hedge_step", "hedge_gap_bound", "nash_gap", "optimistic_hedge_gap_bound", "payoff_range", "solve_matrix_game",
+    "InitialBelief", "MatrixGame", "MatrixGameSolution", "ValueBracket", "value_bracket", "best_response_values", "check_payoff_matrix", "check_strategy", "default_hedge_steps", "default_optimistic_hedge_step", "hedge_gap_bound", "nash_gap", "optimistic_hedge_gap_bound", "payoff_range", "solve_matrix_game",
 ]
 
 
@@ -321,3 +329,90 @@ class InitialBelief(LastLoss):
 
     def update(self, state, point, loss: Loss, weight: float):  # LastLoss's init and predict; f_0 is kept
         return state
+
+
+@attrs.frozen
+class ValueBracket:
+    r"""A certified bracket of the game value: ``lower`` :math:`\le v^\star\le` ``upper``.
+
+    From strategies x (row) and y (column): ``lower`` :math:`=\min_j(x^\top M)_j` and ``upper``
+    :math:`=\max_i(My)_i`, each rounded outwards (exact rational evaluation of the candidate columns
+    when cheap, else widened by Higham's bound, as :func:`solve_matrix_game`), so the bracket holds in
+    floating point. ``width`` is the Nash gap of (x, y) up to that rounding.
+    """
+
+    lower: float
+    upper: float
+
+    @property
+    def width(self) -> float:
+        return self.upper - self.lower
+
+    def contains(self, value: float) -> bool:
+        """Whether ``lower <= value <= upper``."""
+        return bool(self.lower <= value <= self.upper)
+
+
+def value_bracket(M, row, column) -> ValueBracket:
+    r"""The certified bracket :math:`[\min_y\,\mathrm{row}^\top My,\ \max_x x^\top M\,\mathrm{column}]\ni v^\star`.
+
+    ``row`` and ``column`` are mixed strategies (entries >= 0; each is divided by its exact sum).
+
+    >>> bracket = value_bracket([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], [0.4, 0.3, 0.3], [1/3, 1/3, 1/3])
+    >>> bracket.contains(0.0), round(bracket.lower, 12), round(bracket.upper, 12)
+    (True, -0.1, 0.0)
+    """
+    matrix = check_payoff_matrix(M)
+    m, n = matrix.shape
+    row, column = check_strategy(row, m, "row"), check_strategy(column, n, "column")
+    return ValueBracket(_certified_worst(row, matrix), 0.0 - _certified_worst(column, -matrix.T))  # 0.0 - : no -0.0
+
+
+@attrs.frozen(init=False, repr=False)
+class MatrixGame(Bilinear):
+    r"""The matrix game :math:`\max_{x\in\Delta_m}\min_{y\in\Delta_n}x^\top My` as a payoff, by name.
+
+    The **w-player is the row player** (x, maximises :math:`x^\top My`) and the **p-player the column
+    player** (y, minimises); both play on the simplex. It is :class:`gamedyn.Bilinear` on
+    :math:`A=M^\top` (:math:`g(w,p)=p^\top M^\top w=x^\top My`), so every product and fast path of
+    Bilinear applies. ``play(MatrixGame(M), ...)``'s ``w_average`` is the row player's averaged
+    strategy and ``p_average`` the column player's; :meth:`value_bracket` turns them into the
+    certified bracket of :math:`v^\star` (:func:`solve_matrix_game`'s value lies inside).
+
+    Parameters
+    ----------
+    M : array_like of shape (m, n)
+        The payoff matrix: rows are the maximiser's actions, columns the minimiser's (float64, finite).
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``M`` is not a finite real 2-D matrix (:func:`check_payoff_matrix`).
+
+    Examples
+    --------
+    >>> from gamedyn import FTRL, Entropy, play
+    >>> M = [[3.0, -1.0, 0.0], [-2.0, 1.0, 0.5]]
+    >>> game = play(MatrixGame(M), FTRL(Entropy(), 0.1), FTRL(Entropy(), 0.1), T=2000)
+    >>> bracket = MatrixGame(M).value_bracket(game.w_average, game.p_average)
+    >>> bracket.contains(solve_matrix_game(M).value), game.w_average.shape
+    (True, (2,))
+    """
+
+    w_domain = Simplex()
+
+    def __init__(self, M):
+        matrix = check_payoff_matrix(M)
+        self.__attrs_init__(matrix.T)
+
+    @property
+    def M(self) -> np.ndarray:
+        """The payoff matrix (m x n): a view of ``A.T``."""
+        return self.A.T
+
+    def __repr__(self) -> str:
+        return f"MatrixGame(M of shape {self.M.shape})"
+
+    def value_bracket(self, row, column) -> ValueBracket:
+        """:func:`value_bracket` of this game's matrix at the strategies ``row`` (w) and ``column`` (p)."""
+        return value_bracket(self.M, row, column)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
+from gamedyn.engine.recipe import Parameter, RecipeResult
 from gamedyn.engine.results import GameResult
+from gamedyn.games.matrix.game import ValueBracket, value_bracket
 
 
-@attrs.frozen
-class MatrixGameResult:
+@attrs.frozen(kw_only=True)
+class MatrixGameResult(RecipeResult):
     r"""A matrix-game recipe's output: the averaged strategies, their value and Nash gap, and the game.
 
     ``row`` = :math:`\bar x_T=\frac1T\sum_tx_t` (the maximiser's average), ``column`` =
@@ -17,14 +19,26 @@ class MatrixGameResult:
     :math:`\max_x x^\top M\bar y_T-\min_y\bar x_T^\top My\ge0` (the game value :math:`v^\star` lies
     between the two terms, so :math:`|\mathrm{value}-v^\star|\le` ``nash_gap``). ``row_last`` and
     ``column_last`` are the round-T plays (last iterates); ``game`` is the runner's
-    :class:`gamedyn.GameResult` (row player = w, column player = p).
+    :class:`gamedyn.GameResult` of :class:`gamedyn.MatrixGame` ``(M)`` (row player = w, column player
+    = p); ``steps`` the step sizes used (``eta_w`` = the row player's, ``eta_p`` = the column player's).
+    ``certificate`` is the certified value bracket :math:`[\min_y\bar x_T^\top My,\ \max_xx^\top M\bar
+    y_T]\ni v^\star` (:class:`gamedyn.games.matrix.game.ValueBracket`; it survives rounding).
     """
 
     row: np.ndarray
     column: np.ndarray
     value: float
     nash_gap: float
-    game: GameResult
+    matrix: np.ndarray = attrs.field(repr=False, eq=False)  # M, the payoff matrix the game was played on
+
+    @property
+    def certificate(self) -> ValueBracket:
+        """The certified bracket of the game value from the averaged strategies (computed on access).
+
+        TODO(issue 17, h2's certificate capability): once a payoff declares its certificate, MatrixGame
+        should give play's result this bracket (``game.certificate``) and this property read it.
+        """
+        return value_bracket(self.matrix, self.row, self.column)
 
     @property
     def row_last(self) -> np.ndarray:
@@ -35,11 +49,12 @@ class MatrixGameResult:
         return self.game.p_last
 
 
-def matrix_game_result(M, game: GameResult) -> MatrixGameResult:
-    """Package the runner's result of the game Bilinear(M.T) (row player = w, column player = p)."""
+def matrix_game_result(M, game: GameResult, steps: dict | None = None) -> MatrixGameResult:
+    """Package the runner's result of the game MatrixGame(M) (row player = w, column player = p)."""
     row, column = game.w_average, game.p_average
     best_row, best_column = float(np.max(M @ column)), float(np.min(row @ M))
-    return MatrixGameResult(row, column, float(row @ M @ column), best_row - best_column, game)
+    return MatrixGameResult(row=row, column=column, value=float(row @ M @ column), nash_gap=best_row - best_column,
+                            game=game, steps=dict(steps or {}), matrix=M)
 
 
 def matrix_game_inputs(M, T, row_start, column_start, *, positive_starts: bool = False) -> tuple:
@@ -58,3 +73,8 @@ def matrix_game_inputs(M, T, row_start, column_start, *, positive_starts: bool =
     column_start = (None if column_start is None
                     else check_strategy(column_start, n, "column_start", positive=positive_starts))
     return matrix, T, row_start, column_start
+
+
+ROW_START = Parameter("row_start", "the row player's start x_0 (default uniform)", cli=False)
+COLUMN_START = Parameter("column_start", "the column player's start y_0 (default uniform)", cli=False)
+"""The start strategies every matrix recipe takes (the command line keeps the uniform ones)."""

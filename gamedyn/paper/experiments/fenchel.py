@@ -129,7 +129,7 @@ def frank_wolfe_table(horizons, dimension: int = 10, seed: int = 0) -> list:
     diameter_squared = 2.0  # l2 diameter of the simplex: ||e_i - e_j||^2
     rows = []
     for T in horizons:
-        result = frank_wolfe(objective, Simplex(), T)
+        result = frank_wolfe(objective, T, domain=Simplex())
         rows.append((int(T), result.value - optimum, 2 * objective.smoothness * diameter_squared / (T + 2),
                      result.game.theorem2_bound))
     return rows
@@ -246,7 +246,7 @@ def frank_wolfe_tight_table(horizons, method=None) -> list:
 
     if method is None:
         def method(objective, domain, T, x0):
-            return frank_wolfe(objective, domain, T, x0=x0).x
+            return frank_wolfe(objective, T, domain=domain, x0=x0).x
 
     d = 2 * max(horizons)
     sparse, steep = sparse_simplex_objective(d), steep_vertex_objective()

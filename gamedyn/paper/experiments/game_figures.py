@@ -41,12 +41,12 @@ GAME_FIGURE_FILES = {
 
 
 def _runs():
-    """(label, recipe declaration, options) for each game: every recipe of :data:`gamedyn.recipes.RECIPES`
+    """(label, recipe declaration, options) for each game: every margin recipe of :data:`gamedyn.recipes.RECIPES`
     and its declared ``variants``; a recipe with a ``p`` option plays at p = 2 (the data have ||x_i||_2 <= 1)."""
-    from gamedyn.recipes import RECIPES
+    from gamedyn.recipes import of_family
 
     runs = []
-    for recipe in RECIPES.values():
+    for recipe in of_family("margin").values():
         for label, options in ((recipe.name, {}), *recipe.variants):
             if "p" in recipe.options:
                 label, options = f"{label} p=2", {**options, "p": 2.0}
@@ -298,25 +298,35 @@ def _save(figure, path) -> str:
     return str(path)
 
 
-def write_game_figures(out_dir, quick: bool = False, iteration_table=None) -> list[str]:
+def write_game_figures(out_dir, quick: bool = False, iteration_table=None, progress=None) -> list[str]:
     """Compute the data and write the three PNGs (names in ``GAME_FIGURE_FILES``) to ``out_dir``.
 
     ``iteration_table`` reuses an :class:`~gamedyn.paper.experiments.iterations.IterationTable` already
     computed (``gamedyn reproduce`` passes its own); otherwise one is computed on the iterations
-    module's ``QUICK_MARGINS`` (``quick``) or ``FULL_MARGINS``.
+    module's ``QUICK_MARGINS`` (``quick``) or ``FULL_MARGINS``. ``progress(path, seconds)`` is called
+    after each figure is written, with the seconds since the previous one (its data included).
     """
+    import time
+
     _figure()  # fail early, before any computation, when matplotlib is missing
     os.makedirs(out_dir, exist_ok=True)
+    paths = []
+    start = time.perf_counter()
+
+    def written(path):
+        nonlocal start
+        paths.append(path)
+        if progress is not None:
+            progress(path, time.perf_counter() - start)
+        start = time.perf_counter()
+
     traces = recipe_traces(quick=quick)
-    paths = [
-        plot_margin_gap(margin_gap_data(traces), os.path.join(out_dir, GAME_FIGURE_FILES["margin_gap"])),
-        plot_regrets(regret_data(traces), os.path.join(out_dir, GAME_FIGURE_FILES["regrets"])),
-    ]
+    written(plot_margin_gap(margin_gap_data(traces), os.path.join(out_dir, GAME_FIGURE_FILES["margin_gap"])))
+    written(plot_regrets(regret_data(traces), os.path.join(out_dir, GAME_FIGURE_FILES["regrets"])))
     if iteration_table is None:
         from gamedyn.paper.experiments import iterations
 
         margins = iterations.QUICK_MARGINS if quick else getattr(iterations, "FULL_MARGINS", iterations.DEFAULT_MARGINS)
         iteration_table = iterations.iterations_to_separation(margins)
-    paths.append(plot_iterations(iterations_figure_data(iteration_table),
-                                 os.path.join(out_dir, GAME_FIGURE_FILES["iterations"])))
+    written(plot_iterations(iterations_figure_data(iteration_table), os.path.join(out_dir, GAME_FIGURE_FILES["iterations"])))
     return paths

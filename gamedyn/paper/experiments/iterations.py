@@ -110,7 +110,7 @@ def _plays(p_norm: bool, p: float | None = None) -> list:
     """The declared algorithms of a family: the update-counting originals (baselines) first, then the
     recipes and their variants; with ``p_norm`` those that take a ``p`` option, run at ``p``."""
     from gamedyn.paper.registry import original_entries
-    from gamedyn.recipes import RECIPES
+    from gamedyn.recipes import of_family
 
     def chosen(options):
         return ({**options, "p": p}, f" p={p:g}") if p_norm else (options, "")
@@ -121,7 +121,7 @@ def _plays(p_norm: bool, p: float | None = None) -> list:
         if form.updates and form.rounds_to_separate is not None and ("p" in form.options) == p_norm:
             options, suffix = chosen({})
             plays.append(_Play(form.label + suffix, "original", form, options))
-    for recipe in RECIPES.values():
+    for recipe in of_family("margin").values():
         if ("p" in recipe.options) == p_norm:
             for label, options in ((recipe.name, {}), *recipe.variants):
                 options, suffix = chosen(options)

@@ -339,8 +339,11 @@ def plot_cross_paper(data: dict, path) -> str:
     return _save(fig, path)
 
 
-def write_logistic_figures(out_dir, quick: bool = False, verbose: bool = False) -> list[str]:
-    """Compute every figure's data and write the PNGs (names in ``FIGURE_FILES``) to ``out_dir``."""
+def write_logistic_figures(out_dir, quick: bool = False, verbose: bool = False, progress=None) -> list[str]:
+    """Compute every figure's data and write the PNGs (names in ``FIGURE_FILES``) to ``out_dir``.
+
+    ``progress(path, seconds)`` is called after each figure is written (``verbose`` prints the same).
+    """
     os.makedirs(out_dir, exist_ok=True)
     jobs = (
         ("figure1", figure1_data, plot_figure1),
@@ -355,6 +358,8 @@ def write_logistic_figures(out_dir, quick: bool = False, verbose: bool = False) 
         paths.append(plot_fn(data_fn(quick=quick), os.path.join(out_dir, FIGURE_FILES[name])))
         if verbose:
             print(f"{paths[-1]}  ({time.perf_counter() - start:.1f} s)", flush=True)
+        if progress is not None:
+            progress(paths[-1], time.perf_counter() - start)
     return paths
 
 

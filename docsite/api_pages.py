@@ -1,0 +1,94 @@
+"""The API reference pages, generated from the package itself (one Markdown page per public module).
+
+A public module is every module of ``gamedyn`` and ``gamedyn.recipes`` with no ``_``-prefixed part
+(``__main__`` left out). Its public names are its ``__all__`` or, without one, the functions and
+classes it defines (the rule ``tests/test_docs.py`` applies to ``docs/reference/api.md``). Each
+public object is rendered once, on the page of the public module that defines it; a page that
+re-exports a name (``gamedyn`` itself, ``gamedyn.recipes``) links to that home instead of
+rendering it again. The mkdocs hook (``docsite/hooks.py``) adds these pages to the build; nothing
+is written into ``docs/``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+PACKAGES = ("gamedyn", "gamedyn.recipes")
+FOLDER = "api"
+
+
+def public_modules() -> list[str]:
+    """Dotted names of the public modules, packages first, sorted."""
+    names = set(PACKAGES)
+    for package_name in PACKAGES:
+        package = importlib.import_module(package_name)
+        for info in pkgutil.walk_packages(package.__path__, prefix=package_name + "."):
+            names.add(info.name)
+    return sorted(name for name in names
+                  if not any(part.startswith("_") for part in name.split(".")) and not name.endswith("__main__"))
+
+
+def public_names(module) -> list[str]:
+    """``__all__``, or the functions and classes the module defines (in source order)."""
+    if hasattr(module, "__all__"):
+        return list(module.__all__)
+    return [name for name, value in vars(module).items() if not name.startswith("_")
+            and (inspect.isfunction(value) or inspect.isclass(value)) and value.__module__ == module.__name__]
+
+
+def page_path(module_name: str) -> str:
+    return f"{FOLDER}/{module_name}.md"
+
+
+def homes() -> dict[str, dict[str, str]]:
+    """``{module: {name: home module}}``: where each public name is rendered.
+
+    A class or function is at home in the public module that defines it and lists it; anything
+    else (a constant, or an object defined in a private module) in the module that lists it.
+    """
+    modules = {name: importlib.import_module(name) for name in public_modules()}
+    listed = {name: set(public_names(module)) for name, module in modules.items()}
+    result = {}
+    for module_name, module in modules.items():
+        result[module_name] = {}
+        for name in public_names(module):
+            value = getattr(module, name)
+            defined_in = getattr(value, "__module__", None) if (inspect.isclass(value) or inspect.isfunction(value)) else None
+            home = defined_in if defined_in in listed and name in listed[defined_in] and defined_in != module_name else module_name
+            result[module_name][name] = home
+    return result
+
+
+def _summary(module) -> str:
+    """The first paragraph of the module's docstring, in the site's Markdown, on one line."""
+    from docsite.griffe_rst import rewrite
+
+    doc = inspect.getdoc(module) or ""
+    return rewrite(doc.strip().split("\n\n")[0]).replace("\n", " ") if doc else ""
+
+
+def api_pages() -> dict[str, str]:
+    """``{path under docs/: Markdown}`` for the index and every public module."""
+    where = homes()
+    pages = {}
+    index = ["# API reference", "",
+             ("Generated from the docstrings: one page per public module, every public name on the page of the "
+              "module that defines it. `docs/reference/api.md` is the hand-written tour of the same names."), "",
+             "| module | summary |", "|---|---|"]
+    for module_name, names in where.items():
+        module = importlib.import_module(module_name)
+        index.append(f"| [`{module_name}`]({module_name}.md) | {_summary(module).replace('|', '/')} |")
+        own = [name for name, home in names.items() if home == module_name]
+        elsewhere = {name: home for name, home in names.items() if home != module_name}
+        lines = [f"# `{module_name}`", "", f"::: {module_name}", "    options:", "      show_root_heading: false",
+                 "      show_root_toc_entry: false", f"      members: [{', '.join(own)}]" if own else "      members: false", ""]
+        if elsewhere:
+            lines += ["## Re-exported names", "", "| name | defined in |", "|---|---|"]
+            for name, home in elsewhere.items():
+                lines.append(f"| [`{name}`][{home}.{name}] | [`{home}`]({home}.md) |")
+            lines.append("")
+        pages[page_path(module_name)] = "\n".join(lines)
+    pages[f"{FOLDER}/index.md"] = "\n".join(index) + "\n"
+    return pages

@@ -1,0 +1,351 @@
+r"""Everything that watches the rounds of :func:`gamedyn.play`: observers (the :class:`gamedyn.Observer` protocol).
+
+The runner's loop plays a round, then hands it to each observer in turn; any observer may ask
+the run to stop. The keyword sugar of :func:`gamedyn.play` maps onto the built-in observers, in
+this order (today's semantics: the certificate is up to date when a stop rule reads it, and a
+checkpoint is written after the stop rule has had its say):
+
+=========================== ======================================= ===================================
+keyword                     observer                                per round
+=========================== ======================================= ===================================
+(a bilinear payoff)         :class:`CertificateObserver`            O(n + d), no product
+``metrics=``                :class:`MetricsObserver`                O(n + d) (regrets)
+``record=True``             :class:`TraceObserver`                  two appends
+``callback=``               :class:`CallbackObserver`               a :class:`gamedyn.RoundState`
+``stop=``                   :class:`StopObserver`                   a :class:`gamedyn.RoundState`
+``observers=[...]``         yours                                   yours
+``checkpoint=``, ``resume_from=`` :class:`CheckpointObserver`       a modulo (a write every k rounds)
+=========================== ======================================= ===================================
+
+A run without any of them calls no observer: the loop's ``if observers`` is all it costs.
+Observers with ``needs_round_state = False`` are called with the round number t instead of a
+:class:`gamedyn.RoundState` (the built-ins read the seats they were given at ``start``); one
+:class:`gamedyn.RoundState` is built per round only when some observer needs it.
+
+Stop rules are pure: a rule that wants sharper bounds or a Gordan proof declares it
+(``rule.requests``, see :mod:`gamedyn.certify.stops`), and the :class:`CertificateObserver` does that
+work on its own tracker.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gamedyn.engine import checkpoints as _checkpoints
+from gamedyn.engine.results import duality_gap, regret
+
+__all__ = ["CallbackObserver", "CertificateObserver", "CheckpointObserver", "MetricsObserver", "Run", "StopObserver",
+           "TraceObserver", "observer_name"]
+
+
+def observer_name(observer) -> str:
+    """An observer's ``name`` (default: ``observer <class name>``)."""
+    name = getattr(observer, "name", None)
+    return name if isinstance(name, str) else f"observer {type(observer).__name__}"
+
+
+class Run:
+    """What an observer sees at ``start`` and ``finish``: the payoff, the seats, T and the run's round range.
+
+    ``w_seat`` / ``p_seat`` are the runner's :class:`gamedyn.engine.seats.Seat` objects (read them; only
+    the checkpoint observer restores them, through ``Seat.state`` and its public buffers);
+    ``start`` is the first round to play (a resumed run's), ``finished`` whether a resumed run had
+    already ended, ``stop_reason`` its reason; ``one_pass`` the round strategy when it carries a
+    product across rounds (``carried()`` / ``restore()``), else None; ``stopped_by`` the observer that
+    asked to stop (None: the run completed T rounds).
+    """
+
+    __slots__ = ("payoff", "w_seat", "p_seat", "T", "w_domain", "p_domain", "tracker", "one_pass", "convex_terms",
+                 "start", "finished", "stop_reason", "stopped_by", "observers")
+
+    def __init__(self, payoff, w_seat, p_seat, T, w_domain, p_domain, tracker, one_pass, convex_terms):
+        self.payoff, self.w_seat, self.p_seat, self.T = payoff, w_seat, p_seat, T
+        self.w_domain, self.p_domain, self.tracker, self.one_pass = w_domain, p_domain, tracker, one_pass
+        self.convex_terms = convex_terms
+        self.start, self.finished, self.stop_reason, self.stopped_by = 1, False, f"completed T = {T} rounds", None
+        self.observers: tuple = ()
+
+
+class CertificateObserver:
+    """Feeds the certificate tracker (:mod:`gamedyn.certify.certificates`) every round: O(n + d), no product.
+
+    It also does what the stop rules request (``requests``, merged from the rules): every
+    ``sharpen_every`` rounds (on the rule's check rounds) it sharpens the games whose relative gap
+    is not yet within ``sharpen_eps``; and at the end of a run a stop rule ended, it looks for
+    Gordan's proof on the games whose U_t fell below ``confirm_infeasible`` times the largest row
+    norm. The tracker's state is saved and restored through its public ``state()`` / ``restore()``.
+    """
+
+    needs_round_state = False
+    name = "certificate"
+
+    def __init__(self, tracker, requests: dict | None = None):
+        self.tracker = tracker
+        requests = requests or {}
+        self.sharpen_every = requests.get("sharpen_every")
+        self.sharpen_check_every = requests.get("sharpen_check_every", 1)
+        self.sharpen_eps = requests.get("sharpen_eps")
+        self.confirm_infeasible = requests.get("confirm_infeasible")  # a list of eps (any_of may hold several)
+        self._observe = tracker.observe
+        self._run = None
+
+    def start(self, run) -> None:
+        self._run = run
+        self._share(run)
+
+    def _share(self, run) -> None:
+        tracker = self.tracker
+        if (run.w_seat.output_weight is run.w_seat.weight and run.p_seat.weight is run.w_seat.weight
+                and getattr(tracker, "share_dual_sum", None) is not None and run.p_seat.flat):
+            tracker.share_dual_sum(run.p_seat.play_sum)  # sum_t alpha_t p_t is the p play sum: one axpy fewer
+
+    def observe(self, t) -> None:
+        run = self._run
+        w_seat, p_seat = run.w_seat, run.p_seat
+        self._observe(t, p_seat.last, w_seat.last_weight, w_seat.linear_loss_sum(), w_seat.weight_total,
+                      p_seat.linear_loss_sum(), w_seat.play_sum)
+        if self.sharpen_every is not None and t % self.sharpen_every == 0 and t % self.sharpen_check_every == 0:
+            self._sharpen()
+
+    def _within(self, lower):
+        tracker = self.tracker
+        return np.atleast_1d((lower > 0) & (tracker.upper - lower <= self.sharpen_eps * tracker.upper))
+
+    def _sharpen(self) -> None:
+        tracker = self.tracker
+        lower = tracker.lower
+        within = self._within(lower)
+        if np.all(within):
+            return
+        if np.ndim(tracker.upper):
+            tracker.sharpen(np.flatnonzero(~within & np.atleast_1d(lower > 0)))
+        elif lower > 0:
+            tracker.sharpen()
+
+    def finish(self, run, rounds, stop_reason) -> None:
+        if not self.confirm_infeasible or getattr(run.stopped_by, "rule", None) is None:  # not ended by a stop rule
+            return
+        tracker = self.tracker
+        settled = np.zeros(np.shape(tracker.upper) or 1, dtype=bool)
+        for eps in self.confirm_infeasible:
+            settled |= np.atleast_1d(tracker.upper <= eps * tracker.row_norm_max)
+        if not np.any(settled):
+            return
+        if np.ndim(tracker.upper):
+            tracker.confirm_infeasible(np.flatnonzero(settled))
+        else:
+            tracker.confirm_infeasible()
+
+    def checkpoint_state(self) -> dict:
+        return self.tracker.state()
+
+    def restore_state(self, state: dict) -> None:
+        run = self._run
+        self.tracker.restore(state, margins=run.p_seat.loss_sum.linear, output_sum=run.w_seat.play_sum)
+        self._share(run)  # the restored p play sum is a new buffer
+
+
+class MetricsObserver:
+    """The opt-in per-round record (``metrics=``): regrets and Theorem 2's bound every round, the gap every k rounds."""
+
+    needs_round_state = False
+    name = "metrics"
+
+    def __init__(self, every: int, w_comparators, p_comparators, same_weights: bool):
+        self.every, self.w_domain, self.p_domain, self.same_weights = every, w_comparators, p_comparators, same_weights
+        self.rows, self.gaps = [], []
+        self._run = None
+
+    def start(self, run) -> None:
+        self._run = run
+
+    def observe(self, t) -> None:
+        run = self._run
+        w_seat, p_seat = run.w_seat, run.p_seat
+        w_regret = regret(self.w_domain, w_seat.loss_sum, w_seat.played_loss_total)
+        p_regret = regret(self.p_domain, p_seat.loss_sum, p_seat.played_loss_total)
+        bound = (w_regret + p_regret) / w_seat.weight_total if self.same_weights else np.nan
+        self.rows.append((t, w_regret, p_regret, bound))
+        if self.same_weights and (t % self.every == 0 or t == run.T):
+            self._gap(t)
+
+    def _gap(self, t) -> None:
+        run = self._run
+        w_seat, p_seat = run.w_seat, run.p_seat
+        gap = duality_gap(run.payoff, self.w_domain, self.p_domain, w_seat.play_sum / w_seat.output_weight_total,
+                          p_seat.play_sum / p_seat.output_weight_total)
+        self.gaps.append((t, np.nan if gap is None else gap))
+
+    def finish(self, run, rounds, stop_reason) -> dict:
+        if self.same_weights and (not self.gaps or self.gaps[-1][0] != rounds):
+            self._gap(rounds)  # a stop rule ended the run early
+        t, w_regret, p_regret, bound = zip(*self.rows)
+        metrics = {"t": np.array(t), "w_regret": np.array(w_regret, dtype=np.float64),
+                   "p_regret": np.array(p_regret, dtype=np.float64)}
+        if self.same_weights:
+            metrics["theorem2_bound"] = np.array(bound, dtype=np.float64)
+            metrics["gap_t"] = np.array([row[0] for row in self.gaps])
+            metrics["duality_gap"] = np.array([row[1] for row in self.gaps], dtype=np.float64)
+        return metrics
+
+
+class TraceObserver:
+    """``record=True``: every play of both players (O(T) memory); ``finish`` returns ``{"w": (T, d), "p": (T, n)}``."""
+
+    needs_round_state = False
+    name = "trace"
+
+    def __init__(self):
+        self.w, self.p = [], []
+        self._seats = None
+
+    def start(self, run) -> None:
+        self._seats = run.w_seat, run.p_seat
+
+    def observe(self, t) -> None:
+        w_seat, p_seat = self._seats
+        self.w.append(w_seat.last)
+        self.p.append(p_seat.last)
+
+    def finish(self, run, rounds, stop_reason) -> dict:
+        return {"w": np.array(self.w), "p": np.array(self.p)}
+
+
+class CallbackObserver:
+    """``callback=``: called with each round's :class:`gamedyn.RoundState`; never asks to stop."""
+
+    needs_round_state = True
+
+    def __init__(self, callback):
+        self.callback = callback
+        self.name = f"callback {getattr(callback, '__name__', repr(callback))}"
+
+    def observe(self, state) -> None:
+        self.callback(state)
+
+
+class StopObserver:
+    """``stop=``: asks to stop after the first round where the rule returns True; the rule is pure.
+
+    ``requests`` are the rule's declared needs (``rule.requests``), done by the :class:`CertificateObserver`.
+    """
+
+    needs_round_state = True
+
+    def __init__(self, rule):
+        self.rule = rule
+        self.requests = dict(getattr(rule, "requests", None) or {})
+        self.name = f"stop rule {getattr(rule, '__name__', repr(rule))}"
+
+    def observe(self, state) -> bool:
+        return bool(self.rule(state))
+
+
+class CheckpointObserver:
+    """``checkpoint=`` / ``resume_from=`` (:mod:`gamedyn.engine.checkpoints`): writes the run every ``every``
+    rounds, at the end, and after the round in progress on SIGINT / SIGTERM; resumes a run at ``start``.
+
+    A checkpoint holds the seats' numbers (their learners' states and the runner's sums), the
+    one-pass round's carried product, and the state of every observer that has
+    ``checkpoint_state()`` (restored through its ``restore_state``): nobody's privates are written.
+    """
+
+    needs_round_state = False
+    name = "checkpoint"
+    _SEAT_FIELDS = ("state", "play_sum", "loss_linear", "loss_curvature", "played_loss_total", "weight_total",
+                    "output_weight_total", "last")
+
+    def __init__(self, path, every, resume_from, configuration):
+        self.path, self.every, self.resume_from, self.configuration = path, every, resume_from, configuration
+        self.interrupt = _checkpoints.InterruptFlag() if path is not None else None
+        self._run = None
+
+    def context(self):
+        """The signal handling around the loop (only when writing)."""
+        return self.interrupt
+
+    def _stateful(self, run):
+        return [(observer_name(observer), observer) for observer in run.observers
+                if observer is not self and callable(getattr(observer, "checkpoint_state", None))]
+
+    def _state(self, run) -> dict:
+        state = {f"{seat.name}.{field}": getattr(seat, field) for seat in (run.w_seat, run.p_seat)
+                 for field in self._SEAT_FIELDS}
+        carried = getattr(run.one_pass, "carried", None)
+        ahead_round, ahead = carried() if carried is not None else (0, None)
+        state.update({"one_pass.ahead_round": ahead_round, "one_pass.ahead": ahead})
+        state.update({f"{seat.name}.has_convex": seat.loss_convex is not None for seat in (run.w_seat, run.p_seat)})
+        for name, observer in self._stateful(run):
+            state.update({f"{name}.{key}": value for key, value in observer.checkpoint_state().items()})
+        return state
+
+    def start(self, run) -> None:
+        self._run = run
+        if self.resume_from is not None:
+            self._resume(run)
+
+    def _resume(self, run) -> None:
+        path = self.resume_from
+        templates = self._state(run)
+        templates.pop("one_pass.ahead_round"), templates.pop("one_pass.ahead")
+        templates.update({f"{seat.name}.has_convex": False for seat in (run.w_seat, run.p_seat)})
+        header, state = _checkpoints.read(path, "play", self.configuration, templates, run.convex_terms)
+        carried = state.pop("one_pass.ahead_round", 0), state.pop("one_pass.ahead", None)
+        if set(state) != set(templates):
+            raise _checkpoints.CheckpointMismatchError(
+                f"{path!r} holds {sorted(set(state) ^ set(templates))} that this run does not (or the reverse).")
+        seats = {"w": run.w_seat, "p": run.p_seat}
+        observed = {}
+        for name, value in state.items():
+            owner, field = name.split(".", 1)
+            if owner not in seats:
+                observed.setdefault(owner, {})[field] = value
+                continue
+            seat = seats[owner]
+            if field == "has_convex":  # the losses' convex term: a function of the game, taken from its f_0
+                seat.loss_convex = run.convex_terms[owner] if value else None
+                if value and run.convex_terms[owner] is None:
+                    raise _checkpoints.CheckpointMismatchError(
+                        f"{path!r} was written by a game whose {owner}-losses have a convex term; this run's have none.")
+                continue
+            if isinstance(value, np.ndarray) and value.dtype == np.float64 and value.ndim:  # buffers updated in place
+                value = np.require(value, requirements=("C", "W", "O"))
+            setattr(seat, field, value)
+        for name, observer in self._stateful(run):
+            observer.restore_state(observed.get(name, {}))
+        restore = getattr(run.one_pass, "restore", None)
+        if restore is not None:
+            restore(*carried)  # a product the one-pass round computed a round early
+        finished = bool(header["finished"])
+        run.start = header["round"] + 1
+        run.stop_reason = header["stop_reason"]
+        run.finished = finished
+
+    def observe(self, t) -> None:
+        interrupt = self.interrupt
+        if interrupt is None:
+            return
+        if (self.every is not None and t % self.every == 0) or interrupt.raised:
+            self._save(t, False)
+            interrupt.stop(t, self.path)  # RunInterrupted after Ctrl-C or SIGTERM
+
+    def _save(self, t, finished) -> None:
+        run = self._run
+        _checkpoints.write(self.path, "play", self.configuration, t, self._state(run),
+                           {"T": run.T, "finished": finished, "stop_reason": run.stop_reason})
+
+    def finish(self, run, rounds, stop_reason) -> None:
+        if self.interrupt is None:
+            return
+        run.stop_reason = stop_reason
+        self._save(rounds, True)  # the run's end: resuming it returns this result at once
+        self.interrupt.stop(rounds, self.path)
+
+
+def check_observer(observer: Any, index: int) -> None:
+    """An observer must have a callable ``observe`` (the :class:`gamedyn.Observer` protocol)."""
+    if not callable(getattr(observer, "observe", None)):
+        raise TypeError(f"observers[{index}] must be a gamedyn.Observer: an object with observe(state) -> bool | None "
+                        f"(see docs/how-to/write-an-observer.md), got {observer!r}.")
