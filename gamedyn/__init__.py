@@ -19,6 +19,13 @@ __version__ = "0.1.0"
 
 # public name -> the module that defines it (read by __getattr__ on first use)
 _EXPORTS = {
+    "AdaHedge": "gamedyn.core.adaptive",
+    "AdaptiveFTRL": "gamedyn.core.adaptive",
+    "AdaptiveStep": "gamedyn.core.adaptive",
+    "GameSolution": "gamedyn.games.matrix.solve",
+    "NashGapStop": "gamedyn.games.matrix.solve",
+    "RegretMatching": "gamedyn.core.regret_matching",
+    "solve_game": "gamedyn.games.matrix.solve",
     "Ball": "gamedyn.core.domains",
     "Domain": "gamedyn.core.protocols",
     "Hint": "gamedyn.core.protocols",

@@ -21,7 +21,7 @@ __all__ = ["CheckedPlayer", "InvalidPlayError", "PurePlayer", "Seat", "check_lea
 class PurePlayer:
     """A learner given by its pure functions alone (``init`` / ``play`` / ``update``), driven as a player."""
 
-    __slots__ = ("state", "_play", "_update", "_sees_induced", "_loss_sum")
+    __slots__ = ("_loss_sum", "_play", "_sees_induced", "_update", "state")
 
     def __init__(self, learner, state):
         self.state = state
@@ -60,10 +60,30 @@ class Seat:
     buffers the runner updates in place; a learner with a loss sum keeps the only copy of it.
     """
 
-    __slots__ = ("name", "learner", "player", "weight", "output_weight", "opponent_loss", "play_sum",
-                 "loss_linear", "loss_curvature", "loss_convex", "played_loss_total", "weight_total", "output_weight_total",
-                 "last", "learner_keeps_sum", "update", "flat", "linear_loss_sum", "last_weight", "settle",
-                 "keeps_played", "keeps_loss_sum")
+    __slots__ = (
+        "flat",
+        "keeps_loss_sum",
+        "keeps_played",
+        "last",
+        "last_weight",
+        "learner",
+        "learner_keeps_sum",
+        "linear_loss_sum",
+        "loss_convex",
+        "loss_curvature",
+        "loss_linear",
+        "name",
+        "opponent_loss",
+        "output_weight",
+        "output_weight_total",
+        "play_sum",
+        "played_loss_total",
+        "player",
+        "settle",
+        "update",
+        "weight",
+        "weight_total",
+    )
 
     def __init__(self, name, learner, state, weight, output_weight, opponent_loss, shape, *, played: bool = True,
                  loss_sum: bool = True):
@@ -158,6 +178,29 @@ class Seat:
         self.output_weight_total += output_weight
         self.last = point
 
+    def charge(self, loss: Loss, weight: float, played_value) -> None:
+        """The running sums of a loss the learner was charged (its update done elsewhere), without a play.
+
+        :class:`gamedyn.engine.rounds.AlternatingRound` charges the second mover at its previous play
+        before it plays, and the first mover once at its start before round 1."""
+        if self.keeps_loss_sum and not self.learner_keeps_sum:
+            add_scaled(self.loss_linear, weight, loss.linear)
+            self.loss_curvature += weight * loss.curvature
+            if loss.convex is not None:
+                self.loss_convex = loss.convex
+        if self.keeps_played:
+            self.played_loss_total += weight * played_value
+        self.weight_total += weight
+        self.last_weight = weight
+
+    def output(self, point, output_weight: float) -> None:
+        """The play sums of a play (averaged with ``output_weight``), without a charge."""
+        if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
+            axpy(point, self.play_sum, output_weight)
+        else:
+            add_scaled(self.play_sum, output_weight, point)
+        self.output_weight_total += output_weight
+        self.last = point
 
 
 def check_learner(learner, name: str):
@@ -242,7 +285,7 @@ class CheckedPlayer:
     Everything but ``play`` is the wrapped player's own.
     """
 
-    __slots__ = ("player", "_play", "_label", "_learner", "_shape")
+    __slots__ = ("_label", "_learner", "_play", "_shape", "player")
 
     def __init__(self, player, label: str, learner, shape):
         self.player, self._play = player, player.play
