@@ -375,7 +375,7 @@ MUTANTS = (
             "        result = _capped_softmax_one(theta, eta, cap, None)",
             "        if True:\n            scal(1.0 / total, weights)\n"
             "            return (weights, logits - math.log(total)) if return_log else weights\n"
-            "        result = _capped_softmax_one(theta, eta, cap, None)", tests=_SOFT),
+            "        result = _capped_softmax_one(theta, eta, cap, None)", tests=_SOFT, reproduce=True),
     _mutant("soft-nag-log-n", "soft margin", "recipes/nag_margin.py",
             "NAG's bound on Delta_c with 4 log n + 1 (the simplex's range) instead of 4 D_c + 1",
             'return "Thm 6 on Delta_c: 4 D_c + 1", 4 * p_range(n, options) + 1',

@@ -599,6 +599,9 @@ def build_claims() -> list:
     from gamedyn.paper.experiments.fenchel import fenchel_claims
 
     claims += fenchel_claims()
+    from gamedyn.paper.experiments.soft_margin import soft_margin_claims
+
+    claims += soft_margin_claims()
     return claims
 
 
