@@ -210,3 +210,19 @@ def test_kl_prox_steps_do_not_telescope_on_the_capped_simplex():
         chained = cs.capped_softmax(second, cap, 1.0, log_centre=log_y)
         lazy = cs.capped_softmax(first + second, cap, 1.0)
         assert np.allclose(chained, lazy, rtol=1e-12, atol=0) == telescopes
+
+
+def test_the_reproduce_rows_formulas_equal_the_library_s():
+    """gamedyn reproduce's soft-margin rows compute D_c and the CVaR themselves (the stated formula, a
+    sort): they equal kl_range and cvar (exact/correctly rounded) to 1e-12, and every row passes quickly."""
+    from gamedyn.paper.experiments import soft_margin as rows
+
+    rng = np.random.default_rng(7)
+    for n in (2, 7, 60, 1000):
+        for nu in (1 / n, 0.13, 0.5, 0.8, 1.0):
+            cap = cs.cap_from_nu(max(nu, 1 / n), n)
+            assert rows.D_c(n, cap) == pytest.approx(cs.kl_range(n, cap), rel=1e-12, abs=1e-15)
+            z = rng.standard_normal(n)
+            assert rows._cvar(z, cap) == pytest.approx(cs.cvar(z, cap), rel=1e-12, abs=1e-15)
+    checks = rows.soft_rate_checks("nag_margin", (10,), datasets=rows.SOFT_DATA[:1], nus=(0.8,))
+    assert checks and all(slack >= 0 for slack, *_ in checks)
