@@ -95,7 +95,7 @@ _CERTIFICATES = ("tests/test_certificates.py",)
 _CHECKPOINTS = ("tests/test_checkpoints.py",)
 _EXPLORATION = ("tests/test_exploration.py",)
 _ESTIMATOR = ("tests/test_sklearn.py",)
-_IMPORT_FTRL = ("from gamedyn.core import OFTRL, Entropy, FTRLPlus", "from gamedyn.core import FTRL, OFTRL, Entropy, FTRLPlus")
+_SOFT = ("tests/test_soft_margin_game.py",)
 
 MUTANTS = (
     # ---- the margin recipes (recipes/*perceptron*, nag_margin): published algorithms
@@ -104,7 +104,7 @@ MUTANTS = (
             "    eta_p = 1 / eta_w\n", "    eta_p = 2 / eta_w\n", tests=_RECIPES, reproduce=True),
     _mutant("alg4-no-root", "margin recipes", "recipes/pnorm_perceptron.py",
             "Algorithm 4's eta_w without its square root: 1/(2(q-1) log n)",
-            "eta_w = 1 / np.sqrt(2 * (q - 1) * np.log(n))", "eta_w = 1 / (2 * (q - 1) * np.log(n))",
+            "eta_w = 1 / np.sqrt(2 * (q - 1) * log_range)", "eta_w = 1 / (2 * (q - 1) * log_range)",
             tests=_RECIPES, reproduce=True),
     _mutant("alg4-linear-weights", "margin recipes", "recipes/pnorm_perceptron.py",
             "Algorithm 4 on weights alpha_t = t (the smooth perceptron's) instead of 1",
@@ -112,7 +112,7 @@ MUTANTS = (
             'weights="linear", first="w", margin_norm=q,', tests=_RECIPES, reproduce=True),
     _mutant("smooth-eta-half", "margin recipes", "recipes/smooth_perceptron.py",
             "smooth perceptron with the p-player's eta = 1/2 (Ji et al.'s theta = 1 step) instead of 1/4",
-            "p_learner=FTRLPlus(Entropy(), eta=1 / 4),", "p_learner=FTRLPlus(Entropy(), eta=1 / 2),",
+            "p_learner=FTRLPlus(soft.entropy, eta=1 / 4),", "p_learner=FTRLPlus(soft.entropy, eta=1 / 2),",
             tests=_RECIPES, reproduce=True),
     _mutant("smooth-p-first", "margin recipes", "recipes/smooth_perceptron.py",
             "smooth perceptron with the p-player moving first (it cannot see its loss: FTRL+ refuses, or plays stale)",
@@ -131,14 +131,15 @@ MUTANTS = (
             'first="p", **run_options)', 'first="w", **run_options)', tests=_RECIPES, reproduce=True),
     _mutant("nag-not-optimistic", "margin recipes", "recipes/nag_margin.py",
             "NAG's p-player without optimism (FTRL instead of OFTRL)",
-            (_IMPORT_FTRL, ("p_learner=OFTRL(Entropy(), eta=1 / 4),", "p_learner=FTRL(Entropy(), eta=1 / 4),")),
+            (("from gamedyn.core import OFTRL, FTRLPlus", "from gamedyn.core import FTRL, OFTRL, FTRLPlus"),
+             ("p_learner=OFTRL(soft.entropy, eta=1 / 4),", "p_learner=FTRL(soft.entropy, eta=1 / 4),")),
             tests=_RECIPES, reproduce=True),
     _mutant("nag-two-w-bar", "margin recipes", "recipes/nag_margin.py",
             "NAG's output s_T = 2 w_bar_T (the seed's misprint) instead of 1/4 sum alpha_t w_t",
             "w=game.w_sum / 4,", "w=2 * game.w_average,", tests=_RECIPES, reproduce=True),
     _mutant("mp-eta-p-double", "margin recipes", "recipes/mirror_prox_perceptron.py",
             "mirror prox with eta_p = 2 sqrt(2 log n) (eta_w eta_p = 2 > 1, Theorem 5's condition broken)",
-            "eta_p = np.sqrt(2 * np.log(n)) if eta_p is None", "eta_p = 2 * np.sqrt(2 * np.log(n)) if eta_p is None",
+            "eta_p = np.sqrt(2 * log_range) if eta_p is None", "eta_p = 2 * np.sqrt(2 * log_range) if eta_p is None",
             tests=_RECIPES, reproduce=True),
     _mutant("mp-shadow-step", "margin recipes", "recipes/mirror_prox_perceptron.py",
             "mirror prox's w-player shadows the p-player with the w-player's own step",
@@ -362,6 +363,27 @@ MUTANTS = (
             "intercept_ divided by intercept_scaling instead of multiplied",
             "self.intercept_ = (directions[:, -1] * float(self.intercept_scaling)",
             "self.intercept_ = (directions[:, -1] / float(self.intercept_scaling)", tests=_ESTIMATOR),
+    # ---- the soft-margin game (issue 19): wrong algorithms on the capped simplex
+    _mutant("soft-cvar-is-min", "soft margin", "gamedyn/certify/certificates.py",
+            "the soft certificate's lower end min_i (A w)_i / ||w|| instead of the CVaR of the margins",
+            "            return capped_simplex.cvar(margins, self.cap) / norm\n",
+            "            return float(np.min(margins)) / norm\n", tests=_SOFT),
+    _mutant("soft-entropy-uncapped", "soft margin", "gamedyn/core/capped_simplex.py",
+            "the entropy step on Delta_c returns the plain softmax even where the cap binds",
+            "        if cap >= 1.0 or _clearly_free(total, cap, n):\n            scal(1.0 / total, weights)\n"
+            "            return (weights, logits - math.log(total)) if return_log else weights\n"
+            "        result = _capped_softmax_one(theta, eta, cap, None)",
+            "        if True:\n            scal(1.0 / total, weights)\n"
+            "            return (weights, logits - math.log(total)) if return_log else weights\n"
+            "        result = _capped_softmax_one(theta, eta, cap, None)", tests=_SOFT, reproduce=True),
+    _mutant("soft-nag-log-n", "soft margin", "recipes/nag_margin.py",
+            "NAG's bound on Delta_c with 4 log n + 1 (the simplex's range) instead of 4 D_c + 1",
+            'return "Thm 6 on Delta_c: 4 D_c + 1", 4 * p_range(n, options) + 1',
+            'return "Thm 6 on Delta_c: 4 D_c + 1", 4 * np.log(n) + 1', tests=_SOFT),
+    _mutant("soft-mp-log-n-steps", "soft margin", "recipes/mirror_prox_perceptron.py",
+            "mirror prox on Delta_c with the simplex's steps (tuned by log n, not by D_c)",
+            "    log_range = np.log(n) if nu is None else soft.tuning_range\n", "    log_range = np.log(n)\n",
+            tests=_SOFT, reproduce=True),
     _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/games/fenchel/game.py",
             "the Fenchel game's FTL play grad f(+sum alpha x / S) with the sign of the linear part dropped",
             "x = -np.asarray(linear, dtype=np.float64) / strength", "x = np.asarray(linear, dtype=np.float64) / strength",

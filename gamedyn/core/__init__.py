@@ -5,7 +5,7 @@ docs/explanation/architecture.md for the layers and the import rule.
 """
 
 from gamedyn.core.adaptive import AdaHedge, AdaptiveFTRL, AdaptiveStep
-from gamedyn.core.domains import Ball, Box, L1Ball, Reals, Simplex
+from gamedyn.core.domains import Ball, Box, CappedSimplex, L1Ball, Reals, Simplex
 from gamedyn.core.hints import CurrentLoss, FirstRoundLoss, LastLoss, NoHint, OpponentSecondary
 from gamedyn.core.learners import (
     FTL,
@@ -27,7 +27,7 @@ from gamedyn.core.weights import StepSchedule
 
 __all__ = [
     "AdaHedge", "AdaptiveFTRL", "AdaptiveStep", "RegretMatching",
-    "Ball", "BestResponse", "Domain", "Hint", "Learner", "Observer", "Player", "Box", "CurrentLoss", "Entropy", "FTL", "FTRL", "FTRLPlus", "FirstRoundLoss",
+    "Ball", "BestResponse", "Domain", "Hint", "Learner", "Observer", "Player", "Box", "CappedSimplex", "CurrentLoss", "Entropy", "FTL", "FTRL", "FTRLPlus", "FirstRoundLoss",
     "FollowTheRegularizedLeader", "L1Ball", "LastLoss", "Loss", "MirrorDescent", "NoHint", "NumericalRangeError",
     "OFTL", "OFTRL", "OMD", "OpponentSecondary", "QNorm", "Reals", "Regularizer", "Simplex", "SquaredEuclidean",
     "StepSchedule", "Zero", "numerical_argmin",

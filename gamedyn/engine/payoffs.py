@@ -111,6 +111,15 @@ def domain_validator(instance, attribute, value):
         )
 
 
+def _simplex_domain(instance, attribute, value):
+    """Bilinear's p-player plays on the simplex or on a capped simplex (the soft-margin game)."""
+    from gamedyn.core.domains import CappedSimplex
+
+    if value.__class__ not in (Simplex, CappedSimplex):
+        raise ValueError(f"p_domain must be Simplex() or CappedSimplex(cap) (the rows are mixed), got {value!r}; "
+                         "e.g. Bilinear(A, p_domain=CappedSimplex.from_nu(0.1, A.shape[0])).")
+
+
 def _matrix_and_transpose(A):
     """A validated ``A`` and its transpose as a view: no copy of A is ever kept.
 
@@ -134,8 +143,9 @@ class Bilinear(Payoff):
     ``scipy.sparse.linalg.LinearOperator``, a batch of games (:func:`gamedyn.one_vs_rest`), or a
     row-chunked dask array (wrapped in :class:`gamedyn.arrays.distributed.RowBlockedOperator`: one task
     per row block, the blocks persisted where they are).
-    The p-player must play on the simplex (``p_domain = Simplex()``: the rows are mixed); the
-    w-player on any domain (``w_domain = None``).
+    The p-player must play on the simplex (``p_domain = Simplex()``: the rows are mixed), or on
+    the capped simplex given as ``p_domain=CappedSimplex(c)`` (the soft-margin game, ``c = 1/(nu n)``:
+    docs/explanation/soft-margin.md); the w-player on any domain (``w_domain = None``).
 
     **Which side the rows are.** The rows of A are the p-player's actions (p mixes the rows, and
     minimises) and the columns the w-player's coordinates (w maximises). So with w on the simplex,
@@ -155,7 +165,7 @@ class Bilinear(Payoff):
     _A_transpose: np.ndarray = attrs.field(init=False, repr=False)
     _product_dtype: np.dtype = attrs.field(init=False, repr=False)
     backend: Backend = attrs.field(init=False, repr=False, eq=False)
-    p_domain = Simplex()
+    p_domain: Any = attrs.field(default=Simplex(), kw_only=True, validator=_simplex_domain)
 
     def __attrs_post_init__(self):
         A, A_transpose = _matrix_and_transpose(self.A)
@@ -169,6 +179,9 @@ class Bilinear(Payoff):
         else:
             dtype = A.dtype  # a foreign A: always through times / transpose_times in its namespace
         object.__setattr__(self, "_product_dtype", dtype)
+        check_dimension = getattr(self.p_domain, "check_dimension", None)  # a capped simplex: non-empty on n rows
+        if check_dimension is not None:
+            check_dimension(A.shape[0], "Bilinear(A, p_domain=CappedSimplex(cap))")
 
     @property
     def w_dimension(self) -> int:
@@ -220,22 +233,28 @@ class Bilinear(Payoff):
         computed from A's entries, asked of the operator (``A.largest_row_norm()``), or stated:
         ``Bilinear(A, row_norm_bound=b)`` with b >= max_i ||a_i||_2. A matrix-free A with neither gets the
         bracket; what needs the norm then raises a ValueError naming ``row_norm_bound``, and the final
-        verdict stays undecided (``separable=None``), never a wrong one.
+        verdict stays undecided (``separable=None``), never a wrong one. On ``p_domain=CappedSimplex(c)``
+        (the soft-margin game) the tracker is given the domain's ``cap``: ``lower`` is then the CVaR_c of
+        the output's margins over its norm, ``upper`` the same ``||A^T p_bar||`` (docs/explanation/soft-margin.md).
         """
         if w_domain == Simplex():
             return None
         from gamedyn.certify import certificates
 
+        cap = getattr(self.p_domain, "cap", None)  # the soft-margin game: p on CappedSimplex(cap), lower = CVaR_c
         if self.batch_size:
             X = getattr(self.A, "X", None)
             if not (isinstance(X, np.ndarray) or _is_sparse(X)):
                 return None
-            return certificates.BatchedCertificateTracker(self.A, q, margin_from_sums=margin_from_sums)
+            return certificates.BatchedCertificateTracker(self.A, q, margin_from_sums=margin_from_sums, cap=cap)
         if not self.backend.is_numpy:  # the rounds on A's device, the verdicts on the host
+            if cap is not None:
+                raise ValueError("the soft-margin certificate (p_domain=CappedSimplex) runs on numpy arrays only; "
+                                 "pass A as a numpy array (e.g. A.cpu().numpy()) or play the hard margin.")
             return certificates.DeviceCertificateTracker(self.A, q, margin_from_sums=margin_from_sums,
                                                          row_norm_bound=self.row_norm_bound)
         return certificates.CertificateTracker(self.A, q, margin_from_sums=margin_from_sums,
-                                               row_norm_bound=self.row_norm_bound)
+                                               row_norm_bound=self.row_norm_bound, cap=cap)
 
     def value(self, w, p):
         """g(w, p); one value per game for batched points."""
