@@ -21,7 +21,6 @@ import argparse
 import importlib.util
 import os
 import pathlib
-import statistics
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))  # run from a source checkout
@@ -64,9 +63,9 @@ def section(n: int, d: int, T: int, repeats: int) -> None:
         difference = float(np.max(np.abs(x - reference)) / max(1.0, float(np.max(np.abs(reference)))))
         functions = {}
         for rounds in (short_run(T), T):
-            functions[("recipe", rounds)] = lambda rounds=rounds: recipe(rounds, False)
-            functions[("regrets=True", rounds)] = lambda rounds=rounds: recipe(rounds, True)
-            functions[("hand", rounds)] = lambda rounds=rounds: hand(rounds)
+            functions[("recipe", rounds)] = lambda rounds=rounds, recipe=recipe: recipe(rounds, False)
+            functions[("regrets=True", rounds)] = lambda rounds=rounds, recipe=recipe: recipe(rounds, True)
+            functions[("hand", rounds)] = lambda rounds=rounds, hand=hand: hand(rounds)
         samples = interleaved_samples(functions, repeats)
         hand_cost = per_iteration(samples, "hand", T)
         print(ratio_line(f"{name} (x to {difference:.0e})", per_iteration(samples, "recipe", T), hand_cost, "<= 1.3")
