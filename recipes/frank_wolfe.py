@@ -46,7 +46,7 @@ def frank_wolfe(objective, T, *, domain, x0=None, dimension=None, **run_options)
     >>> from gamedyn import Objective, Simplex
     >>> target = np.array([0.2, 0.5, 0.3])
     >>> f = Objective(lambda x: float((x - target) @ (x - target)), lambda x: 2 * (x - target), smoothness=2.0)
-    >>> result = frank_wolfe(f, T=200, domain=Simplex(), dimension=3)
+    >>> result = frank_wolfe(f, T=200, domain=Simplex(), dimension=3, regrets=True)  # regrets: for the bound
     >>> bool(result.value < 1e-3), bool(result.value <= result.game.theorem2_bound)
     (True, True)
     """

@@ -111,7 +111,7 @@ def test_run_a_fenchel_recipe_equals_the_api(capsys, name, options, domain):
     parameters = {} if domain is None else {"domain": domain}
     if "--eta-p" in options:
         parameters["eta_p"] = 0.5
-    result = recipes.RECIPES[name].function(objective, 100, **parameters)
+    result = recipes.RECIPES[name].function(objective, 100, regrets=True, **parameters)  # the CLI shows the bound
     assert document["steps"][-1]["f"] == result.value
     assert document["steps"][-1]["bound"] == result.game.theorem2_bound or result.game.theorem2_bound == np.inf
     assert np.array_equal(document["output"]["x"], result.x) and document["family"] == "fenchel"

@@ -200,7 +200,7 @@ def test_frank_wolfe_game_certificates(domain_name):
 
     objective = OBJECTIVES["quadratic"]
     domain = DOMAINS[domain_name][0]
-    result = frank_wolfe(objective, 100, domain=domain)
+    result = frank_wolfe(objective, 100, domain=domain, regrets=True)
     constraints = {"simplex": [{"type": "eq", "fun": lambda x: x.sum() - 1}],
                    "ball": [{"type": "ineq", "fun": lambda x: 1.5**2 - x @ x}],
                    "l1": [], "box": []}[domain_name]
@@ -329,7 +329,7 @@ def test_objective_and_game_errors():
 
 def test_best_response_has_nonpositive_regret_and_plays_the_oracle():
     objective = distance_objective(np.array([2.0, -1.0, 0.5]))
-    result = frank_wolfe(objective, 20, domain=Simplex(), record=True)
+    result = frank_wolfe(objective, 20, domain=Simplex(), record=True, regrets=True)
     assert result.game.p_regret <= 1e-12
     for y, x in zip(result.game.trace["w"], result.game.trace["p"]):
         assert np.array_equal(x, Simplex().linear_minimizer(y))
@@ -420,14 +420,20 @@ def _nan_away_from(start, *, where):
 @pytest.mark.parametrize("where", ["value", "gradient"])
 @pytest.mark.parametrize("recipe", sorted(RECIPES))
 def test_issue_a_nan_objective_is_named_with_the_round_and_the_point(recipe, where):
-    """Old: NumericalRangeError 'the result's w_played_loss is NaN ... the run overflowed float64'."""
+    """Old: NumericalRangeError 'the result's w_played_loss is NaN ... the run overflowed float64'.
+
+    f's value is evaluated each round only for the regrets (regrets=True); without them the NaN value is
+    still named, when the output's f(x) is taken after the rounds."""
     start = np.full(3, 1 / 3)
     objective = _nan_away_from(start, where=where)
     with pytest.raises(ObjectiveError, match=rf"Objective\.{where} returned .*nan.* at x = \[.*\] in round 2: "
                                              r".*not an overflow of the game") as raised:
-        RECIPES[recipe](objective, x0=start)
+        RECIPES[recipe](objective, x0=start, regrets=True)
     assert isinstance(raised.value, ValueError) and not isinstance(raised.value, FloatingPointError)
     assert raised.value.round == 2
+    with pytest.raises(ObjectiveError, match=rf"Objective\.{where} returned .*nan.* at x = \[.*\]") as raised:
+        RECIPES[recipe](objective, x0=start)  # the default, regrets=False
+    assert raised.value.round == (2 if where == "gradient" else None)
 
 
 def test_a_nan_objective_outside_the_rounds_is_named_without_a_round():
@@ -443,3 +449,35 @@ def test_a_nan_objective_outside_the_rounds_is_named_without_a_round():
         closed.conjugate_term.value(np.ones(3))
     with pytest.raises(ObjectiveError, match=r"Objective\.gradient returned an array of shape \(2,\) at x of shape \(3,\)"):
         Objective(SQUARE.value, lambda x: x[:2]).gradient_at(np.ones(3))
+
+
+def test_fenchel_recipes_skip_the_regrets_unless_asked():
+    """regrets=False by default (issue 17): the same x bit for bit, the skipped fields None and named."""
+    objective = OBJECTIVES["quadratic"]
+    for recipe, options in ((frank_wolfe, {"domain": Simplex()}), (accelerated_gradient, {}), (heavy_ball, {})):
+        lean, full = recipe(objective, 30, **options), recipe(objective, 30, regrets=True, **options)
+        assert np.array_equal(lean.x, full.x) and lean.value == full.value
+        assert lean.game.theorem2_bound is None and lean.game.w_regret is None and lean.game.p_regret is None
+        assert {"w_regret", "p_regret", "theorem2_bound"} <= set(lean.game.not_computed)
+        assert full.game.not_computed == () and full.game.theorem2_bound is not None
+
+
+@pytest.mark.parametrize("learner", ["best_response", "squared_euclidean"])
+def test_mirror_descent_shown_its_loss_reuses_the_play_as_its_step(learner):
+    """OMD with hint CurrentLoss on linear losses: the runner's player (which takes y_t = x_t, the step's
+    very inputs) and the learner's pure play/update (which take the step) agree bit for bit, states included."""
+    from gamedyn.core import OMD, BestResponse, CurrentLoss, Loss, SquaredEuclidean
+
+    rng = np.random.default_rng(3)
+    learner = BestResponse(Simplex()) if learner == "best_response" else OMD(SquaredEuclidean(), 0.3, CurrentLoss())
+    state = learner.init(5, Loss(rng.normal(size=5), 0.0))
+    player = learner.player(state)
+    for t in range(1, 40):
+        loss, weight = Loss(rng.normal(size=5), 0.0), float(t)
+        point = learner.play(state, weight, loss)
+        played = player.play(weight, loss)
+        assert np.array_equal(point, played)
+        state = learner.update(state, point, loss, weight)
+        player.update(played, loss, weight)
+        assert np.array_equal(player.state.secondary, state.secondary) and player.state.round == state.round
+        assert (player.state.secondary_cache is None) == (state.secondary_cache is None)

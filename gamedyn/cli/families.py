@@ -235,7 +235,8 @@ def run_family(entry, args, reporting, *, built=None, on_step=None, progress=Non
             if on_step is not None:
                 on_step(reports[-1])
 
-    result = entry.recipe.run(problem, args.T, callback=report, **parameters, **(checkpoint_options or {}))
+    result = entry.recipe.run(problem, args.T, callback=report, regrets=True,  # the report shows Theorem 2's bound
+                              **parameters, **(checkpoint_options or {}))
     columns, outputs, verdict = family.final(problem, result)
     reports.append(FamilyStep(result.game.rounds, columns))
     if on_step is not None:

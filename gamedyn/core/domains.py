@@ -264,7 +264,11 @@ class Simplex:
             index = xp.arange(linear.shape[0], device=_device_of(linear))
             return xp.astype(index == xp.argmin(linear), linear.dtype)  # the first smallest entry's vertex
         linear = np.asarray(linear, dtype=np.float64)
-        bottom = float(linear.min())
+        if linear.ndim == 1:
+            index = int(linear.argmin())  # the first NaN if there is one, else the first smallest entry
+            bottom = float(linear[index])  # = linear.min(), NaN included, without a second pass
+        else:
+            index, bottom = None, float(linear.min())
         if not bottom > -np.inf or bottom == np.inf:  # NaN, every entry +inf, or an entry -inf
             # One entry overflowed to -inf with a linear loss: its vertex is still the exact minimiser.
             exact = bottom == -np.inf and not curvature > 0 and np.count_nonzero(linear == -np.inf) == 1
@@ -273,8 +277,8 @@ class Simplex:
         if curvature > 0:
             with np.errstate(over="ignore"):  # an overflow to -inf means "far below -1": not in the support
                 return _project_shifted(-((linear - bottom) / float(curvature)))
-        vertex = np.zeros_like(linear, dtype=np.float64)
-        vertex[int(np.argmin(linear))] = 1.0
+        vertex = np.zeros(linear.shape)
+        vertex[int(np.argmin(linear)) if index is None else index] = 1.0
         return vertex
 
 

@@ -110,6 +110,14 @@ def argmin_of_loss_of(regularizer):
     return refuse
 
 
+def mirror_step_is_argmin(regularizer) -> bool:
+    """Whether the regularizer's mirror step (``argmin_and_cache``) is its argmin followed by the point's
+    ``centre_cache``: true when it has no ``argmin_and_cache`` of its own or inherits the base's
+    (:meth:`gamedyn.Regularizer.argmin_and_cache`); an own step (entropy's, in the log domain) may differ in the last bits."""
+    step = getattr(regularizer.__class__, "argmin_and_cache", None)
+    return step is None or step is Regularizer.argmin_and_cache
+
+
 def hint_guess(hint):
     """What ``hint.predict`` returns, as the hint declares it (``"none"``, ``"last"``, ``"current"``; None: custom)."""
     return declared(hint, "guess", ("predict", "update", "init"), None)
@@ -270,7 +278,7 @@ class FTRLPlayer:
 
     __slots__ = ("learner", "linear_sum", "curvature_sum", "convex", "centre", "hint_state", "centre_cache",
                  "round", "_guessed", "_predict", "_hint_update", "_argmin", "_eta", "_hint_keeps_state",
-                 "_hint_sees_induced", "_hint_is_last_loss")
+                 "_hint_sees_induced", "_hint_is_last_loss", "_argmin_of_loss")
 
     def __init__(self, learner, state: FTRLState, *, copy: bool = False):
         self.learner = learner
@@ -293,6 +301,7 @@ class FTRLPlayer:
         self._hint_is_last_loss = hint_guess(hint) == "last"  # psi_t = f_{t-1}: the guess is the state
         self._hint_sees_induced = bool(getattr(hint, "sees_induced_loss", False))
         self._argmin = argmin_with_cache_of(learner.regularizer)
+        self._argmin_of_loss = argmin_of_loss_of(learner.regularizer)
         self._eta = learner.eta
 
     def play(self, weight: float, current_loss: Loss | None = None):
@@ -314,7 +323,7 @@ class FTRLPlayer:
             convex = self.convex if self.convex is guess.convex else _convex_of_sum(self, guess, weight)
             self._guessed = (guess, weight, linear, curvature, convex)
         if convex is not None:  # curvature times a convex function other than 1/2 ||.||^2 (see Loss)
-            return argmin_of_loss_of(self.learner.regularizer)(Loss(linear, curvature, convex), eta, self.centre)
+            return self._argmin_of_loss(Loss(linear, curvature, convex), eta, self.centre)
         return self._argmin(linear, curvature, eta, self.centre, self.centre_cache)
 
     def update(self, point, loss: Loss, weight: float, induced_loss: Loss | None = None) -> None:
@@ -585,14 +594,17 @@ class OMD(_RegularizedLearner):
         return OMDPlayer(self, state)
 
 
-def _omd_play(learner, state: OMDState, weight, current_loss):
-    """x_t = argmin eta alpha_t <M_t, x> + D_R(x, y_{t-1}), M_t the hint's gradient at y_{t-1} (y_{t-1} without a hint)."""
+def _omd_play(learner, state: OMDState, weight, current_loss, argmin=None):
+    """x_t = argmin eta alpha_t <M_t, x> + D_R(x, y_{t-1}), M_t the hint's gradient at y_{t-1} (y_{t-1} without a hint).
+
+    ``argmin``: the regularizer's :func:`argmin_with_cache_of`, when the caller has it bound already."""
     guess = learner.hint.predict(state.hint_state, current_loss)
     if guess is None:
         return state.secondary
-    return argmin_with_cache_of(learner.regularizer)(_times(weight, guess.gradient(state.secondary)), 0.0,
-                                                 _step_at(learner.eta, state.round), state.secondary,
-                                                 state.secondary_cache)
+    if argmin is None:
+        argmin = argmin_with_cache_of(learner.regularizer)
+    return argmin(_times(weight, guess.gradient(state.secondary)), 0.0, _step_at(learner.eta, state.round),
+                  state.secondary, state.secondary_cache)
 
 
 def _omd_update(learner, state: OMDState, point, loss: Loss, weight, induced_loss) -> OMDState:
@@ -616,15 +628,36 @@ class OMDPlayer:
     same two functions.
     """
 
-    __slots__ = ("learner", "state")
+    __slots__ = ("learner", "state", "_shown", "_step_is_play", "_argmin")
 
     def __init__(self, learner, state: OMDState):
         self.learner, self.state = learner, state
+        self._argmin = argmin_with_cache_of(learner.regularizer)  # bound once, not once a round
+        self._shown = None  # (loss, weight, point) of the last play, when its step may be reused
+        # y_t = x_t when the hint is the round's own loss (a stateless "current" guess) and the
+        # regularizer's mirror step is its argmin: for a linear f_t the update's step then has the
+        # play's very inputs (see update). Read once, from the declarations.
+        hint = learner.hint
+        self._step_is_play = (hint_guess(hint) == "current" and hint_is_stateless(hint)
+                              and mirror_step_is_argmin(learner.regularizer))
 
     def play(self, weight: float, current_loss: Loss | None = None):
-        return _omd_play(self.learner, self.state, weight, current_loss)
+        point = _omd_play(self.learner, self.state, weight, current_loss, self._argmin)
+        if self._step_is_play:
+            self._shown = (current_loss, weight, point)
+        return point
 
     def update(self, point, loss: Loss, weight: float, induced_loss: Loss | None = None) -> None:
+        shown, self._shown = self._shown, None
+        if (shown is not None and shown[0] is loss and shown[1] is weight and shown[2] is point
+                and loss.curvature.__class__ is float and loss.curvature == 0.0):
+            # The step y_t = argmin eta alpha_t <grad f_t(x_t), x> + D_R(x, y_{t-1}) would take the play's
+            # inputs: grad f_t is f_t's linear part at any point, alpha_t, eta_t, y_{t-1} and its cache
+            # are the same, and the step is the argmin (then the point's cache): so y_t is x_t, bit for bit.
+            state = self.state
+            self.state = OMDState(point, state.hint_state, centre_cache_of(self.learner.regularizer, point),
+                                  state.round + 1)
+            return
         self.state = _omd_update(self.learner, self.state, point, loss, weight, induced_loss)
 
     def loss_sum(self):

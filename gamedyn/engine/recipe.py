@@ -85,10 +85,10 @@ class Family:
 
 MARGIN = Family("margin", "A: the signed rows y_i x_i (n x d), ||x_i|| <= 1")
 MATRIX = Family("matrix", "M: the payoff matrix (m x n); the row player maximises x^T M y")
-# TODO(issue 17, h2 item 6): defaults={"regrets": False} once play takes regrets= (the Fenchel rate rows
-# need only the iterates' values; check `gamedyn reproduce` and the docs that read game.theorem2_bound).
+# The Fenchel recipes skip the regrets unless asked (regrets=True): a regret needs f* at each play, the
+# objective's value on top of its gradient, and their rate rows need only the iterates' values.
 FENCHEL = Family("fenchel", "objective: a gamedyn.Objective f (value, gradient, smoothness L)",
-                 seats=("y-player", "x-player"))
+                 seats=("y-player", "x-player"), defaults={"regrets": False})
 FAMILIES = {family.name: family for family in (MARGIN, MATRIX, FENCHEL)}
 
 

@@ -24,6 +24,7 @@ the leader is a gradient at a weighted average, with no special case in the runn
 
 from __future__ import annotations
 
+import collections
 import math
 from typing import Any, Callable
 
@@ -32,11 +33,13 @@ import numpy as np
 import scipy.optimize
 
 from gamedyn.core.domains import Reals
+from gamedyn.core.kernels import dot
 from gamedyn.core.loss import Loss
 from gamedyn.core.validation import check_count, check_positive
 from gamedyn.engine.payoffs import Payoff, domain_validator
 
 _MEMO_SIZE = 8
+_FLOAT64 = np.dtype(np.float64)
 
 
 def _optional_positive(value, name):
@@ -110,7 +113,11 @@ class Objective:
             shape; inside :func:`gamedyn.play` also the round.
         """
         raw = self.gradient(x)
-        if np.iscomplexobj(raw):
+        if raw.__class__ is np.ndarray and raw.dtype is _FLOAT64 and raw.ndim == 1 and raw.size:  # the usual case, cheaply
+            gradient = raw.copy()
+            if gradient.shape == np.shape(x) and math.isfinite(dot(gradient, gradient)):
+                return gradient  # every entry finite (a NaN or inf, or an overflow of the square, goes below)
+        elif np.iscomplexobj(raw):
             raise ObjectiveError(f"Objective.gradient returned a complex array at x = {_describe(x)}",
                                  "it must return a finite real array of the same shape as x")
         gradient = np.array(raw, dtype=np.float64)
@@ -158,7 +165,7 @@ class FenchelConjugate:
 
     def __init__(self, objective: Objective):
         self.objective = objective
-        self._memo = []  # the last few (y, x) with y = grad f(x)
+        self._memo = collections.deque(maxlen=_MEMO_SIZE)  # the last few (y, x) with y = grad f(x)
 
     def __repr__(self) -> str:
         return "FenchelConjugate(objective)"
@@ -176,11 +183,9 @@ class FenchelConjugate:
         if not isinstance(domain, Reals):
             raise ValueError(f"The Fenchel game's y-player plays on R^d (its argmin is a gradient of f); got the "
                              f"domain {domain!r}. Use FTL() or OFTL() without a domain for the y-player.")
-        x = -np.asarray(linear, dtype=np.float64) / strength
+        x = np.divide(np.asarray(linear, dtype=np.float64), -strength)  # = -linear / strength, bit for bit, one pass
         y = self.objective.gradient_at(x)
-        self._memo.append((y, x))
-        if len(self._memo) > _MEMO_SIZE:
-            del self._memo[0]
+        self._memo.append((y, x))  # a deque of the last _MEMO_SIZE pairs
         return y
 
     def _numerical_preimage(self, y):
