@@ -24,7 +24,11 @@ from gamedyn.core import BestResponse, FirstRoundLoss, FollowTheRegularizedLeade
 from gamedyn.core.validation import check_count
 from gamedyn.engine import play
 from gamedyn.games.fenchel import FenchelGame
-from gamedyn.games.fenchel.result import check_fenchel_domain, fenchel_inputs, fenchel_result
+from gamedyn.games.fenchel.result import (
+    check_fenchel_domain,
+    fenchel_inputs,
+    fenchel_result,
+)
 
 
 def frank_wolfe(objective, domain, T, *, x0=None, dimension=None, record=False, callback=None):

@@ -23,7 +23,15 @@ does not commute with this unrolling. The game's guarantee is the plain O(1/T) o
 dynamics (no acceleration is claimed).
 """
 
-from gamedyn.core import OMD, CurrentLoss, FirstRoundLoss, FollowTheRegularizedLeader, Reals, SquaredEuclidean, Zero
+from gamedyn.core import (
+    OMD,
+    CurrentLoss,
+    FirstRoundLoss,
+    FollowTheRegularizedLeader,
+    Reals,
+    SquaredEuclidean,
+    Zero,
+)
 from gamedyn.core.validation import check_count, check_positive
 from gamedyn.engine import play
 from gamedyn.games.fenchel import FenchelGame

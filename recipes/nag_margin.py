@@ -9,25 +9,32 @@ output     s_T = 1/4 sum_t alpha_t w_t = T(T+1)/8 w_bar_T   (the seed's "s_T = 2
 =========  ==========================================================================
 """
 
-import math
 
 import numpy as np
 
 from gamedyn.arrays.operators import check_unit_rows
-from gamedyn.core import OFTRL, Entropy, FTRLPlus
+from gamedyn.core import OFTRL, FTRLPlus
 from gamedyn.engine import Recipe, RegularizedBilinear, play
 from gamedyn.engine.recipe import rounds_with_quadratic_rate
 from gamedyn.games.margin import RecipeResult
+from gamedyn.games.margin.soft import p_range, soft_margin_game
 
 
-def nag_margin(A, T, *, stop=None, record=False, normalize=False,
+def nag_margin(A, T, *, nu=None, stop=None, record=False, normalize=False,
         checkpoint=None, checkpoint_every=None, resume_from=None):
-    r"""Theorem 6: :math:`s_T=\tfrac14\sum_t\alpha_tw_t`. ``.w`` = s_T, ``.p`` = p_T = sigma(A u_T)."""
+    r"""Theorem 6: :math:`s_T=\tfrac14\sum_t\alpha_tw_t`. ``.w`` = s_T, ``.p`` = p_T = sigma(A u_T).
+
+    ``nu`` (default None, the hard margin): the soft-margin game, the p-player on the capped simplex
+    ``CappedSimplex.from_nu(nu, n)`` (c = 1/(nu n)); the certificate then brackets
+    ``gamma_nu* = min_{p in Delta_c} ||A^T p||`` from the normalised CVaR of the output's margins
+    (docs/explanation/soft-margin.md).
+    """
     A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
+    soft = soft_margin_game(A.shape[0], nu)
     game = play(
-        RegularizedBilinear(A),
+        RegularizedBilinear(A, **soft.payoff_options),
         w_learner=FTRLPlus(),
-        p_learner=OFTRL(Entropy(), eta=1 / 4),
+        p_learner=OFTRL(soft.entropy, eta=1 / 4),
         T=T,
         weights="linear",
         first="p",
@@ -43,11 +50,13 @@ def nag_margin(A, T, *, stop=None, record=False, normalize=False,
 def _rounds_to_separate(n, gamma, options):
     """Theorem 6: min_i (A s_T)_i / ||s_T|| >= gamma - (8 log n + 2) / (gamma T(T+1)), positive once
     T(T+1) > (8 log n + 2) / gamma^2."""
-    return rounds_with_quadratic_rate(8 * math.log(n) + 2, gamma)
+    return rounds_with_quadratic_rate(8 * p_range(n, options) + 2, gamma)  # D_c for nu (soft-margin.md)
 
 
 def _regret_bound(n, options):
-    """Theorem 6: R_w + R_p <= 4 log n + 1."""
+    """Theorem 6: R_w + R_p <= 4 log n + 1 (4 D_c + 1 with ``nu``)."""
+    if options.get("nu") is not None:
+        return "Thm 6 on Delta_c: 4 D_c + 1", 4 * p_range(n, options) + 1
     return "Thm 6: 4 log n + 1", 4 * np.log(n) + 1
 
 
@@ -56,6 +65,6 @@ RECIPE = Recipe(
     summary="FTRL+ no regulariser (w) vs OFTRL entropy eta=1/4 (p), p first; s_T = 1/4 sum alpha_t w_t",
     game=("payoff: p^T A w - 1/2 ||w||^2", "w: FTRL+, no regulariser", "p: OFTRL, entropy, eta = 1/4, psi_t = l_{t-1}",
           "weights: alpha_t = t", "first: p"),
-    function=nag_margin, output=lambda w_sum, total, options: w_sum / 4,  # s_T
+    function=nag_margin, options=("nu",), output=lambda w_sum, total, options: w_sum / 4,  # s_T
     rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
 )

@@ -16,29 +16,41 @@ import numbers
 import numpy as np
 
 from gamedyn.arrays.operators import check_unit_rows
-from gamedyn.core import OFTRL, Entropy, FTRLPlus, QNorm
+from gamedyn.core import OFTRL, FTRLPlus, QNorm
 from gamedyn.engine import Bilinear, Recipe, play
 from gamedyn.engine.recipe import average, rounds_with_linear_rate
 from gamedyn.games.margin import RecipeResult
+from gamedyn.games.margin.soft import soft_margin_game
 
 
-def pnorm_perceptron(A, T, p, *, stop=None, record=False, normalize=False,
+def pnorm_perceptron(A, T, p, *, nu=None, stop=None, record=False, normalize=False,
         checkpoint=None, checkpoint_every=None, resume_from=None):
-    r"""Theorem 7: min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n)/T. ``.w`` = w_bar_T, ``.p`` = pi_bar_T."""
+    r"""Theorem 7: min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n)/T. ``.w`` = w_bar_T, ``.p`` = pi_bar_T.
+
+    With ``nu`` the step is tuned by D_c instead of log n: eta_w = 1/sqrt(2(q-1) D_c) (log 2 where
+    D_c = 0, at nu = 1), and the bound reads CVaR_c(A w_bar_T) >= gamma_{q,c} - sqrt(2(p-1) D_c)/T.
+
+    ``nu`` (default None, the hard margin): the soft-margin game, the p-player on the capped simplex
+    ``CappedSimplex.from_nu(nu, n)`` (c = 1/(nu n)); the certificate then brackets
+    ``gamma_nu* = min_{p in Delta_c} ||A^T p||`` from the normalised CVaR of the output's margins
+    (docs/explanation/soft-margin.md).
+    """
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (2 <= p < np.inf):
         raise ValueError(f"p must be a real number >= 2 (the norm of the data, ||x_i||_p <= 1), got {p!r}.")
     A, row_scale = check_unit_rows(A, normalize, norm=p)  # rows with ||x_i||_p <= 1 (Theorem 7)
-    payoff = Bilinear(A)
+    soft = soft_margin_game(A.shape[0], nu)
+    payoff = Bilinear(A, **soft.payoff_options)
     n = payoff.p_dimension
     if n < 2:
         raise ValueError("Theorem 7's steps need n >= 2 rows (they involve log n).")
     q = p / (p - 1)
-    eta_w = 1 / np.sqrt(2 * (q - 1) * np.log(n))
+    log_range = np.log(n) if nu is None else soft.tuning_range
+    eta_w = 1 / np.sqrt(2 * (q - 1) * log_range)
     eta_p = 1 / eta_w
     game = play(
         payoff,
         w_learner=OFTRL(QNorm(q), eta=eta_w),
-        p_learner=FTRLPlus(Entropy(), eta=eta_p),
+        p_learner=FTRLPlus(soft.entropy, eta=eta_p),
         T=T,
         weights="constant",
         first="w",
@@ -63,12 +75,19 @@ def _max_margin_direction(A, options):
 def _rounds_to_separate(n, gamma_q, options):
     """Theorem 7: min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n) / T, positive once
     T > sqrt(2(p-1) log n) / gamma_q (``gamma_q``: the margin in the dual norm q = p/(p-1))."""
+    if options.get("nu") is not None:  # D_c for nu (docs/explanation/soft-margin.md)
+        return rounds_with_linear_rate(_regret_bound(n, options)[1], gamma_q)
     p = options.get("p", 2.0)
     return rounds_with_linear_rate(math.sqrt(2 * (p - 1) * math.log(n)), gamma_q)
 
 
 def _regret_bound(n, options):
-    """Theorem 7: max_{||u||_q <= 1} R_w(u) + R_p <= sqrt(2(p-1) log n)."""
+    """Theorem 7: max_{||u||_q <= 1} R_w(u) + R_p <= sqrt(2(p-1) log n) (D_c with ``nu``)."""
+    if options.get("nu") is not None:  # eta_w = 1/sqrt(2(q-1) L), L = D_c (log 2 where D_c = 0)
+        soft = soft_margin_game(n, options["nu"])
+        q = options.get("p", 2.0) / (options.get("p", 2.0) - 1)
+        eta_w = 1 / math.sqrt(2 * (q - 1) * soft.tuning_range)
+        return "Thm 7 on Delta_c: sqrt(2(p-1) D_c)", 1 / (2 * (q - 1) * eta_w) + eta_w * soft.log_range
     return "Thm 7: sqrt(2(p-1) log n)", np.sqrt(2 * (options.get("p", 2.0) - 1) * np.log(n))
 
 
@@ -77,7 +96,7 @@ RECIPE = Recipe(
     summary="OFTRL with ||w||_q^2/(2(q-1)) (w) vs FTRL+ entropy (p), alpha_t = 1",
     game=("payoff: pi^T A w", "w: OFTRL, ||w||_q^2/(2(q-1)), psi_t = h_{t-1}, eta_w", "p: FTRL+, entropy, eta_p = 1/eta_w",
           "weights: alpha_t = 1", "first: w"),
-    function=pnorm_perceptron, output=average, options=("p",),  # w_bar_T
+    function=pnorm_perceptron, output=average, options=("p", "nu"),  # w_bar_T
     rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
     comparator=_max_margin_direction,
     comparator_note="R_w is R_w(u) against the unit q-norm max-margin direction u (Theorem 7): the w-player's "

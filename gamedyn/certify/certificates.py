@@ -53,6 +53,7 @@ import scipy.optimize
 import scipy.sparse as sp
 
 from gamedyn.arrays.operators import dense_rows, largest_row_norm, matvec, unit_of
+from gamedyn.core import capped_simplex
 from gamedyn.core.kernels import add_scaled, axpy, dot
 from gamedyn.core.numerics import UNIT64, rounding_factor, safe_norm
 from gamedyn.core.validation import check_matrix, check_q, check_vector, describe
@@ -183,6 +184,15 @@ def gordan_proof(rows, weights=None):
     return gordan.gordan_proof(rows, weights)
 
 
+def _check_tracker_cap(cap, n: int):
+    """None (the hard margin) or a cap in [1/n, 1] for n rows."""
+    if cap is None:
+        return None
+    cap = capped_simplex.check_cap(cap)
+    capped_simplex.check_size(n, cap, "CertificateTracker(cap=...)")
+    return None if cap == 1.0 else cap
+
+
 def _check_rows(A, name: str = "A"):
     """A as a validated matrix (lists become arrays; NaN, empty and non-numeric input are refused)."""
     return check_matrix(A, name, allow_operator=True, sparse_formats=("csr", "csc"))
@@ -204,6 +214,11 @@ class Certificate:
         p: the witness distribution on the rows (:math:`\|A^\top p\|_{q^*}` = ``upper``).
         q: the norm of w (2, or q = p/(p-1) for the p-norm recipe); the bound uses q*.
         rounds: the round after which the certificate was taken.
+        cap: None for the hard margin; the cap c = 1/(nu n) of the soft-margin game, whose bracket is
+            ``CVaR_c(A w)/||w|| <= gamma_c* = min_{p in Delta_c} ||A^T p|| <= ||A^T p||`` (the lower end
+            the average of the 1/c smallest margins, the fractional one in part; ``p`` in Delta_c).
+            ``separable`` then reads: True, gamma_c* > 0 proved (the CVaR of the margins is positive);
+            False, 0 proved to lie in the reduced convex hull A^T Delta_c (nu too small for these data).
 
     >>> import numpy as np
     >>> certificate = Certificate(lower=0.5, upper=0.6, separable=True, p=np.array([0.5, 0.5]))
@@ -217,6 +232,7 @@ class Certificate:
     p: np.ndarray = attrs.field(repr=False)
     q: float = 2.0
     rounds: int = 0
+    cap: float | None = None
 
     @property
     def gap(self) -> float:
@@ -232,6 +248,8 @@ class Certificate:
 
     def verdict(self) -> str:
         """One line for a person: separable with its bracket, not separable with the proof, or undecided."""
+        if self.cap is not None:
+            return self._soft_verdict()
         if self.separable:
             return (f"separable: normalised margin {self.lower:.6g} <= gamma* <= {self.upper:.6g} "
                     f"(certified relative gap {self.relative_gap:.3g})")
@@ -241,6 +259,18 @@ class Certificate:
         return (f"undecided: neither a separator nor an exact Gordan proof was found; "
                 f"{max(self.lower, 0.0):.6g} <= gamma* <= {self.upper:.6g} "
                 f"(best normalised margin found {self.lower:.6g})")
+
+
+    def _soft_verdict(self) -> str:
+        nu = 1.0 / (self.cap * self.p.size) if self.p.size else math.nan
+        if self.separable:
+            return (f"soft margin (nu = {nu:.4g}) positive: normalised CVaR of the margins {self.lower:.6g} "
+                    f"<= gamma_nu* <= {self.upper:.6g} (certified relative gap {self.relative_gap:.3g})")
+        if self.separable is False:
+            return (f"soft margin (nu = {nu:.4g}) zero: 0 lies in the reduced convex hull of the rows, proved "
+                    f"exactly on {int(np.count_nonzero(self.p))} rows; raise nu")
+        return (f"undecided (nu = {nu:.4g}): {max(self.lower, 0.0):.6g} <= gamma_nu* <= {self.upper:.6g} "
+                f"(best normalised CVaR found {self.lower:.6g})")
 
 
 def _decided(lower: float, upper: float, proved_infeasible: bool, certified_positive: bool):
@@ -268,14 +298,18 @@ class CertificateTracker:
     q : float, default 2
         The norm of w, in (1, 2].
     margin_from_sums : bool, default True
+    cap : float, optional
+        The soft-margin game's cap c (the p-player on :class:`gamedyn.CappedSimplex`): ``lower`` is
+        then the normalised CVaR of the output's margins (:func:`gamedyn.core.capped_simplex.cvar`,
+        O(n)), ``upper`` the same ``||A^T p_bar||`` (``p_bar`` in Delta_c). None: the hard margin.
 
     Raises
     ------
     TypeError, ValueError
-        If ``A`` is not 2-D with at least one row and column, or ``q`` is not in (1, 2].
+        If ``A`` is not 2-D with at least one row and column, ``q`` is not in (1, 2], or ``cap`` not in [1/n, 1].
     """
 
-    def __init__(self, A, q: float = 2.0, *, margin_from_sums: bool = True):
+    def __init__(self, A, q: float = 2.0, *, margin_from_sums: bool = True, cap: float | None = None):
         if isinstance(A, (list, tuple)):
             A = _check_rows(A)
         shape = getattr(A, "shape", None)
@@ -287,6 +321,7 @@ class CertificateTracker:
         self.dual_exponent = dual_norm(self.q)
         self.margin_from_sums = margin_from_sums
         n = A.shape[0]
+        self.cap = _check_tracker_cap(cap, n)
         self.t = 0
         self._dual_sum = np.zeros(n)
         self._weight_total = 0.0
@@ -363,6 +398,8 @@ class CertificateTracker:
         if norm == 0.0:
             return 0.0
         margins = self._margins if self._margins is not None else matvec(self.A, self._output_sum)
+        if self.cap is not None:
+            return capped_simplex.cvar(margins, self.cap) / norm
         return float(np.min(margins)) / norm
 
     @property
@@ -380,8 +417,8 @@ class CertificateTracker:
         """A sharper dual bound: the min-norm point of the convex hull of the ``rows`` rows that carry
         the most weight in the witness (default 2(d + 1)), by NNLS; any distribution on them is a valid
         witness, so the bound stays certified. Costs O(rows^2 d); returns the (possibly) new upper."""
-        if self.q != 2.0:
-            return self.upper  # the min-norm point is an l2 construction
+        if self.q != 2.0 or self.cap is not None:
+            return self.upper  # the min-norm point is an l2 construction on the plain simplex
         n, d = self.A.shape
         k = min(n, rows if rows is not None else 2 * (d + 1))
         chosen = np.argsort(-self.witness)[:k]
@@ -409,9 +446,14 @@ class CertificateTracker:
         are certified not separable. Returns whether it succeeded (False: no proof, no verdict)."""
         if self.separable_exact is False:
             return True
-        from gamedyn.certify.gordan import find_witness
+        if self.cap is not None:  # 0 in the reduced hull A^T Delta_c: an exact proof on small problems
+            from gamedyn.certify.soft_margin import reduced_hull_proof
 
-        witness = find_witness(self.A, np.argsort(-self.witness, kind="stable"))
+            witness = reduced_hull_proof(self.A, self.cap)
+        else:
+            from gamedyn.certify.gordan import find_witness
+
+            witness = find_witness(self.A, np.argsort(-self.witness, kind="stable"))
         if witness is None:
             return False
         self.separable_exact = False
@@ -429,7 +471,12 @@ class CertificateTracker:
         lower = -math.inf
         if self._output_sum is not None:
             norm = safe_norm(self._output_sum, self.q)
-            lower = 0.0 if norm == 0.0 else float(np.min(matvec(self.A, self._output_sum))) / norm
+            if norm == 0.0:
+                lower = 0.0
+            elif self.cap is not None:
+                lower = capped_simplex.cvar(np.asarray(matvec(self.A, self._output_sum), dtype=np.float64), self.cap) / norm
+            else:
+                lower = float(np.min(matvec(self.A, self._output_sum))) / norm
         witness = self.witness
         upper = safe_norm(matvec(self.A.T, witness), self.dual_exponent)
         if math.isnan(lower) or math.isnan(upper):
@@ -438,7 +485,7 @@ class CertificateTracker:
         positive = lower > 0 and margin_is_certified(lower, self.row_norm_max, self.A.shape[1], unit=unit_of(self.A))
         upper, separable = _decided(lower, upper, self.separable_exact is False, positive)
         return Certificate(lower=lower, upper=upper, separable=separable, p=np.array(witness, dtype=np.float64),
-                           q=self.q, rounds=self.t)
+                           q=self.q, rounds=self.t, cap=self.cap)
 
 
 def certify_not_separable(A, certificate: Certificate | None = None) -> Certificate:
@@ -493,7 +540,7 @@ def certify_not_separable(A, certificate: Certificate | None = None) -> Certific
     return attrs.evolve(certificate, upper=tracker.upper, separable=False, p=tracker.witness.copy())
 
 
-def certificate_of(A, w, p, q: float = 2.0) -> Certificate:
+def certificate_of(A, w, p, q: float = 2.0, *, cap: float | None = None) -> Certificate:
     """The certificate of a given direction ``w`` and distribution ``p`` (two products).
 
     Parameters
@@ -505,11 +552,14 @@ def certificate_of(A, w, p, q: float = 2.0) -> Certificate:
         A distribution on the rows; ``upper`` is ``||A^T p||_{q*}``.
     q : float, default 2
         The norm of w, in (1, 2].
+    cap : float, optional
+        The soft margin's cap c (``p`` must then lie in Delta_c): ``lower`` is the normalised CVaR.
 
     Returns
     -------
     Certificate
-        ``separable`` is True when w's margins are proved positive, else None (no Gordan check).
+        ``separable`` is True when w's margins (their CVaR, with ``cap``) are proved positive, else
+        None (no Gordan check).
 
     Raises
     ------
@@ -524,17 +574,21 @@ def certificate_of(A, w, p, q: float = 2.0) -> Certificate:
     (0.424264068712, 0.48)
     """
     A = _check_rows(A)
-    tracker = CertificateTracker(A, q)
-    tracker._witness = check_distribution(p, A.shape[0])
+    tracker = CertificateTracker(A, q, cap=cap)
+    tracker._witness = check_distribution(p, A.shape[0], cap=tracker.cap)
     tracker._output_sum = check_vector(w, "w", size=A.shape[1])
     return tracker.certificate()
 
 
-def check_distribution(p, n: int) -> np.ndarray:
-    """``p`` as a distribution on n rows (non-negative, sums to 1 up to rounding, then renormalised)."""
+def check_distribution(p, n: int, cap: float | None = None) -> np.ndarray:
+    """``p`` as a distribution on n rows (non-negative, sums to 1 up to rounding, then renormalised);
+    with ``cap``, also ``p_i <= cap`` up to rounding (a point of the capped simplex)."""
     p = np.asarray(p, dtype=np.float64)
     if p.shape != (n,) or not np.all(np.isfinite(p)) or np.any(p < 0) or not abs(np.sum(p) - 1.0) <= 1e-9:
         raise ValueError(f"p must be a distribution on the {n} rows (non-negative, summing to 1), got shape {p.shape}.")
+    if cap is not None and np.any(p > cap * (1 + 1e-9)):
+        raise ValueError(f"p must lie in the capped simplex (every p_i <= cap = {cap!r}), got max p_i = {float(p.max())!r}; "
+                         "project it with CappedSimplex(cap).project(p).")
     return p / np.sum(p)
 
 
@@ -563,12 +617,13 @@ class BatchedCertificateTracker:
     every game have the norms of X's rows.
     """
 
-    def __init__(self, batch, q: float = 2.0, *, margin_from_sums: bool = True):
+    def __init__(self, batch, q: float = 2.0, *, margin_from_sums: bool = True, cap: float | None = None):
         self.A = batch
         self.q = check_q(q)
         self.dual_exponent = dual_norm(self.q)
         self.margin_from_sums = margin_from_sums
         n, K = batch.shape[0], batch.batch_size
+        self.cap = _check_tracker_cap(cap, n)
         self.t = 0
         self._dual_sum = np.zeros((n, K))
         self._weight_total = 0.0
@@ -619,9 +674,16 @@ class BatchedCertificateTracker:
             return np.full(K, -math.inf)
         norms = _column_norms(self._output_sum, self.q)
         margins = self._margins if self._margins is not None else np.asarray(self.A @ self._output_sum)
-        lowest = np.min(margins, axis=0)
+        lowest = self._lowest(margins)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(norms > 0, lowest / np.where(norms > 0, norms, 1.0), 0.0)
+
+    def _lowest(self, margins) -> np.ndarray:
+        """Each column's smallest margin, or its CVaR_c on the capped simplex."""
+        margins = np.asarray(margins, dtype=np.float64)
+        if self.cap is None:
+            return np.min(margins, axis=0)
+        return np.array([capped_simplex.cvar(margins[:, k], self.cap) for k in range(margins.shape[1])])
 
     @property
     def witness(self) -> np.ndarray:
@@ -638,7 +700,7 @@ class BatchedCertificateTracker:
 
     def game(self, k: int) -> CertificateTracker:
         """Game k's own :class:`CertificateTracker`, holding its current state."""
-        tracker = CertificateTracker(self.rows(k), self.q, margin_from_sums=False)
+        tracker = CertificateTracker(self.rows(k), self.q, margin_from_sums=False, cap=self.cap)
         tracker.t, tracker.upper, tracker.upper_round = self.t, float(self.upper[k]), int(self.upper_round[k])
         tracker._witness = self._witness[:, k].copy()
         tracker._output_sum = None if self._output_sum is None else self._output_sum[:, k]
@@ -677,7 +739,7 @@ class BatchedCertificateTracker:
         lower = np.full(K, -math.inf)
         if self._output_sum is not None:
             norms = _column_norms(self._output_sum, self.q)
-            lowest = np.min(np.asarray(self.A @ self._output_sum, dtype=np.float64), axis=0)
+            lowest = self._lowest(self.A @ self._output_sum)
             lower = np.array([0.0 if norms[k] == 0.0 else lowest[k] / norms[k] for k in range(K)])
         upper = _column_norms(np.asarray(self.A.T @ self._witness, dtype=np.float64), self.dual_exponent)
         if np.any(np.isnan(lower)) or np.any(np.isnan(upper)):
@@ -689,5 +751,5 @@ class BatchedCertificateTracker:
             positive = lower[k] > 0 and margin_is_certified(float(lower[k]), self.row_norm_max, d, unit=unit)
             upper_k, separable = _decided(float(lower[k]), float(upper[k]), self.separable_exact[k] == 0, positive)
             certificates.append(Certificate(lower=float(lower[k]), upper=upper_k, separable=separable,
-                                            p=self._witness[:, k].copy(), q=self.q, rounds=self.t))
+                                            p=self._witness[:, k].copy(), q=self.q, rounds=self.t, cap=self.cap))
         return certificates

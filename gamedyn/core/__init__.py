@@ -4,7 +4,7 @@ Nothing here knows a payoff, a game or a recipe; every other layer builds on the
 docs/explanation/architecture.md for the layers and the import rule.
 """
 
-from gamedyn.core.domains import Ball, Box, L1Ball, Reals, Simplex
+from gamedyn.core.domains import Ball, Box, CappedSimplex, L1Ball, Reals, Simplex
 from gamedyn.core.hints import CurrentLoss, FirstRoundLoss, LastLoss, NoHint, OpponentSecondary
 from gamedyn.core.learners import (
     FTL,
@@ -23,7 +23,7 @@ from gamedyn.core.regularizers import Entropy, QNorm, Regularizer, SquaredEuclid
 from gamedyn.core.weights import StepSchedule
 
 __all__ = [
-    "Ball", "BestResponse", "Box", "CurrentLoss", "Entropy", "FTL", "FTRL", "FTRLPlus", "FirstRoundLoss",
+    "Ball", "BestResponse", "Box", "CappedSimplex", "CurrentLoss", "Entropy", "FTL", "FTRL", "FTRLPlus", "FirstRoundLoss",
     "FollowTheRegularizedLeader", "L1Ball", "LastLoss", "Loss", "MirrorDescent", "NoHint", "NumericalRangeError",
     "OFTL", "OFTRL", "OMD", "OpponentSecondary", "QNorm", "Reals", "Regularizer", "Simplex", "SquaredEuclidean",
     "StepSchedule", "Zero", "numerical_argmin",

@@ -1,4 +1,4 @@
-r"""Domains: the sets a player plays on (R^d, a ball, the simplex, an l1 ball, a box).
+r"""Domains: the sets a player plays on (R^d, a ball, the simplex, the capped simplex, an l1 ball, a box).
 
 Each domain offers ``contains``, ``default_centre``, ``project``, ``linear_minimizer`` (the linear
 minimisation oracle) and ``minimize_quadratic`` (argmin of <linear, z> + (c/2)||z||^2 over the
@@ -13,6 +13,7 @@ import math
 import attrs
 import numpy as np
 
+from gamedyn.core import capped_simplex
 from gamedyn.core.kernels import asum
 from gamedyn.core.numerics import SAFE_HIGH, SAFE_LOW, euclidean_norm, out_of_range, scaled_norm
 from gamedyn.core.validation import check_positive
@@ -373,3 +374,79 @@ class Box:
         if curvature > 0:
             return self.project(-np.asarray(linear, dtype=np.float64) / curvature)
         return self.linear_minimizer(linear)
+
+
+@attrs.frozen
+class CappedSimplex:
+    r"""The capped simplex :math:`\Delta_c=\{p\in\Delta_n: p_i\le c\}`, the p-player's domain of the soft-margin game.
+
+    With ``c = 1 / (nu n)`` the game :math:`\max_w\min_{p\in\Delta_c}p^\top Aw-\|w\|^2/2` is the
+    reduced-convex-hull form of the nu-SVM (Crisp & Burges 2000; Bennett & Bredensteiner 2000):
+    :math:`\min_{p\in\Delta_c}\|A^\top p\|` is the distance from 0 to the reduced convex hull of the
+    rows, and :math:`\min_{p\in\Delta_c}p^\top z` the average of the :math:`1/c` smallest entries of z
+    (a CVaR, the fractional one counted in part). ``CappedSimplex(1.0)`` is the plain simplex.
+    The closed forms live in :mod:`gamedyn.core.capped_simplex`, each exact at any magnitude.
+
+    Parameters
+    ----------
+    cap : float in (0, 1]
+        The cap ``c``; a point needs ``n >= 1/c`` coordinates (checked where ``n`` is known).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``cap`` is not a real number in (0, 1].
+
+    Examples
+    --------
+    >>> domain = CappedSimplex(0.5)
+    >>> domain.project([3.0, 1.0, 0.0]).tolist(), domain.linear_minimizer([3.0, 1.0, 0.0]).tolist()
+    ([0.5, 0.5, 0.0], [0.0, 0.5, 0.5])
+    >>> CappedSimplex.from_nu(0.1, 100)
+    CappedSimplex(cap=0.1)
+    """
+
+    cap: float = attrs.field(converter=capped_simplex.check_cap)
+
+    @classmethod
+    def from_nu(cls, nu, n: int) -> CappedSimplex:
+        """``CappedSimplex(cap_from_nu(nu, n))``: ``c = 1/(nu n)``, rounded up so that the set is never
+        empty by rounding (:func:`gamedyn.core.capped_simplex.cap_from_nu`)."""
+        return cls(capped_simplex.cap_from_nu(nu, n))
+
+    def check_dimension(self, dimension: int, where: str = "CappedSimplex") -> None:
+        """A clear ``ValueError`` when ``dimension * cap < 1`` (the set is empty)."""
+        capped_simplex.check_size(int(dimension), self.cap, where)
+
+    def contains(self, z, tolerance: float = 1e-9) -> bool:
+        return capped_simplex.contains(z, self.cap, tolerance)
+
+    def default_centre(self, dimension: int):
+        """The uniform point ``u_n`` (in every non-empty capped simplex; entropy's minimiser)."""
+        self.check_dimension(dimension, "CappedSimplex.default_centre")
+        return capped_simplex.centre(dimension)
+
+    def project(self, z):
+        """Euclidean projection onto Delta_c: ``clip(z_i - tau, 0, c)`` summing to 1, exact at any magnitude."""
+        return capped_simplex.project(z, self.cap)
+
+    def linear_minimizer(self, linear):
+        """argmin over Delta_c of ``<linear, z>`` (the LMO): ``c`` on the ``floor(1/c)`` smallest entries,
+        the rest on the next one (ties: smallest index)."""
+        return capped_simplex.linear_minimizer(linear, self.cap)
+
+    def minimize_quadratic(self, linear, curvature: float):
+        """argmin over Delta_c of ``<linear, z> + (curvature/2)||z||^2``: the projection of
+        ``-linear / curvature`` (differences taken before the division), or the LMO at curvature 0."""
+        if not curvature > 0:
+            return self.linear_minimizer(linear)
+        linear = np.asarray(linear, dtype=np.float64)
+        return capped_simplex.project_scaled(-linear, float(curvature), self.cap)
+
+    def cvar(self, z) -> float:
+        """``min_{p in Delta_c} <z, p>``: the average of the ``1/c`` smallest entries, correctly rounded."""
+        return capped_simplex.cvar(z, self.cap)
+
+    def kl_range(self, n: int) -> float:
+        """``D_c = max_{p in Delta_c} KL(p || u_n) = log(n c) + r log(r/c)``: replaces ``log n`` in the rates."""
+        return capped_simplex.kl_range(n, self.cap)

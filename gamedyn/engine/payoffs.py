@@ -75,6 +75,15 @@ def domain_validator(instance, attribute, value):
         )
 
 
+def _simplex_domain(instance, attribute, value):
+    """Bilinear's p-player plays on the simplex or on a capped simplex (the soft-margin game)."""
+    from gamedyn.core.domains import CappedSimplex
+
+    if value.__class__ not in (Simplex, CappedSimplex):
+        raise ValueError(f"p_domain must be Simplex() or CappedSimplex(cap) (the rows are mixed), got {value!r}; "
+                         "e.g. Bilinear(A, p_domain=CappedSimplex.from_nu(0.1, A.shape[0])).")
+
+
 def _matrix_and_transpose(A):
     """A validated ``A`` and its transpose as a view: no copy of A is ever kept.
 
@@ -98,8 +107,9 @@ class Bilinear(Payoff):
     ``scipy.sparse.linalg.LinearOperator``, a batch of games (:func:`gamedyn.one_vs_rest`), or a
     row-chunked dask array (wrapped in :class:`gamedyn.arrays.distributed.RowBlockedOperator`: one task
     per row block, the blocks persisted where they are).
-    The p-player must play on the simplex (``p_domain = Simplex()``: the rows are mixed); the
-    w-player on any domain (``w_domain = None``).
+    The p-player must play on the simplex (``p_domain = Simplex()``: the rows are mixed), or on
+    the capped simplex given as ``p_domain=CappedSimplex(c)`` (the soft-margin game, ``c = 1/(nu n)``:
+    docs/explanation/soft-margin.md); the w-player on any domain (``w_domain = None``).
 
     **Products and dtype.** Each round costs one ``A @ w`` (the p-player's loss) and one
     ``A.T @ p`` (the w-player's). They run in A's dtype: a float32 A is never copied to float64;
@@ -110,7 +120,7 @@ class Bilinear(Payoff):
     A: np.ndarray = attrs.field()
     _A_transpose: np.ndarray = attrs.field(init=False, repr=False)
     _product_dtype: np.dtype = attrs.field(init=False, repr=False)
-    p_domain = Simplex()
+    p_domain: Any = attrs.field(default=Simplex(), kw_only=True, validator=_simplex_domain)
 
     def __attrs_post_init__(self):
         A, A_transpose = _matrix_and_transpose(self.A)
@@ -119,6 +129,8 @@ class Bilinear(Payoff):
         # None: a float64 numpy array, whose products need no cast and no conversion.
         dtype = None if isinstance(A, np.ndarray) and A.dtype == np.float64 else np.dtype(A.dtype)
         object.__setattr__(self, "_product_dtype", dtype)
+        if self.p_domain.__class__ is not Simplex:  # a capped simplex: non-empty on these n rows
+            self.p_domain.check_dimension(A.shape[0], "Bilinear(A, p_domain=CappedSimplex(cap))")
 
     @property
     def w_dimension(self) -> int:

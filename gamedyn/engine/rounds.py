@@ -109,8 +109,8 @@ def _softmax_step(A, learner, hint):
     """``(A.softmax_pass(log p_0), t -> eta_t)`` for FTRL with entropy, this hint and a constant or
     scheduled step; None for any other p-learner."""
     if not (type(learner) is FollowTheRegularizedLeader and type(learner.regularizer) is Entropy
-            and type(learner.hint) is hint):
-        return None
+            and type(learner.hint) is hint and learner.regularizer.legendre):  # legendre: the plain simplex
+        return None  # (on a capped simplex the play is the capped softmax, not one pass's plain softmax)
     eta_at = _step_of(learner.eta)
     if eta_at is None:
         return None

@@ -546,11 +546,12 @@ def _certificate_tracker(payoff, w_domain, margin_norm, margin_from_sums):
 
     from gamedyn.certify import certificates
 
+    cap = getattr(payoff.p_domain, "cap", None)  # the soft-margin game: p on CappedSimplex(cap)
     if getattr(payoff, "batch_size", None):
         X = getattr(payoff.A, "X", None)
         if not (isinstance(X, np.ndarray) or sp.issparse(X)):
             return None
-        return certificates.BatchedCertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums)
+        return certificates.BatchedCertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums, cap=cap)
     if not (isinstance(payoff.A, np.ndarray) or sp.issparse(payoff.A) or hasattr(payoff.A, "largest_row_norm")):
         return None  # a matrix-free A without a row-norm pass (the Gordan LP needs its scale)
-    return certificates.CertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums)
+    return certificates.CertificateTracker(payoff.A, margin_norm, margin_from_sums=margin_from_sums, cap=cap)
