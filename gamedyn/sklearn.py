@@ -59,7 +59,12 @@ try:  # the optional extra: without it this module imports, and constructing an 
     from sklearn.base import BaseEstimator, ClassifierMixin
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model._base import LinearClassifierMixin
-    from sklearn.utils._param_validation import Hidden, Interval, InvalidParameterError, StrOptions
+    from sklearn.utils._param_validation import (
+        Hidden,
+        Interval,
+        InvalidParameterError,
+        StrOptions,
+    )
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -71,9 +76,20 @@ except ImportError as error:  # pragma: no cover - exercised by test_sklearn's m
     Hidden = Interval = StrOptions = None
     _SKLEARN_MISSING = error
 
-from gamedyn.arrays.operators import check_unit_rows, largest_row_norm, matvec, row_norms, unit_of
+from gamedyn.arrays.operators import (
+    check_unit_rows,
+    largest_row_norm,
+    matvec,
+    row_norms,
+    unit_of,
+)
 from gamedyn.certify import stops
-from gamedyn.certify.certificates import Certificate, certificate_of, certify_not_separable, margin_is_certified
+from gamedyn.certify.certificates import (
+    Certificate,
+    certificate_of,
+    certify_not_separable,
+    margin_is_certified,
+)
 from gamedyn.certify.margins import max_margin
 from gamedyn.core import capped_simplex
 
@@ -90,7 +106,7 @@ class NotSeparableWarning(UserWarning):
 
 
 def _recipes():
-    import gamedyn.recipes as recipes
+    from gamedyn import recipes
 
     return {
         "smooth_perceptron": recipes.smooth_perceptron,
@@ -138,8 +154,8 @@ def _exact(A, tol=0.0, signs=None):
         times, rows = (lambda v: matvec(A, v)), (lambda chosen: A[chosen])
     else:
         signed = None
-        times = lambda v: signs * matvec(A, v)  # noqa: E731  (A w for the signed rows, from X w)
-        rows = lambda chosen: _signed_rows(A[chosen], signs[chosen])  # noqa: E731
+        times = lambda v: signs * matvec(A, v)
+        rows = lambda chosen: _signed_rows(A[chosen], signs[chosen])
     if n <= 4 * batch or n * batch <= 10_000:
         chosen = np.arange(n)
     else:
@@ -362,12 +378,14 @@ def _is_live_client(client) -> bool:
     return client is not None and not isinstance(client, str) and hasattr(client, "submit") and hasattr(client, "gather")
 
 
-def _training_errors(Z, y, problems, directions, solver, column, distributed):
-    """The fraction of training rows each direction puts on the wrong side (or on the boundary): what a
-    soft margin must give up; None on dask blocks (one more pass, not worth a warning)."""
+def _positive_nus(Z, y, problems, directions, solver, column, distributed):
+    """Per class, the smallest nu = k/n for which the direction found has a positive CVaR of its
+    margins (the mean of its k smallest margins is > 0), or None: with that nu (and any larger one)
+    the soft margin is positive, since gamma_nu* >= CVaR_nu(A w)/||w|| (weak duality). None on dask
+    blocks (one more pass, not worth a warning)."""
     if distributed:
         return None
-    errors = []
+    found = []
     for k, label in enumerate(problems):
         signs = np.where(y == label, 1.0, -1.0)
         w = directions[k]
@@ -377,17 +395,16 @@ def _training_errors(Z, y, problems, directions, solver, column, distributed):
                 scores = scores + column * w[-1]
         else:
             scores = np.asarray(Z @ w, dtype=np.float64)
-        errors.append(float(np.mean(signs * scores <= 0)))
-    return errors
+        sums = np.cumsum(np.sort(signs * scores))
+        positive = np.flatnonzero(sums > 0)
+        found.append(None if positive.size == 0 else (int(positive[0]) + 1) / sums.size)
+    return found
 
 
-def _suggested_nu(error: float, n: int) -> float:
-    """A nu worth trying for overlapping classes: twice the fraction of rows the best direction found
-    misclassifies (nu bounds the fraction of margin errors from above and that of support vectors
-    from below, Schoelkopf et al. 2000), rounded up to two significant digits, in [2/n, 1]."""
-    value = min(1.0, max(2.0 * error, 2.0 / n, 0.01))
-    digits = -int(math.floor(math.log10(value))) + 1
-    return min(1.0, math.ceil(value * 10 ** digits) / 10 ** digits)
+def _suggested_nu(smallest: float) -> float:
+    """``smallest`` rounded up to two significant digits (at most 1)."""
+    digits = -int(math.floor(math.log10(smallest))) + 1
+    return min(1.0, math.ceil(smallest * 10 ** digits * (1 - 1e-12)) / 10 ** digits)
 
 
 def _solve_lbfgs(X, signs, column, scale, cap, tol, max_iter, previous):
@@ -466,7 +483,7 @@ def _is_integer(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-def _fit_warning(names, certificates, rounds, tol, max_iter, nu=None, errors=None):
+def _fit_warning(names, certificates, rounds, tol, max_iter, nu=None, positive_nus=None):
     """The fit's one warning as ``(category, message)``, or None.
 
     :class:`NotSeparableWarning` only with a proof (some class has ``certificate.separable is
@@ -474,17 +491,18 @@ def _fit_warning(names, certificates, rounds, tol, max_iter, nu=None, errors=Non
     otherwise :class:`sklearn.exceptions.ConvergenceWarning` when some class is undecided
     (``separable is None``) or certified with a relative gap above ``tol``, with its bracket and the
     fix. One message names every class concerned. With ``nu=None`` a proof of overlap comes with
-    the ``nu`` worth trying (:func:`_suggested_nu` of the training ``errors``, one per class).
+    a ``nu`` that makes every such class's soft margin positive (``positive_nus``, per class: see
+    :func:`_positive_nus`).
     """
     soft = nu is not None
     what = "soft margin" if soft else "normalised margin"
-    proven, unsettled, at_max_iter, worst = [], [], False, 0.0
+    proven, unsettled, at_max_iter, needed = [], [], False, []
     for index, (name, certificate, spent) in enumerate(zip(names, certificates, rounds)):
         if certificate.separable is False:
             proven.append(f"{name}: {certificate.verdict()}; coef_ is the best direction found ({what} "
                           f"{certificate.lower:.3g})")
-            if errors is not None:
-                worst = max(worst, errors[index])
+            if positive_nus is not None:
+                needed.append(positive_nus[index])
             continue
         if certificate.separable is None:
             if soft:
@@ -515,11 +533,13 @@ def _fit_warning(names, certificates, rounds, tol, max_iter, nu=None, errors=Non
         if soft:
             advice = f"Raise nu (nu={nu:g} lets too few rows be margin errors for these data)."
         else:
-            n = certificates[0].p.size
-            suggestion = _suggested_nu(worst, n) if errors is not None else 0.1
-            advice = (f"For overlapping classes fit the soft margin: MarginClassifier(nu={suggestion:g}) (about twice "
-                      f"the fraction of training rows the best direction found misclassifies, {worst:.3g}; nu bounds "
-                      "the fraction of margin errors from above), or search nu with GridSearchCV.")
+            if needed and all(value is not None for value in needed):
+                advice = (f"For overlapping classes fit the soft margin: MarginClassifier(nu={_suggested_nu(max(needed)):g})"
+                          " has a positive soft margin (the best direction found has a positive average over its "
+                          "smallest nu n margins); larger nu are smoother; search nu with GridSearchCV.")
+            else:
+                advice = ("For overlapping classes fit the soft margin, MarginClassifier(nu=...) with nu in (0, 1] "
+                          "(nu bounds the fraction of margin errors from above); search nu with GridSearchCV.")
         message = f"MarginClassifier: {'; '.join(proven)}. {advice}"
         return NotSeparableWarning, message + (f" Also {unsettled}" if unsettled else "")
     if unsettled:
@@ -967,8 +987,8 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         else:
             names = [f"class {_shown(label)} against the rest" for label in problems]
         warning = _fit_warning(names, certificates, rounds, tol, max_iter, nu,
-                               _training_errors(Z, y, problems, directions, solver, column if solver == "lbfgs" else
-                                                None, distributed))
+                               _positive_nus(Z, y, problems, directions, solver, column if solver == "lbfgs" else
+                                             None, distributed))
         if warning is not None:
             warnings.warn(warning[1], warning[0], stacklevel=3)
         self.classes_ = classes
