@@ -33,7 +33,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))  # run f
 
 from gamedyn.sklearn import MarginClassifier  # noqa: E402
 
-NU_GRID = [0.01, 0.03, 0.1, 0.3]
+NU_GRID = [0.03, 0.1, 0.3]
 C_GRID = [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0]
 
 

@@ -407,6 +407,19 @@ def _suggested_nu(smallest: float) -> float:
     return min(1.0, math.ceil(smallest * 10 ** digits * (1 - 1e-12)) / 10 ** digits)
 
 
+# L-BFGS iterations after which an unsettled class of a small problem is checked for overlap (an exact proof).
+PROOF_AFTER = 200
+
+
+def _formed_rows(rows, k):
+    """Game k's rows as a dense float64 array (small problems only: the exact proofs need them)."""
+    X = rows.X
+    dense = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    if rows.column is not None:
+        dense = np.hstack([dense, np.full((dense.shape[0], 1), rows.column)])
+    return dense * (rows.signs[:, k:k + 1] / rows.scale)
+
+
 def _solve_lbfgs(X, signs, column, scale, cap, tol, max_iter, previous):
     """[(direction, certificate, iterations)] for the K games with rows ``signs_ik (x_i, column) / scale``
     (:func:`gamedyn.certify.dual.soft_margin_lbfgs`, all K at once; X is never copied).
@@ -430,8 +443,30 @@ def _solve_lbfgs(X, signs, column, scale, cap, tol, max_iter, previous):
         for k, one in enumerate(previous):
             if one is not None:
                 start[:, k] = one[0] * one[1]
-    found = soft_margin_lbfgs(rows, 1.0 if cap is None else cap, tol=tol, max_iter=max_iter, start=start,
-                              zero_below=INFEASIBLE_BELOW)
+    found = soft_margin_lbfgs(rows, 1.0 if cap is None else cap, tol=tol, max_iter=min(max_iter, PROOF_AFTER),
+                              start=start, zero_below=INFEASIBLE_BELOW)
+    proofs = [None] * K
+    unsettled = [k for k in range(K) if not (found.upper[k] - found.lower[k] <= tol * found.upper[k]
+                                             or found.upper[k] <= INFEASIBLE_BELOW)]
+    if unsettled and max_iter > PROOF_AFTER:
+        # Overlap (0 in the reduced hull) makes L-BFGS crawl towards U = 0: on small problems look for
+        # the exact proof first, and go on only with the classes it does not settle.
+        if cap is not None and n * dim <= 200_000:
+            from gamedyn.certify.soft_margin import reduced_hull_proof
+
+            for k in unsettled:
+                if not found.lower[k] > 0:
+                    proofs[k] = reduced_hull_proof(_formed_rows(rows, k), cap)
+        rest = [k for k in unsettled if proofs[k] is None]
+        if rest:
+            more = soft_margin_lbfgs(attrs.evolve(rows, signs=signs[:, rest]), 1.0 if cap is None else cap, tol=tol,
+                                     max_iter=max_iter - PROOF_AFTER, start=found.w[:, rest],
+                                     zero_below=INFEASIBLE_BELOW)
+            w, p_all, lower, upper, spent = (found.w.copy(), found.p.copy(), found.lower.copy(), found.upper.copy(),
+                                             found.iterations.copy())
+            w[:, rest], p_all[:, rest], lower[rest], upper[rest] = more.w, more.p, more.lower, more.upper
+            spent[rest] = spent[rest] + more.iterations
+            found = attrs.evolve(found, w=w, p=p_all, lower=lower, upper=upper, iterations=spent)
     margins = rows.times(found.w)
     solved = []
     for k in range(K):
@@ -444,11 +479,10 @@ def _solve_lbfgs(X, signs, column, scale, cap, tol, max_iter, previous):
         upper = max(float(found.upper[k]), low)
         separable = True if low > 0 and margin_is_certified(low, 1.0, dim) else None
         p = found.p[:, k]
-        if separable is None and upper <= INFEASIBLE_BELOW and n * dim <= 200_000:
-            dense = rows.X.toarray() if sp.issparse(rows.X) else np.asarray(rows.X, dtype=np.float64)
-            if column is not None:
-                dense = np.hstack([dense, np.full((n, 1), column)])
-            A = dense * (signs[:, k:k + 1] / scale)
+        if proofs[k] is not None:
+            separable, p = False, np.asarray(proofs[k], dtype=np.float64)
+        elif separable is None and upper <= INFEASIBLE_BELOW and n * dim <= 200_000:
+            A = _formed_rows(rows, k)
             if cap is None:
                 certificate = certify_not_separable(A, Certificate(lower=low, upper=upper, separable=None, p=p,
                                                                    rounds=int(found.iterations[k])))
