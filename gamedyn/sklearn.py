@@ -58,19 +58,40 @@ import scipy.sparse as sp
 try:  # the optional extra: without it this module imports, and constructing an estimator says what to install
     from sklearn.base import BaseEstimator, ClassifierMixin
     from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model._base import LinearClassifierMixin
+    from sklearn.utils._param_validation import (
+        Hidden,
+        Interval,
+        InvalidParameterError,
+        StrOptions,
+    )
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import check_is_fitted, validate_data
 
     _SKLEARN_MISSING = None
 except ImportError as error:  # pragma: no cover - exercised by test_sklearn's monkeypatched import
-    BaseEstimator = ClassifierMixin = object
+    BaseEstimator = ClassifierMixin = LinearClassifierMixin = object
     ConvergenceWarning = UserWarning
+    InvalidParameterError = ValueError
+    Hidden = Interval = StrOptions = None
     _SKLEARN_MISSING = error
 
-from gamedyn.arrays.operators import check_unit_rows, largest_row_norm, matvec, row_norms, unit_of
+from gamedyn.arrays.operators import (
+    check_unit_rows,
+    largest_row_norm,
+    matvec,
+    row_norms,
+    unit_of,
+)
 from gamedyn.certify import stops
-from gamedyn.certify.certificates import Certificate, certificate_of, certify_not_separable, margin_is_certified
+from gamedyn.certify.certificates import (
+    Certificate,
+    certificate_of,
+    certify_not_separable,
+    margin_is_certified,
+)
 from gamedyn.certify.margins import max_margin
+from gamedyn.core import capped_simplex
 
 __all__ = ["MarginClassifier", "NotSeparableWarning"]
 
@@ -85,7 +106,7 @@ class NotSeparableWarning(UserWarning):
 
 
 def _recipes():
-    import gamedyn.recipes as recipes
+    from gamedyn import recipes
 
     return {
         "smooth_perceptron": recipes.smooth_perceptron,
@@ -96,6 +117,8 @@ def _recipes():
 
 
 RECIPES = ("auto", "exact", "smooth_perceptron", "accelerated_perceptron", "nag_margin", "mirror_prox_perceptron")
+# The solvers: the recipes, the exact oracles, and L-BFGS on the smoothed primal (gamedyn.certify.dual).
+SOLVERS = (*RECIPES, "lbfgs")
 
 
 def _signed_rows(X, signs):
@@ -131,8 +154,8 @@ def _exact(A, tol=0.0, signs=None):
         times, rows = (lambda v: matvec(A, v)), (lambda chosen: A[chosen])
     else:
         signed = None
-        times = lambda v: signs * matvec(A, v)  # noqa: E731  (A w for the signed rows, from X w)
-        rows = lambda chosen: _signed_rows(A[chosen], signs[chosen])  # noqa: E731
+        times = lambda v: signs * matvec(A, v)
+        rows = lambda chosen: _signed_rows(A[chosen], signs[chosen])
     if n <= 4 * batch or n * batch <= 10_000:
         chosen = np.arange(n)
     else:
@@ -174,28 +197,28 @@ def _direction(w):
     return w / norm if norm > 0 else np.asarray(w, dtype=np.float64)
 
 
-def _solve_batched(Z, signs, recipe, tol, max_iter):
+def _solve_batched(Z, signs, recipe, tol, max_iter, options=None):
     """One batched run (:func:`gamedyn.one_vs_rest`) for the K games A_k = diag(signs[:, k]) Z, stopped
     once every game is within ``tol`` or certified infeasible; [(direction, certificate, rounds)] per game.
     Game k's iterates are those of its own run (the learners reduce along axis 0 only)."""
     from gamedyn.arrays.batched import one_vs_rest
 
     batch = one_vs_rest(Z, signs)
-    result = _recipes()[recipe](batch, max_iter, stop=_stop_rule(tol))
+    result = _recipes()[recipe](batch, max_iter, stop=_stop_rule(tol), **(options or {}))
     solved = []
     for k, certificate in enumerate(result.certificate):
-        if certificate.separable is None:
+        if certificate.separable is None and certificate.cap is None:
             certificate = certify_not_separable(_signed_rows(Z, signs[:, k]), certificate)
         solved.append((_direction(result.w[:, k]), certificate, result.game.rounds))
     return solved
 
 
-def _kept(A, tol, previous):
+def _kept(A, tol, previous, cap=None):
     """Warm start: (w, certificate, 0) when the previous direction still certifies tol on A, else None."""
     if previous is not None:
         w, p = previous
         if p.shape[0] == A.shape[0]:
-            certificate = certificate_of(A, w, p)
+            certificate = certificate_of(A, w, p, cap=None if cap is None or cap == 1.0 else cap)
             if certificate.relative_gap <= tol:
                 return w, certificate, 0
     return None
@@ -313,14 +336,29 @@ def _signed_operator(operator, factors):
     return signed
 
 
-def _solve_one(A, recipe, tol, max_iter, previous, signs=None):
+def _solve_one(A, recipe, tol, max_iter, previous, signs=None, options=None):
     """(direction, certificate, rounds) for the rows A (norms <= 1) of one binary problem; with
-    ``signs`` A is the unsigned X and the rows are signs_i x_i (formed only where needed)."""
+    ``signs`` A is the unsigned X and the rows are signs_i x_i (formed only where needed).
+    ``options``: ``{"nu": nu}`` for the soft margin (the recipes' ``nu=``; the exact oracle is then
+    :func:`gamedyn.certify.soft_margin.soft_margin`)."""
+    options = options or {}
+    nu = options.get("nu")
+    cap = None if nu is None else capped_simplex.cap_from_nu(nu, A.shape[0])
     if previous is not None and signs is not None:
         A, signs = _signed_rows(A, signs), None
-    kept = _kept(A, tol, previous) if (isinstance(A, np.ndarray) or sp.issparse(A)) else None
+    kept = _kept(A, tol, previous, cap) if (isinstance(A, np.ndarray) or sp.issparse(A)) else None
     if kept is not None:
         return kept
+    if recipe == "exact" and nu is not None:
+        from gamedyn.certify.soft_margin import soft_margin
+
+        oracle = soft_margin(A, cap=cap)
+        direction = oracle.direction if oracle.direction is not None else np.zeros(A.shape[1])
+        separable = True if oracle.verdict == "positive" else (False if oracle.verdict == "zero" else None)
+        lower = oracle.cvar_margin if math.isfinite(oracle.cvar_margin) else 0.0
+        return direction, Certificate(lower=lower, upper=max(oracle.upper, lower), separable=separable,
+                                      p=oracle.dual, rounds=oracle.iterations,
+                                      cap=None if cap == 1.0 else cap), oracle.iterations
     if recipe == "exact":
         found = _exact(A, tol, signs)
         if found is not None:
@@ -328,11 +366,137 @@ def _solve_one(A, recipe, tol, max_iter, previous, signs=None):
         recipe = "smooth_perceptron"  # not separable: the dynamics give the certificate and a direction
     if signs is not None:
         A = _signed_rows(A, signs)
-    result = _recipes()[recipe](A, max_iter, stop=_stop_rule(tol))
+    result = _recipes()[recipe](A, max_iter, stop=_stop_rule(tol), **options)
     certificate = result.certificate
-    if certificate.separable is None:
+    if certificate.separable is None and certificate.cap is None:
         certificate = certify_not_separable(A, certificate)
     return _direction(result.w), certificate, result.game.rounds
+
+
+def _is_live_client(client) -> bool:
+    """A dask.distributed.Client (or anything that submits and gathers like one)."""
+    return client is not None and not isinstance(client, str) and hasattr(client, "submit") and hasattr(client, "gather")
+
+
+def _positive_nus(Z, y, problems, directions, solver, column, distributed):
+    """Per class, the smallest nu = k/n for which the direction found has a positive CVaR of its
+    margins (the mean of its k smallest margins is > 0), or None: with that nu (and any larger one)
+    the soft margin is positive, since gamma_nu* >= CVaR_nu(A w)/||w|| (weak duality). None on dask
+    blocks (one more pass, not worth a warning)."""
+    if distributed:
+        return None
+    found = []
+    for k, label in enumerate(problems):
+        signs = np.where(y == label, 1.0, -1.0)
+        w = directions[k]
+        if solver == "lbfgs":
+            scores = np.asarray(Z @ w[: Z.shape[1]], dtype=np.float64)
+            if column is not None:
+                scores = scores + column * w[-1]
+        else:
+            scores = np.asarray(Z @ w, dtype=np.float64)
+        sums = np.cumsum(np.sort(signs * scores))
+        positive = np.flatnonzero(sums > 0)
+        found.append(None if positive.size == 0 else (int(positive[0]) + 1) / sums.size)
+    return found
+
+
+def _suggested_nu(smallest: float) -> float:
+    """``smallest`` rounded up to two significant digits (at most 1)."""
+    digits = -int(math.floor(math.log10(smallest))) + 1
+    return min(1.0, math.ceil(smallest * 10 ** digits * (1 - 1e-12)) / 10 ** digits)
+
+
+# L-BFGS iterations after which an unsettled class of a small problem is checked for overlap (an exact proof).
+PROOF_AFTER = 200
+
+
+def _formed_rows(rows, k):
+    """Game k's rows as a dense float64 array (small problems only: the exact proofs need them)."""
+    X = rows.X
+    dense = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    if rows.column is not None:
+        dense = np.hstack([dense, np.full((dense.shape[0], 1), rows.column)])
+    return dense * (rows.signs[:, k:k + 1] / rows.scale)
+
+
+def _solve_lbfgs(X, signs, column, scale, cap, tol, max_iter, previous):
+    """[(direction, certificate, iterations)] for the K games with rows ``signs_ik (x_i, column) / scale``
+    (:func:`gamedyn.certify.dual.soft_margin_lbfgs`, all K at once; X is never copied).
+
+    ``cap``: c = 1/(nu n), or None for the hard margin (solved with c = 1). ``previous``: per game
+    None or ``(unit direction, upper)`` of the previous fit, the warm start ``w = upper * direction``.
+    The certificate's lower end is recomputed from the final direction's margins, correctly rounded
+    (:func:`gamedyn.core.capped_simplex.cvar`; the minimum for the hard margin); ``separable`` is
+    True when it is positive beyond the products' rounding (:func:`margin_is_certified`), False only
+    with an exact proof that 0 lies in the reduced hull (small problems:
+    :func:`gamedyn.certify.soft_margin.reduced_hull_proof`), else None.
+    """
+    from gamedyn.certify.dual import SignedRows, soft_margin_lbfgs
+
+    rows = SignedRows(X, signs, column, scale)
+    n, dim = rows.shape
+    K = signs.shape[1]
+    start = None
+    if any(one is not None for one in previous):
+        start = np.zeros((dim, K))
+        for k, one in enumerate(previous):
+            if one is not None:
+                start[:, k] = one[0] * one[1]
+    found = soft_margin_lbfgs(rows, 1.0 if cap is None else cap, tol=tol, max_iter=min(max_iter, PROOF_AFTER),
+                              start=start, zero_below=INFEASIBLE_BELOW)
+    proofs = [None] * K
+    unsettled = [k for k in range(K) if not (found.upper[k] - found.lower[k] <= tol * found.upper[k]
+                                             or found.upper[k] <= INFEASIBLE_BELOW)]
+    if unsettled and max_iter > PROOF_AFTER:
+        # Overlap (0 in the reduced hull) makes L-BFGS crawl towards U = 0: on small problems look for
+        # the exact proof first, and go on only with the classes it does not settle.
+        if cap is not None and n * dim <= 200_000:
+            from gamedyn.certify.soft_margin import reduced_hull_proof
+
+            for k in unsettled:
+                if not found.lower[k] > 0:
+                    proofs[k] = reduced_hull_proof(_formed_rows(rows, k), cap)
+        rest = [k for k in unsettled if proofs[k] is None]
+        if rest:
+            more = soft_margin_lbfgs(attrs.evolve(rows, signs=signs[:, rest]), 1.0 if cap is None else cap, tol=tol,
+                                     max_iter=max_iter - PROOF_AFTER, start=found.w[:, rest],
+                                     zero_below=INFEASIBLE_BELOW)
+            w, p_all, lower, upper, spent = (found.w.copy(), found.p.copy(), found.lower.copy(), found.upper.copy(),
+                                             found.iterations.copy())
+            w[:, rest], p_all[:, rest], lower[rest], upper[rest] = more.w, more.p, more.lower, more.upper
+            spent[rest] = spent[rest] + more.iterations
+            found = attrs.evolve(found, w=w, p=p_all, lower=lower, upper=upper, iterations=spent)
+    margins = rows.times(found.w)
+    solved = []
+    for k in range(K):
+        w = found.w[:, k]
+        norm = float(np.linalg.norm(w))
+        if norm > 0:
+            low = (float(np.min(margins[:, k])) if cap is None else capped_simplex.cvar(margins[:, k], cap)) / norm
+        else:
+            low = 0.0
+        upper = max(float(found.upper[k]), low)
+        separable = True if low > 0 and margin_is_certified(low, 1.0, dim) else None
+        p = found.p[:, k]
+        if proofs[k] is not None:
+            separable, p = False, np.asarray(proofs[k], dtype=np.float64)
+        elif separable is None and upper <= INFEASIBLE_BELOW and n * dim <= 200_000:
+            A = _formed_rows(rows, k)
+            if cap is None:
+                certificate = certify_not_separable(A, Certificate(lower=low, upper=upper, separable=None, p=p,
+                                                                   rounds=int(found.iterations[k])))
+                separable, p = certificate.separable, certificate.p
+            else:
+                from gamedyn.certify.soft_margin import reduced_hull_proof
+
+                proof = reduced_hull_proof(A, cap)
+                if proof is not None:
+                    separable, p = False, np.asarray(proof, dtype=np.float64)
+        certificate = Certificate(lower=low, upper=upper, separable=separable, p=p, rounds=int(found.iterations[k]),
+                                  cap=None if cap is None or cap == 1.0 else cap)
+        solved.append((_direction(w), certificate, int(found.iterations[k])))
+    return solved
 
 
 class _InvalidParameterError(ValueError, TypeError):
@@ -353,48 +517,71 @@ def _is_integer(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-def _fit_warning(names, certificates, rounds, tol, max_iter):
+def _fit_warning(names, certificates, rounds, tol, max_iter, nu=None, positive_nus=None):
     """The fit's one warning as ``(category, message)``, or None.
 
     :class:`NotSeparableWarning` only with a proof (some class has ``certificate.separable is
-    False``: the Gordan witness); otherwise :class:`sklearn.exceptions.ConvergenceWarning` when some
-    class is undecided (``separable is None``) or certified separable with a relative gap above
-    ``tol``, with its bracket and the fix. One message names every class concerned.
+    False``: the Gordan witness, or with ``nu`` the proof that 0 lies in the reduced hull);
+    otherwise :class:`sklearn.exceptions.ConvergenceWarning` when some class is undecided
+    (``separable is None``) or certified with a relative gap above ``tol``, with its bracket and the
+    fix. One message names every class concerned. With ``nu=None`` a proof of overlap comes with
+    a ``nu`` that makes every such class's soft margin positive (``positive_nus``, per class: see
+    :func:`_positive_nus`).
     """
-    proven, unsettled, at_max_iter = [], [], False
-    for name, certificate, spent in zip(names, certificates, rounds):
+    soft = nu is not None
+    what = "soft margin" if soft else "normalised margin"
+    proven, unsettled, at_max_iter, needed = [], [], False, []
+    for index, (name, certificate, spent) in enumerate(zip(names, certificates, rounds)):
         if certificate.separable is False:
-            proven.append(f"{name}: {certificate.verdict()}; coef_ is the best direction found (normalised "
-                          f"margin {certificate.lower:.3g})")
+            proven.append(f"{name}: {certificate.verdict()}; coef_ is the best direction found ({what} "
+                          f"{certificate.lower:.3g})")
+            if positive_nus is not None:
+                needed.append(positive_nus[index])
             continue
         if certificate.separable is None:
-            unsettled.append(f"{name}: undecided, no separator has normalised margin above {certificate.upper:.3g} "
-                             f"(best direction found: {certificate.lower:.3g})")
+            if soft:
+                unsettled.append(f"{name}: undecided, the soft margin (nu={nu:g}) is at most {certificate.upper:.3g} "
+                                 f"(best direction found: {certificate.lower:.3g})")
+            else:
+                unsettled.append(f"{name}: undecided, no separator has normalised margin above "
+                                 f"{certificate.upper:.3g} (best direction found: {certificate.lower:.3g})")
         elif not certificate.relative_gap <= tol:
-            unsettled.append(f"{name}: separable, but the certified relative gap {certificate.relative_gap:.3g} is "
-                             f"above tol={tol:g} (normalised margin {certificate.lower:.3g} <= gamma* <= "
-                             f"{certificate.upper:.3g})")
+            unsettled.append(f"{name}: {'soft margin positive' if soft else 'separable'}, but the certified relative "
+                             f"gap {certificate.relative_gap:.3g} is above tol={tol:g} ({what} {certificate.lower:.3g} "
+                             f"<= gamma* <= {certificate.upper:.3g})")
         else:
             continue
         at_max_iter = at_max_iter or spent >= max_iter
     if unsettled:
         if at_max_iter:
-            fix = (f"the dynamics stopped at max_iter={max_iter} rounds: raise max_iter (or tol, for a looser "
-                   "certified gap), or use recipe='exact'")
+            fix = (f"the solver stopped at max_iter={max_iter}: raise max_iter (or tol, for a looser certified gap)"
+                   + ("" if soft else ", or use solver='exact'"))
+        elif soft:
+            fix = (f"the solver stops once no direction can have a soft margin above {INFEASIBLE_BELOW:g}: nu={nu:g} "
+                   "is probably too small for these data (raise nu)")
         else:
             fix = (f"the dynamics stop once no separator can have a normalised margin above {INFEASIBLE_BELOW:g}; "
-                   "smaller margins need recipe='exact' (the exact oracle)")
+                   "smaller margins need solver='exact' (the exact oracle)")
         unsettled = f"{'; '.join(unsettled)}. Not converged: {fix}."
     if proven:
-        message = (f"MarginClassifier: {'; '.join(proven)}. For overlapping classes use a soft-margin model "
-                   "(e.g. sklearn.svm.LinearSVC).")
+        if soft:
+            advice = f"Raise nu (nu={nu:g} lets too few rows be margin errors for these data)."
+        else:
+            if needed and all(value is not None for value in needed):
+                advice = (f"For overlapping classes fit the soft margin: MarginClassifier(nu={_suggested_nu(max(needed)):g})"
+                          " has a positive soft margin (the best direction found has a positive average over its "
+                          "smallest nu n margins); larger nu are smoother; search nu with GridSearchCV.")
+            else:
+                advice = ("For overlapping classes fit the soft margin, MarginClassifier(nu=...) with nu in (0, 1] "
+                          "(nu bounds the fraction of margin errors from above); search nu with GridSearchCV.")
+        message = f"MarginClassifier: {'; '.join(proven)}. {advice}"
         return NotSeparableWarning, message + (f" Also {unsettled}" if unsettled else "")
     if unsettled:
         return ConvergenceWarning, f"MarginClassifier: {unsettled}"
     return None
 
 
-class MarginClassifier(ClassifierMixin, BaseEstimator):
+class MarginClassifier(LinearClassifierMixin, BaseEstimator):
     r"""Certified max-margin linear classifier (one-vs-rest for more than two classes).
 
     Each binary problem (class ``k`` against the rest; ``classes_[1]`` against ``classes_[0]`` for
@@ -514,23 +701,87 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     (True, True)
     """
 
-    def __init__(self, recipe="auto", tol=0.01, max_iter=10_000, fit_intercept=True, intercept_scaling=1.0,
-                 normalize=True, warm_start=False, n_jobs=None, exact_threshold=500, client=None):
+    _parameter_constraints = {} if Interval is None else {
+        "nu": [None, Interval(numbers.Real, 0, 1, closed="right")],
+        "solver": [StrOptions(set(SOLVERS))],
+        "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "fit_intercept": ["boolean"],
+        "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither")],
+        "warm_start": ["boolean"],
+        "n_jobs": [None, numbers.Integral],
+        "exact_threshold": [Interval(numbers.Integral, 1, None, closed="left")],
+        "client": [None, str, callable, object],
+        "recipe": [StrOptions(set(RECIPES)), Hidden(StrOptions({"deprecated"}))],
+        "normalize": ["boolean", Hidden(StrOptions({"deprecated"}))],
+    }
+
+    def __init__(self, nu=None, *, solver="auto", tol=0.01, max_iter=10_000, fit_intercept=True,
+                 intercept_scaling=1.0, warm_start=False, n_jobs=None, exact_threshold=500, client=None,
+                 recipe="deprecated", normalize="deprecated"):
         if _SKLEARN_MISSING is not None:
             raise ImportError("gamedyn.sklearn.MarginClassifier needs scikit-learn: pip install gamedyn[sklearn]")
-        self.recipe = recipe
+        self.nu = nu
+        self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
-        self.normalize = normalize
         self.warm_start = warm_start
         self.n_jobs = n_jobs
         self.exact_threshold = exact_threshold
         self.client = client
+        self.recipe = recipe
+        self.normalize = normalize
+
+    def __sklearn_clone__(self):
+        """``sklearn.base.clone``: every parameter copied as usual, except a live dask client, which is
+        shared (a ``Client`` holds sockets and tasks: it cannot be copied, and a copy would be a second
+        connection). So ``clone(MarginClassifier(client=Client(...)))`` and ``GridSearchCV`` work."""
+        client = self.client
+        if client is None or isinstance(client, str) or not _is_live_client(client):
+            return super().__sklearn_clone__()
+        self.client = None
+        try:
+            twin = super().__sklearn_clone__()
+        finally:
+            self.client = client
+        twin.client = client
+        return twin
+
+    def __getstate__(self):
+        """Pickling (joblib's processes, ``GridSearchCV(n_jobs=...)``): a live client travels as its
+        scheduler's address, to which the copy connects at ``fit``."""
+        state = super().__getstate__() if hasattr(super(), "__getstate__") else dict(self.__dict__)
+        state = dict(state)
+        if _is_live_client(state.get("client")):
+            state["client"] = state["client"].scheduler.address
+        return state
+
+    def _resolved_options(self):
+        """(solver, normalize) after the deprecations: ``recipe`` (renamed ``solver``) and
+        ``normalize`` (removed: the rows are always rescaled) warn a FutureWarning and still act."""
+        solver = self.solver
+        if not (isinstance(self.recipe, str) and self.recipe == "deprecated"):
+            if solver != "auto" and solver != self.recipe:
+                raise InvalidParameterError(
+                    f"MarginClassifier got recipe={self.recipe!r} and solver={solver!r}; 'recipe' is the old name "
+                    "of 'solver': pass solver= only.")
+            warnings.warn("MarginClassifier: 'recipe' was renamed 'solver' (scikit-learn's name) and will be "
+                          f"removed in gamedyn 1.0; use solver={self.recipe!r}.", FutureWarning, stacklevel=3)
+            solver = self.recipe
+        normalize = True
+        if not (isinstance(self.normalize, str) and self.normalize == "deprecated"):
+            warnings.warn("MarginClassifier: 'normalize' is deprecated and will be removed in gamedyn 1.0 (scikit-learn "
+                          "removed it from its linear models); the rows are rescaled by max ||x_i||, which never "
+                          "changes the classifier. normalize=False (certificates in the units of X) still acts "
+                          "until then.", FutureWarning, stacklevel=3)
+            normalize = bool(self.normalize)
+        return solver, normalize
 
     def _check_parameters(self):
-        """Every constructor parameter, in scikit-learn's words (checked at fit, as scikit-learn does)."""
+        """Every constructor parameter, in scikit-learn's words (checked at fit, as scikit-learn does):
+        ``_parameter_constraints``, then what they cannot say (finite, not a bool, not 0, a client)."""
 
         def refuse(name, expected, example):
             value = getattr(self, name)
@@ -539,8 +790,9 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
             raise _InvalidParameterError(f"The '{name}' parameter of MarginClassifier must be {expected}. Got {text} "
                                          f"instead; e.g. {name}={example}.")
 
-        if not (isinstance(self.recipe, str) and self.recipe in RECIPES):
-            refuse("recipe", f"a str among {list(RECIPES)}", "'auto'")
+        self._validate_params()
+        if self.nu is not None and not (_is_real(self.nu) and 0 < self.nu <= 1):
+            refuse("nu", "None or a float in the range (0, 1]", "0.1")
         if not (_is_real(self.tol) and 0 < self.tol < 1):
             refuse("tol", "a float in the range (0, 1) (a certified relative gap)", "0.01")
         for name, example in (("max_iter", "10000"), ("exact_threshold", "500")):
@@ -550,15 +802,34 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         if not (_is_real(self.intercept_scaling) and math.isfinite(self.intercept_scaling)
                 and self.intercept_scaling > 0):
             refuse("intercept_scaling", "a positive finite float", "1.0")
-        for name in ("fit_intercept", "normalize", "warm_start"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                refuse(name, "True or False", "True")
         if not (self.n_jobs is None or (_is_integer(self.n_jobs) and self.n_jobs != 0)):
             refuse("n_jobs", "None or a nonzero int (-1: all cores)", "2")
         client = self.client
-        if isinstance(client, str) and client != "threads" or not (
-                client is None or isinstance(client, str) or (hasattr(client, "submit") and hasattr(client, "gather"))):
-            refuse("client", "None or a dask.distributed.Client", "Client(LocalCluster())")
+        if not (client is None or isinstance(client, str) or _is_live_client(client) or callable(client)):
+            refuse("client", "None, 'threads', a scheduler address, a dask.distributed.Client or a callable "
+                   "returning one", "Client(LocalCluster())")
+        if isinstance(client, str) and client != "threads" and "://" not in client and ":" not in client:
+            refuse("client", "None, 'threads', a scheduler address ('tcp://host:port'), a dask.distributed.Client "
+                   "or a callable returning one", "'tcp://127.0.0.1:8786'")
+
+    @contextlib.contextmanager
+    def _live_client(self):
+        """The client for this fit: None, 'threads', a Client; an address or a callable is connected
+        (and an address closed again after the fit)."""
+        client = self.client
+        if client is None or _is_live_client(client) or (isinstance(client, str) and client == "threads"):
+            yield client
+            return
+        if isinstance(client, str):
+            from distributed import Client
+
+            connected = Client(client)
+            try:
+                yield connected
+            finally:
+                connected.close()
+            return
+        yield client()
 
     def _features(self, X, value):
         if not self.fit_intercept:
@@ -566,13 +837,13 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         column = np.full((X.shape[0], 1), value, dtype=X.dtype)
         return sp.hstack([X, sp.csr_matrix(column)], format="csr") if sp.issparse(X) else np.hstack([X, column])
 
-    def _scaled_rows(self, X):
+    def _scaled_rows(self, X, normalize=True):
         """``(Z, row_scale, feature_scale, solver_scale)``: Z holds the unsigned rows (x_i, s m) / r of
         the class docstring (one copy of X for the column, one for the division, as before). Scaling X
         by a power of two c scales m and r by c exactly (both are computed on X / max|X|), so Z is
         the same bit for bit. With ``normalize=False``, Z = (x_i, s) / q for the power of two q with
         max norm in (1/2, 1]; certificates on Z are multiplied back by ``solver_scale = q`` (exact)."""
-        if self.normalize:
+        if normalize:
             if not self.fit_intercept:
                 Z, row_scale = check_unit_rows(X, True, name="X")
                 return Z, row_scale, row_scale, 1.0
@@ -586,8 +857,35 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
             F = (F / solver_scale).astype(F.dtype) if sp.issparse(F) else F / np.asarray(solver_scale, dtype=F.dtype)
         return F, 1.0, 1.0, solver_scale
 
+    def _folded_scales(self, X, normalize):
+        """``(column, scale, row_scale, feature_scale, solver_scale)`` for solver='lbfgs', which reads X
+        itself (no copy): the rows are ``(x_i, column) / scale``, the same rows as :meth:`_scaled_rows`
+        (to rounding: r = sqrt(m^2 + (s m)^2) here, the largest norm of the formed rows there)."""
+        m = _largest_row_norm(X)
+        if not np.isfinite(m):
+            raise ValueError("X contains NaN or infinite entries; remove or impute them first.")
+        s = float(self.intercept_scaling)
+        if normalize:
+            if not self.fit_intercept:
+                if m == 0.0:
+                    raise ValueError("every row of X is zero; no direction has a positive margin on zero rows.")
+                return None, m, m, m, 1.0
+            m = m or 1.0
+            column = _intercept_value(s, m)
+            r = math.hypot(m, column)
+            return column, r, r, m, 1.0
+        column = s if self.fit_intercept else None
+        largest = math.hypot(m, s) if self.fit_intercept else m
+        if largest > 1.0 + (X.shape[1] + 16) * np.finfo(np.float64).eps:
+            raise ValueError(f"X has rows with ||x_i|| > 1 (largest {largest!r}); drop normalize=False (the rows are "
+                             "then rescaled by max ||x_i||; the theorems assume <= 1).")
+        if largest == 0.0:
+            raise ValueError("every row of X is zero; no direction has a positive margin on zero rows.")
+        q = _power_of_two_at_least(largest)
+        return column, q, 1.0, 1.0, q
+
     def fit(self, X, y):
-        """Fit one certified max-margin direction per class (one-vs-rest), or one for two classes.
+        """Fit one certified (soft) margin direction per class (one-vs-rest), or one for two classes.
 
         Parameters
         ----------
@@ -600,27 +898,36 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         -------
         self : MarginClassifier
             The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            A bad parameter (also a TypeError), a single class, ``nu`` below ``1 / n``, rows longer
+            than 1 with ``normalize=False``, NaN or infinite entries.
         """
         self._check_parameters()
         from gamedyn.core.kernels import backend_of, is_foreign, to_numpy
 
+        solver, normalize = self._resolved_options()
         if is_foreign(X):  # array_api_dispatch (issue 20): fit on host copies, fitted attributes in X's namespace
             backend = backend_of(X)
-            self._fit_numpy(to_numpy(X), to_numpy(y) if is_foreign(y) else y)
+            with self._live_client() as client:
+                self._fit(to_numpy(X), to_numpy(y) if is_foreign(y) else y, solver, normalize, client)
             for name in ("coef_", "intercept_"):
                 setattr(self, name, backend.asarray(getattr(self, name)))
             return self
-        return self._fit_numpy(X, y)
+        with self._live_client() as client:
+            return self._fit(X, y, solver, normalize, client)
 
-    def _fit_numpy(self, X, y):
+    def _fit(self, X, y, solver, normalize, client):
         from gamedyn.arrays.operators import is_dask_array
 
         tol, max_iter = float(self.tol), int(self.max_iter)
-        distributed = self.client is not None or is_dask_array(X)
+        distributed = client is not None or is_dask_array(X)
         if distributed:  # the rows stay in dask blocks; only y (n labels) and O(n + d) vectors per round here
-            if self.recipe == "exact":
-                raise ValueError("recipe='exact' needs the rows in memory; with client= or a dask X use "
-                                 "recipe='auto' or a recipe name (the dynamics run on the dask blocks).")
+            if solver in ("exact", "lbfgs"):
+                raise ValueError(f"solver={solver!r} needs the rows in memory; with client= or a dask X use "
+                                 "solver='auto' or a recipe name (the dynamics run on the dask blocks).")
             y = np.asarray(y.compute() if is_dask_array(y) else y)
             if y.ndim != 1 or y.shape[0] != X.shape[0]:
                 raise ValueError(f"y must be 1-D with one label per row of X ({X.shape[0]}), got shape {y.shape}.")
@@ -631,47 +938,76 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         classes = np.unique(y)
         if classes.size < 2:
             raise ValueError(f"y has only one class ({classes.tolist()}); a classifier needs at least two classes.")
-        if distributed:
-            Z, row_scale, feature_scale, solver_scale = _dask_operator(X, self.fit_intercept, self.intercept_scaling,
-                                                                       self.normalize, self.client)
-            divisor = row_scale * solver_scale  # (one of the two is 1)
-        else:
-            Z, row_scale, feature_scale, solver_scale = self._scaled_rows(X)
-        n, d = Z.shape
-        solver = self.recipe
+        n_rows = X.shape[0]
+        nu = None if self.nu is None else float(self.nu)
+        cap = None
+        if nu is not None:
+            if nu * n_rows < 1 * (1 - 1e-12):
+                raise ValueError(f"nu={nu!r} is below 1/n = {1 / n_rows:.3g} for the {n_rows} training rows (the capped "
+                                 "simplex would be empty); pass nu >= 1/n (nu = 1/n is the hard margin).")
+            cap = capped_simplex.cap_from_nu(nu, n_rows)
         if solver == "auto":
-            solver = "exact" if min(n, d) <= self.exact_threshold and not distributed else "smooth_perceptron"
+            if distributed:
+                solver = "smooth_perceptron"
+            elif nu is not None:
+                solver = "lbfgs"
+            else:
+                solver = "exact" if min(n_rows, X.shape[1] + int(self.fit_intercept)) <= self.exact_threshold \
+                    else "smooth_perceptron"
+        if solver == "lbfgs":
+            column, scale, row_scale, feature_scale, solver_scale = self._folded_scales(X, normalize)
+            Z = X
+            d = X.shape[1] + (column is not None)
+        elif distributed:
+            Z, row_scale, feature_scale, solver_scale = _dask_operator(X, self.fit_intercept, self.intercept_scaling,
+                                                                       normalize, client)
+            divisor = row_scale * solver_scale  # (one of the two is 1)
+            d = Z.shape[1]
+        else:
+            Z, row_scale, feature_scale, solver_scale = self._scaled_rows(X, normalize)
+            d = Z.shape[1]
+        n = n_rows
         problems = [classes[1]] if classes.size == 2 else list(classes)
         keep = (self.warm_start and hasattr(self, "coef_") and np.array_equal(getattr(self, "classes_", []), classes)
-                and self.coef_.shape[1] + int(self.fit_intercept) == d)
+                and self.coef_.shape[1] + int(self.fit_intercept) == d
+                and getattr(self, "_fitted_cap", None) == (nu, n))
         previous = [None] * len(problems)
         if keep:  # the previous classifier <x, coef_> + intercept_ as a direction on this fit's rows z_i
             kept_coef, kept_intercept = self.coef_.copy(), self.intercept_.copy()
             old = kept_coef * feature_scale
             if self.fit_intercept:
                 old = np.hstack([old, kept_intercept[:, None] / self.intercept_scaling])
-            old_certificates = self.certificate_ if isinstance(self.certificate_, list) else [self.certificate_]
-            previous = [(_direction(old[k]), old_certificates[k].p) for k in range(len(problems))]
+            if solver == "lbfgs":  # a warm start: L-BFGS starts from the previous w (its norm the previous upper end)
+                previous = [(_direction(old[k]), self.certificate_[k].upper / solver_scale)
+                            for k in range(len(problems))]
+            else:
+                previous = [(_direction(old[k]), self.certificate_[k].p) for k in range(len(problems))]
+        recipe_options = {} if nu is None else {"nu": nu}
 
         def solve(k):
             signs = np.where(y == problems[k], 1.0, -1.0)
             if distributed:
-                return _solve_one(_signed_operator(Z, signs / divisor), solver, tol, max_iter, previous[k])
-            if solver == "exact":  # the rows signs_i x_i are formed on the working set only
+                return _solve_one(_signed_operator(Z, signs / divisor), solver, tol, max_iter, previous[k],
+                                  options=recipe_options)
+            if solver == "exact" and nu is None:  # the rows signs_i x_i are formed on the working set only
                 return _solve_one(Z, solver, tol, max_iter, previous[k], signs)
-            return _solve_one(_signed_rows(Z, signs), solver, tol, max_iter, previous[k])
+            return _solve_one(_signed_rows(Z, signs), solver, tol, max_iter, previous[k], options=recipe_options)
 
         def solve_all():
             solved = [None] * len(problems)
+            if solver == "lbfgs":
+                signs = np.where(y[:, None] == np.asarray(problems)[None, :], 1.0, -1.0)
+                return _solve_lbfgs(Z, signs, column, scale, cap, tol, max_iter, previous)
             if distributed:  # one game per class on the blocks (the batched certificate needs X in memory)
                 return [solve(k) for k in range(len(problems))]
             if len(problems) > 1 and solver in _BATCHED_RECIPES:  # one batched game for the classes not kept
                 for k in range(len(problems)):
                     if previous[k] is not None:
-                        solved[k] = _kept(_signed_rows(Z, np.where(y == problems[k], 1.0, -1.0)), tol, previous[k])
+                        solved[k] = _kept(_signed_rows(Z, np.where(y == problems[k], 1.0, -1.0)), tol, previous[k],
+                                          cap)
                 left = [k for k in range(len(problems)) if solved[k] is None]
                 signs = np.where(y[:, None] == np.asarray(problems)[left][None, :], 1.0, -1.0)
-                for k, one in zip(left, _solve_batched(Z, signs, solver, tol, max_iter)):
+                for k, one in zip(left, _solve_batched(Z, signs, solver, tol, max_iter, recipe_options)):
                     solved[k] = one
                 return solved
             if self.n_jobs is not None and len(problems) > 1:
@@ -680,7 +1016,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
                 return Parallel(n_jobs=self.n_jobs)(delayed(solve)(k) for k in range(len(problems)))
             return [solve(k) for k in range(len(problems))]
 
-        batched = len(problems) > 1 and solver in _BATCHED_RECIPES
+        batched = len(problems) > 1 and solver in (*_BATCHED_RECIPES, "lbfgs")
         with _blas_threads_for(n * d * (len(problems) if batched else 1), distributed):
             solved = solve_all()
         directions = np.array([direction for direction, _, _ in solved])
@@ -693,9 +1029,11 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
             names = [f"class {_shown(classes[1])} against class {_shown(classes[0])}"]
         else:
             names = [f"class {_shown(label)} against the rest" for label in problems]
-        warning = _fit_warning(names, certificates, rounds, tol, max_iter)
+        warning = _fit_warning(names, certificates, rounds, tol, max_iter, nu,
+                               _positive_nus(Z, y, problems, directions, solver, column if solver == "lbfgs" else
+                                             None, distributed))
         if warning is not None:
-            warnings.warn(warning[1], warning[0], stacklevel=2)
+            warnings.warn(warning[1], warning[0], stacklevel=3)
         self.classes_ = classes
         self.solver_ = solver
         self.feature_scale_ = float(feature_scale)
@@ -703,15 +1041,25 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         self.coef_ = (directions[:, : self.n_features_in_] / feature_scale).astype(np.float64)
         self.intercept_ = (directions[:, -1] * float(self.intercept_scaling) if self.fit_intercept
                            else np.zeros(len(problems)))
-        if keep:  # a kept warm start keeps the classifier itself, bit for bit
+        if keep and solver != "lbfgs":  # a kept warm start keeps the classifier itself, bit for bit
             for k in np.flatnonzero(np.array(rounds) == 0):
                 self.coef_[k], self.intercept_[k] = kept_coef[k], kept_intercept[k]
-        self.certificate_ = certificates[0] if len(problems) == 1 else certificates
-        self.n_iter_ = max(rounds[0], 0) if len(problems) == 1 else np.array(rounds)
+        self.certificate_ = certificates
+        self.n_iter_ = np.array([max(r, 0) for r in rounds], dtype=np.int64)
+        self._fitted_cap = (nu, n)
         return self
 
     def decision_function(self, X):
-        """<x, coef_> + intercept_: positive for classes_[1] (binary), one column per class otherwise."""
+        """<x, coef_> + intercept_: positive for classes_[1] (binary), one column per class otherwise.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (m, d), or a dask array (then a lazy result)
+
+        Returns
+        -------
+        ndarray of shape (m,) or (m, K)
+        """
         check_is_fitted(self)
         from gamedyn.arrays.operators import is_dask_array
 
@@ -728,23 +1076,31 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"X has {X.shape[-1]} features, but MarginClassifier was fitted with {self.n_features_in_}.")
             scores = backend.asarray(X) @ backend.asarray(self.coef_).T + backend.asarray(self.intercept_)
             return backend.xp.reshape(scores, (-1,)) if scores.shape[1] == 1 else scores
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
-        scores = np.asarray(X @ self.coef_.T, dtype=np.float64) + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        return super().decision_function(X)
 
     def predict(self, X):
-        """The class of the largest score (binary: classes_[1] where the score is positive)."""
+        """The class of the largest score (binary: classes_[1] where the score is positive).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (m, d), a dask array (then a lazy result), or an array-API
+            array under ``array_api_dispatch`` (the labels are ``classes_``, picked on the host)
+
+        Returns
+        -------
+        ndarray of shape (m,)
+        """
+        from gamedyn.arrays.operators import is_dask_array
         from gamedyn.core.kernels import is_foreign, to_numpy
 
+        if is_foreign(X):
+            scores = to_numpy(self.decision_function(X))
+            return self.classes_[(scores > 0).astype(int) if scores.ndim == 1 else np.argmax(scores, axis=1)]
+        if not is_dask_array(X):
+            return super().predict(X)
         scores = self.decision_function(X)
-        if is_foreign(scores):  # the labels are classes_ (numpy), picked by the host copy of the scores
-            scores = to_numpy(scores)
-        if not isinstance(scores, np.ndarray):  # dask: labels block by block
-            index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
-            return index.map_blocks(lambda block: self.classes_[block], dtype=self.classes_.dtype)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+        return index.map_blocks(lambda block: self.classes_[block], dtype=self.classes_.dtype)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,0 +1,363 @@
+r"""A certified soft-margin solver fast on sparse, high-dimensional rows (issue 19, item 5).
+
+The soft-margin game :math:`\max_w \min_{p\in\Delta_c} p^\top Aw - \tfrac12\|w\|^2` has the dual
+
+.. math::
+
+    \gamma_\nu^* = \min_{p\in\Delta_c}\|A^\top p\|_2,\qquad
+    \Delta_c=\{p\ge0,\ \textstyle\sum_ip_i=1,\ p_i\le c\},\quad c=\frac1{\nu n}
+
+(the distance from 0 to the reduced convex hull of the signed rows; Crisp & Burges 2000, Bennett &
+Bredensteiner 2000; ``c = 1`` is the hard margin). :func:`soft_margin_lbfgs` solves the primal
+:math:`\max_w \operatorname{CVaR}_c(Aw) - \tfrac12\|w\|^2`, smoothed, by L-BFGS: where the game
+dynamics take thousands of rounds on sparse data (d = 10^4), L-BFGS takes hundreds of iterations of
+the same two products. Every evaluation gives a point :math:`p` of :math:`\Delta_c` and a direction
+:math:`w`, hence the bracket of the game,
+
+.. math::
+
+    L = \frac{\operatorname{CVaR}_c(A w)}{\|w\|}\ \le\ \gamma_\nu^*\ \le\ U = \|A^\top p\|,
+
+where :math:`\operatorname{CVaR}_c(m)=\min_{q\in\Delta_c}\langle q, m\rangle` is the average of the
+:math:`1/c` smallest margins (the fractional one in part): weak duality, for any unit :math:`w` and
+any :math:`p\in\Delta_c`, :math:`\min_{q\in\Delta_c}q^\top Aw\le p^\top Aw\le\|A^\top p\|`. The
+solver stops at the first evaluation with ``(U - L) / U <= tol`` for every column, so the answer is
+certified by the same bracket as the game dynamics, whatever the route taken to it.
+
+``A`` is never formed (:class:`SignedRows`): the rows are ``a_i = s_i (x_i, b) / r`` for the user's
+``X`` (dense or CSR, float32 or float64, never copied), signs ``s`` (one column per one-vs-rest
+game), an optional constant feature ``b`` and a scale ``r``; the products fold the signs, the column
+and the scale into vectors of length n or d (``X.T`` of a CSR matrix is a CSC view, not a copy).
+"""
+
+from __future__ import annotations
+
+import math
+
+import attrs
+import numpy as np
+
+__all__ = ["DualSolution", "SignedRows", "cvar_columns", "project_capped_columns", "soft_margin_lbfgs"]
+
+_EPS = float(np.finfo(np.float64).eps)
+
+
+@attrs.frozen
+class SignedRows:
+    """The rows ``a_i = s_ik (x_i, b) / r`` of K games (column k of ``signs``) without forming them.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix, shape (n, d)
+        The unsigned rows (CSR is used through ``X @ v`` and ``X.T @ v``: the transpose is a view).
+    signs : ndarray, shape (n, K)
+        +-1 per row and game.
+    column : float or None
+        The constant feature ``b`` appended to every row (an intercept), or None.
+    scale : float
+        The positive divisor ``r`` (e.g. the largest row norm, so that ``||a_i|| <= 1``).
+    """
+
+    X: object
+    signs: np.ndarray
+    column: float | None = None
+    scale: float = 1.0
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        n, d = self.X.shape
+        return n, d + (self.column is not None)
+
+    def times(self, W: np.ndarray) -> np.ndarray:
+        """``M[:, k] = A_k W[:, k]``, shape (n, K)."""
+        d = self.X.shape[1]
+        M = np.asarray(self.X @ W[:d], dtype=np.float64)
+        if self.column is not None:
+            M += self.column * W[d]
+        M *= self.signs
+        M /= self.scale
+        return M
+
+    def transpose_times(self, P: np.ndarray) -> np.ndarray:
+        """``W[:, k] = A_k^T P[:, k]``, shape (d (+1), K)."""
+        Q = P * self.signs
+        Q /= self.scale
+        W = np.asarray(self.X.T @ Q, dtype=np.float64)
+        if self.column is not None:
+            W = np.vstack([W, self.column * Q.sum(axis=0)[None, :]])
+        return W
+
+
+def project_capped_columns(V: np.ndarray, cap: float, tau: np.ndarray | None = None):
+    """The Euclidean projection of every column of V onto the capped simplex, ``(P, tau)``.
+
+    ``P[:, k] = clip(V[:, k] - tau_k, 0, cap)`` with ``sum_i P[i, k] = 1``. The threshold is found by
+    a safeguarded Newton iteration on the piecewise linear, non-increasing
+    ``phi(tau) = sum_i clip(v_i - tau, 0, cap) - 1`` (each Newton step is exact on the current
+    pieces, so it ends after finitely many steps; bisection keeps it inside the bracket), started
+    from ``tau`` when given (the previous iterate's threshold: a few steps).
+    """
+    n, K = V.shape
+    low = V.min(axis=0) - 1.0  # phi(low) >= n cap - 1 >= 0
+    high = V.max(axis=0)  # phi(high) = -1
+    t = np.clip(tau, low, high) if tau is not None else V.mean(axis=0) - 1.0 / n
+    for _ in range(100):
+        shifted = V - t
+        free = (shifted > 0) & (shifted < cap)
+        value = np.clip(shifted, 0.0, cap).sum(axis=0) - 1.0
+        positive = value > 0
+        low = np.where(positive, np.maximum(low, t), low)
+        high = np.where(positive, high, np.minimum(high, t))
+        slope = free.sum(axis=0)
+        done = np.abs(value) <= 4 * n * _EPS
+        if np.all(done):
+            break
+        step = np.where(slope > 0, t + value / np.maximum(slope, 1), 0.5 * (low + high))
+        inside = (step > low) & (step < high)
+        t = np.where(done, t, np.where(inside, step, 0.5 * (low + high)))
+    P = np.clip(V - t, 0.0, cap)
+    total = P.sum(axis=0)
+    # The rounding left: rescale when it keeps the cap (sum >= 1), else give the shortfall to the free part.
+    short = total < 1.0
+    if np.any(~short):
+        P[:, ~short] /= total[~short]
+    if np.any(short):
+        for k in np.flatnonzero(short):
+            room = cap - P[:, k]
+            P[:, k] += room * ((1.0 - total[k]) / room.sum())
+    np.minimum(P, cap, out=P)
+    return P, t
+
+
+def cvar_columns(M: np.ndarray, cap: float) -> np.ndarray:
+    """``min_{p in Delta_c} <p, M[:, k]>`` for every column: ``cap`` times the sum of the
+    ``K = floor(1/cap)`` smallest entries plus ``(1 - K cap)`` times the next one."""
+    n = M.shape[0]
+    count = min(int(math.floor(1.0 / cap * (1 + 4 * _EPS))), n)
+    while count > 0 and count * cap > 1.0:
+        count -= 1
+    rest = 1.0 - count * cap
+    if count >= n:
+        return cap * M.sum(axis=0)
+    part = np.partition(M, count, axis=0)
+    values = cap * part[:count].sum(axis=0) if count else np.zeros(M.shape[1])
+    return values + rest * part[count]
+
+
+@attrs.frozen
+class DualSolution:
+    """What :func:`soft_margin_lbfgs` found, one column per game.
+
+    Attributes
+    ----------
+    w : ndarray, shape (d', K)
+        ``A_k^T p_k``: the primal direction (not normalised) of the certified iterate.
+    p : ndarray, shape (n, K)
+        The certified iterate, in the capped simplex.
+    lower, upper : ndarray, shape (K,)
+        ``CVaR_c(A_k w_k) / ||w_k|| <= gamma_k* <= ||A_k^T p_k||`` (the best ends met so far).
+    iterations : ndarray of int, shape (K,)
+        The iteration at which each game met ``tol`` (or the last one).
+    products : int
+        Products with A (each ``A W`` or ``A^T P`` for all K counts one).
+    """
+
+    w: np.ndarray
+    p: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    iterations: np.ndarray
+    products: int
+
+
+def soft_margin_lbfgs(rows: SignedRows, cap: float, *, tol: float = 0.01, max_iter: int = 1000, memory: int = 10,
+                      start: np.ndarray | None = None, zero_below: float = 0.0) -> DualSolution:
+    r"""The soft margin of every game k by L-BFGS on the smoothed primal, certified by the game's bracket.
+
+    The primal of the soft-margin game is :math:`\max_w \operatorname{CVaR}_c(Aw) - \tfrac12\|w\|^2`
+    (value :math:`\tfrac12\gamma_\nu^{*2}` at :math:`w^*=A^\top p^*`). Its non-smooth part is smoothed
+    by a quadratic prox term on the p-player (Nesterov 2005),
+
+    .. math::
+
+        \phi_\mu(w) = \tfrac12\|w\|^2 - \min_{p\in\Delta_c}\big(p^\top Aw + \tfrac\mu2\|p-u_n\|^2\big),
+        \qquad \nabla\phi_\mu(w) = w - A^\top p_\mu(w),\quad p_\mu(w)=\Pi_{\Delta_c}(u_n - Aw/\mu),
+
+    a 1-strongly convex C^1 function with a piecewise constant Hessian, minimised by L-BFGS
+    (Nocedal 1980; Armijo backtracking, which suffices because ``s^T y >= ||s||^2 > 0``). Every
+    evaluation gives a pair ``(w, p_mu(w))`` with ``p_mu(w)`` in the capped simplex, hence the bracket
+    ``CVaR_c(Aw)/||w|| <= gamma* <= ||A^T p_mu(w)||`` for free (both products are the gradient's).
+    At the minimiser of phi_mu, ``w = A^T p`` and the relative gap is at most
+    ``mu * max_{p in Delta_c} ||p - u||^2 / (2 U^2) <= mu c / (2 U^2)``; so mu follows the best upper
+    end, ``mu = tol U^2 / c`` (bound tol / 2 at the minimiser; the memory is cleared when it
+    changes by more than a factor 2). The solver stops once each game's certified relative gap is at
+    most ``tol``, or its upper end is at most ``zero_below`` (no soft margin above it), or after
+    ``max_iter`` iterations.
+
+    Parameters
+    ----------
+    rows : SignedRows
+        The K games' rows.
+    cap : float in [1/n, 1]
+        ``c = 1 / (nu n)``; 1 is the hard margin (slow: the smoothing must then be fine).
+    tol : float in (0, 1), default 0.01
+        Stop once every game's certified relative gap ``(U - L) / U`` is at most ``tol``.
+    max_iter : int, default 1000
+        The most L-BFGS iterations (two products each, plus one per backtracking step).
+    memory : int, default 10
+        The L-BFGS pairs kept.
+    start : ndarray, shape (d', K), optional
+        A first ``w`` (a warm start, e.g. the previous fit's; scale: ``||w|| ~ gamma``). Default 0.
+    zero_below : float, default 0
+        Also stop a game once its upper end is at most this (no soft margin above it).
+
+    Returns
+    -------
+    DualSolution
+
+    Raises
+    ------
+    ValueError
+        ``cap`` outside ``[1/n, 1]``, ``tol`` outside (0, 1), ``max_iter < 1``, a non-finite ``start``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.2], [0.8, -0.4], [-0.9, 0.1], [-1.0, -0.3], [0.7, 0.9], [-0.2, -0.8]])
+    >>> rows = SignedRows(X / 1.5, np.array([[1.0], [1.0], [-1.0], [-1.0], [-1.0], [1.0]]))
+    >>> found = soft_margin_lbfgs(rows, cap=0.25, tol=1e-3)
+    >>> bool(0 < found.lower[0] <= found.upper[0] <= found.lower[0] * (1 + 1e-3) + 1e-15)
+    True
+    """
+    n, dim = rows.shape
+    K = rows.signs.shape[1]
+    if not (isinstance(cap, (int, float, np.floating)) and 1.0 / n * (1 - 4 * _EPS) <= cap <= 1.0):
+        raise ValueError(f"cap must be in [1/n, 1] = [{1.0 / n!r}, 1] (c = 1 / (nu n)); got {cap!r}.")
+    if not 0.0 < tol < 1.0:
+        raise ValueError(f"tol must be in (0, 1) (a certified relative gap); got {tol!r}.")
+    if int(max_iter) < 1:
+        raise ValueError(f"max_iter must be >= 1; got {max_iter!r}.")
+    cap = max(float(cap), 1.0 / n)
+    u = 1.0 / n
+    W = np.zeros((dim, K)) if start is None else np.array(start, dtype=np.float64).reshape(dim, K)
+    if not np.all(np.isfinite(W)):
+        raise ValueError("start must be finite.")
+    products = 0
+    tau = [None]
+
+    def evaluate(W, mu, columns):
+        """(value, M, P) at W for the given columns (one product)."""
+        nonlocal products
+        M = rows_k(columns).times(W)
+        products += 1
+        P, t = project_capped_columns(u - M / mu[columns], cap, None if tau[0] is None else tau[0][columns])
+        if tau[0] is not None:
+            tau[0][columns] = t
+        D = P - u
+        value = (0.5 * np.einsum("ij,ij->j", W, W) - np.einsum("ij,ij->j", P, M)
+                 - 0.5 * mu[columns] * np.einsum("ij,ij->j", D, D))
+        return value, M, P
+
+    def rows_k(columns):
+        return rows if columns is None or len(columns) == K else attrs.evolve(rows, signs=rows.signs[:, columns])
+
+    everything = np.arange(K)
+    # Start: the centre's upper end sets the first mu.
+    M0 = rows.times(W)
+    products += 1
+    P0 = np.full((n, K), u) if not np.any(W) else None
+    mu = np.ones(K)
+    if P0 is not None:
+        U0 = np.sqrt(np.einsum("ij,ij->j", *(2 * [rows.transpose_times(P0)])))
+        products += 1
+        mu = np.maximum(tol * U0 * U0 / cap, 1e-300)
+    tau[0] = np.zeros(K)
+    value, M, P = evaluate(W, mu, everything)
+    best_lower = np.full(K, -np.inf)
+    best_upper = np.full(K, np.inf)
+    best_W, best_P = W.copy(), P.copy()
+    done = np.zeros(K, dtype=bool)
+    iterations = np.zeros(K, dtype=np.int64)
+    S_hist, Y_hist = [], []
+
+    def gradient_and_settle(W, M, P, iteration):
+        nonlocal products
+        Z = rows.transpose_times(P)
+        products += 1
+        norms_w = np.sqrt(np.einsum("ij,ij->j", W, W))
+        upper = np.sqrt(np.einsum("ij,ij->j", Z, Z))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lower = np.where(norms_w > 0, cvar_columns(M, cap) / norms_w, -np.inf)
+        up = (upper < best_upper) & ~done
+        best_upper[up], best_P[:, up] = upper[up], P[:, up]
+        low = (lower > best_lower) & ~done
+        best_lower[low], best_W[:, low] = lower[low], W[:, low]
+        met = ~done & ((best_upper - best_lower <= tol * best_upper) | (best_upper <= zero_below))
+        iterations[~done] = iteration
+        done[met] = True
+        return W - Z
+
+    G = gradient_and_settle(W, M, P, 0)
+    iteration = 0
+    while not np.all(done) and iteration < max_iter:
+        iteration += 1
+        # mu follows the best upper end (tol / 2 at the minimiser); a new mu is a new function.
+        target = np.maximum(tol * best_upper * best_upper / cap, 1e-300)
+        changed = (mu > 2 * target) & ~done
+        if np.any(changed):
+            mu = np.where(changed, target, mu)
+            for S, Yv in zip(S_hist, Y_hist):  # a new function for those games: forget their pairs
+                S[:, changed] = 0.0
+                Yv[:, changed] = 0.0
+            value, M, P = evaluate(W, mu, everything)
+            G = gradient_and_settle(W, M, P, iteration)
+            if np.all(done):
+                break
+        # Two-loop recursion, every column at once.
+        Q = -G
+        alphas = []
+        for S, Yv in reversed(list(zip(S_hist, Y_hist))):
+            curvature = np.einsum("ij,ij->j", Yv, S)  # 0 for a forgotten pair: it then contributes nothing
+            rho = np.divide(1.0, curvature, out=np.zeros(K), where=curvature > 0)
+            a = rho * np.einsum("ij,ij->j", S, Q)
+            Q -= a * Yv
+            alphas.append((rho, a))
+        if S_hist:
+            S, Yv = S_hist[-1], Y_hist[-1]
+            yy = np.einsum("ij,ij->j", Yv, Yv)
+            Q *= np.divide(np.einsum("ij,ij->j", S, Yv), yy, out=np.ones(K), where=yy > 0)
+        for (S, Yv), (rho, a) in zip(zip(S_hist, Y_hist), reversed(alphas)):
+            b = rho * np.einsum("ij,ij->j", Yv, Q)
+            Q += (a - b) * S
+        slope = np.einsum("ij,ij->j", G, Q)
+        bad = ~(slope < 0)
+        if np.any(bad):  # not a descent direction (rounding): steepest descent for those columns
+            Q[:, bad] = -G[:, bad]
+            slope[bad] = -np.einsum("ij,ij->j", G[:, bad], G[:, bad])
+        step = np.ones(K)
+        W_new, M_new, P_new, value_new = W.copy(), M.copy(), P.copy(), value.copy()
+        searching = np.flatnonzero(~done)
+        for _ in range(40):
+            trial = W[:, searching] + step[searching] * Q[:, searching]
+            v, Mt, Pt = evaluate(trial, mu, searching)
+            ok = v <= value[searching] + 1e-4 * step[searching] * slope[searching]
+            accepted = searching[ok]
+            W_new[:, accepted], M_new[:, accepted], P_new[:, accepted] = trial[:, ok], Mt[:, ok], Pt[:, ok]
+            value_new[accepted] = v[ok]
+            searching = searching[~ok]
+            if searching.size == 0:
+                break
+            step[searching] *= 0.5
+        G_new = gradient_and_settle(W_new, M_new, P_new, iteration)
+        S, Yv = W_new - W, G_new - G
+        flat = ~(np.einsum("ij,ij->j", S, Yv) > 0)  # (phi is 1-strongly convex: only rounding or a finished game)
+        S[:, flat], Yv[:, flat] = 0.0, 0.0
+        if np.any(~flat):
+            S_hist.append(S)
+            Y_hist.append(Yv)
+            if len(S_hist) > memory:
+                S_hist.pop(0), Y_hist.pop(0)
+        W, M, P, value, G = W_new, M_new, P_new, value_new, G_new
+    return DualSolution(w=best_W, p=best_P, lower=best_lower, upper=best_upper, iterations=iterations,
+                        products=products)
+

@@ -1,0 +1,257 @@
+"""MarginClassifier(nu=...): the certified soft margin, the lbfgs solver on X without a copy, and the
+scikit-learn conventions of issue 19 (solver=, deprecations, fitted types, clone and pickle with a
+dask client, warm start from the previous solution)."""
+
+import pickle
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+pytest.importorskip("sklearn")
+
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer, load_wine
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.model_selection import GridSearchCV
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from gamedyn.certify.dual import (
+    SignedRows,
+    cvar_columns,
+    project_capped_columns,
+    soft_margin_lbfgs,
+)
+from gamedyn.certify.soft_margin import soft_margin
+from gamedyn.core import capped_simplex
+from gamedyn.sklearn import MarginClassifier, NotSeparableWarning
+
+
+def standardised(loader):
+    X, y = loader(return_X_y=True)
+    return (X - X.mean(axis=0)) / X.std(axis=0), y
+
+
+def overlapping(n=300, d=5, flip=0.1, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) + 0.5
+    y = np.where(X[:, 0] - X[:, 1] > 0, 1, 0)
+    flipped = rng.random(n) < flip
+    y[flipped] = 1 - y[flipped]
+    return X, y
+
+
+def rows_of(model, X, y, label):
+    """The rows z_i the estimator certifies: (x_i, s m) / r, signed for ``label`` against the rest."""
+    Z = np.hstack([X, np.full((X.shape[0], 1), model.intercept_scaling * model.feature_scale_)]) / model.row_scale_
+    return Z * np.where(y == label, 1.0, -1.0)[:, None]
+
+
+# ---------------------------------------------------------------------------------------------
+# scikit-learn's conformance suite for the new configurations.
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::gamedyn.sklearn.NotSeparableWarning")
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@parametrize_with_checks([MarginClassifier(nu=0.3, max_iter=300), MarginClassifier(nu=0.3, solver="smooth_perceptron",
+                                                                                   max_iter=300)])
+def test_scikit_learn_conformance_soft(estimator, check):
+    check(estimator)
+
+
+# ---------------------------------------------------------------------------------------------
+# The certificate is a true bracket on the soft margin, against the exact oracle.
+
+@pytest.mark.parametrize("solver, nu, data", [
+    *((solver, nu, data) for solver in ("lbfgs", "smooth_perceptron") for nu in (0.1, 0.3, 0.6)
+      for data in ("breast_cancer", "wine", "overlapping")),
+    ("exact", 0.3, "wine"), ("exact", 0.1, "overlapping"),
+])
+def test_soft_certificate_brackets_the_exact_soft_margin(solver, nu, data):
+    if data == "breast_cancer":
+        X, y = standardised(load_breast_cancer)
+    elif data == "wine":
+        X, y = standardised(load_wine)
+    else:
+        X, y = overlapping()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = MarginClassifier(nu=nu, solver=solver, tol=0.01, max_iter=3000).fit(X, y)
+    problems = [model.classes_[1]] if model.classes_.size == 2 else list(model.classes_)
+    assert isinstance(model.certificate_, list) and len(model.certificate_) == len(problems)
+    for k, label in enumerate(problems):
+        A = rows_of(model, X, y, label)
+        exact = soft_margin(A, nu)
+        certificate = model.certificate_[k]
+        assert certificate.cap == pytest.approx(capped_simplex.cap_from_nu(nu, X.shape[0]), rel=0, abs=0)
+        slack = 1e-9 * max(exact.upper, 1e-12)
+        assert certificate.lower <= exact.upper + slack and exact.lower - slack <= certificate.upper
+        if exact.verdict == "positive" and solver == "lbfgs":
+            assert certificate.relative_gap <= 0.01
+        # the lower end is coef_'s normalised CVaR on those rows; the upper end ||A^T p|| of its p in Delta_c
+        w = np.append(model.coef_[k] * model.feature_scale_, model.intercept_[k] / model.intercept_scaling)
+        assert certificate.lower == pytest.approx(capped_simplex.cvar(A @ w, certificate.cap) / np.linalg.norm(w),
+                                                  rel=1e-9, abs=1e-12)
+        p = certificate.p
+        assert np.all(p >= 0) and np.all(p <= certificate.cap * (1 + 1e-12)) and abs(p.sum() - 1) <= 1e-12
+        assert np.linalg.norm(A.T @ p) <= certificate.upper * (1 + 1e-9) + 1e-15
+
+
+# ---------------------------------------------------------------------------------------------
+# The lbfgs solver's pieces, against independent computations.
+
+@pytest.mark.parametrize("kind", ["dense", "csr", "float32"])
+@pytest.mark.parametrize("column", [None, 0.7])
+def test_signed_rows_products_equal_the_formed_matrix(kind, column):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 7)) * (rng.random((40, 7)) < 0.4)
+    S = np.where(rng.random((40, 3)) < 0.5, 1.0, -1.0)
+    given = {"dense": X, "csr": sp.csr_matrix(X), "float32": X.astype(np.float32)}[kind]
+    rows = SignedRows(given, S, column, 3.0)
+    base = np.asarray(given, dtype=np.float64) if kind != "csr" else X
+    full = base if column is None else np.hstack([base, np.full((40, 1), column)])
+    W, P = rng.normal(size=(full.shape[1], 3)), rng.random((40, 3))
+    for k in range(3):
+        A = full * S[:, k:k + 1] / 3.0
+        tolerance = 1e-6 if kind == "float32" else 1e-12
+        np.testing.assert_allclose(rows.times(W)[:, k], A @ W[:, k], rtol=tolerance, atol=tolerance)
+        np.testing.assert_allclose(rows.transpose_times(P)[:, k], A.T @ P[:, k], rtol=tolerance, atol=tolerance)
+
+
+def test_projection_and_cvar_equal_their_references():
+    rng = np.random.default_rng(2)
+    for n, nu in [(10, 0.35), (57, 0.1), (200, 1.0), (31, 1 / 31)]:
+        cap = capped_simplex.cap_from_nu(nu, n)
+        V = rng.normal(size=(n, 4)) * 10.0 ** rng.integers(-3, 3, size=4)
+        P, _ = project_capped_columns(V, cap)
+        M = rng.normal(size=(n, 4))
+        for k in range(4):
+            np.testing.assert_allclose(P[:, k], capped_simplex.project(V[:, k], cap), rtol=0, atol=1e-12)
+            assert cvar_columns(M, cap)[k] == pytest.approx(capped_simplex.cvar(M[:, k], cap), rel=1e-12, abs=1e-15)
+
+
+def test_lbfgs_reaches_the_exact_soft_margin():
+    X, y = standardised(load_breast_cancer)
+    Z = np.hstack([X, np.ones((X.shape[0], 1))])
+    Z /= np.max(np.linalg.norm(Z, axis=1))
+    signs = np.where(y > 0, 1.0, -1.0)[:, None]
+    for nu in (0.1, 0.3):
+        cap = capped_simplex.cap_from_nu(nu, X.shape[0])
+        found = soft_margin_lbfgs(SignedRows(Z, signs), cap, tol=1e-3, max_iter=2000)
+        exact = soft_margin(Z * signs, nu)
+        assert found.lower[0] <= exact.upper * (1 + 1e-12) and exact.lower <= found.upper[0] * (1 + 1e-12)
+        assert exact.verdict == "positive" and found.upper[0] - found.lower[0] <= 1e-3 * found.upper[0]
+
+
+def test_lbfgs_fit_makes_no_copy_of_sparse_X():
+    rng = np.random.default_rng(4)
+    n, d, per_row = 20_000, 2_000, 20
+    columns = np.concatenate([rng.choice(d, per_row, replace=False) for _ in range(n)])
+    X = sp.csr_matrix((rng.normal(size=n * per_row), columns, np.arange(0, n * per_row + 1, per_row)), shape=(n, d))
+    y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, 1, 0)
+    size = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    tracemalloc.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            MarginClassifier(nu=0.3, max_iter=30).fit(X, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak <= 1.2 * size  # beyond X itself (tracemalloc sees only what the fit allocates)
+
+
+# ---------------------------------------------------------------------------------------------
+# Conventions.
+
+def test_fitted_types_are_the_same_for_two_and_more_classes():
+    X, y = standardised(load_wine)
+    for labels in (y, (y == 1).astype(int)):
+        for nu in (None, 0.3):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = MarginClassifier(nu=nu, solver="smooth_perceptron", max_iter=200).fit(X, labels)
+            K = model.coef_.shape[0]
+            assert isinstance(model.n_iter_, np.ndarray) and model.n_iter_.shape == (K,)
+            assert model.n_iter_.dtype.kind == "i"
+            assert isinstance(model.certificate_, list) and len(model.certificate_) == K
+    assert isinstance(model, LinearClassifierMixin)
+    np.testing.assert_allclose(model.decision_function(X), X @ model.coef_[0] + model.intercept_[0], rtol=1e-12)
+
+
+def test_recipe_is_renamed_solver_with_a_deprecation():
+    X, y = standardised(load_breast_cancer)
+    with pytest.warns(FutureWarning, match="'recipe' was renamed 'solver'"):
+        old = MarginClassifier(recipe="smooth_perceptron", max_iter=50).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        new = MarginClassifier(solver="smooth_perceptron", max_iter=50).fit(X, y)
+    assert old.solver_ == "smooth_perceptron" and np.array_equal(old.coef_, new.coef_)
+    with pytest.raises(ValueError, match="pass solver= only"):
+        MarginClassifier(recipe="exact", solver="smooth_perceptron").fit(X, y)
+    with pytest.warns(FutureWarning, match="'normalize' is deprecated"):
+        MarginClassifier(normalize=True, max_iter=50, solver="smooth_perceptron").fit(X, y)
+
+
+def test_nu_below_one_over_n_is_refused_with_the_fix():
+    X, y = standardised(load_breast_cancer)
+    with pytest.raises(ValueError, match=r"nu=0.001 is below 1/n"):
+        MarginClassifier(nu=0.001).fit(X, y)
+    with pytest.raises(ValueError, match="The 'nu' parameter of MarginClassifier must be"):
+        MarginClassifier(nu=1.5).fit(X, y)
+
+
+def test_not_separable_warning_names_a_nu_that_works():
+    X, y = overlapping(400, 4, 0.08, 5)
+    with pytest.warns(NotSeparableWarning, match=r"MarginClassifier\(nu=") as caught:
+        MarginClassifier().fit(X, y)
+    message = str(caught[0].message)
+    nu = float(message.split("MarginClassifier(nu=")[1].split(")")[0])
+    assert 0 < nu < 1
+    soft = MarginClassifier(nu=nu).fit(X, y)  # the suggestion has a certified positive soft margin
+    assert soft.certificate_[0].separable is True and soft.certificate_[0].relative_gap <= 0.01
+
+
+def test_warm_start_starts_from_the_previous_solution():
+    X, y = standardised(load_breast_cancer)
+    cold = MarginClassifier(nu=0.1, tol=0.001).fit(X, y)
+    warm = MarginClassifier(nu=0.1, tol=0.01, warm_start=True).fit(X, y)
+    first = warm.n_iter_[0]
+    warm.set_params(tol=0.001).fit(X, y)
+    assert warm.certificate_[0].relative_gap <= 0.001
+    assert warm.n_iter_[0] + first <= cold.n_iter_[0]  # it went on from where it was, it did not start again
+    # A different nu is a different problem: no warm start from it (the result equals a cold fit's).
+    other = MarginClassifier(nu=0.3, tol=0.001).fit(X, y)
+    warm.set_params(nu=0.3).fit(X, y)
+    np.testing.assert_array_equal(warm.coef_, other.coef_)
+
+
+# ---------------------------------------------------------------------------------------------
+# A dask client: clone, pickle, GridSearchCV.
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as cluster:
+        with distributed.Client(cluster, set_as_default=False) as client:
+            yield client
+
+
+def test_clone_and_pickle_with_a_live_client(client):
+    model = MarginClassifier(nu=0.3, client=client)
+    twin = clone(model)  # before: "cannot pickle '_asyncio.Task'"
+    assert twin.client is client and twin.nu == 0.3
+    copy = pickle.loads(pickle.dumps(model))
+    assert copy.client == client.scheduler.address and model.client is client
+
+
+def test_grid_search_with_a_client_runs(client):
+    X, y = overlapping(120, 3, 0.05, 6)
+    search = GridSearchCV(MarginClassifier(client=client, solver="smooth_perceptron", max_iter=30),
+                          {"nu": [0.3, 0.6]}, cv=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search.fit(X, y)
+    assert search.best_score_ > 0.7 and search.best_estimator_.client is client
