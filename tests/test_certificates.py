@@ -354,10 +354,17 @@ def test_sharpen_every_is_named_in_its_error():
 
 
 def test_matrix_games_carry_no_margin_certificate():
-    """w in a simplex (a matrix game's row player) is not the margin game: no certificate is claimed."""
+    """w in a simplex (a matrix game's row player) is not the margin game: no margin certificate is claimed;
+    MatrixGame's own certificate is the value bracket (issue 17 item 6), and Bilinear with w on the simplex
+    has none."""
+    from gamedyn.games.matrix import ValueBracket
     from gamedyn.recipes import hedge
 
-    assert hedge([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], 20).game.certificate is None
+    bracket = hedge([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], 20).game.certificate
+    assert isinstance(bracket, ValueBracket) and not isinstance(bracket, Certificate)
+    assert bracket.lower <= 0.0 <= bracket.upper  # rock-paper-scissors: v* = 0
+    game = play(Bilinear(np.array([[0.0, 1.0], [1.0, 0.0]])), OMD(Entropy(), 0.5), OMD(Entropy(), 0.5), 5)
+    assert game.certificate is None
 
 
 def test_unit_rows_in_high_dimension_pass_despite_rounding():
