@@ -341,9 +341,9 @@ def explore_matrix_game(M, T: int, *, learners=None, alternating=(False, True),
     alternating (:class:`gamedyn.engine.rounds.AlternatingRound`: the column player's play of round t
     has seen the row player's). The row's ``weights`` is the averaging scheme, its ``first`` is
     ``"simultaneous"`` or ``"alternating"``; ``gap`` is the Nash gap
-    :math:`G_t=\max_i(Mar y_t)_i-\min_j(ar x_t^	op M)_j` at T (exact, two products), ``gap_exponent``
+    :math:`G_t=\max_i(M\bar y_t)_i-\min_j(\bar x_t^\top M)_j` at T (exact, two products), ``gap_exponent``
     its log-log slope over the checkpoints :math:`t\ge` ``fit_from`` (default T/10); ``bound`` is
-    Theorem 2's :math:`(R_x+R_y)/\sum_tlpha_t` for simultaneous uniform runs (where it equals the gap's
+    Theorem 2's :math:`(R_x+R_y)/\sum_t\alpha_t` for simultaneous uniform runs (where it equals the gap's
     bound) and ``-`` otherwise. Every pair is legal here: none of these learners needs its round's
     loss, so either may move second in an alternating round.
 
