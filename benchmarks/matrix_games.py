@@ -73,6 +73,13 @@ __all__ = [
 TARGETS = (1e-2, 1e-3, 1e-4, 1e-6)
 _DEFAULT_LIMITS = {100: 30.0, 1000: 60.0, 3000: 120.0}  # CPU seconds per run of ``table`` unless --time-limit
 _POWERS = {"uniform": 0, "linear": 1, "quadratic": 2}
+# ``all``: caps sized for a shared, loaded 2-core machine (a run that reaches every target stops earlier);
+# optimistic Hedge gets 60 s CPU at 1000 x 1000: it needs about 28-35 s to reach 1e-4 there (issue 18; 45,568
+# rounds in 20 s on the loaded machine), so the run prints the measured speed-up over PRM+, or its lower bound
+# (cap / PRM+'s time) when capped: with a 20 s cap it printed >= 85-95x (PRM+ 0.21-0.24 s)
+_ALL_LIMITS = {100: 2.0, 1000: 5.0, 3000: 4.0}
+_ALL_METHOD_LIMITS = {"gamedyn.optimistic_hedge@1000": 60.0}
+_ALL_LP_LIMITS = {100: 60.0, 1000: 120.0, 3000: 20.0}
 
 
 @attrs.frozen
@@ -332,17 +339,21 @@ HAND_LOOP_OF = {"regret_matching_plus": "rm_plus_alt_linear", "predictive_regret
 
 
 class _RecipeHits:
-    """A stop rule for a recipe: NashGapStop's running gap, first hits of every target, a CPU limit."""
+    """An observer for a recipe: NashGapStop's running gap, first hits of every target, a CPU limit."""
+
+    needs_round_state = False  # observe(t): the round number only, no snapshot
 
     def __init__(self, M, targets, time_limit, output_weight):
         gamedyn = _gamedyn()
         self.inner = gamedyn.NashGapStop(M, 0.0, output_weight)
         self.tracker = _Tracker(targets, time_limit)
-        self.__name__ = "targets"
 
-    def __call__(self, state):
-        self.inner(state)
-        return self.tracker.check(state.t, self.inner.estimate)
+    def start(self, run) -> None:
+        self.inner.start(run)
+
+    def observe(self, t) -> bool:
+        self.inner.observe(t)
+        return self.tracker.check(t, self.inner.estimate)
 
 
 def recipe_run(name, M, T, *, targets=None, time_limit=None) -> LoopResult:
@@ -350,7 +361,7 @@ def recipe_run(name, M, T, *, targets=None, time_limit=None) -> LoopResult:
     gamedyn = _gamedyn()
     if name == "solve_game":
         tracker = _Tracker(targets, None)
-        for target in sorted(targets or (1e-6,), reverse=True):  # one solve per target, each from scratch
+        for target in (min(targets or (1e-6,)),):  # one solve, at the finest target (the issue's gap=1e-6)
             solution = gamedyn.solve_game(M, gap=target, max_rounds=T)
             tracker.hits[target] = (solution.rounds, time.process_time() - tracker.cpu0,
                                     time.perf_counter() - tracker.wall0) if solution.converged else None
@@ -365,10 +376,10 @@ def recipe_run(name, M, T, *, targets=None, time_limit=None) -> LoopResult:
 
         eta = default_optimistic_hedge_step(M)
         game = gamedyn.play(gamedyn.Bilinear(M.T), gamedyn.OFTRL(gamedyn.Entropy(), eta),
-                            gamedyn.OFTRL(gamedyn.Entropy(), eta), T, stop=stop)
+                            gamedyn.OFTRL(gamedyn.Entropy(), eta), T, observers=[stop] if stop else ())
         result = matrix_game_result(M, game)
     else:
-        result = recipe(M, T, stop=stop, **options)
+        result = recipe(M, T, observers=[stop] if stop else (), **options)
     hits = stop.tracker.hits if stop else {}
     stopped = "targets" if stop and not stop.tracker.pending else ("rounds" if result.game.rounds == T else "time")
     return LoopResult(result.row, result.column, result.game.rounds, result.nash_gap, dict(hits), stopped)
@@ -388,14 +399,18 @@ ALL_LOOPS = {**LOOPS, **RECIPE_LOOPS}
 
 
 def run_table(sizes, seeds, time_limits, max_rounds, loops, out, lp=True, lp_time_limit=None, method_limits=None,
-              lp_method="highs"):
+              lp_method="highs", skip=()):
+    """``method_limits``: CPU seconds by ``name`` or ``name@size``; ``lp_time_limit``: HiGHS's wall-clock limit,
+    one number or a dict by size; ``skip``: ``(name, size)`` pairs not run."""
     method_limits = method_limits or {}
     records = {"uptime_before": _uptime(), "threads": {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}, "runs": []}
     for size in sizes:
         for seed in seeds:
             M = random_game(size, seed)
             for name in loops:
-                limit = method_limits.get(name, time_limits[size])
+                if (name, size) in skip:
+                    continue
+                limit = method_limits.get(f"{name}@{size}", method_limits.get(name, time_limits[size]))
                 result = ALL_LOOPS[name](M, max_rounds, targets=TARGETS, time_limit=limit)
                 record = {"size": size, "seed": seed, "method": name, "time_limit": limit, "rounds": result.rounds, "gap": result.gap,
                           "stop": result.stop, "hits": {f"{k:g}": v for k, v in result.hits.items()},
@@ -404,9 +419,10 @@ def run_table(sizes, seeds, time_limits, max_rounds, loops, out, lp=True, lp_tim
                 print(json.dumps(record), flush=True)
                 _save(records, out)
             if lp:
-                solved = linprog_solve(M, time_limit=lp_time_limit, method=lp_method)
+                lp_limit = lp_time_limit.get(size) if isinstance(lp_time_limit, dict) else lp_time_limit
+                solved = linprog_solve(M, time_limit=lp_limit, method=lp_method)
                 record = {"size": size, "seed": seed, "method": "linprog_" + lp_method.replace("-", "_"),
-                          "lp_time_limit": lp_time_limit, "cpu": solved["cpu"], "wall": solved["wall"],
+                          "lp_time_limit": lp_limit, "cpu": solved["cpu"], "wall": solved["wall"],
                           "gap": solved["gap"], "status": solved["status"], "uptime": _uptime()}
                 records["runs"].append(record)
                 print(json.dumps(record), flush=True)
@@ -505,7 +521,11 @@ def summarize(paths) -> str:
                         else:
                             bad = [r for r in group if r not in ok]
                             cells.append(f"not solved in {len(bad)}/{len(group)} (status {bad[0]['status']} after "
-                                         f"{bad[0]['cpu']:.3g} s CPU, {bad[0]['wall']:.3g} s wall)")
+                                         f"{bad[0]['cpu']:.3g} s CPU, {bad[0]['wall']:.3g} s wall; cap "
+                                         f"{bad[0].get('lp_time_limit')} s wall)")
+                        continue
+                    if method == "gamedyn.solve_game" and target != min(TARGETS):
+                        cells.append("(solves to the finest gap only)")
                         continue
                     hits = [r["hits"][f"{target:g}"] for r in group]
                     reached = [h for h in hits if h is not None]
@@ -518,6 +538,9 @@ def summarize(paths) -> str:
                                      f"{statistics.median(r['rounds'] for r in misses):,.0f} rounds, {misses[0].get('time_limit', _DEFAULT_LIMITS.get(size, float('nan'))):g} s CPU)"
                                      + (f"; others {statistics.median(h[0] for h in reached):,.0f} rounds" if reached else ""))
                 lines.append(f"| {size} x {size} | {method} | {len(group)} | " + " | ".join(cells) + " |")
+    if table:
+        lines.append("")
+        lines.append(_speedup_lines(table))
     overhead = [r for r in runs if "cpu_ratio" in r]
     if overhead:
         lines.append("")
@@ -535,6 +558,29 @@ def summarize(paths) -> str:
             lines.append(f"| {r['size']} x {r['size']} | {r['method']} | {r['rounds']} x {r['repeats']} | "
                          f"{r['cpu_us_per_round']:.3g} | {r['wall_us_per_round']:.3g} |")
     return "\n".join(lines)
+
+
+def _speedup_lines(table, size=1000, target=1e-4, fast="gamedyn.predictive_regret_matching_plus",
+                   slow="gamedyn.optimistic_hedge") -> str:
+    """The issue's speed-up, read off this run: per seed, the CPU time of ``slow`` to ``target`` on the
+    ``size`` game over ``fast``'s (a lower bound when ``slow`` hit its cap first), and linprog's over ``fast``'s."""
+    key = f"{target:g}"
+    out = []
+    for seed in sorted({r["seed"] for r in table if r["size"] == size}):
+        found = {r["method"]: r for r in table if r["size"] == size and r["seed"] == seed}
+        if fast not in found or slow not in found or found[fast]["hits"][key] is None:
+            continue
+        fast_cpu = found[fast]["hits"][key][1]
+        hit = found[slow]["hits"][key]
+        if hit is None:
+            ratio = f">= {found[slow]['time_limit'] / fast_cpu:,.0f}x (optimistic Hedge capped at {found[slow]['time_limit']:g} s CPU)"
+        else:
+            ratio = f"{hit[1] / fast_cpu:,.0f}x ({hit[1]:.3g} s / {fast_cpu:.3g} s)"
+        lp = [r for name, r in found.items() if name.startswith("linprog")]
+        lp_text = (f"; linprog {lp[0]['cpu'] / fast_cpu:,.0f}x slower ({lp[0]['cpu']:.3g} s CPU)"
+                   if lp and lp[0]["gap"] is not None else "")
+        out.append(f"seed {seed}: {slow} / {fast} CPU time to gap {target:g} on {size} x {size}: {ratio}{lp_text}")
+    return "\n".join(out) if out else f"(no {size} x {size} runs of {fast} and {slow} to compare)"
 
 
 def _save(records, out):
@@ -571,7 +617,12 @@ def main(argv=None):
     every = sub.add_parser("all", help="the table (recipes, hand loops, linprog highs-ipm) and the overhead, one run")
     every.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 3000])
     every.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    every.add_argument("--time-limit", type=float, default=None, help="CPU seconds per run (default 30 / 60 / 120)")
+    every.add_argument("--time-limit", type=float, nargs="+", default=None,
+                       help=f"CPU seconds per run, one per size (default {_ALL_LIMITS})")
+    every.add_argument("--limit", nargs="*", default=[f"{k}={v:g}" for k, v in _ALL_METHOD_LIMITS.items()],
+                       metavar="LOOP[@SIZE]=SECONDS", help=f"per-loop caps (default {_ALL_METHOD_LIMITS})")
+    every.add_argument("--lp-time-limit", type=float, nargs="+", default=None,
+                       help=f"HiGHS's wall-clock limit, one per size (default {_ALL_LP_LIMITS})")
     every.add_argument("--repeats", type=int, default=7)
     every.add_argument("--out", default="matrix_games.json")
     summary = sub.add_parser("summarize", help="markdown tables (medians over seeds) from JSON results")
@@ -585,11 +636,21 @@ def main(argv=None):
         print(summarize([args.out]) if args.out else "")
         return
     if args.command == "all":
-        limits = {s: args.time_limit or _DEFAULT_LIMITS.get(s, 60.0) for s in args.sizes}
+        limits = (dict(zip(args.sizes, args.time_limit)) if args.time_limit
+                  else {s: _ALL_LIMITS.get(s, 10.0) for s in args.sizes})
+        lp_limits = (dict(zip(args.sizes, args.lp_time_limit)) if args.lp_time_limit
+                     else {s: _ALL_LP_LIMITS.get(s, 60.0) for s in args.sizes})
+        method_limits = {key: float(value) for key, value in (item.split("=", 1) for item in args.limit)}
+        skip = {("gamedyn.solve_game", s) for s in args.sizes if s > 1000}
+        caps = (f"caps (CPU s per run): {limits}; per loop: {method_limits}; linprog (HiGHS highs-ipm, wall s): "
+                f"{lp_limits}; solve_game: one solve to gap {min(TARGETS):g}, not run above 1000 x 1000")
+        print(caps, flush=True)
         table_out, overhead_out = args.out + ".table.json", args.out + ".overhead.json"
         run_table(args.sizes, args.seeds, limits, 10_000_000, [name for name in ALL_LOOPS if name != "fictitious_play"],
-                  table_out, lp=True, lp_time_limit=600.0, lp_method="highs-ipm")
+                  table_out, lp=True, lp_time_limit=lp_limits, method_limits=method_limits, lp_method="highs-ipm",
+                  skip=skip)
         run_overhead([10, 1000], args.repeats, overhead_out)
+        print(caps)
         print(summarize([table_out, overhead_out]))
         return
     if args.command == "table":

@@ -90,6 +90,7 @@ _LOGISTIC = ("tests/test_logistic.py",)
 _ONE_PASS = ("tests/test_one_pass.py", "tests/test_distributed.py")
 _BATCHED = ("tests/test_engine.py",)
 _RATES = ("tests/test_gate_rates.py",)
+_REGRET = ("tests/test_regret_bound_rows.py", "tests/test_regret_matching.py")
 _REPRODUCE = ("tests/test_reproduce.py", "-m", "not slow")
 _CERTIFICATES = ("tests/test_certificates.py",)
 _CHECKPOINTS = ("tests/test_checkpoints.py",)
@@ -252,6 +253,27 @@ MUTANTS = (
             "the original fictitious play with the column player's argmin replaced by argmax",
             "y[np.argmin(column_payoff + M.T @ x0)] = 1.0", "y[np.argmax(column_payoff + M.T @ x0)] = 1.0",
             tests=_MATRIX, reproduce=True),
+    # ---- the regret-matching family and AdaHedge (issue 18): each breaks its learner's rate row
+    _mutant("rm-argmax", "matrix games", "gamedyn/core/regret_matching.py",
+            "RM and RM+ playing the argmax of the regrets (follow the leader on regrets) instead of [R]^+/||[R]^+||_1",
+            "            theta = np.maximum(regrets, 0.0)\n",
+            "            theta = np.zeros_like(regrets)\n"
+            "            theta[int(np.argmax(regrets))] = 1.0 if regrets.max() > 0.0 else 0.0\n",
+            tests=_REGRET, reproduce=True),
+    _mutant("prm-argmax", "matrix games", "gamedyn/core/regret_matching.py",
+            "PRM and PRM+ playing the argmax of the predicted regrets (predictive best response)",
+            "            np.maximum(theta, 0.0, out=theta)\n",
+            "            best = int(np.argmax(theta))\n"
+            "            theta = np.zeros_like(theta) if theta[best] <= 0.0 else np.eye(theta.size)[best]\n",
+            tests=_REGRET, reproduce=True),
+    _mutant("rmplus-no-clip", "matrix games", "gamedyn/core/regret_matching.py",
+            "RM+ without the '+' clip of the stored regrets (it is RM: its rate row holds, its equivalence rows fail)",
+            "            np.maximum(self.regrets, 0.0, out=self.regrets)\n", "            pass\n",
+            tests=_REGRET, reproduce=True),
+    _mutant("adahedge-fixed-step", "matrix games", "gamedyn/core/adaptive.py",
+            "AdaHedge with a fixed step eta = 1 (Hedge) instead of eta_t = ln K / Delta_(t-1)",
+            "return math.inf if self.gap == 0.0 else self._log_size / self.gap", "return 1.0",
+            tests=_REGRET, reproduce=True),
     # ---- logistic (seed 2)
     _mutant("schedule-f0", "logistic", "gamedyn/logistic.py",
             "schedule (7) with the text's misprinted F(w_0): D_t = max{F(w_0), ln^2 S_(t-1)}",

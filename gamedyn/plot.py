@@ -117,25 +117,31 @@ def matrix_game_dynamics(M, T: int = 3000, *, row_start=None, column_start=None,
     -------
     dict
         ``{label: (T, m) array}``: fictitious play's running averages (FTL vs FTL; its plays are
-        pure strategies), plain Hedge's plays (FTRL with entropy, step ``eta``) and optimistic
-        Hedge's plays (OFTRL, the recipe's step :math:`1/r`, :math:`r=\max M-\min M`).
+        pure strategies), plain Hedge's plays (FTRL with entropy, step ``eta``), RM+'s linear
+        averages :math:`\sum_s s\,x_s/\sum_s s` (alternating, as CFR+ runs it; RM+ has no start of its
+        own: zero regrets play uniform, so it ignores ``row_start`` and on rock-paper-scissors sits at
+        the equilibrium from round 1) and optimistic Hedge's plays (OFTRL, the recipe's step
+        :math:`1/r`, :math:`r=\max M-\min M`).
 
     Examples
     --------
     >>> paths = matrix_game_dynamics([[3, -1], [-2, 1]], T=50, row_start=[0.9, 0.1])
     >>> [(label, points.shape) for label, points in paths.items()]  # doctest: +NORMALIZE_WHITESPACE
     [('fictitious play (FTL vs FTL): averages', (50, 2)), ('Hedge (FTRL, eta = 0.1): plays', (50, 2)),
-     ('optimistic Hedge (OFTRL): plays', (50, 2))]
+     ('RM+ (alternating, linear averaging): averages', (50, 2)), ('optimistic Hedge (OFTRL): plays', (50, 2))]
     """
-    from gamedyn.recipes import fictitious_play, hedge, optimistic_hedge
+    from gamedyn.recipes import fictitious_play, hedge, optimistic_hedge, regret_matching_plus
 
     starts = {"row_start": row_start, "column_start": column_start}
     fictitious = fictitious_play(M, T, **starts, record=True)
     T = len(fictitious.game.trace["w"])
     rounds = np.arange(1, T + 1)[:, None]
+    rm_plus = regret_matching_plus(np.asarray(M, dtype=np.float64), T, record=True).game.trace["w"]
+    linear = np.cumsum(rounds * rm_plus, axis=0) / np.cumsum(rounds, axis=0)  # its output: sum_t t x_t / sum_t t
     return {
         "fictitious play (FTL vs FTL): averages": np.cumsum(fictitious.game.trace["w"], axis=0) / rounds,
         f"Hedge (FTRL, eta = {eta:g}): plays": hedge(M, T, eta_w=eta, eta_p=eta, **starts, record=True).game.trace["w"],
+        "RM+ (alternating, linear averaging): averages": linear,
         "optimistic Hedge (OFTRL): plays": optimistic_hedge(M, T, **starts, record=True).game.trace["w"],
     }
 
@@ -144,7 +150,8 @@ def dynamics_on_rock_paper_scissors(T: int = 3000, start=TUTORIAL_START) -> dict
     """:func:`matrix_game_dynamics` on rock-paper-scissors from ``start`` (the column player from ``start`` rotated).
 
     Returns ``{label: (T, 3) array}``: fictitious play's running averages, plain Hedge's plays
-    (constant step 0.1) and optimistic Hedge's plays (step 1/r = 1/2).
+    (constant step 0.1), RM+'s linear averages beside them (at the equilibrium from round 1: its
+    zero regrets play uniform) and optimistic Hedge's plays (step 1/r = 1/2).
     """
     column_start = np.asarray(start, dtype=np.float64)[[1, 2, 0]]
     return matrix_game_dynamics(ROCK_PAPER_SCISSORS, T, row_start=start, column_start=column_start)

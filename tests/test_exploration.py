@@ -143,3 +143,47 @@ def test_progress_names_each_seating_as_its_row_does():
     table = explore(payoff, learners, T=50, weights="linear", progress=lambda index, total, text: seen.append(text))
     assert seen == [row.label for row in table.rows]
     assert "OFTL | OFTRL | linear | either order" in seen and "FTRL+ | OFTRL | linear | p first" in seen
+
+
+# ------------------------------------------------------------------ the matrix-game table (issue 18)
+
+
+def test_matrix_game_table_has_every_pair_and_matches_the_recipes():
+    """294 runs (7 x 7 learners, 2 protocols, 3 averagings); rows of the regret-matching recipes' settings
+    equal the recipes' Nash gaps (computed independently, by gamedyn.recipes on their own play) to 1e-10."""
+    from gamedyn import recipes
+    from gamedyn.paper.exploration import explore_matrix_game, matrix_game_learners
+
+    M = np.random.default_rng(3).uniform(-1.0, 1.0, (6, 5))
+    T = 120
+    table = explore_matrix_game(M, T, checkpoints=6)
+    names = list(matrix_game_learners(M))
+    assert names == ["Hedge", "optimistic Hedge", "RM", "RM+", "PRM+", "AdaHedge", "FTL"]
+    assert len(table.rows) == 294 and all(row.status == "ok" for row in table.rows)
+    assert {(r.w_name, r.p_name, r.weights, r.first) for r in table.rows} == {
+        (a, b, s, f) for a in names for b in names for s in ("uniform", "linear", "quadratic")
+        for f in ("simultaneous", "alternating")}
+    pairs = [(("RM", "RM", "uniform", "simultaneous"), recipes.regret_matching(M, T)),
+             (("RM+", "RM+", "linear", "alternating"), recipes.regret_matching_plus(M, T)),
+             (("PRM+", "PRM+", "quadratic", "alternating"), recipes.predictive_regret_matching_plus(M, T)),
+             (("AdaHedge", "AdaHedge", "uniform", "simultaneous"), recipes.ada_hedge(M, T))]
+    for key, result in pairs:
+        assert abs(table.row(*key).gap - result.nash_gap) <= 1e-10, key
+    gaps = [row.gap for row in table.ranked()]
+    assert gaps == sorted(gaps)
+    # Theorem 2 on simultaneous uniform rows: the gap equals (R_x + R_y) / T for a bilinear game
+    row = table.row("Hedge", "optimistic Hedge", "uniform", "simultaneous")
+    assert abs(row.bound - row.gap) <= 1e-10 * max(1.0, row.gap)
+    assert math.isnan(table.row("RM+", "RM+", "linear", "alternating").bound)
+
+
+def test_matrix_game_table_names_bad_input():
+    from gamedyn.paper.exploration import explore_matrix_game
+
+    M = [[1.0, -1.0], [-1.0, 1.0]]
+    with pytest.raises(ValueError, match="averaging"):
+        explore_matrix_game(M, 10, averaging=("cubic",))
+    with pytest.raises(ValueError, match="alternating"):
+        explore_matrix_game(M, 10, alternating=("yes",))
+    with pytest.raises(ValueError, match="M must be"):
+        explore_matrix_game([[np.nan]], 10)

@@ -21,7 +21,7 @@ def test_simplex_coordinates_closed_form():
 def test_rock_paper_scissors_pictures_show_what_they_say():
     """Optimistic Hedge's plays end at the equilibrium; plain Hedge's at the boundary; FP's averages still circle."""
     paths = plot.dynamics_on_rock_paper_scissors(T=3000)
-    fictitious, plain, optimistic = paths.values()
+    fictitious, plain, rm_plus, optimistic = paths.values()
     assert np.abs(optimistic[-1] - 1 / 3).max() < 1e-6
     assert plain[-500:].min(axis=1).min() < 1e-3  # touches the boundary
     distances = np.abs(fictitious[-1000:] - 1 / 3).max(axis=1)
@@ -97,7 +97,7 @@ def test_rock_paper_scissors_captions_are_what_the_paths_do():
     pytest.importorskip("matplotlib")
     paths = plot.dynamics_on_rock_paper_scissors(T=3000)
     titles = _titles(plot.plot_rock_paper_scissors(paths))
-    fictitious, plain, optimistic = paths.values()
+    fictitious, plain, rm_plus, optimistic = paths.values()
     edges = [30, 95, 300, 950, 3000]
     centre = [1 / 3] * 3
     spiral_in = _envelope(fictitious, centre, edges)
@@ -108,7 +108,9 @@ def test_rock_paper_scissors_captions_are_what_the_paths_do():
     assert all(b > a for a, b in zip(spiral_out, spiral_out[1:])) and plain[-500:].min() < 1e-3
     assert abs(_turns_around(plain[30:], centre)) >= 2
     assert "spirals out" in titles[1]
-    assert np.abs(optimistic[-1] - 1 / 3).max() < 1e-6 and "converges" in titles[2]
+    assert np.abs(optimistic[-1] - 1 / 3).max() < 1e-6 and "converges" in titles[3]
+    # RM+ beside Hedge: zero regrets play uniform, RPS's equilibrium, and alternating RM+ stays there
+    assert np.abs(rm_plus - 1 / 3).max() < 1e-12 and titles[2].startswith("RM+") and "converges" in titles[2]
     from gamedyn import solve_matrix_game
 
     marked = solve_matrix_game(plot.ROCK_PAPER_SCISSORS).row  # the star: the LP's equilibrium, 1/3 to rounding
@@ -133,12 +135,15 @@ def test_a_three_action_game_of_ones_own_is_drawn_with_its_labels_and_equilibriu
         stars = [line for line in ax.get_lines() if line.get_marker() == "*"]
         assert len(stars) == 1 and np.allclose(np.ravel(stars[0].get_xydata()), star, atol=1e-12)
         assert [text.get_text() for text in ax.texts] == list(actions)
-    fictitious, _, optimistic = paths.values()
+    fictitious, _, rm_plus, optimistic = paths.values()
     assert np.abs(optimistic[-1] - equilibrium).max() < 1e-6  # converges ON the star
     envelope = _envelope(fictitious, equilibrium, [30, 95, 300, 950, 3000])
     assert all(b < a for a, b in zip(envelope, envelope[1:]))
     titles = _titles(figure)
-    assert "spirals in" in titles[0] and "converges" in titles[2]
+    assert "spirals in" in titles[0] and "converges" in titles[3]
+    rm_envelope = _envelope(rm_plus, equilibrium, [30, 95, 300, 950, 3000])  # RM+'s averages spiral in, fast
+    assert all(b < a for a, b in zip(rm_envelope, rm_envelope[1:])) and rm_envelope[-1] < 2e-3
+    assert "spirals in" in titles[2] and f"{rm_envelope[-1]:.2g} (rounds 950-3000)" in titles[2]
     with pytest.raises(ValueError, match="actions must name"):
         plot.plot_game_dynamics(paths, game, actions=("a", "b"))
 
@@ -154,13 +159,14 @@ def test_a_two_action_game_shows_the_probability_of_action_one():
         curve, dashed = ax.get_lines()
         assert np.array_equal(curve.get_ydata(), points[:, 0]) and np.allclose(dashed.get_ydata(), 3 / 7, atol=1e-9)
     assert "hawk" in figure.axes[0].get_ylabel()
-    fictitious, plain, optimistic = paths.values()
+    fictitious, plain, rm_plus, optimistic = paths.values()
     crossings = np.count_nonzero(np.diff(np.sign(fictitious[30:, 0] - 3 / 7)))
     envelope = _envelope(fictitious, [3 / 7, 4 / 7], [30, 95, 300, 950, 3000])
     assert crossings >= 2 and all(b < a for a, b in zip(envelope, envelope[1:]))
     assert abs(optimistic[-1, 0] - 3 / 7) < 1e-6
     titles = _titles(figure)
-    assert "oscillates, approaching" in titles[0] and "converges" in titles[2]
+    assert "oscillates, approaching" in titles[0] and "converges" in titles[3]
+    assert "oscillates, approaching" in titles[2] and abs(rm_plus[-1, 0] - 3 / 7) < 1e-3
     with pytest.raises(ValueError, match=r"\(T, 2\) or \(T, 3\)"):
         plot.plot_game_dynamics({"four actions": np.full((10, 4), 0.25)}, np.eye(4))
 

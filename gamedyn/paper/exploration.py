@@ -43,8 +43,9 @@ import numpy as np
 from gamedyn.core.validation import check_count
 from gamedyn.engine.payoffs import Payoff
 
-__all__ = ["EITHER", "Exploration", "ExplorationRow", "PAPER_PAIRS", "explore", "fitted_exponent", "geometric_checkpoints",
-           "paper_pairs", "seatings", "separator_learners"]
+__all__ = ["AVERAGING_SCHEMES", "EITHER", "Exploration", "ExplorationRow", "PAPER_PAIRS", "explore", "explore_matrix_game",
+           "fitted_exponent", "geometric_checkpoints", "matrix_game_learners", "paper_pairs", "seatings",
+           "separator_learners"]
 
 
 EITHER = "either"  # the first mover of a pair in which neither learner sees its round's loss
@@ -88,6 +89,7 @@ class Exploration:
     rows: tuple
     T: int
     fit_from: int
+    rank_by: str = "bound"  # "gap": the matrix-game table ranks by the final Nash gap G_T
 
     def row(self, w_name: str, p_name: str, weights: str, first: str) -> ExplorationRow:
         """The row of one seating (KeyError naming the seating if it was not explored).
@@ -101,7 +103,11 @@ class Exploration:
         raise KeyError(f"no row for w={w_name!r}, p={p_name!r}, weights={weights!r}, first={first!r}")
 
     def ranked(self) -> list:
-        """Rows that ran, by bound exponent to one decimal (fastest first), then by B_T; then the rest."""
+        """Rows that ran, by bound exponent to one decimal (fastest first), then by B_T; then the rest.
+        With ``rank_by="gap"``: by the final gap G_T (smallest first)."""
+        if self.rank_by == "gap":
+            ran = sorted((row for row in self.rows if row.status == "ok"), key=lambda row: row.gap)
+            return ran + [row for row in self.rows if row.status != "ok"]
         ran = sorted((row for row in self.rows if row.status == "ok"),
                      key=lambda row: (round(row.bound_exponent, 1) if math.isfinite(row.bound_exponent) else math.inf,
                                       row.bound))
@@ -297,6 +303,127 @@ def separator_learners(eta: float = 1 / 4) -> dict:
         "p": {"FTRL+ entropy": FTRLPlus(Entropy(), eta), "OFTRL entropy": OFTRL(Entropy(), eta),
               "FTRL entropy": FTRL(Entropy(), eta), "MD entropy": MirrorDescent(Entropy(), eta)},
     }
+
+
+# ------------------------------------------------------------------------------ matrix games (issue 18)
+
+#: The averaging schemes of the matrix-game table: the output weights alpha_t of the averages.
+AVERAGING_SCHEMES = {"uniform": lambda t: 1.0, "linear": float, "quadratic": lambda t: float(t * t)}
+
+
+def matrix_game_learners(M) -> dict:
+    r"""The learners of the matrix-game table, for a payoff matrix ``M`` (rows maximise), on the simplex:
+    Hedge (FTRL with entropy, :math:`\eta=1/r`), optimistic Hedge (OFTRL with entropy, :math:`\eta=1/r`),
+    RM, RM+, PRM+, AdaHedge and FTL (fictitious play's best reply to the empirical average), with
+    :math:`r=\max M-\min M`. The same list serves either seat."""
+    from gamedyn.core.adaptive import AdaHedge
+    from gamedyn.core.domains import Simplex
+    from gamedyn.core.learners import FTL, FTRL, OFTRL
+    from gamedyn.core.regret_matching import RegretMatching
+    from gamedyn.core.regularizers import Entropy
+
+    M = np.asarray(M, dtype=np.float64)
+    spread = float(M.max() - M.min()) or 1.0
+    return {"Hedge": FTRL(Entropy(), 1.0 / spread), "optimistic Hedge": OFTRL(Entropy(), 1.0 / spread),
+            "RM": RegretMatching(), "RM+": RegretMatching(plus=True),
+            "PRM+": RegretMatching(plus=True, predictive=True), "AdaHedge": AdaHedge(), "FTL": FTL(Simplex())}
+
+
+def explore_matrix_game(M, T: int, *, learners=None, alternating=(False, True),
+                        averaging=("uniform", "linear", "quadratic"), checkpoints: int = 16,
+                        fit_from: int | None = None) -> Exploration:
+    r"""Every pair (row learner, column learner) of ``learners`` on the matrix game ``M``, with and without
+    alternation and with each averaging scheme: the Nash gap of the averages and its rate.
+
+    Each row of the returned :class:`Exploration` is one run of :func:`gamedyn.play` on
+    ``MatrixGame(M)`` with round weights 1 and output weights ``averaging`` (``"uniform"``: 1,
+    ``"linear"``: t, ``"quadratic"``: :math:`t^2`), the row player moving first, simultaneous or
+    alternating (:class:`gamedyn.engine.rounds.AlternatingRound`: the column player's play of round t
+    has seen the row player's). The row's ``weights`` is the averaging scheme, its ``first`` is
+    ``"simultaneous"`` or ``"alternating"``; ``gap`` is the Nash gap
+    :math:`G_t=\max_i(M\bar y_t)_i-\min_j(\bar x_t^\top M)_j` at T (exact, two products), ``gap_exponent``
+    its log-log slope over the checkpoints :math:`t\ge` ``fit_from`` (default T/10); ``bound`` is
+    Theorem 2's :math:`(R_x+R_y)/\sum_t\alpha_t` for simultaneous uniform runs (where it equals the gap's
+    bound) and ``-`` otherwise. Every pair is legal here: none of these learners needs its round's
+    loss, so either may move second in an alternating round.
+
+    Parameters
+    ----------
+    M : array_like, shape (m, n)
+        The payoff matrix (rows maximise, columns minimise).
+    T : int
+        Rounds per run.
+    learners : dict, optional
+        ``{name: learner}`` for both seats; default :func:`matrix_game_learners` (7 learners: 294 runs).
+    alternating : tuple of bool
+        The protocols to run.
+    averaging : tuple of str
+        Keys of :data:`AVERAGING_SCHEMES`.
+    checkpoints, fit_from : int
+        As for :func:`explore`.
+
+    Returns
+    -------
+    Exploration
+
+    Examples
+    --------
+    >>> M = [[0.0, 1.0, -1.0], [-1.0, 0.0, 1.0], [1.0, -1.0, 0.0]]
+    >>> learners = {k: v for k, v in matrix_game_learners(M).items() if k in ("Hedge", "RM+")}
+    >>> table = explore_matrix_game(M, 200, learners=learners, averaging=("uniform",))
+    >>> len(table.rows), table.row("RM+", "RM+", "uniform", "alternating").gap < 1e-2
+    (8, True)
+    """
+    from gamedyn.engine.runner import play
+    from gamedyn.games.matrix.game import MatrixGame
+
+    M = np.asarray(M, dtype=np.float64)
+    if M.ndim != 2 or M.size == 0 or not np.all(np.isfinite(M)):
+        raise ValueError(f"M must be a finite, non-empty 2-D payoff matrix, got shape {M.shape}.")
+    T = check_count(T, "T")
+    learners = matrix_game_learners(M) if learners is None else dict(learners)
+    items = _named(learners, "w")
+    unknown = [name for name in averaging if name not in AVERAGING_SCHEMES]
+    if unknown:
+        raise ValueError(f"averaging must be among {tuple(AVERAGING_SCHEMES)}, got {unknown!r}.")
+    if not alternating or not all(isinstance(flag, bool) for flag in alternating):
+        raise ValueError(f"alternating must be a tuple of True/False, got {alternating!r}.")
+    grid = geometric_checkpoints(T, check_count(checkpoints, "checkpoints", minimum=2))
+    fit_from = max(1, T // 10) if fit_from is None else check_count(fit_from, "fit_from")
+    game = MatrixGame(M)
+    rows = []
+    for row_name, row_learner in items:
+        for column_name, column_learner in items:
+            for alternate in alternating:
+                for scheme in averaging:
+                    weight = AVERAGING_SCHEMES[scheme]
+                    wanted, gaps, bounds, total = set(grid), [], [], [0.0]
+
+                    def record(state, weight=weight, wanted=wanted, gaps=gaps, bounds=bounds, total=total,
+                               plain=not alternate and scheme == "uniform"):
+                        total[0] += weight(state.t)
+                        if state.t in wanted:
+                            x, y = state.w_sum / total[0], state.p_sum / total[0]
+                            gaps.append(float(np.max(M @ y) - np.min(x @ M)))
+                            bounds.append((state.w_regret + state.p_regret) / total[0] if plain else math.nan)
+
+                    start = time.process_time()
+                    try:
+                        play(game, row_learner, column_learner, T, weights="constant", output_weights=scheme,
+                             first="w", alternating=alternate, callback=record)
+                    except (ValueError, TypeError, FloatingPointError) as error:
+                        rows.append(ExplorationRow(row_name, column_name, scheme,
+                                                   "alternating" if alternate else "simultaneous", "error",
+                                                   " ".join(str(error).split())[:160],
+                                                   seconds=time.process_time() - start))
+                        continue
+                    rows.append(ExplorationRow(
+                        row_name, column_name, scheme, "alternating" if alternate else "simultaneous", "ok", "",
+                        bounds[-1], gaps[-1],
+                        fitted_exponent(grid, bounds, fit_from) if math.isfinite(bounds[-1]) else math.nan,
+                        fitted_exponent(grid, gaps, fit_from), grid, tuple(bounds), tuple(gaps),
+                        time.process_time() - start))
+    return Exploration(tuple(rows), T, fit_from, rank_by="gap")
 
 
 @functools.lru_cache(maxsize=1)

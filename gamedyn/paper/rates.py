@@ -163,3 +163,64 @@ def theorem7(A, T, p, *, oracle=None):
         RateCheck("7", "max_u R_w(u) + R_p", worst_w_regret + run.game.p_regret, constant, "<="),
         RateCheck("7", "min_i (A w_bar_T)_i", float(np.min(A @ run.w)), oracle.upper - constant / T, ">="),
     ]
+
+
+# ------------------------------------------------------------------ the issue-18 learners' regret bounds
+
+#: The instances of :func:`learner_regret_bounds`: ``(label, utility sequence u_t)`` for ``t = 1..T``.
+#: ``flip``: K = 2, ``u_t = (-1)^{t+1} (-1, 1)``; every bound below is nearly attained on it (R_T is
+#: 1/sqrt 2 of sqrt(sum ||r_t||^2) for RM: one of the two coordinates of each r_t is the regret);
+#: ``cycle``: K = 5, ``u_t = e_{t mod 5}``, on which playing the leader pays every round.
+REGRET_INSTANCES = ("flip", "cycle")
+
+
+def regret_instance(name: str, T: int) -> np.ndarray:
+    """The ``(T, K)`` utilities of the instance ``name`` (see :data:`REGRET_INSTANCES`)."""
+    t = np.arange(1, T + 1)
+    if name == "flip":
+        signs = np.where(t % 2 == 1, 1.0, -1.0)
+        return signs[:, None] * np.array([-1.0, 1.0])[None, :]
+    if name == "cycle":
+        return np.eye(5)[t % 5]
+    raise ValueError(f"name must be one of {REGRET_INSTANCES}, got {name!r}.")
+
+
+def _learner_of(kind: str):
+    from gamedyn.core.adaptive import AdaHedge
+    from gamedyn.core.regret_matching import RegretMatching
+
+    return {"RM": RegretMatching(), "RM+": RegretMatching(plus=True),
+            "PRM+": RegretMatching(plus=True, predictive=True), "AdaHedge": AdaHedge()}[kind]
+
+
+LEARNER_BOUNDS = {
+    "RM": "R_T <= sqrt(sum_t ||r_t||_2^2)  (Blackwell's potential; <= Delta sqrt(K T))",
+    "RM+": "R_T <= sqrt(sum_t ||r_t||_2^2)  (||Q_T|| bounds it; <= Delta sqrt(K T))",
+    "PRM+": "R_T <= sqrt(sum_t ||r_t - m_t||_2^2), m_t = r_{t-1}, m_1 = 0  (<= 2 Delta sqrt(K T))",
+    "AdaHedge": "R_T <= sqrt((ln K + 4) sum_t rho_t^2), rho_t = max u_t - min u_t  (2 Delta_T bounds it)",
+}
+
+
+def learner_regret_bound(kind: str, utilities) -> RateCheck:
+    r"""One learner of issue 18 (``"RM"``, ``"RM+"``, ``"PRM+"``, ``"AdaHedge"``) against the fixed utility
+    sequence ``utilities`` (shape ``(T, K)``), run through :func:`gamedyn.engine.online` on the losses
+    :math:`-u_t`: the measured regret :math:`R_T=\max_i\sum_tu_{t,i}-\sum_t\langle u_t,x_t\rangle` against
+    the stated bound of :data:`LEARNER_BOUNDS` (docs/explanation/regret-matching-bounds.md (1), (3), (7)),
+    computed here from the plays and the utilities, not read from the learner's state."""
+    from gamedyn.core.loss import Loss
+    from gamedyn.engine.online import online
+
+    U = np.asarray(utilities, dtype=np.float64)
+    result = online(_learner_of(kind), [Loss(-u) for u in U])
+    plays = result.plays
+    r = U - np.einsum("ti,ti->t", U, plays)[:, None]  # r_t = u_t - <u_t, x_t> 1
+    measured = float(np.max(r.sum(axis=0)))
+    if kind in ("RM", "RM+"):
+        bound = float(np.sqrt(np.sum(r**2)))
+    elif kind == "PRM+":
+        m = np.vstack([np.zeros(U.shape[1]), r[:-1]])
+        bound = float(np.sqrt(np.sum((r - m) ** 2)))
+    else:
+        rho = U.max(axis=1) - U.min(axis=1)
+        bound = float(np.sqrt((np.log(U.shape[1]) + 4.0) * np.sum(rho**2)))
+    return RateCheck(kind, "R_T", measured, bound, "<=")

@@ -12,7 +12,9 @@ Groups of claims (a name on the command line selects a group, a recipe or a pape
   over several data sets and horizons T, against a 1e-10 tolerance (the matrix-game recipes play
   M = A against their :mod:`gamedyn.games.matrix.original` loops, run with the steps of the stated formulas);
 * ``rates`` -- every inequality of Theorems 3-7 (:mod:`gamedyn.paper.rates`) over several T: the
-  smallest slack (bound minus measurement, oriented so that >= 0 means the bound holds);
+  smallest slack (bound minus measurement, oriented so that >= 0 means the bound holds); and the
+  regret bound of each issue-18 learner that can fail (RM, RM+, PRM+, AdaHedge: the largest measured
+  R_T / stated bound on instances where it is nearly attained, :func:`gamedyn.paper.rates.learner_regret_bound`);
 * ``iterations`` -- the iterations-vs-margin table (:mod:`gamedyn.paper.experiments.iterations`):
   fitted slopes, and every run within its theorem's iteration bound;
 * ``logistic`` -- seed paper 2 (:mod:`gamedyn.logistic`), when importable: Theorem 3.3 (i) and (ii)
@@ -267,6 +269,45 @@ def rate_claims() -> list:
     return [Claim(f"Theorem {theorem}: {quantity}", statement, "rates", (recipe, f"Theorem {theorem}"),
                   "min slack", ">=", _rate_check(theorem, quantity))
             for theorem, quantity, statement, recipe in _RATE_INEQUALITIES]
+
+
+# (learner as gamedyn.paper.rates names it, recipe, reference)
+_LEARNER_RATES = (
+    ("RM", "regret_matching", "Hart & Mas-Colell 2000"),
+    ("RM+", "regret_matching_plus", "Tammelin 2014"),
+    ("PRM+", "predictive_regret_matching_plus", "Farina, Kroer & Sandholm 2021"),
+    ("AdaHedge", "ada_hedge", "de Rooij et al. 2014"),
+)
+
+
+def _learner_rate_check(kind: str):
+    """The largest R_T / bound of one learner over :data:`gamedyn.paper.rates.REGRET_INSTANCES` and the
+    profile's horizons (at most 1: the bound holds; about 0.7 on ``flip`` for RM and RM+)."""
+
+    def check(context: Context) -> Measurement:
+        from gamedyn.paper import rates
+
+        worst, where, holds = -math.inf, "", True
+        for name in rates.REGRET_INSTANCES:
+            for T in context.profile.rate_horizons:
+                found = rates.learner_regret_bound(kind, rates.regret_instance(name, T))
+                holds = holds and found.holds
+                ratio = found.measured / found.bound
+                if ratio > worst:
+                    worst, where = ratio, f"{name}, T = {T}: measured R_T {found.measured:.6g} <= bound {found.bound:.6g}"
+        return Measurement(worst, 1.0, bool(holds), f"tightest: {where}")
+
+    return check
+
+
+def learner_rate_claims() -> list:
+    """A rate row per issue-18 learner whose stated regret bound can fail (RM, RM+, PRM+, AdaHedge)."""
+    from gamedyn.paper.rates import LEARNER_BOUNDS
+
+    return [Claim(f"{kind}: regret bound", f"{kind} against fixed utilities (flip: K = 2, u_t = (-1)^(t+1) (-1, 1); "
+                  f"cycle: K = 5, u_t = e_(t mod 5)): {LEARNER_BOUNDS[kind]}", "rates", (recipe, reference),
+                  "max R_T/bound", "<=", _learner_rate_check(kind))
+            for kind, recipe, reference in _LEARNER_RATES]
 
 
 # ------------------------------------------------------------------------------- iterations
@@ -593,7 +634,7 @@ def logistic_available() -> str | None:
 
 def build_claims() -> list:
     """Every claim: equivalences, rates, iterations, and the logistic ones when importable."""
-    claims = equivalence_claims() + rate_claims() + iteration_claims()
+    claims = equivalence_claims() + rate_claims() + learner_rate_claims() + iteration_claims()
     if logistic_available() is None:
         claims += logistic_claims()
     from gamedyn.paper.experiments.matrix_games import matrix_game_claims
