@@ -347,7 +347,7 @@ class Box:
             return NotImplemented
         return bool(np.array_equal(self.lower, other.lower) and np.array_equal(self.upper, other.upper))
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable (array bounds); typeshed writes it so too
 
     @property
     def dimension(self) -> int:

@@ -139,8 +139,8 @@ class single_blas_thread:
 
     def __init__(self, limit: bool = True):
         self.limit = limit
-        self._limited = None
-        self._block = None
+        self._limited: list | None = None
+        self._block: int = LEVEL1_BLOCK  # the block size to restore, set by __enter__
 
     def __enter__(self):
         self._block = _entrywise_block[0]

@@ -22,11 +22,13 @@ Bregman divergence and the numerical argmin then come for free.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import attrs
 import numpy as np
 import scipy.optimize
 
+from gamedyn.core.protocols import Domain
 from gamedyn.core.protocols import Regularizer as RegularizerProtocol
 from gamedyn.core.protocols import StructuralMeta
 from gamedyn.core.domains import Ball, Reals, Simplex
@@ -53,10 +55,16 @@ class Regularizer(metaclass=StructuralMeta):
     """
 
     __protocol__ = RegularizerProtocol  # isinstance(x, Regularizer): a subclass, or any object with its members
-    domain = Reals()
-    legendre = True  # grad R blows up at the domain's boundary, so grad R* lands inside it
-    # argmin acts column by column on (dim, K) arrays (batched games); unknown for user regularizers
-    supports_batches = False
+    domain: Domain = Reals()
+    if TYPE_CHECKING:  # read-only to a type checker: a subclass states them as class attributes or properties
+        @property
+        def legendre(self) -> bool: ...
+        @property
+        def supports_batches(self) -> bool: ...
+    else:
+        legendre = True  # grad R blows up at the domain's boundary, so grad R* lands inside it
+        # argmin acts column by column on (dim, K) arrays (batched games); unknown for user regularizers
+        supports_batches = False
     # the argmin lands in ``domain`` whenever the domain's oracles do (declared by the built-ins; a
     # subclass that changes its argmin must set it to False); see FollowTheRegularizedLeader.plays_in_domain
     plays_in_domain = False
