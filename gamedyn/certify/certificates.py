@@ -254,6 +254,8 @@ def _decided(lower: float, upper: float, proved_infeasible: bool, certified_posi
 class _TrackerState:
     """The public state API of the certificate trackers: what a checkpoint saves and a resumed run restores."""
 
+    margin_from_sums: bool  # set by each tracker's __init__
+
     _STATE_FIELDS = ("t", "_dual_sum", "_weight_total", "upper", "upper_round", "_witness", "separable_exact")
 
     def state(self) -> dict:
@@ -310,11 +312,11 @@ class CertificateTracker(_TrackerState):
         self._weight_total = 0.0
         self.upper = math.inf
         self.upper_round = 0
-        self._witness = np.full(n, 1.0 / n)
-        self._margins = None  # A @ output sum, when free
+        self._witness: np.ndarray | None = np.full(n, 1.0 / n)  # None: the running average
+        self._margins: np.ndarray | None = None  # A @ output sum, when free
         self._output_sum = None
         self._shares_dual_sum = False  # True: _dual_sum is the runner's p play sum (share_dual_sum)
-        self._row_norm_max = None  # max_i ||a_i||_{q*}, computed once when first needed
+        self._row_norm_max: float | None = None  # max_i ||a_i||_{q*}, computed once when first needed
         self.row_norm_bound = row_norm_bound  # a stated bound on max_i ||a_i||_2 (matrix-free A)
         self.separable_exact: bool | None = None  # False once Gordan's theorem is proved (gordan_proof)
 
@@ -616,7 +618,7 @@ class BatchedCertificateTracker(_TrackerState):
         self._witness = np.full((n, K), 1.0 / n)
         self._margins = None
         self._output_sum = None
-        self._row_norm_max = None
+        self._row_norm_max: float | None = None
         self.separable_exact = np.full(K, -1, dtype=np.int8)
 
     @property
