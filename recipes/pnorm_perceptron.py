@@ -54,8 +54,9 @@ def pnorm_perceptron(A, T, *, p, normalize=False, **run_options):
 
     ``.steps`` holds eta_w and eta_p; ``run_options`` go to :func:`gamedyn.play`.
     """
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (2 <= p < np.inf):
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (2 <= float(p) < np.inf):
         raise ValueError(f"p must be a real number >= 2 (the norm of the data, ||x_i||_p <= 1), got {p!r}.")
+    p = float(p)
     A, row_scale = check_unit_rows(A, normalize, norm=p)  # rows with ||x_i||_p <= 1 (Theorem 7)
     payoff = Bilinear(A)
     n = payoff.p_dimension
