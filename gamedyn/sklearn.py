@@ -50,6 +50,7 @@ import contextlib
 import math
 import numbers
 import warnings
+from typing import Any
 
 import attrs
 import numpy as np
@@ -377,6 +378,7 @@ def _fit_warning(names, certificates, rounds, tol, max_iter):
         else:
             continue
         at_max_iter = at_max_iter or spent >= max_iter
+    summary = ""
     if unsettled:
         if at_max_iter:
             fix = (f"the dynamics stopped at max_iter={max_iter} rounds: raise max_iter (or tol, for a looser "
@@ -384,13 +386,13 @@ def _fit_warning(names, certificates, rounds, tol, max_iter):
         else:
             fix = (f"the dynamics stop once no separator can have a normalised margin above {INFEASIBLE_BELOW:g}; "
                    "smaller margins need recipe='exact' (the exact oracle)")
-        unsettled = f"{'; '.join(unsettled)}. Not converged: {fix}."
+        summary = f"{'; '.join(unsettled)}. Not converged: {fix}."
     if proven:
         message = (f"MarginClassifier: {'; '.join(proven)}. For overlapping classes use a soft-margin model "
                    "(e.g. sklearn.svm.LinearSVC).")
-        return NotSeparableWarning, message + (f" Also {unsettled}" if unsettled else "")
-    if unsettled:
-        return ConvergenceWarning, f"MarginClassifier: {unsettled}"
+        return NotSeparableWarning, message + (f" Also {summary}" if summary else "")
+    if summary:
+        return ConvergenceWarning, f"MarginClassifier: {summary}"
     return None
 
 
@@ -514,6 +516,11 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     (True, True)
     """
 
+    # the fitted attributes (annotations only: set by fit, absent before it, as scikit-learn expects)
+    coef_: np.ndarray
+    intercept_: np.ndarray
+    certificate_: Any  # a Certificate, or a list of them (one per class) for more than two classes
+
     def __init__(self, recipe="auto", tol=0.01, max_iter=10_000, fit_intercept=True, intercept_scaling=1.0,
                  normalize=True, warm_start=False, n_jobs=None, exact_threshold=500, client=None):
         if _SKLEARN_MISSING is not None:
@@ -633,7 +640,7 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
         problems = [classes[1]] if classes.size == 2 else list(classes)
         keep = (self.warm_start and hasattr(self, "coef_") and np.array_equal(getattr(self, "classes_", []), classes)
                 and self.coef_.shape[1] + int(self.fit_intercept) == d)
-        previous = [None] * len(problems)
+        previous: list[tuple | None] = [None] * len(problems)
         if keep:  # the previous classifier <x, coef_> + intercept_ as a direction on this fit's rows z_i
             kept_coef, kept_intercept = self.coef_.copy(), self.intercept_.copy()
             old = kept_coef * feature_scale
