@@ -43,7 +43,7 @@ class OriginalForm:
     """
 
     call: Callable
-    final: Callable = None
+    final: Callable | None = None
     at: Callable | None = None
     updates: bool = False
     options: tuple = ()
