@@ -41,7 +41,8 @@ parts. **Mirror-descent family** (Rakhlin & Sridharan's optimistic OMD), with se
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import attrs
 import numpy as np

@@ -326,16 +326,16 @@ def _renamed_arguments(declaration: Recipe, kwargs: dict) -> dict:
 
 
 _P = ParamSpec("_P")
-_R = TypeVar("_R", covariant=True)
+_R_co = TypeVar("_R_co", covariant=True)
 
 
-class RecipeFunction(Protocol, Generic[_P, _R]):
+class RecipeFunction(Protocol, Generic[_P, _R_co]):
     """What :func:`recipe` returns, to a type checker: the decorated function (same parameters, same
     result) carrying its declaration as ``.recipe``."""
 
     recipe: Recipe
 
-    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R: ...
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
 
 
 def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box, parameters=(), **declared):
@@ -348,7 +348,7 @@ def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box,
     gets the box table after its first paragraph.
     """
 
-    def decorate(function: Callable[_P, _R]) -> RecipeFunction[_P, _R]:
+    def decorate(function: Callable[_P, _R_co]) -> RecipeFunction[_P, _R_co]:
         signature = inspect.signature(function)
         values = list(signature.parameters.values())
         keyword_only = [p.name for p in values if p.kind is inspect.Parameter.KEYWORD_ONLY]
@@ -387,7 +387,7 @@ def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box,
 
         declaration = Recipe(name=name, family=family, reference=reference, summary=summary, box=box,
                              parameters=tuple(parameters), function=run, **declared)
-        declared_run = cast("RecipeFunction[_P, _R]", run)
+        declared_run = cast("RecipeFunction[_P, _R_co]", run)
         declared_run.recipe = declaration
         declared_run.__doc__ = _with_box(function.__doc__ or "", declaration)
         return declared_run
