@@ -338,7 +338,8 @@ class RecipeFunction(Protocol, Generic[_P, _R_co]):
     def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
 
 
-def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box, parameters=(), **declared):
+def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box, parameters=(),
+           **declared) -> Callable[[Callable[_P, _R_co]], RecipeFunction[_P, _R_co]]:
     """Declare the decorated function a recipe: its :class:`Recipe` is built once, here.
 
     The function's signature must be ``(problem, T, *, <the declared parameters>, **run_options)``
