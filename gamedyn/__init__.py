@@ -19,6 +19,13 @@ __version__ = "0.1.0"
 
 # public name -> the module that defines it (read by __getattr__ on first use)
 _EXPORTS = {
+    "AdaHedge": "gamedyn.core.adaptive",
+    "AdaptiveFTRL": "gamedyn.core.adaptive",
+    "AdaptiveStep": "gamedyn.core.adaptive",
+    "GameSolution": "gamedyn.games.matrix.solve",
+    "NashGapStop": "gamedyn.games.matrix.solve",
+    "RegretMatching": "gamedyn.core.regret_matching",
+    "solve_game": "gamedyn.games.matrix.solve",
     "Ball": "gamedyn.core.domains",
     "Domain": "gamedyn.core.protocols",
     "Hint": "gamedyn.core.protocols",
@@ -43,6 +50,7 @@ _EXPORTS = {
     "FirstRoundLoss": "gamedyn.core.hints",
     "FollowTheRegularizedLeader": "gamedyn.core.learners",
     "GameResult": "gamedyn.engine.results",
+    "CappedSimplex": "gamedyn.core.domains",
     "L1Ball": "gamedyn.core.domains",
     "LastLoss": "gamedyn.core.hints",
     "Loss": "gamedyn.core.loss",
@@ -71,6 +79,7 @@ _EXPORTS = {
     "margin": "gamedyn.certify.margins",
     "max_margin": "gamedyn.certify.margins",
     "max_margin_q": "gamedyn.certify.margins",
+    "soft_margin": "gamedyn.certify.soft_margin",
     "nash_gap": "gamedyn.games.matrix.game",
     "normalized_margin": "gamedyn.certify.margins",
     "numerical_argmin": "gamedyn.core.regularizers",

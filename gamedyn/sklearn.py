@@ -609,6 +609,17 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         self._check_parameters()
+        from gamedyn.core.kernels import backend_of, is_foreign, to_numpy
+
+        if is_foreign(X):  # array_api_dispatch (issue 20): fit on host copies, fitted attributes in X's namespace
+            backend = backend_of(X)
+            self._fit_numpy(to_numpy(X), to_numpy(y) if is_foreign(y) else y)
+            for name in ("coef_", "intercept_"):
+                setattr(self, name, backend.asarray(getattr(self, name)))
+            return self
+        return self._fit_numpy(X, y)
+
+    def _fit_numpy(self, X, y):
         from gamedyn.arrays.operators import is_dask_array
 
         tol, max_iter = float(self.tol), int(self.max_iter)
@@ -716,13 +727,25 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"X has {X.shape[-1]} features, but MarginClassifier was fitted with {self.n_features_in_}.")
             scores = X.astype(np.float64) @ self.coef_.T + self.intercept_
             return scores[:, 0] if scores.shape[1] == 1 else scores
+        from gamedyn.core.kernels import backend_of, is_foreign
+
+        if is_foreign(X):  # array_api_dispatch: the scores in X's namespace and on its device
+            backend = backend_of(X)
+            if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[-1]} features, but MarginClassifier was fitted with {self.n_features_in_}.")
+            scores = backend.asarray(X) @ backend.asarray(self.coef_).T + backend.asarray(self.intercept_)
+            return backend.xp.reshape(scores, (-1,)) if scores.shape[1] == 1 else scores
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         scores = np.asarray(X @ self.coef_.T, dtype=np.float64) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
         """The class of the largest score (binary: classes_[1] where the score is positive)."""
+        from gamedyn.core.kernels import is_foreign, to_numpy
+
         scores = self.decision_function(X)
+        if is_foreign(scores):  # the labels are classes_ (numpy), picked by the host copy of the scores
+            scores = to_numpy(scores)
         if not isinstance(scores, np.ndarray):  # dask: labels block by block
             index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
             return index.map_blocks(lambda block: self.classes_[block], dtype=self.classes_.dtype)
@@ -733,4 +756,5 @@ class MarginClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.array_api_support = True  # under array_api_dispatch=True: coef_ / intercept_ in X's namespace and device
         return tags

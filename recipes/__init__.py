@@ -7,7 +7,8 @@ parameters>, **run_options)``, and returns a :class:`RecipeResult` (``.game``, `
 
 - margin (``A``, the signed rows): smooth_perceptron, accelerated_perceptron, mirror_prox_perceptron,
   nag_margin, pnorm_perceptron -> :class:`gamedyn.games.margin.MarginResult` (``w``, ``p``, ``row_scale``);
-- matrix games (``M``, rows maximise): hedge, optimistic_hedge, fictitious_play ->
+- matrix games (``M``, rows maximise): hedge, optimistic_hedge, fictitious_play, regret_matching,
+  regret_matching_plus, predictive_regret_matching_plus, ada_hedge ->
   :class:`MatrixGameResult` (``row``, ``column``, ``value``, ``nash_gap``);
 - Fenchel games (an :class:`gamedyn.Objective`): frank_wolfe, accelerated_gradient, heavy_ball ->
   :class:`FenchelResult` (``x``, ``value``).
@@ -48,7 +49,8 @@ if TYPE_CHECKING:  # the recipe functions, named for type checkers (at run time 
 
 _FAMILY_ORDER = tuple(FAMILIES)  # margin, matrix, fenchel
 _ORDER = ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin", "pnorm_perceptron",
-          "hedge", "optimistic_hedge", "fictitious_play", "frank_wolfe", "accelerated_gradient", "heavy_ball")
+          "hedge", "optimistic_hedge", "fictitious_play", "regret_matching", "regret_matching_plus",
+          "predictive_regret_matching_plus", "ada_hedge", "frank_wolfe", "accelerated_gradient", "heavy_ball")
 
 
 def _declared_recipes() -> dict:

@@ -6,15 +6,14 @@ declared once, below (``@recipe``); :func:`accelerated_perceptron`'s docstring, 
 docs/recipes/accelerated-perceptron.md show them.
 """
 
-import math
-
 import numpy as np
 
 from gamedyn.arrays.operators import check_unit_rows
-from gamedyn.core import OFTL, Entropy, FTRLPlus
+from gamedyn.core import OFTL, FTRLPlus
 from gamedyn.engine import RegularizedBilinear, play
 from gamedyn.engine.recipe import MARGIN, Box, Parameter, recipe, rounds_with_quadratic_rate
 from gamedyn.games.margin import NORMALIZE, MarginResult
+from gamedyn.games.margin.soft import NU, p_range, soft_margin_game
 
 
 def _next_round(t):
@@ -33,12 +32,17 @@ def _rounds_to_separate(n, gamma, options):
     once T(T+1) > 8 log n / gamma^2. None for Ji et al.'s theta = 1: not one of the paper's theorems."""
     if options.get("theta", "wang") != "wang":
         return None
-    return rounds_with_quadratic_rate(8 * math.log(n), gamma)
+    return rounds_with_quadratic_rate(8 * p_range(n, options), gamma)  # D_c for nu (soft-margin.md)
 
 
 def _regret_bound(n, options):
-    """Theorem 4 (theta = "wang"): R_w + R_p <= 4 log n. None for theta = 1: the players' weights differ."""
-    return ("Thm 4: 4 log n", 4 * np.log(n)) if options.get("theta", "wang") == "wang" else None
+    """Theorem 4 (theta = "wang"): R_w + R_p <= 4 log n (4 D_c with ``nu``). None for theta = 1: the players'
+    weights differ."""
+    if options.get("theta", "wang") != "wang":
+        return None
+    if options.get("nu") is not None:
+        return "Thm 4 on Delta_c: 4 D_c", 4 * p_range(n, options)
+    return "Thm 4: 4 log n", 4 * np.log(n)
 
 
 _WANG = Box(payoff="g(w, p) = p^T A w - 1/2 ||w||^2", w_player="OFTL with psi_t = h_{t-1} on R^d, weights alpha_t = t",
@@ -54,22 +58,28 @@ _JI = Box(payoff=_WANG.payoff, w_player=_WANG.w_player, p_player="FTRL+ with ent
     summary="the same game; output v_T = 1/4 sum alpha_t w_t (theta='ji': p on weights t+1, eta=1/2)",
     box=_WANG, box_variants=(('theta = "ji" (Ji et al.\'s theta_{t-1} = 1)', _JI),),
     parameters=(Parameter("theta", "theta_(t-1) = t/(2(t+1)) ('wang', the paper's) or 1 ('ji', Ji et al.'s)",
-                          default="wang", kind=str, choices=("wang", "ji")), NORMALIZE),
+                          default="wang", kind=str, choices=("wang", "ji")), NU, NORMALIZE),
     output=lambda w_sum, total, options: _P_PLAYER[options.get("theta", "wang")][3] * w_sum,  # v_T
     rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
     variants=(("accelerated (theta=1)", {"theta": "ji"}),), legacy_order=("T", "theta"), page="accelerated-perceptron",
     pair=("OFTL", "FTRL+ entropy", "linear", "w"),  # theta="wang"
 )
-def accelerated_perceptron(A, T, *, theta="wang", normalize=False, **run_options):
+def accelerated_perceptron(A, T, *, theta="wang", nu=None, normalize=False, **run_options):
     r"""Proposition 2: :math:`v_T=\tfrac14\sum_t\alpha_tw_t`, :math:`q_T=p_T` (``theta="wang"``);
     :math:`v_T=\tfrac12\sum_t\alpha_{t+1}w_t` with the p-player on weights t + 1 and eta = 1/2 (``"ji"``).
 
     ``.w`` = v_T, ``.p`` = p_T. ``run_options`` go to :func:`gamedyn.play`.
+
+    ``nu`` (default None, the hard margin): the soft-margin game, the p-player on the capped simplex
+    ``CappedSimplex.from_nu(nu, n)`` (c = 1/(nu n)); the certificate then brackets
+    ``gamma_nu* = min_{p in Delta_c} ||A^T p||`` from the normalised CVaR of the output's margins
+    (docs/explanation/soft-margin.md).
     """
     A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     if theta not in _P_PLAYER:
         raise ValueError(f"theta must be 'wang' (theta_(t-1) = t/(2(t+1))) or 'ji' (theta = 1), got {theta!r}.")
     eta, p_weights, output_weights, scale = _P_PLAYER[theta]
-    game = play(RegularizedBilinear(A), w_learner=OFTL(), p_learner=FTRLPlus(Entropy(), eta=eta), T=T,
+    soft = soft_margin_game(A.shape[0], nu)
+    game = play(RegularizedBilinear(A, **soft.payoff_options), w_learner=OFTL(), p_learner=FTRLPlus(soft.entropy, eta=eta), T=T,
                 weights="linear", p_weights=p_weights, output_weights=output_weights, first="w", **run_options)
     return MarginResult(w=scale * game.w_sum, p=game.p_last, game=game, row_scale=row_scale)

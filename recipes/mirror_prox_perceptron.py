@@ -10,21 +10,28 @@ import math
 import numpy as np
 
 from gamedyn.arrays.operators import check_unit_rows
-from gamedyn.core import OMD, Entropy, MirrorDescent, OpponentSecondary, SquaredEuclidean
+from gamedyn.core import OMD, MirrorDescent, OpponentSecondary, SquaredEuclidean
 from gamedyn.core.validation import check_positive
 from gamedyn.engine import Bilinear, play
 from gamedyn.engine.recipe import MARGIN, Box, Parameter, average, recipe, rounds_with_linear_rate
 from gamedyn.games.margin import NORMALIZE, MarginResult
+from gamedyn.games.margin.soft import NU, soft_margin_game
 
 
 def _rounds_to_separate(n, gamma, options):
     """Theorem 5 (default steps): min_i (A w_bar_T)_i >= gamma - sqrt(2 log n) / T, positive once
     T > sqrt(2 log n) / gamma."""
+    if options.get("nu") is not None:  # D_c for nu (docs/explanation/soft-margin.md)
+        return rounds_with_linear_rate(_regret_bound(n, options)[1], gamma)
     return rounds_with_linear_rate(math.sqrt(2 * math.log(n)), gamma)
 
 
 def _regret_bound(n, options):
-    """Theorem 5 (default steps): R_w + R_p <= 1/(2 eta_w) + log n / eta_p = sqrt(2 log n)."""
+    """Theorem 5 (default steps): R_w + R_p <= 1/(2 eta_w) + log n / eta_p = sqrt(2 log n) (D_c with ``nu``)."""
+    if options.get("nu") is not None:  # steps tuned by L = D_c (log 2 where D_c = 0): 1/(2 eta_w) + D_c/eta_p
+        soft = soft_margin_game(n, options["nu"])
+        tuned = math.sqrt(2 * soft.tuning_range)
+        return "Thm 5 on Delta_c: sqrt(2 D_c)", tuned / 2 + soft.log_range / tuned
     return "Thm 5: sqrt(2 log n)", np.sqrt(2 * np.log(n))
 
 
@@ -38,24 +45,32 @@ def _regret_bound(n, options):
             rows=(("steps", "eta_w = 1/sqrt(2 log n), eta_p = sqrt(2 log n)  (Nemirovski's ball x simplex setup)"),),
             output="w_bar_T, p_bar_T  (the plays are mirror prox's half iterates)"),
     parameters=(Parameter("eta_w", "the w-player's step (default 1/sqrt(2 log n))"),
-                Parameter("eta_p", "the p-player's step (default sqrt(2 log n))"), NORMALIZE),
+                Parameter("eta_p", "the p-player's step (default sqrt(2 log n))"), NU, NORMALIZE),
     output=average, rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
     legacy_order=("T", "eta_w", "eta_p"), page="mirror-prox-perceptron",
 )
-def mirror_prox_perceptron(A, T, *, eta_w=None, eta_p=None, normalize=False, **run_options):
+def mirror_prox_perceptron(A, T, *, eta_w=None, eta_p=None, nu=None, normalize=False, **run_options):
     r"""Theorem 5: the plays are mirror prox's half iterates; ``.w`` = w_bar_T, ``.p`` = p_bar_T.
 
     Default steps eta_w = 1/sqrt(2 log n), eta_p = sqrt(2 log n) (Nemirovski's ball x simplex setup);
+    with ``nu``, log n becomes D_c = log(n c) + r log(r/c) (log 2 where D_c = 0, at nu = 1).
     ``.steps`` holds the ones used. ``run_options`` go to :func:`gamedyn.play`.
+
+    ``nu`` (default None, the hard margin): the soft-margin game, the p-player on the capped simplex
+    ``CappedSimplex.from_nu(nu, n)`` (c = 1/(nu n)); the certificate then brackets
+    ``gamma_nu* = min_{p in Delta_c} ||A^T p||`` from the normalised CVaR of the output's margins
+    (docs/explanation/soft-margin.md).
     """
     A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
-    payoff = Bilinear(A)
+    soft = soft_margin_game(A.shape[0], nu)
+    payoff = Bilinear(A, **soft.payoff_options)
     n = payoff.p_dimension
     if (eta_w is None or eta_p is None) and n < 2:
         raise ValueError("The default steps need n >= 2 rows (they involve log n); pass eta_w and eta_p explicitly.")
-    eta_w = 1 / np.sqrt(2 * np.log(n)) if eta_w is None else check_positive(eta_w, "eta_w")
-    eta_p = np.sqrt(2 * np.log(n)) if eta_p is None else check_positive(eta_p, "eta_p")
-    ball, simplex = SquaredEuclidean(radius=1.0), Entropy()
+    log_range = np.log(n) if nu is None else soft.tuning_range
+    eta_w = 1 / np.sqrt(2 * log_range) if eta_w is None else check_positive(eta_w, "eta_w")
+    eta_p = np.sqrt(2 * log_range) if eta_p is None else check_positive(eta_p, "eta_p")
+    ball, simplex = SquaredEuclidean(radius=1.0), soft.entropy
     game = play(
         payoff,
         w_learner=OMD(ball, eta_w, hint=OpponentSecondary(MirrorDescent(simplex, eta_p), payoff, player="w")),

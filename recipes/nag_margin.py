@@ -4,25 +4,26 @@ The box is declared once, below (``@recipe``). Its output is s_T = 1/4 sum_t alp
 T(T+1)/8 w_bar_T: the seed's "s_T = 2 w_bar_T" is false.
 """
 
-import math
-
 import numpy as np
 
 from gamedyn.arrays.operators import check_unit_rows
-from gamedyn.core import OFTRL, Entropy, FTRLPlus
+from gamedyn.core import OFTRL, FTRLPlus
 from gamedyn.engine import RegularizedBilinear, play
 from gamedyn.engine.recipe import MARGIN, Box, recipe, rounds_with_quadratic_rate
 from gamedyn.games.margin import NORMALIZE, MarginResult
+from gamedyn.games.margin.soft import NU, p_range, soft_margin_game
 
 
 def _rounds_to_separate(n, gamma, options):
     """Theorem 6: min_i (A s_T)_i / ||s_T|| >= gamma - (8 log n + 2) / (gamma T(T+1)), positive once
-    T(T+1) > (8 log n + 2) / gamma^2."""
-    return rounds_with_quadratic_rate(8 * math.log(n) + 2, gamma)
+    T(T+1) > (8 log n + 2) / gamma^2 (log n becomes D_c with ``nu``: docs/explanation/soft-margin.md)."""
+    return rounds_with_quadratic_rate(8 * p_range(n, options) + 2, gamma)
 
 
 def _regret_bound(n, options):
-    """Theorem 6: R_w + R_p <= 4 log n + 1."""
+    """Theorem 6: R_w + R_p <= 4 log n + 1 (4 D_c + 1 with ``nu``)."""
+    if options.get("nu") is not None:
+        return "Thm 6 on Delta_c: 4 D_c + 1", 4 * p_range(n, options) + 1
     return "Thm 6: 4 log n + 1", 4 * np.log(n) + 1
 
 
@@ -34,15 +35,21 @@ def _regret_bound(n, options):
             p_player="OFTRL with entropy, eta = 1/4, psi_t = l_{t-1}  (l_0 = g(w_0, .), w_0 = 0)",
             weights="alpha_t = t", first="p-player (Algorithm 3)",
             output="s_T = 1/4 sum_t alpha_t w_t = T(T+1)/8 w_bar_T"),
-    parameters=(NORMALIZE,), output=lambda w_sum, total, options: w_sum / 4,  # s_T
+    parameters=(NU, NORMALIZE), output=lambda w_sum, total, options: w_sum / 4,  # s_T
     rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound, page="nag-margin", pair=("FTRL+", "OFTRL entropy", "linear", "p"),
 )
-def nag_margin(A, T, *, normalize=False, **run_options):
+def nag_margin(A, T, *, nu=None, normalize=False, **run_options):
     r"""Theorem 6: :math:`s_T=\tfrac14\sum_t\alpha_tw_t`. ``.w`` = s_T, ``.p`` = p_T = sigma(A u_T).
 
     ``run_options`` go to :func:`gamedyn.play`.
+
+    ``nu`` (default None, the hard margin): the soft-margin game, the p-player on the capped simplex
+    ``CappedSimplex.from_nu(nu, n)`` (c = 1/(nu n)); the certificate then brackets
+    ``gamma_nu* = min_{p in Delta_c} ||A^T p||`` from the normalised CVaR of the output's margins
+    (docs/explanation/soft-margin.md).
     """
     A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
-    game = play(RegularizedBilinear(A), w_learner=FTRLPlus(), p_learner=OFTRL(Entropy(), eta=1 / 4), T=T,
+    soft = soft_margin_game(A.shape[0], nu)
+    game = play(RegularizedBilinear(A, **soft.payoff_options), w_learner=FTRLPlus(), p_learner=OFTRL(soft.entropy, eta=1 / 4), T=T,
                 weights="linear", first="p", **run_options)
     return MarginResult(w=game.w_sum / 4, p=game.p_last, game=game, row_scale=row_scale)

@@ -742,3 +742,49 @@ def test_separated_does_not_fire_at_a_zero_margin():
     assert lower[0] == 0.0 and first_positive > 1 and np.all(lower[: first_positive - 1] == 0.0)
     result = recipes.smooth_perceptron(A, 40, stop=stops.separated)
     assert result.game.rounds == first_positive and result.certificate.lower > 0
+
+
+# Three rows in the plane, a2 = fl(-c a1): 0 is off the hull by a hair. The exact solution of
+# [A^T; 1^T] mu = e_3 has mu_3 < 0 (about -1e-18), while float64's solve gives mu_3 > 0: a proof that
+# trusted the floating-point signs without the verified error bound would certify "not separable".
+_HAIR_CASES = [
+    [[-0.6994410662103219, -0.09932126670142605], [1.7136834408421309, 0.24334460513148945],
+     [-0.5387155820125051, -0.8959573978711808]],
+    [[0.5154576906165829, -0.005154609024762058], [-0.8912999712027905, 0.008913055249668365],
+     [0.571571401427615, -0.17068830128865842]],
+    [[0.8548478572491198, 0.9358523798492928], [-0.2903978210515206, -0.3179156263064897],
+     [0.7272801804911515, 0.9623900801326886]],
+    [[0.025517446524156107, 0.8582084415940123], [-0.012208126713362936, -0.4105864351097696],
+     [0.6826345592247665, -0.8666199824657972]],
+]
+
+
+def _exact_affine_weights(rows):
+    """The exact rational mu with sum_i mu_i a_i = 0 and sum_i mu_i = 1 (s rows in s - 1 coordinates)."""
+    from fractions import Fraction
+
+    s = len(rows)
+    system = [[Fraction(rows[j][i]) for j in range(s)] + [Fraction(0)] for i in range(s - 1)]
+    system.append([Fraction(1)] * s + [Fraction(1)])
+    for c in range(s):
+        pivot = next(r for r in range(c, s) if system[r][c] != 0)
+        system[c], system[pivot] = system[pivot], system[c]
+        for r in range(s):
+            if r != c and system[r][c] != 0:
+                factor = system[r][c] / system[c][c]
+                system[r] = [x - factor * y for x, y in zip(system[r], system[c])]
+    return [system[i][s] / system[i][i] for i in range(s)]
+
+
+@pytest.mark.parametrize("rows", _HAIR_CASES)
+def test_no_gordan_proof_where_only_rounding_puts_zero_in_the_hull(rows):
+    from gamedyn.certify.gordan import gordan_proof
+
+    exact = _exact_affine_weights(rows)
+    assert min(exact) < 0  # the unique affine combination has a negative weight: 0 is not in the hull
+    floating = np.linalg.solve(np.vstack([np.array(rows).T, np.ones((1, 3))]), [0.0, 0.0, 1.0])
+    assert np.all(floating > 0)  # ... but floating point says it is
+    assert gordan_proof(rows) is None
+    from gamedyn.certify import certify_not_separable
+
+    assert certify_not_separable(np.array(rows)).separable is not False

@@ -59,6 +59,25 @@ def test_run_hedge_on_a_synthetic_game_equals_the_api(capsys):
     assert step["lower"] == pytest.approx(bracket.lower, rel=1e-12) and step["upper"] == pytest.approx(bracket.upper, rel=1e-12)
 
 
+
+@pytest.mark.parametrize("name", ["regret_matching_plus", "predictive_regret_matching_plus"])
+def test_run_a_weighted_average_recipe_reports_its_averages(capsys, name):
+    """A recipe whose averages use other output weights (linear, quadratic) reports each step's averages
+    (before the fix the step divided the output-weighted sums by the learners' weight total: not a strategy)."""
+    document = run_json(capsys, "run", name, "--synthetic", "20,30", "--seed", "1", "--T", "60")
+    M = _matrix(1, 20, 30)
+    result = getattr(recipes, name)(M, 60, record=True)
+    final = document["steps"][-1]
+    assert final["nash_gap"] == result.nash_gap
+    weights = np.arange(1, 61, dtype=float) ** (1 if name == "regret_matching_plus" else 2)
+    t = 20
+    step = next(step for step in document["steps"] if step["t"] == t)
+    row = weights[:t] @ result.game.trace["w"][:t] / weights[:t].sum()
+    column = weights[:t] @ result.game.trace["p"][:t] / weights[:t].sum()
+    bracket = value_bracket(M, row, column)
+    assert step["lower"] == pytest.approx(bracket.lower, rel=1e-9) and step["upper"] == pytest.approx(bracket.upper, rel=1e-9)
+
+
 @pytest.mark.parametrize("extension", [".npy", ".csv"])
 def test_run_on_a_matrix_file_equals_the_api(tmp_path, capsys, extension):
     M = _matrix(5, 7, 4)

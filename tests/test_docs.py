@@ -130,7 +130,9 @@ REFERENCED_MODULES = ["gamedyn", "gamedyn.recipes", "gamedyn.games.margin.origin
                       "gamedyn.certify.certificates", "gamedyn.certify.gordan", "gamedyn.certify.stops", "gamedyn.sklearn",
                       "gamedyn.games.fenchel.game", "gamedyn.games.fenchel.original", "gamedyn.paper.experiments.fenchel",
                       "gamedyn.engine.checkpoints", "gamedyn.arrays.one_pass", "gamedyn.engine.rounds", "gamedyn.core",
-                      "gamedyn.arrays", "gamedyn.certify", "gamedyn.engine", "gamedyn.games", "gamedyn.io", "gamedyn.paper"]
+                      "gamedyn.arrays", "gamedyn.certify", "gamedyn.engine", "gamedyn.games", "gamedyn.io", "gamedyn.paper",
+                      "gamedyn.core.regret_matching", "gamedyn.core.adaptive", "gamedyn.games.matrix.solve",
+                      "gamedyn.games.matrix.original_rm"]
 
 
 @pytest.mark.parametrize("name", REFERENCED_MODULES)

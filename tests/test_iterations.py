@@ -90,8 +90,9 @@ def test_a_new_declared_recipe_joins_the_experiments_without_edits(monkeypatch):
     from gamedyn.recipes import RECIPES, Recipe
 
     nag = RECIPES["nag_margin"]
-    new = Recipe(name="nag_twice", reference="test", summary="NAG again", game=nag.game, function=nag.function,
-                 output=nag.output, rounds_to_separate=lambda n, gamma, options: 10**6,
+    new = Recipe(name="nag_twice", family=nag.family, reference="test", summary="NAG again", box=nag.box,
+                 parameters=nag.parameters, function=nag.function, output=nag.output,
+                 rounds_to_separate=lambda n, gamma, options: 10**6,
                  regret_bound=lambda n, options: ("Thm 6 again", 4 * np.log(n) + 1),
                  variants=(("nag_twice (variant)", {}),))
     monkeypatch.setitem(RECIPES, "nag_twice", new)

@@ -222,4 +222,7 @@ def test_the_face_offers_the_same_public_names_as_before_plus_the_layers():
 
     protocols = {"Domain", "Hint", "Learner", "Observer", "Player"}  # the contracts (issue 17; Payoff, Regularizer were there)
     added = {"MatrixGame"}  # issue 17 item 6: matrix games by name
+    added |= {"CappedSimplex", "soft_margin"}  # issue 19: the soft-margin game's domain and exact oracle
+    added |= {"AdaHedge", "AdaptiveFTRL", "AdaptiveStep", "GameSolution", "NashGapStop", "RegretMatching",
+              "solve_game"}  # issue 18
     assert set(gamedyn.__all__) == before | protocols | added | {"core", "arrays", "certify", "engine", "games", "io", "paper"}

@@ -374,3 +374,19 @@ def test_solve_matrix_game_bracket_survives_rounding():
         solution = solve_matrix_game(M)
         assert solution.lower <= solution.value <= solution.upper
         assert Fraction(solution.lower) <= exact <= Fraction(solution.upper)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_play_on_a_matrix_game_carries_the_value_bracket_of_its_averages(seed):
+    """``play(MatrixGame(M), ...).certificate`` is the certified value bracket of (w_average, p_average):
+    it contains solve_matrix_game's value and equals value_bracket computed by hand (issue 17, item 6)."""
+    from gamedyn import FTRL, Entropy, MatrixGame, play
+    from gamedyn.games.matrix import value_bracket
+
+    M = np.random.default_rng(seed).uniform(-1, 1, (4 + seed, 6 - seed))
+    game = play(MatrixGame(M), FTRL(Entropy(), 0.2), FTRL(Entropy(), 0.2), T=300, weights="linear")
+    bracket = game.certificate
+    assert bracket == value_bracket(M, game.w_average, game.p_average)
+    value = solve_matrix_game(M).value
+    assert bracket.lower <= value <= bracket.upper
+    assert bracket.upper - bracket.lower <= 0.2  # the averages of 300 rounds are near an equilibrium

@@ -128,7 +128,7 @@ def test_separate_p_weights_drop_the_theorem2_bound():
 @pytest.mark.parametrize("kwargs, error, message", [
     ({"T": 0}, ValueError, "T must be >= 1"),
     ({"T": 2.5}, TypeError, "T must be an integer"),
-    ({"weights": "quadratic"}, ValueError, "not a known schedule"),
+    ({"weights": "cubic"}, ValueError, "not a known schedule"),  # "quadratic" is an averaging scheme (issue 18)
     ({"weights": [1.0, -1.0, 1.0]}, ValueError, "positive finite"),
     ({"weights": [1.0]}, ValueError, "at least T"),
     ({"weights": lambda t: 0.0}, ValueError, "positive and finite"),

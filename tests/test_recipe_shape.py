@@ -39,6 +39,8 @@ PROBLEMS = {
     "smooth_perceptron": (A, {}), "accelerated_perceptron": (A, {}), "mirror_prox_perceptron": (A, {}),
     "nag_margin": (A, {}), "pnorm_perceptron": (A, {"p": 3.0, "normalize": True}),
     "hedge": (M, {}), "optimistic_hedge": (M, {}), "fictitious_play": (M, {}),
+    "regret_matching": (M, {}), "regret_matching_plus": (M, {}), "predictive_regret_matching_plus": (M, {}),
+    "ada_hedge": (M, {}),
     "frank_wolfe": (SQUARE, {"domain": Simplex(), "dimension": 4}), "accelerated_gradient": (SQUARE, {"dimension": 4}),
     "heavy_ball": (SQUARE, {"dimension": 4}),
 }

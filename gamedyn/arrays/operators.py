@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from gamedyn.core.numerics import UNIT32, UNIT64
+from gamedyn.core.kernels import backend_of, is_foreign, to_host_scalar
 from gamedyn.core.validation import check_matrix, describe, is_operator
 
 __all__ = ["check_unit_rows", "dense_rows", "is_dask_array", "largest_row_norm", "matvec", "row_norms", "unit_of"]
@@ -99,6 +100,29 @@ def largest_row_norm(A, order: float = 2.0) -> float:
     return top * largest ** (1.0 / order)
 
 
+def _foreign_unit_rows(A, normalize: bool, norm: float, name: str):
+    """:func:`check_unit_rows` for a torch, JAX, CuPy or array-API A, in its namespace on its device."""
+    backend = backend_of(A)
+    xp = backend.xp
+    top = to_host_scalar(xp.max(xp.abs(A)))
+    if top == 0.0:
+        raise ValueError(f"every row of {name} is zero; no direction has a positive margin on zero rows.")
+    unit = xp.astype(A, backend.float64) / top
+    norms = xp.sqrt(xp.sum(unit * unit, axis=1)) if norm == 2 else xp.sum(xp.abs(unit) ** norm, axis=1) ** (1.0 / norm)
+    largest = top * to_host_scalar(xp.max(norms))
+    if normalize:
+        return A / xp.asarray(largest, dtype=A.dtype, device=backend.device), largest
+    eps = float(np.finfo(np.float32 if A.dtype == backend.float32 else np.float64).eps)
+    if largest > 1.0 + (A.shape[1] + 16) * eps:
+        row = int(to_host_scalar(xp.argmax(norms)))
+        raise ValueError(
+            f"{name} has rows with ||x_i||_{norm:g} > 1 (row {row} has norm {largest!r}); the theorems assume "
+            f"every row has norm <= 1. Pass normalize=True to rescale the rows by max ||x_i|| (recorded as "
+            f"result.row_scale), or divide {name} by {largest!r} yourself."
+        )
+    return A, 1.0
+
+
 def row_norms(A, norm: float, top: float) -> np.ndarray:
     """``||a_i|| / top`` for every row, in blocks of about 2^16 entries (O(n) extra memory, never a copy of A)."""
     n, d = A.shape
@@ -132,6 +156,8 @@ def check_unit_rows(A, normalize: bool = False, *, norm: float = 2.0, name: str 
                             "before building the operator (the theorems assume ||x_i|| <= 1).")
         return A, 1.0
     A = check_matrix(A, name, sparse_formats=("csr", "csc"))  # a view, never a copy of A
+    if is_foreign(A):
+        return _foreign_unit_rows(A, normalize, norm, name)
     data = A.data if sp.issparse(A) else A
     top = float(max(np.max(data), -np.min(data))) if data.size else 0.0  # max|A| without a copy of A
     if top == 0.0:

@@ -53,7 +53,8 @@ import scipy.optimize
 import scipy.sparse as sp
 
 from gamedyn.arrays.operators import dense_rows, largest_row_norm, matvec, unit_of
-from gamedyn.core.kernels import add_scaled, axpy, dot
+from gamedyn.core import capped_simplex
+from gamedyn.core.kernels import add_scaled, axpy, backend_of, dot, to_host_scalar, to_numpy
 from gamedyn.core.numerics import UNIT64, rounding_factor, safe_norm
 from gamedyn.core.validation import check_matrix, check_q, check_vector, describe
 
@@ -183,6 +184,15 @@ def gordan_proof(rows, weights=None):
     return gordan.gordan_proof(rows, weights)
 
 
+def _check_tracker_cap(cap, n: int):
+    """None (the hard margin) or a cap in [1/n, 1] for n rows."""
+    if cap is None:
+        return None
+    cap = capped_simplex.check_cap(cap)
+    capped_simplex.check_size(n, cap, "CertificateTracker(cap=...)")
+    return None if cap == 1.0 else cap
+
+
 def _check_rows(A, name: str = "A"):
     """A as a validated matrix (lists become arrays; NaN, empty and non-numeric input are refused)."""
     return check_matrix(A, name, allow_operator=True, sparse_formats=("csr", "csc"))
@@ -204,6 +214,11 @@ class Certificate:
         p: the witness distribution on the rows (:math:`\|A^\top p\|_{q^*}` = ``upper``).
         q: the norm of w (2, or q = p/(p-1) for the p-norm recipe); the bound uses q*.
         rounds: the round after which the certificate was taken.
+        cap: None for the hard margin; the cap c = 1/(nu n) of the soft-margin game, whose bracket is
+            ``CVaR_c(A w)/||w|| <= gamma_c* = min_{p in Delta_c} ||A^T p|| <= ||A^T p||`` (the lower end
+            the average of the 1/c smallest margins, the fractional one in part; ``p`` in Delta_c).
+            ``separable`` then reads: True, gamma_c* > 0 proved (the CVaR of the margins is positive);
+            False, 0 proved to lie in the reduced convex hull A^T Delta_c (nu too small for these data).
 
     >>> import numpy as np
     >>> certificate = Certificate(lower=0.5, upper=0.6, separable=True, p=np.array([0.5, 0.5]))
@@ -217,6 +232,7 @@ class Certificate:
     p: np.ndarray = attrs.field(repr=False)
     q: float = 2.0
     rounds: int = 0
+    cap: float | None = None
 
     @property
     def gap(self) -> float:
@@ -232,6 +248,8 @@ class Certificate:
 
     def verdict(self) -> str:
         """One line for a person: separable with its bracket, not separable with the proof, or undecided."""
+        if self.cap is not None:
+            return self._soft_verdict()
         if self.separable:
             return (f"separable: normalised margin {self.lower:.6g} <= gamma* <= {self.upper:.6g} "
                     f"(certified relative gap {self.relative_gap:.3g})")
@@ -241,6 +259,18 @@ class Certificate:
         return (f"undecided: neither a separator nor an exact Gordan proof was found; "
                 f"{max(self.lower, 0.0):.6g} <= gamma* <= {self.upper:.6g} "
                 f"(best normalised margin found {self.lower:.6g})")
+
+
+    def _soft_verdict(self) -> str:
+        nu = 1.0 / (self.cap * self.p.size) if self.p.size else math.nan
+        if self.separable:
+            return (f"soft margin (nu = {nu:.4g}) positive: normalised CVaR of the margins {self.lower:.6g} "
+                    f"<= gamma_nu* <= {self.upper:.6g} (certified relative gap {self.relative_gap:.3g})")
+        if self.separable is False:
+            return (f"soft margin (nu = {nu:.4g}) zero: 0 lies in the reduced convex hull of the rows, proved "
+                    f"exactly on {int(np.count_nonzero(self.p))} rows; raise nu")
+        return (f"undecided (nu = {nu:.4g}): {max(self.lower, 0.0):.6g} <= gamma_nu* <= {self.upper:.6g} "
+                f"(best normalised CVaR found {self.lower:.6g})")
 
 
 def _decided(lower: float, upper: float, proved_infeasible: bool, certified_positive: bool):
@@ -288,14 +318,19 @@ class CertificateTracker(_TrackerState):
     q : float, default 2
         The norm of w, in (1, 2].
     margin_from_sums : bool, default True
+    cap : float, optional
+        The soft-margin game's cap c (the p-player on :class:`gamedyn.CappedSimplex`): ``lower`` is
+        then the normalised CVaR of the output's margins (:func:`gamedyn.core.capped_simplex.cvar`,
+        O(n)), ``upper`` the same ``||A^T p_bar||`` (``p_bar`` in Delta_c). None: the hard margin.
 
     Raises
     ------
     TypeError, ValueError
-        If ``A`` is not 2-D with at least one row and column, or ``q`` is not in (1, 2].
+        If ``A`` is not 2-D with at least one row and column, ``q`` is not in (1, 2], or ``cap`` not in [1/n, 1].
     """
 
-    def __init__(self, A, q: float = 2.0, *, margin_from_sums: bool = True, row_norm_bound: float | None = None):
+    def __init__(self, A, q: float = 2.0, *, margin_from_sums: bool = True, row_norm_bound: float | None = None,
+                 cap: float | None = None):
         if isinstance(A, (list, tuple)):
             A = _check_rows(A)
         shape = getattr(A, "shape", None)
@@ -307,6 +342,7 @@ class CertificateTracker(_TrackerState):
         self.dual_exponent = dual_norm(self.q)
         self.margin_from_sums = margin_from_sums
         n = A.shape[0]
+        self.cap = _check_tracker_cap(cap, n)
         self.t = 0
         self._dual_sum = np.zeros(n)
         self._weight_total = 0.0
@@ -403,6 +439,8 @@ class CertificateTracker(_TrackerState):
         if norm == 0.0:
             return 0.0
         margins = self._margins if self._margins is not None else matvec(self.A, self._output_sum)
+        if self.cap is not None:
+            return capped_simplex.cvar(margins, self.cap) / norm
         return float(np.min(margins)) / norm
 
     @property
@@ -420,8 +458,8 @@ class CertificateTracker(_TrackerState):
         """A sharper dual bound: the min-norm point of the convex hull of the ``rows`` rows that carry
         the most weight in the witness (default 2(d + 1)), by NNLS; any distribution on them is a valid
         witness, so the bound stays certified. Costs O(rows^2 d); returns the (possibly) new upper."""
-        if self.q != 2.0:
-            return self.upper  # the min-norm point is an l2 construction
+        if self.q != 2.0 or self.cap is not None:
+            return self.upper  # the min-norm point is an l2 construction on the plain simplex
         n, d = self.A.shape
         k = min(n, rows if rows is not None else 2 * (d + 1))
         chosen = np.argsort(-self.witness)[:k]
@@ -449,9 +487,14 @@ class CertificateTracker(_TrackerState):
         are certified not separable. Returns whether it succeeded (False: no proof, no verdict)."""
         if self.separable_exact is False:
             return True
-        from gamedyn.certify.gordan import find_witness
+        if self.cap is not None:  # 0 in the reduced hull A^T Delta_c: an exact proof on small problems
+            from gamedyn.certify.soft_margin import reduced_hull_proof
 
-        witness = find_witness(self.A, np.argsort(-self.witness, kind="stable"))
+            witness = reduced_hull_proof(self.A, self.cap)
+        else:
+            from gamedyn.certify.gordan import find_witness
+
+            witness = find_witness(self.A, np.argsort(-self.witness, kind="stable"))
         if witness is None:
             return False
         self.separable_exact = False
@@ -469,7 +512,12 @@ class CertificateTracker(_TrackerState):
         lower = -math.inf
         if self._output_sum is not None:
             norm = safe_norm(self._output_sum, self.q)
-            lower = 0.0 if norm == 0.0 else float(np.min(matvec(self.A, self._output_sum))) / norm
+            if norm == 0.0:
+                lower = 0.0
+            elif self.cap is not None:
+                lower = capped_simplex.cvar(np.asarray(matvec(self.A, self._output_sum), dtype=np.float64), self.cap) / norm
+            else:
+                lower = float(np.min(matvec(self.A, self._output_sum))) / norm
         witness = self.witness
         upper = safe_norm(matvec(self.A.T, witness), self.dual_exponent)
         if math.isnan(lower) or math.isnan(upper):
@@ -479,7 +527,7 @@ class CertificateTracker(_TrackerState):
                     and margin_is_certified(lower, self.row_norm_max, self.A.shape[1], unit=unit_of(self.A)))
         upper, separable = _decided(lower, upper, self.separable_exact is False, positive)
         return Certificate(lower=lower, upper=upper, separable=separable, p=np.array(witness, dtype=np.float64),
-                           q=self.q, rounds=self.t)
+                           q=self.q, rounds=self.t, cap=self.cap)
 
 
 def certify_not_separable(A, certificate: Certificate | None = None) -> Certificate:
@@ -534,7 +582,7 @@ def certify_not_separable(A, certificate: Certificate | None = None) -> Certific
     return attrs.evolve(certificate, upper=tracker.upper, separable=False, p=tracker.witness.copy())
 
 
-def certificate_of(A, w, p, q: float = 2.0) -> Certificate:
+def certificate_of(A, w, p, q: float = 2.0, *, cap: float | None = None) -> Certificate:
     """The certificate of a given direction ``w`` and distribution ``p`` (two products).
 
     Parameters
@@ -546,11 +594,14 @@ def certificate_of(A, w, p, q: float = 2.0) -> Certificate:
         A distribution on the rows; ``upper`` is ``||A^T p||_{q*}``.
     q : float, default 2
         The norm of w, in (1, 2].
+    cap : float, optional
+        The soft margin's cap c (``p`` must then lie in Delta_c): ``lower`` is the normalised CVaR.
 
     Returns
     -------
     Certificate
-        ``separable`` is True when w's margins are proved positive, else None (no Gordan check).
+        ``separable`` is True when w's margins (their CVaR, with ``cap``) are proved positive, else
+        None (no Gordan check).
 
     Raises
     ------
@@ -565,17 +616,21 @@ def certificate_of(A, w, p, q: float = 2.0) -> Certificate:
     (0.424264068712, 0.48)
     """
     A = _check_rows(A)
-    tracker = CertificateTracker(A, q)
-    tracker._witness = check_distribution(p, A.shape[0])
+    tracker = CertificateTracker(A, q, cap=cap)
+    tracker._witness = check_distribution(p, A.shape[0], cap=tracker.cap)
     tracker._output_sum = check_vector(w, "w", size=A.shape[1])
     return tracker.certificate()
 
 
-def check_distribution(p, n: int) -> np.ndarray:
-    """``p`` as a distribution on n rows (non-negative, sums to 1 up to rounding, then renormalised)."""
+def check_distribution(p, n: int, cap: float | None = None) -> np.ndarray:
+    """``p`` as a distribution on n rows (non-negative, sums to 1 up to rounding, then renormalised);
+    with ``cap``, also ``p_i <= cap`` up to rounding (a point of the capped simplex)."""
     p = np.asarray(p, dtype=np.float64)
     if p.shape != (n,) or not np.all(np.isfinite(p)) or np.any(p < 0) or not abs(np.sum(p) - 1.0) <= 1e-9:
         raise ValueError(f"p must be a distribution on the {n} rows (non-negative, summing to 1), got shape {p.shape}.")
+    if cap is not None and np.any(p > cap * (1 + 1e-9)):
+        raise ValueError(f"p must lie in the capped simplex (every p_i <= cap = {cap!r}), got max p_i = {float(p.max())!r}; "
+                         "project it with CappedSimplex(cap).project(p).")
     return p / np.sum(p)
 
 
@@ -604,12 +659,13 @@ class BatchedCertificateTracker(_TrackerState):
     every game have the norms of X's rows.
     """
 
-    def __init__(self, batch, q: float = 2.0, *, margin_from_sums: bool = True):
+    def __init__(self, batch, q: float = 2.0, *, margin_from_sums: bool = True, cap: float | None = None):
         self.A = batch
         self.q = check_q(q)
         self.dual_exponent = dual_norm(self.q)
         self.margin_from_sums = margin_from_sums
         n, K = batch.shape[0], batch.batch_size
+        self.cap = _check_tracker_cap(cap, n)
         self.t = 0
         self._dual_sum = np.zeros((n, K))
         self._weight_total = 0.0
@@ -660,9 +716,16 @@ class BatchedCertificateTracker(_TrackerState):
             return np.full(K, -math.inf)
         norms = _column_norms(self._output_sum, self.q)
         margins = self._margins if self._margins is not None else np.asarray(self.A @ self._output_sum)
-        lowest = np.min(margins, axis=0)
+        lowest = self._lowest(margins)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(norms > 0, lowest / np.where(norms > 0, norms, 1.0), 0.0)
+
+    def _lowest(self, margins) -> np.ndarray:
+        """Each column's smallest margin, or its CVaR_c on the capped simplex."""
+        margins = np.asarray(margins, dtype=np.float64)
+        if self.cap is None:
+            return np.min(margins, axis=0)
+        return np.array([capped_simplex.cvar(margins[:, k], self.cap) for k in range(margins.shape[1])])
 
     @property
     def witness(self) -> np.ndarray:
@@ -679,7 +742,7 @@ class BatchedCertificateTracker(_TrackerState):
 
     def game(self, k: int) -> CertificateTracker:
         """Game k's own :class:`CertificateTracker`, holding its current state."""
-        tracker = CertificateTracker(self.rows(k), self.q, margin_from_sums=False)
+        tracker = CertificateTracker(self.rows(k), self.q, margin_from_sums=False, cap=self.cap)
         tracker.t, tracker.upper, tracker.upper_round = self.t, float(self.upper[k]), int(self.upper_round[k])
         tracker._witness = self._witness[:, k].copy()
         tracker._output_sum = None if self._output_sum is None else self._output_sum[:, k]
@@ -718,7 +781,7 @@ class BatchedCertificateTracker(_TrackerState):
         lower = np.full(K, -math.inf)
         if self._output_sum is not None:
             norms = _column_norms(self._output_sum, self.q)
-            lowest = np.min(np.asarray(self.A @ self._output_sum, dtype=np.float64), axis=0)
+            lowest = self._lowest(self.A @ self._output_sum)
             lower = np.array([0.0 if norms[k] == 0.0 else lowest[k] / norms[k] for k in range(K)])
         upper = _column_norms(np.asarray(self.A.T @ self._witness, dtype=np.float64), self.dual_exponent)
         if np.any(np.isnan(lower)) or np.any(np.isnan(upper)):
@@ -730,5 +793,158 @@ class BatchedCertificateTracker(_TrackerState):
             positive = lower[k] > 0 and margin_is_certified(float(lower[k]), self.row_norm_max, d, unit=unit)
             upper_k, separable = _decided(float(lower[k]), float(upper[k]), self.separable_exact[k] == 0, positive)
             certificates.append(Certificate(lower=float(lower[k]), upper=upper_k, separable=separable,
-                                            p=self._witness[:, k].copy(), q=self.q, rounds=self.t))
+                                            p=self._witness[:, k].copy(), q=self.q, rounds=self.t, cap=self.cap))
         return certificates
+
+
+class DeviceCertificateTracker:
+    r""":class:`CertificateTracker` for a torch, JAX, CuPy or array-API A: the rounds stay on A's device.
+
+    :meth:`observe` keeps :math:`U_t=\|A^\top\bar p_t\|_{q^*}`'s running minimum, its round and its witness
+    :math:`\bar p_t` as arrays on the device (``xp.where``: O(n + d) a round, no host synchronisation). Every
+    reading (``upper``, ``lower``, ``certificate()``, ``sharpen()``, ``confirm_infeasible()``, ``state()``)
+    is a verdict: it copies the sums and, once, A to the host (:func:`gamedyn.core.kernels.to_numpy`) and asks
+    a numpy :class:`CertificateTracker` built from them, so the exact oracles (NNLS, the Gordan LP) and the
+    rounding-safe verdicts are those of numpy. Its results are host numbers and numpy witnesses.
+    """
+
+    _HOST_BACK = ("upper", "upper_round", "_witness", "separable_exact")
+
+    def __init__(self, A, q: float = 2.0, *, margin_from_sums: bool = True, row_norm_bound: float | None = None):
+        self.A = A
+        self.backend = backend_of(A)
+        self.q = check_q(q)
+        self.dual_exponent = dual_norm(self.q)
+        self.margin_from_sums = margin_from_sums
+        self.row_norm_bound = row_norm_bound
+        backend = self.backend
+        n = A.shape[0]
+        self.t = 0
+        self._dual_sum = backend.zeros((n,))
+        self._weight_total = 0.0
+        self._best = backend.asarray(math.inf)
+        self._best_round = backend.asarray(0.0)
+        self._best_witness = backend.asarray(np.full(n, 1.0 / n))
+        self._margins = self._output_sum = None
+        self._shares_dual_sum = False
+        self._host_A = None
+        self._host_tracker = None  # the numpy tracker of the last reading, kept while nothing was observed since
+        self.separable_exact = None
+        self._overrides: dict = {}  # what a host reading changed (sharpen, confirm_infeasible), until the next round
+
+    # No sharing of the runner's p play sum: an immutable namespace (JAX) makes a new sum array each round, so a
+    # shared reference would go stale; the tracker keeps its own sum (one O(n) update a round, on the device).
+    share_dual_sum = None
+
+    def observe(self, t: int, p, w_weight, w_loss_linear_sum, w_weight_total, p_loss_linear_sum, w_output_sum) -> None:
+        """Round t on the device (see :meth:`CertificateTracker.observe`): no host synchronisation."""
+        xp = self.backend.xp
+        self.t = t
+        z = w_loss_linear_sum
+        if self.dual_exponent == 2.0:
+            norm = xp.sqrt(xp.sum(z * z))
+        else:
+            top = xp.max(xp.abs(z))
+            safe = xp.where(top > 0, top, xp.ones_like(top))
+            norm = top * xp.sum(xp.abs(z / safe) ** self.dual_exponent) ** (1.0 / self.dual_exponent)
+        upper = norm / w_weight_total
+        if not self._shares_dual_sum:
+            self._dual_sum = add_scaled(self._dual_sum, w_weight, p)
+        self._weight_total += w_weight
+        improved = upper < self._best
+        self._best = xp.where(improved, upper, self._best)
+        self._best_round = xp.where(improved, xp.asarray(float(t), dtype=self._best_round.dtype,
+                                                         device=self.backend.device), self._best_round)
+        self._best_witness = xp.where(improved, self._dual_sum / self._weight_total, self._best_witness)
+        self._margins = p_loss_linear_sum if self.margin_from_sums else None
+        self._output_sum = w_output_sum
+        self._host_tracker, self._overrides = None, {}
+
+    def _host(self) -> CertificateTracker:
+        """The numpy tracker of the state now (the host copies of a verdict)."""
+        if self._host_tracker is not None:
+            return self._host_tracker
+        if self._host_A is None:
+            self._host_A = to_numpy(self.A)
+        tracker = CertificateTracker(self._host_A, self.q, margin_from_sums=self.margin_from_sums,
+                                     row_norm_bound=self.row_norm_bound)
+        tracker.t = self.t
+        tracker._dual_sum = np.array(to_numpy(self._dual_sum), dtype=np.float64)
+        tracker._weight_total = float(self._weight_total)
+        tracker.upper = to_host_scalar(self._best)
+        tracker.upper_round = int(to_host_scalar(self._best_round))
+        tracker._witness = np.array(to_numpy(self._best_witness), dtype=np.float64)
+        tracker._margins = None if self._margins is None else np.array(to_numpy(self._margins), dtype=np.float64)
+        tracker._output_sum = None if self._output_sum is None else np.array(to_numpy(self._output_sum), dtype=np.float64)
+        tracker.separable_exact = self.separable_exact
+        for name, value in self._overrides.items():
+            setattr(tracker, name, value)
+        self._host_tracker = tracker
+        return tracker
+
+    def _keep(self, tracker) -> None:
+        self._overrides = {name: getattr(tracker, name) for name in self._HOST_BACK}
+        self.separable_exact = tracker.separable_exact
+
+    @property
+    def upper(self) -> float:
+        return self._host().upper
+
+    @property
+    def upper_round(self) -> int:
+        return self._host().upper_round
+
+    @property
+    def lower(self) -> float:
+        return self._host().lower
+
+    @property
+    def witness(self):
+        return self._host().witness
+
+    @property
+    def knows_row_norms(self) -> bool:
+        return True
+
+    @property
+    def row_norm_max(self) -> float:
+        return self._host().row_norm_max
+
+    def relative_gap(self) -> float:
+        return self._host().relative_gap()
+
+    def sharpen(self, rows: int | None = None) -> float:
+        tracker = self._host()
+        value = tracker.sharpen(rows)
+        self._keep(tracker)
+        return value
+
+    def confirm_infeasible(self) -> bool:
+        tracker = self._host()
+        value = tracker.confirm_infeasible()
+        self._keep(tracker)
+        return value
+
+    def certificate(self) -> Certificate:
+        return self._host().certificate()
+
+    def state(self) -> dict:
+        """A checkpoint's state, as numpy (see :meth:`CertificateTracker.state`)."""
+        return self._host().state()
+
+    def restore(self, state: dict, *, margins=None, output_sum=None) -> None:
+        """A checkpoint's (numpy) state back onto the device."""
+        backend = self.backend
+        self.t = state["t"]
+        self._dual_sum = backend.asarray(state["dual_sum"])
+        self._weight_total = float(state["weight_total"])
+        self._best = backend.asarray(float(state["upper"]))
+        self._best_round = backend.asarray(float(state["upper_round"]))
+        n = self.A.shape[0]
+        witness = state["witness"]
+        self._best_witness = backend.asarray(state["dual_sum"] / self._weight_total if witness is None else witness) \
+            if self._weight_total else backend.asarray(np.full(n, 1.0 / n))
+        self.separable_exact = state["separable_exact"]
+        self._margins = margins if self.margin_from_sums else None
+        self._output_sum = output_sum
+        self._host_tracker, self._overrides = None, {}

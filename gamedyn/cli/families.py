@@ -98,7 +98,9 @@ def _matrix_step(M, row, column):
 
 
 def _matrix_round(M, state):
-    return _matrix_step(M, state.w_sum / state.w_weight_total, state.p_sum / state.p_weight_total)
+    # The sums are output-weighted (linear or quadratic averaging: not the learners' weights): on the simplex
+    # each one's entries add up to its own weight total.
+    return _matrix_step(M, state.w_sum / state.w_sum.sum(), state.p_sum / state.p_sum.sum())
 
 
 def _matrix_final(M, result):

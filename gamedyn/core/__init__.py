@@ -4,7 +4,8 @@ Nothing here knows a payoff, a game or a recipe; every other layer builds on the
 docs/explanation/architecture.md for the layers and the import rule.
 """
 
-from gamedyn.core.domains import Ball, Box, L1Ball, Reals, Simplex
+from gamedyn.core.adaptive import AdaHedge, AdaptiveFTRL, AdaptiveStep
+from gamedyn.core.domains import Ball, Box, CappedSimplex, L1Ball, Reals, Simplex
 from gamedyn.core.hints import CurrentLoss, FirstRoundLoss, LastLoss, NoHint, OpponentSecondary
 from gamedyn.core.learners import (
     FTL,
@@ -20,11 +21,13 @@ from gamedyn.core.learners import (
 from gamedyn.core.loss import Loss
 from gamedyn.core.protocols import Domain, Hint, Learner, Observer, Player
 from gamedyn.core.numerics import NumericalRangeError
+from gamedyn.core.regret_matching import RegretMatching
 from gamedyn.core.regularizers import Entropy, QNorm, Regularizer, SquaredEuclidean, Zero, numerical_argmin
 from gamedyn.core.weights import StepSchedule
 
 __all__ = [
-    "Ball", "BestResponse", "Domain", "Hint", "Learner", "Observer", "Player", "Box", "CurrentLoss", "Entropy", "FTL", "FTRL", "FTRLPlus", "FirstRoundLoss",
+    "AdaHedge", "AdaptiveFTRL", "AdaptiveStep", "RegretMatching",
+    "Ball", "BestResponse", "Domain", "Hint", "Learner", "Observer", "Player", "Box", "CappedSimplex", "CurrentLoss", "Entropy", "FTL", "FTRL", "FTRLPlus", "FirstRoundLoss",
     "FollowTheRegularizedLeader", "L1Ball", "LastLoss", "Loss", "MirrorDescent", "NoHint", "NumericalRangeError",
     "OFTL", "OFTRL", "OMD", "OpponentSecondary", "QNorm", "Reals", "Regularizer", "Simplex", "SquaredEuclidean",
     "StepSchedule", "Zero", "numerical_argmin",

@@ -1,4 +1,4 @@
-r"""Domains: the sets a player plays on (R^d, a ball, the simplex, an l1 ball, a box).
+r"""Domains: the sets a player plays on (R^d, a ball, the simplex, the capped simplex, an l1 ball, a box).
 
 Each domain offers ``contains``, ``default_centre``, ``project``, ``linear_minimizer`` (the linear
 minimisation oracle) and ``minimize_quadratic`` (argmin of <linear, z> + (c/2)||z||^2 over the
@@ -13,7 +13,8 @@ import math
 import attrs
 import numpy as np
 
-from gamedyn.core.kernels import asum
+from gamedyn.core import capped_simplex
+from gamedyn.core.kernels import asum, is_foreign, namespace_of, to_host_scalar
 from gamedyn.core.numerics import SAFE_HIGH, SAFE_LOW, euclidean_norm, out_of_range, scaled_norm
 from gamedyn.core.validation import check_positive
 
@@ -24,6 +25,23 @@ _FLOAT64 = np.dtype(np.float64)
 # (gamedyn.core.kernels): asum, sum |x_i| (finiteness checks only: its rounding depends on alignment),
 # dot, x . y, and scal, x *= a in place.
 
+def _foreign_minimize_quadratic(linear, curvature):
+    """:meth:`Reals.minimize_quadratic` on the device: ``-linear / curvature`` without a host check per round
+    (an overflow gives inf, which the result's final check reports); None when unbounded below."""
+    if curvature > 0:
+        return linear / -curvature
+    xp = namespace_of(linear)
+    return None if to_host_scalar(xp.any(linear != 0)) else xp.zeros_like(linear)
+
+
+def _all_finite_any(z) -> bool:
+    """Every entry finite, for an array of any namespace (one host synchronisation for a foreign one)."""
+    if is_foreign(z):
+        xp = namespace_of(z)
+        return bool(to_host_scalar(xp.all(xp.isfinite(z))))
+    return bool(np.all(np.isfinite(z)))
+
+
 @attrs.frozen
 class Reals:
     """The whole space R^d."""
@@ -31,7 +49,7 @@ class Reals:
     exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
 
     def contains(self, z, tolerance: float = 1e-9) -> bool:
-        return bool(np.all(np.isfinite(z)))
+        return _all_finite_any(z)
 
     def default_centre(self, dimension: int):
         return np.zeros(dimension)
@@ -50,6 +68,8 @@ class Reals:
         float64's range.
         """
         if linear.__class__ is not np.ndarray or linear.dtype is not _FLOAT64:
+            if is_foreign(linear):
+                return _foreign_minimize_quadratic(linear, curvature)
             linear = np.asarray(linear, dtype=np.float64)
         if curvature >= 1.0:  # |linear / curvature| <= |linear|: the division cannot overflow
             point = np.divide(linear, -curvature)  # == -linear / curvature bit for bit, in one pass
@@ -87,6 +107,9 @@ class Ball:
         check_positive(self.radius, "radius")
 
     def contains(self, z, tolerance: float = 1e-9) -> bool:
+        if is_foreign(z):
+            xp = namespace_of(z)
+            return bool(to_host_scalar(xp.sqrt(xp.sum(z * z))) <= self.radius * (1 + tolerance))
         return bool(euclidean_norm(z) <= self.radius * (1 + tolerance))
 
     def default_centre(self, dimension: int):
@@ -104,6 +127,10 @@ class Ball:
     def project(self, z):
         """Euclidean projection onto the ball: z if ||z|| <= radius, else radius z / ||z||."""
         if z.__class__ is not np.ndarray or z.dtype is not _FLOAT64:
+            if is_foreign(z):  # on the device: radius z / ||z|| where ||z|| > radius, no host synchronisation
+                xp = namespace_of(z)
+                norm = xp.sqrt(xp.sum(z * z))
+                return z * xp.where(norm > self.radius, self.radius / norm, xp.ones_like(norm))
             z = np.asarray(z, dtype=np.float64)
         scale, unit_norm = scaled_norm(z)
         if scale == 0.0 or unit_norm <= self.radius / scale:
@@ -120,6 +147,8 @@ class Ball:
         ``-linear / curvature`` when it lies in the ball, else ``-radius linear / ||linear||``
         (also the answer for ``curvature == 0``, and 0 when ``linear == 0``).
         """
+        if is_foreign(linear):
+            return self._foreign_minimize_quadratic(linear, curvature)
         linear = np.asarray(linear, dtype=np.float64)
         scale, unit_norm = scaled_norm(linear)
         if scale == 0.0:
@@ -127,6 +156,40 @@ class Ball:
         if curvature > 0 and unit_norm * (scale / float(curvature)) <= self.radius:
             return -linear / curvature
         return -self._onto_sphere(linear, scale, unit_norm, "Ball.minimize_quadratic")
+
+
+def _ball_foreign_minimize_quadratic(self, linear, curvature: float):
+    """:meth:`Ball.minimize_quadratic` on the device (the same closed form, chosen by ``where``)."""
+    xp = namespace_of(linear)
+    norm = xp.sqrt(xp.sum(linear * linear))
+    safe = xp.where(norm > 0, norm, xp.ones_like(norm))
+    on_sphere = linear * (-self.radius / safe)
+    if curvature > 0:
+        on_sphere = xp.where(norm / float(curvature) <= self.radius, linear / -curvature, on_sphere)
+    return xp.where(norm > 0, on_sphere, xp.zeros_like(linear))
+
+
+Ball._foreign_minimize_quadratic = _ball_foreign_minimize_quadratic
+
+
+def _foreign_project_shifted(shifted):
+    """:func:`_project_shifted` in the array's namespace, on its device (sort, cumulative sum, a count)."""
+    xp = namespace_of(shifted)
+    n = shifted.shape[0]
+    ordered = xp.flip(xp.sort(shifted))
+    cumulative = xp.cumulative_sum(ordered) - 1.0
+    index = xp.arange(1, n + 1, dtype=shifted.dtype, device=_device_of(shifted))
+    count = xp.sum(xp.astype(ordered * index > cumulative, xp.int64))  # the support: a prefix of the order
+    rho = xp.reshape(count - 1, (1,))
+    tau = xp.take(cumulative, rho) / xp.astype(count, shifted.dtype)
+    projected = xp.maximum(shifted - tau, xp.zeros_like(shifted))
+    return projected / xp.sum(projected)
+
+
+def _device_of(x):
+    from gamedyn.core.kernels import backend_of
+
+    return backend_of(x).device
 
 
 def _project_shifted(shifted):
@@ -152,6 +215,10 @@ class Simplex:
     exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
 
     def contains(self, z, tolerance: float = 1e-9) -> bool:
+        if is_foreign(z):
+            xp = namespace_of(z)
+            return bool(to_host_scalar(xp.all(z >= -tolerance))
+                        and abs(to_host_scalar(xp.sum(z)) - 1.0) <= tolerance * max(1, z.shape[0]))
         z = np.asarray(z)
         return bool(np.all(z >= -tolerance) and abs(np.sum(z) - 1.0) <= tolerance * max(1, z.size))
 
@@ -167,6 +234,8 @@ class Simplex:
         a point with entries >= 0 summing to 1 within a few ulp. NaN or +inf entries raise
         :class:`NumericalRangeError`.
         """
+        if is_foreign(z):
+            return _foreign_project_shifted(z - namespace_of(z).max(z))
         z = np.asarray(z, dtype=np.float64)
         top = float(z.max())
         if not math.isfinite(top):
@@ -188,6 +257,12 @@ class Simplex:
         ``curvature == 0`` this is the best response: the vertex of the smallest entry of
         ``linear`` (ties go to the smallest index).
         """
+        if is_foreign(linear):
+            xp = namespace_of(linear)
+            if curvature > 0:
+                return _foreign_project_shifted(-((linear - xp.min(linear)) / float(curvature)))
+            index = xp.arange(linear.shape[0], device=_device_of(linear))
+            return xp.astype(index == xp.argmin(linear), linear.dtype)  # the first smallest entry's vertex
         linear = np.asarray(linear, dtype=np.float64)
         bottom = float(linear.min())
         if not bottom > -np.inf or bottom == np.inf:  # NaN, every entry +inf, or an entry -inf
@@ -385,10 +460,90 @@ class Box:
         return self.linear_minimizer(linear)
 
 
+@attrs.frozen
+class CappedSimplex:
+    r"""The capped simplex :math:`\Delta_c=\{p\in\Delta_n: p_i\le c\}`, the p-player's domain of the soft-margin game.
+
+    With ``c = 1 / (nu n)`` the game :math:`\max_w\min_{p\in\Delta_c}p^\top Aw-\|w\|^2/2` is the
+    reduced-convex-hull form of the nu-SVM (Crisp & Burges 2000; Bennett & Bredensteiner 2000):
+    :math:`\min_{p\in\Delta_c}\|A^\top p\|` is the distance from 0 to the reduced convex hull of the
+    rows, and :math:`\min_{p\in\Delta_c}p^\top z` the average of the :math:`1/c` smallest entries of z
+    (a CVaR, the fractional one counted in part). ``CappedSimplex(1.0)`` is the plain simplex.
+    The closed forms live in :mod:`gamedyn.core.capped_simplex`, each exact at any magnitude.
+
+    Parameters
+    ----------
+    cap : float in (0, 1]
+        The cap ``c``; a point needs ``n >= 1/c`` coordinates (checked where ``n`` is known).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``cap`` is not a real number in (0, 1].
+
+    Examples
+    --------
+    >>> domain = CappedSimplex(0.5)
+    >>> domain.project([3.0, 1.0, 0.0]).tolist(), domain.linear_minimizer([3.0, 1.0, 0.0]).tolist()
+    ([0.5, 0.5, 0.0], [0.0, 0.5, 0.5])
+    >>> CappedSimplex.from_nu(0.1, 100)
+    CappedSimplex(cap=0.1)
+    """
+
+    cap: float = attrs.field(converter=capped_simplex.check_cap)
+    exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
+
+    @classmethod
+    def from_nu(cls, nu, n: int) -> CappedSimplex:
+        """``CappedSimplex(cap_from_nu(nu, n))``: ``c = 1/(nu n)``, rounded up so that the set is never
+        empty by rounding (:func:`gamedyn.core.capped_simplex.cap_from_nu`)."""
+        return cls(capped_simplex.cap_from_nu(nu, n))
+
+    def check_dimension(self, dimension: int, where: str = "CappedSimplex") -> None:
+        """A clear ``ValueError`` when ``dimension * cap < 1`` (the set is empty)."""
+        capped_simplex.check_size(int(dimension), self.cap, where)
+
+    def contains(self, z, tolerance: float = 1e-9) -> bool:
+        return capped_simplex.contains(z, self.cap, tolerance)
+
+    def default_centre(self, dimension: int):
+        """The uniform point ``u_n`` (in every non-empty capped simplex; entropy's minimiser)."""
+        self.check_dimension(dimension, "CappedSimplex.default_centre")
+        return capped_simplex.centre(dimension)
+
+    def project(self, z):
+        """Euclidean projection onto Delta_c: ``clip(z_i - tau, 0, c)`` summing to 1, exact at any magnitude."""
+        return capped_simplex.project(z, self.cap)
+
+    def linear_minimizer(self, linear):
+        """argmin over Delta_c of ``<linear, z>`` (the LMO): ``c`` on the ``floor(1/c)`` smallest entries,
+        the rest on the next one (ties: smallest index)."""
+        return capped_simplex.linear_minimizer(linear, self.cap)
+
+    def minimize_quadratic(self, linear, curvature: float):
+        """argmin over Delta_c of ``<linear, z> + (curvature/2)||z||^2``: the projection of
+        ``-linear / curvature`` (differences taken before the division), or the LMO at curvature 0."""
+        if not curvature > 0:
+            return self.linear_minimizer(linear)
+        linear = np.asarray(linear, dtype=np.float64)
+        return capped_simplex.project_scaled(-linear, float(curvature), self.cap)
+
+    def cvar(self, z) -> float:
+        """``min_{p in Delta_c} <z, p>``: the average of the ``1/c`` smallest entries, correctly rounded."""
+        return capped_simplex.cvar(z, self.cap)
+
+    def kl_range(self, n: int) -> float:
+        """``D_c = max_{p in Delta_c} KL(p || u_n) = log(n c) + r log(r/c)``: replaces ``log n`` in the rates."""
+        return capped_simplex.kl_range(n, self.cap)
+
+
 def learner_example(domain) -> str:
     """Learners that play on ``domain``, for error messages that name the fix."""
     if isinstance(domain, Simplex):
         return "FTRL(Entropy(), eta) or OMD(SquaredEuclidean(domain=Simplex()), eta)"
+    if isinstance(domain, CappedSimplex):
+        return (f"FTRL(Entropy(domain={domain!r}), eta) or "
+                f"OMD(SquaredEuclidean(domain={domain!r}), eta)")
     if isinstance(domain, Ball):
         return f"FTL(Ball({domain.radius!r})) or FTRL(SquaredEuclidean(radius={domain.radius!r}), eta)"
     if isinstance(domain, Reals):

@@ -31,6 +31,7 @@ from typing import Any
 
 import attrs
 
+from gamedyn.core.kernels import backend_of
 from gamedyn.core.loss import Loss
 
 
@@ -144,7 +145,8 @@ class OpponentSecondary:
         return self.payoff.p_dimension if self.player == "w" else self.payoff.w_dimension
 
     def init(self, dimension: int, initial_loss: Loss):
-        return self.opponent.init(self._opponent_dimension(), Loss.zero(self._opponent_dimension()))
+        dimension = self._opponent_dimension()  # the shadow's arrays on the run's backend (its losses' namespace)
+        return self.opponent.init(dimension, Loss(backend_of(initial_loss.linear).zeros(dimension), 0.0))
 
     def predict(self, state, current_loss: Loss | None = None):
         if self.player == "w":

@@ -15,7 +15,8 @@ from scipy.linalg.blas import daxpy as _daxpy
 from scipy.linalg.blas import ddot as _ddot
 from scipy.linalg.blas import dscal as _dscal
 
-__all__ = ["LEVEL1_BLOCK", "add_scaled", "asum", "axpy", "dot", "inner", "ones", "plus_scaled", "scal"]
+__all__ = ["LEVEL1_BLOCK", "NUMPY", "Backend", "add_scaled", "asum", "axpy", "backend_of", "dot", "inner", "is_foreign",
+           "namespace_of", "ones", "plus_scaled", "scal", "to_host_scalar", "to_numpy"]
 
 _FLOAT64 = np.dtype(np.float64)
 
@@ -39,6 +40,9 @@ _FLOAT64 = np.dtype(np.float64)
 # of its own that no longer depends on the thread count (OpenBLAS's threaded sum adds its
 # threads' partial sums, so the old result changed with the number of threads).
 LEVEL1_BLOCK = 8192
+
+
+_np_asarray = np.asarray  # the one conversion of a foreign array to numpy: to_numpy, at a boundary
 
 
 def _contiguous(x):
@@ -85,7 +89,10 @@ def dot(x, y, _ddot=_ddot, _block=LEVEL1_BLOCK, _len=len) -> float:
 
 def inner(x, y, _block=LEVEL1_BLOCK, _len=len) -> float:
     """``float(x @ y)`` for 1-D arrays of any float dtype (numpy's own product, so the same result as
-    ``x @ y``) up to :data:`LEVEL1_BLOCK` numbers; beyond it the blocks' products added in order."""
+    ``x @ y``) up to :data:`LEVEL1_BLOCK` numbers; beyond it the blocks' products added in order.
+    Foreign arrays (:func:`is_foreign`): ``x @ y`` as a 0-d array of their namespace, on their device."""
+    if x.__class__ is not np.ndarray and is_foreign(x):
+        return x @ y  # a 0-d array on x's device: no host synchronisation
     n = _len(x)
     if n <= _block:
         return float(x @ y)
@@ -218,3 +225,141 @@ def ones(size: int) -> np.ndarray:
     vector = np.ones(size)
     vector.flags.writeable = False
     return vector
+
+
+# ------------------------------------------------------------------------------ the backend seam
+#
+# Everything above is the numpy/CPU specialisation: scipy's BLAS level 1 on float64 numpy arrays, what
+# makes small games fast. Any other array (torch, JAX, CuPy, array_api_strict: anything with the array
+# API) is computed by its own namespace's functions on its own device: the namespace and device are
+# chosen once per run (from the payoff's matrix, in its construction) and carried by the objects that
+# compute (:class:`Backend`); array_api_compat is imported only when such an array comes in.
+
+
+@functools.lru_cache(maxsize=1)
+def _compat():
+    try:
+        import array_api_compat
+    except ImportError:  # pragma: no cover - the extra is missing
+        raise ImportError(
+            "gamedyn computes on a torch, JAX, CuPy or array-API array through array_api_compat, which is not "
+            "installed: pip install 'gamedyn[array-api]' (or gamedyn[torch] / gamedyn[jax]), or pass a numpy array."
+        ) from None
+    return array_api_compat
+
+
+def is_foreign(x) -> bool:
+    """Whether ``x`` is an array of another namespace than numpy's (a torch tensor, a JAX or CuPy array, ...).
+
+    numpy arrays and scalars, scipy.sparse matrices and operators, Python numbers and lists are not."""
+    if x.__class__ is np.ndarray or x is None:
+        return False
+    module = type(x).__module__
+    if module.startswith(("numpy", "scipy", "builtins", "dask")):
+        return False
+    return hasattr(x, "__array_namespace__") or module.startswith(("torch", "jax", "jaxlib", "cupy"))
+
+
+class Backend:
+    """The array namespace and device one run computes on (immutable; one per run, carried by its objects).
+
+    ``xp`` is the array API namespace (array_api_compat's wrapper for torch, numpy, CuPy, JAX; the
+    array's own for array_api_strict); ``device`` the inputs' device; ``name`` a short label
+    (``"numpy"``, ``"torch"``, ``"jax"``, ...). :data:`NUMPY` is the numpy/CPU backend, whose kernels are
+    the scipy BLAS level-1 calls above. Built by :func:`backend_of`.
+    """
+
+    __slots__ = ("xp", "device", "name", "is_numpy", "float64", "float32")
+
+    def __init__(self, xp, device, name: str):
+        for slot, value in (("xp", xp), ("device", device), ("name", name), ("is_numpy", name == "numpy"),
+                            ("float64", xp.float64), ("float32", xp.float32)):
+            object.__setattr__(self, slot, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a Backend is immutable")
+
+    def __repr__(self) -> str:
+        return f"Backend({self.name!r}, device={self.device!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Backend) and self.name == other.name and str(self.device) == str(other.device)
+
+    def __hash__(self):
+        return hash((self.name, str(self.device)))
+
+    def zeros(self, shape, dtype=None):
+        """Zeros of ``shape`` on this backend's device (float64 unless ``dtype``)."""
+        if self.is_numpy:
+            return np.zeros(shape, dtype=np.float64 if dtype is None else dtype)
+        return self.xp.zeros(shape, dtype=self.float64 if dtype is None else dtype, device=self.device)
+
+    def asarray(self, x, dtype=None):
+        """``x`` (a numpy array, a number, or an array of this namespace) as an array on this device (float64 unless ``dtype``)."""
+        if self.is_numpy:
+            return np.asarray(x, dtype=np.float64 if dtype is None else dtype)
+        dtype = self.float64 if dtype is None else dtype
+        if is_foreign(x):
+            if x.dtype != dtype:
+                x = self.xp.astype(x, dtype)
+            return x
+        return self.xp.asarray(np.asarray(x, dtype=np.float64), dtype=dtype, device=self.device)
+
+    def to_numpy(self, x):
+        """A numpy copy of ``x`` on the host (checkpoints, the exact oracles, plots); numpy input as it is."""
+        return to_numpy(x)
+
+
+NUMPY = Backend(np, "cpu", "numpy")
+_BACKENDS: dict = {}
+
+
+def _name_of(x) -> str:
+    module = type(x).__module__.split(".")[0]
+    return {"jaxlib": "jax"}.get(module, module)
+
+
+def backend_of(x) -> Backend:
+    """The :class:`Backend` of an array: :data:`NUMPY` for numpy, scipy and anything not foreign
+    (:func:`is_foreign`), else its array_api_compat namespace and device (one lookup per type and device)."""
+    if not is_foreign(x):
+        return NUMPY
+    compat = _compat()
+    device = compat.device(x)
+    key = (type(x), str(device))
+    backend = _BACKENDS.get(key)
+    if backend is None:
+        backend = _BACKENDS[key] = Backend(compat.array_namespace(x), device, _name_of(x))
+    return backend
+
+
+def namespace_of(x):
+    """``x``'s array namespace: numpy for numpy (and non-arrays), else array_api_compat's (see :func:`backend_of`)."""
+    return backend_of(x).xp
+
+
+def to_host_scalar(x) -> float:
+    """The one host synchronisation: ``x`` (a 0-d array of any namespace and device, or a number) as a Python float.
+
+    Used only where a scalar is genuinely needed (stop rules, NaN checks, certificates' verdicts);
+    on a GPU it waits for the device. Every other step of a round stays on the device."""
+    if x.__class__ is float:
+        return x
+    return float(x)
+
+
+def to_numpy(x):
+    """A numpy array of ``x``'s values on the host (a copy for a device array; numpy input unchanged)."""
+    if not is_foreign(x):
+        return x if x.__class__ is np.ndarray else _np_asarray(x)
+    module = type(x).__module__
+    if module.startswith("torch"):
+        return x.detach().cpu().numpy()
+    if module.startswith("cupy"):  # pragma: no cover - no GPU here
+        return x.get()
+    compat = _compat()
+    try:
+        x = compat.to_device(x, "cpu")
+    except Exception:  # a namespace whose CPU device has another name (array_api_strict)
+        pass
+    return _np_asarray(x)

@@ -48,7 +48,7 @@ import attrs
 import numpy as np
 
 from gamedyn.core.hints import CurrentLoss, LastLoss, NoHint
-from gamedyn.core.kernels import add_scaled, axpy, plus_scaled
+from gamedyn.core.kernels import add_scaled, axpy, backend_of, is_foreign, plus_scaled
 from gamedyn.core.loss import Loss
 from gamedyn.core.protocols import declared
 from gamedyn.core.regularizers import Regularizer, Zero
@@ -138,6 +138,8 @@ def _as_step(value):
     """eta: a number, an array (one step per batched game), or a schedule (a list, tuple or callable)."""
     if isinstance(value, (list, tuple)) or (callable(value) and not isinstance(value, StepSchedule)):
         return StepSchedule(value)
+    if isinstance(value, np.floating) and np.ndim(value) == 0:  # a numpy scalar: the same number, usable by any namespace
+        return float(value)
     return value
 
 
@@ -163,6 +165,13 @@ def _check_batch_of_steps(learner, initial_loss: Loss):
             f"eta holds {learner.eta.size} steps (a sweep) but the losses have shape {initial_loss.linear.shape}; "
             f"play K = {learner.eta.size} batched games, e.g. Bilinear(gamedyn.shared_matrix(A, {learner.eta.size}))."
         )
+
+
+def _on_backend(backend, centre):
+    """The centre on the run's backend (a numpy centre copied to its device once, at init)."""
+    if backend.is_numpy or is_foreign(centre):
+        return centre
+    return backend.asarray(centre)
 
 
 def _resolve_centre(learner, dimension: int):
@@ -274,8 +283,11 @@ class FTRLPlayer:
         self.learner = learner
         loss_sum = state.loss_sum
         linear = loss_sum.linear
-        if copy or not (linear.__class__ is np.ndarray and linear.dtype == np.float64 and linear.flags.c_contiguous
-                        and linear.flags.writeable):  # the buffer update() adds to in place
+        if linear.__class__ is not np.ndarray and is_foreign(linear):  # a torch, JAX, ... sum: its own copy
+            if copy:
+                linear = backend_of(linear).xp.asarray(linear, copy=True)
+        elif copy or not (linear.__class__ is np.ndarray and linear.dtype == np.float64 and linear.flags.c_contiguous
+                          and linear.flags.writeable):  # the buffer update() adds to in place
             linear = np.array(linear, dtype=np.float64)
         self.linear_sum = linear
         self.curvature_sum, self.convex = loss_sum.curvature, loss_sum.convex
@@ -369,9 +381,10 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
 
     def init(self, dimension: int, initial_loss: Loss | None = None) -> FTRLState:
         initial_loss = Loss.zero(dimension) if initial_loss is None else initial_loss
-        centre = _batched_centre(self, _resolve_centre(self, dimension), initial_loss)
+        backend = backend_of(initial_loss.linear)  # the run's namespace and device (numpy for numpy losses)
+        centre = _batched_centre(self, _on_backend(backend, _resolve_centre(self, dimension)), initial_loss)
         _check_batch_of_steps(self, initial_loss)
-        return FTRLState(Loss(np.zeros(initial_loss.linear.shape), 0.0), centre,
+        return FTRLState(Loss(backend.zeros(tuple(initial_loss.linear.shape)), 0.0), centre,
                          self.hint.init(dimension, initial_loss), centre_cache_of(self.regularizer, centre), [None])
 
     def play(self, state: FTRLState, weight: float, current_loss: Loss | None = None):
@@ -564,7 +577,8 @@ class OMD(_RegularizedLearner):
 
     def init(self, dimension: int, initial_loss: Loss | None = None) -> OMDState:
         initial_loss = Loss.zero(dimension) if initial_loss is None else initial_loss
-        centre = _batched_centre(self, _resolve_centre(self, dimension), initial_loss)
+        centre = _batched_centre(self, _on_backend(backend_of(initial_loss.linear), _resolve_centre(self, dimension)),
+                                 initial_loss)
         _check_batch_of_steps(self, initial_loss)
         return OMDState(centre, self.hint.init(dimension, initial_loss), centre_cache_of(self.regularizer, centre))
 
@@ -626,11 +640,23 @@ class OMDPlayer:
 
 
 def _same_array(a, b) -> bool:
-    """The same array object, or equal values (None only matches None)."""
+    """The same array object, or equal values (None only matches None).
+
+    A cache object that is not an array says how two of its kind compare through a ``same_as(other)``
+    method on its class (e.g. Entropy's cache on a capped simplex compares its log centre); this memo
+    names no regularizer's class.
+    """
     if a is b:
         return True
-    if a is None or b is None or a.shape != b.shape:
+    if a is None or b is None or a.__class__ is not b.__class__:
         return False
+    same_as = getattr(a.__class__, "same_as", None)
+    if same_as is not None:
+        return same_as(a, b)
+    if a.shape != b.shape:
+        return False
+    if is_foreign(a):
+        return bool(backend_of(a).xp.all(a == b))
     return bool((a == b).all())
 
 

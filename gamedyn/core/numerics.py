@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from gamedyn.core.kernels import dot
+from gamedyn.core.kernels import dot, is_foreign, namespace_of
 
 _FLOAT64 = np.dtype(np.float64)
 
@@ -62,6 +62,8 @@ def pnorm_link(theta, p: float):
     ``f_p(0) = 0``. The inverse of f_p is f_q with 1/p + 1/q = 1. Computed on theta / max|theta|
     so that large exponents p - 1 neither overflow nor underflow.
     """
+    if is_foreign(theta):
+        return _foreign_pnorm_link(theta, p)
     theta = np.asarray(theta, dtype=np.float64)
     if theta.ndim > 1:  # batched games: one link per column
         return np.stack([pnorm_link(column, p) for column in np.moveaxis(theta, -1, 0)], axis=-1)
@@ -71,6 +73,18 @@ def pnorm_link(theta, p: float):
     unit = theta / scale
     norm = np.linalg.norm(unit, ord=p)
     return scale * np.sign(unit) * np.abs(unit) ** (p - 1.0) * norm ** (2.0 - p)
+
+
+def _foreign_pnorm_link(theta, p: float):
+    """:func:`pnorm_link` in theta's namespace, on its device (the same formula; 0 at theta = 0, by ``where``)."""
+    xp = namespace_of(theta)
+    scale = xp.max(xp.abs(theta), axis=0)
+    safe = xp.where(scale > 0, scale, xp.ones_like(scale))
+    unit = theta / safe
+    magnitude = xp.abs(unit)
+    norm = xp.sum(magnitude ** p, axis=0) ** (1.0 / p)
+    link = scale * xp.sign(unit) * magnitude ** (p - 1.0) * norm ** (2.0 - p)
+    return xp.where(scale > 0, link, xp.zeros_like(theta))
 
 
 class NumericalRangeError(FloatingPointError):

@@ -28,11 +28,12 @@ import attrs
 import numpy as np
 import scipy.optimize
 
+from gamedyn.core import capped_simplex
 from gamedyn.core.protocols import Domain
 from gamedyn.core.protocols import Regularizer as RegularizerProtocol
 from gamedyn.core.protocols import StructuralMeta
-from gamedyn.core.domains import Ball, Reals, Simplex
-from gamedyn.core.kernels import dot, ones, scal
+from gamedyn.core.domains import Ball, CappedSimplex, Reals, Simplex
+from gamedyn.core.kernels import dot, is_foreign, namespace_of, ones, scal, to_host_scalar
 from gamedyn.core.numerics import out_of_range, pnorm_link, softmax_logits
 from gamedyn.core.validation import check_q
 
@@ -117,20 +118,87 @@ class Regularizer(metaclass=StructuralMeta):
         return point, self.centre_cache(point)
 
 
-@attrs.frozen
+class CappedCentre:
+    """Entropy's centre cache on a capped simplex: ``log p_0`` (None for the uniform centre).
+
+    Never None itself, so the plain simplex's uniform fast path (``cache is None``) is never taken
+    on a capped domain, and that path pays nothing for the capped case.
+    """
+
+    __slots__ = ("log",)
+
+    def __init__(self, log):
+        self.log = log
+
+    def __repr__(self):
+        return "CappedCentre(uniform)" if self.log is None else f"CappedCentre(log={self.log!r})"
+
+    def __reduce__(self):
+        return CappedCentre, (self.log,)
+
+    def same_as(self, other) -> bool:
+        """Equal log centres (the mirror-step memo's check in :mod:`gamedyn.core.learners`)."""
+        mine, theirs = self.log, other.log
+        if mine is theirs:
+            return True
+        if mine is None or theirs is None or mine.shape != theirs.shape:
+            return False
+        return bool((mine == theirs).all())
+
+
+def _entropy_domain(instance, attribute, value):
+    if value.__class__ not in (Simplex, CappedSimplex):
+        raise ValueError(f"Entropy's domain must be Simplex() or CappedSimplex(cap), got {value!r}; "
+                         "e.g. Entropy(domain=CappedSimplex.from_nu(0.1, n)) for the soft-margin game.")
+
+
+@attrs.frozen(repr=False)
 class Entropy(Regularizer):
-    r"""Negative entropy E(p) = sum_i p_i log p_i on the simplex; D_E(p, p0) = KL(p || p0).
+    r"""Negative entropy E(p) = sum_i p_i log p_i on the simplex (or a capped simplex); D_E(p, p0) = KL(p || p0).
 
     Closed form for linear losses (spec section 1, "softmax convention"):
     :math:`\arg\min_{p\in\Delta}\eta\langle\theta,p\rangle+\mathrm{KL}(p\|p_0)\propto p_0\odot e^{-\eta\theta}`,
     computed from logits ``log p0 - eta theta`` shifted by their maximum.
+
+    On ``domain=CappedSimplex(c)`` (the soft-margin game's p-player) the argmin is the capped
+    softmax :math:`p_i=\min(c, p_{0i}e^{-\eta\theta_i-\lambda})`
+    (:func:`gamedyn.core.capped_simplex.capped_entropy_step`: the plain softmax's cost when the cap
+    does not bind, exact at any magnitude). Entropy stays 1-strongly convex w.r.t. ``||.||_1`` there
+    (Pinsker), and its range from the uniform centre is ``D_c = log(n c) + r log(r/c) <= -log nu``
+    (docs/explanation/soft-margin.md).
+
+    Parameters
+    ----------
+    domain : Simplex or CappedSimplex, default Simplex()
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Entropy().argmin(np.array([0.0, 0.0, 5.0]), 0.0, 1.0, np.full(3, 1 / 3)).round(3).tolist()
+    [0.498, 0.498, 0.003]
+    >>> Entropy(domain=CappedSimplex(0.4)).argmin(np.array([0.0, 0.0, 5.0]), 0.0, 1.0, np.full(3, 1 / 3)).round(3).tolist()
+    [0.4, 0.4, 0.2]
     """
 
     plays_in_domain = True
-    argmin_is_softmax = True
 
-    domain = Simplex()
+    domain: Simplex | CappedSimplex = attrs.field(default=Simplex(), validator=_entropy_domain)
     supports_batches = True
+
+    def __repr__(self):
+        return "Entropy()" if self.domain.__class__ is Simplex else f"Entropy(domain={self.domain!r})"
+
+    @property
+    def legendre(self) -> bool:
+        """True on the simplex; on a capped simplex the cap's faces are reached (no interior mirror image)."""
+        return self.domain.__class__ is Simplex
+
+    @property
+    def argmin_is_softmax(self) -> bool:
+        """The declaration the one-pass rounds read (:meth:`FollowTheRegularizedLeader.softmax_play`):
+        True on the simplex, where the argmin is eq. (5)'s softmax of ``log z_0 - eta theta``; False on
+        a capped simplex, where it is the capped softmax (the rounds then take the two-pass round)."""
+        return self.domain.__class__ is Simplex
 
     def value(self, z) -> float:
         z = np.asarray(z, dtype=np.float64)
@@ -142,7 +210,9 @@ class Entropy(Regularizer):
             return np.log(np.asarray(z, dtype=np.float64)) + 1.0
 
     def inverse_mirror_map(self, theta):
-        """The simplex point whose mirror image is theta up to a constant: softmax(theta)."""
+        """The simplex point whose mirror image is theta up to a constant: softmax(theta) (capped on Delta_c)."""
+        if self.domain.__class__ is CappedSimplex:
+            return capped_simplex.capped_softmax(-np.asarray(theta, dtype=np.float64), self.domain.cap)
         return softmax_logits(np.asarray(theta, dtype=np.float64))
 
     def bregman(self, z, centre) -> float:
@@ -157,18 +227,41 @@ class Entropy(Regularizer):
         """log z_0 up to an additive constant (``-inf`` at a zero entry), computed once per centre.
 
         A uniform centre (the default u_n) gives ``None``: a constant shift of the logits does not
-        move the softmax, so the argmin adds nothing.
+        move the softmax, so the argmin adds nothing. On a capped simplex the cache is a
+        :class:`CappedCentre` (never None), checked once per call on the non-uniform path only.
         """
+        if is_foreign(centre):  # once per centre, before the rounds: one host synchronisation
+            xp = namespace_of(centre)
+            low, high = to_host_scalar(xp.min(centre)), to_host_scalar(xp.max(centre))
+            return None if low == high > 0 else xp.log(centre)
         centre = np.asarray(centre, dtype=np.float64)
         if centre.size and centre.min() == centre.max() > 0:
-            return None
+            return None if self.domain.__class__ is Simplex else CappedCentre(None)
         with np.errstate(divide="ignore"):
-            return np.log(centre)
+            log = np.log(centre)
+        return log if self.domain.__class__ is Simplex else CappedCentre(log)
+
+    def _capped_step(self, linear, curvature, eta, cache, return_log: bool):
+        """The argmin on the capped simplex (``cache`` a :class:`CappedCentre`)."""
+        if curvature != 0:
+            raise ValueError("Entropy on a CappedSimplex has a closed form for linear losses only (curvature 0); "
+                             "give this player a linear loss, or use SquaredEuclidean(domain=CappedSimplex(cap)).")
+        linear = np.asarray(linear, dtype=np.float64)
+        cap = self.domain.cap
+        capped_simplex.check_size(linear.shape[0], cap, "Entropy.argmin on CappedSimplex")
+        if return_log:
+            point, log_point = capped_simplex.capped_entropy_step(linear, float(eta), cap, cache.log, return_log=True)
+            return point, CappedCentre(log_point)
+        return capped_simplex.capped_entropy_step(linear, float(eta), cap, cache.log)
 
     def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
         """softmax(log z_0 - eta theta) along axis 0 (one per column for batched games)."""
         if curvature != 0:
+            if cache.__class__ is CappedCentre:
+                return self._capped_step(linear, curvature, eta, cache, False)  # a clear error
             return numerical_argmin(self, linear, curvature, eta, centre)
+        if linear.__class__ is not np.ndarray and is_foreign(linear):
+            return _foreign_softmax(linear, eta, cache)
         if cache is None and linear.ndim == 1 and linear.dtype is _FLOAT64 and eta.__class__ is float:
             # A uniform centre: logits -eta (theta - min theta), whose maximum is exactly 0, so the
             # exponentials lie in [0, 1] and sum to [1, n] (an entry +inf gives weight 0).
@@ -178,6 +271,8 @@ class Entropy(Regularizer):
             logits = linear - bottom
             scal(-eta, logits)
         else:
+            if cache.__class__ is CappedCentre:  # the capped simplex (never on the uniform simplex path above)
+                return self._capped_step(linear, curvature, eta, cache, False)
             logits = linear * -eta
             if cache is not None:
                 logits += cache  # log z_0 - eta theta, in one new array
@@ -194,8 +289,12 @@ class Entropy(Regularizer):
 
     def argmin_and_cache(self, linear, curvature: float, eta: float, centre, cache):
         """The step in the log domain: log z = log z_0 - eta theta - logsumexp(...), z = exp(log z)."""
+        if cache.__class__ is CappedCentre:
+            return self._capped_step(linear, curvature, eta, cache, True)
         if curvature != 0:
             return super().argmin_and_cache(linear, curvature, eta, centre, cache)
+        if linear.__class__ is not np.ndarray and is_foreign(linear):
+            return _foreign_log_softmax_step(linear, eta, cache)
         log_point = linear * -eta
         if cache is not None:
             log_point += cache
@@ -242,6 +341,34 @@ class Entropy(Regularizer):
 
 
 
+def _foreign_softmax(linear, eta, cache):
+    """:meth:`Entropy.argmin_with_cache` on a foreign array, in its namespace and on its device: the same
+    formula as the numpy path (logits shifted to a maximum of 0, weights times the reciprocal of their sum),
+    with no host synchronisation (an overflow, which the numpy path routes to its careful branch, becomes a NaN
+    that the result's final check reports)."""
+    xp = namespace_of(linear)
+    if cache is None:
+        logits = (linear - xp.min(linear, axis=0)) * -eta
+    else:
+        logits = linear * -eta + cache
+        logits = logits - xp.max(logits, axis=0)
+    weights = xp.exp(logits)
+    if weights.ndim == 1:
+        return weights * (1.0 / xp.sum(weights))
+    return weights / xp.sum(weights, axis=0)
+
+
+def _foreign_log_softmax_step(linear, eta, cache):
+    """:meth:`Entropy.argmin_and_cache` (the mirror step in the log domain) on a foreign array."""
+    xp = namespace_of(linear)
+    log_point = linear * -eta
+    if cache is not None:
+        log_point = log_point + cache
+    log_point = log_point - xp.max(log_point, axis=0)
+    log_point = log_point - xp.log(xp.sum(xp.exp(log_point), axis=0))
+    return xp.exp(log_point), log_point
+
+
 def _all_finite(top) -> bool:
     """Is the logits' maximum (a scalar, or one per batched game) finite? Cheap for a scalar."""
     return math.isfinite(top) if top.ndim == 0 else bool(np.isfinite(top).all())
@@ -263,7 +390,7 @@ class SquaredEuclidean(Regularizer):
     plays_in_domain = True
 
     radius: float | None = attrs.field(default=None)
-    domain: Reals | Ball | Simplex = attrs.field(default=attrs.Factory(_euclidean_domain, takes_self=True))
+    domain: Reals | Ball | Simplex | CappedSimplex = attrs.field(default=attrs.Factory(_euclidean_domain, takes_self=True))
 
     @property
     def legendre(self) -> bool:
@@ -336,7 +463,7 @@ class QNorm(Regularizer):
     def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
         if curvature != 0:
             return numerical_argmin(self, linear, curvature, eta, centre)
-        return self.inverse_mirror_map(cache - eta * np.asarray(linear))
+        return self.inverse_mirror_map(cache - eta * (linear if is_foreign(linear) else np.asarray(linear)))
 
 
 @attrs.frozen
@@ -350,7 +477,7 @@ class Zero(Regularizer):
 
     plays_in_domain = True
 
-    domain: Reals | Ball | Simplex = Reals()
+    domain: Reals | Ball | Simplex | CappedSimplex = Reals()
     legendre = False
 
     @property
@@ -414,8 +541,8 @@ def numerical_argmin(regularizer: Regularizer, linear, curvature: float, eta: fl
             value = eta * (linear @ z + 0.5 * curvature * (z @ z)) + regularizer.value(z) - shift @ z
             return value, eta * (linear + curvature * z) + regularizer.mirror_map(z) - shift
 
-        if isinstance(domain, Simplex):
-            bounds = [(0.0, 1.0)] * linear.size
+        if isinstance(domain, (Simplex, CappedSimplex)):
+            bounds = [(0.0, getattr(domain, "cap", 1.0))] * linear.size
             constraints = [{"type": "eq", "fun": lambda z: np.sum(z) - 1.0, "jac": lambda z: np.ones_like(z)}]
         elif isinstance(domain, Ball):
             bounds = None

@@ -11,6 +11,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from gamedyn.core.kernels import backend_of, is_foreign, to_host_scalar
+
 
 def describe(value) -> str:
     """A short repr of a bad argument for an error message (at most 60 characters)."""
@@ -118,6 +120,8 @@ def check_matrix(A, name: str = "A", *, allow_sparse: bool = True, dtype=None, a
         if not all_finite(A.data):
             raise ValueError(f"{name} contains NaN or infinite entries; remove or impute them first.")
         return A
+    if is_foreign(A):
+        return _check_foreign_matrix(A, name, dtype)
     try:
         array = np.asarray(A)
     except Exception as error:  # pragma: no cover - exotic inputs
@@ -139,8 +143,43 @@ def check_matrix(A, name: str = "A", *, allow_sparse: bool = True, dtype=None, a
     return array
 
 
+def _check_foreign_matrix(A, name: str, dtype=None):
+    """A torch, JAX, CuPy or array-API matrix validated through its own namespace, never converted to numpy.
+
+    The same rules as numpy input (2-D, real, at least one row and column, finite; float32 stays float32,
+    other real dtypes become float64), on A's device (CUDA included). A tensor that requires grad is
+    refused with the fix (gamedyn's rounds are not differentiable: ``.detach()`` it)."""
+    if getattr(A, "requires_grad", False):
+        raise TypeError(f"{name} is a torch tensor that requires grad; gamedyn's rounds are not differentiated: "
+                        f"pass {name}.detach().")
+    backend = backend_of(A)
+    xp = backend.xp
+    kind = A.dtype
+    if kind == xp.bool or xp.isdtype(kind, "complex floating") or not xp.isdtype(kind, "numeric"):
+        raise TypeError(f"{name} must be a real numeric 2-D array, got dtype {kind}.")
+    if A.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-D (rows = examples y_i x_i), got shape {tuple(A.shape)}; "
+            f"reshape it, e.g. {name}.reshape(1, -1) for a single row."
+        )
+    if A.shape[0] == 0 or A.shape[1] == 0:
+        raise ValueError(f"{name} has shape {tuple(A.shape)}; it needs at least one row and one column.")
+    if dtype is None:
+        target = backend.float32 if kind == backend.float32 else backend.float64
+    else:
+        target = backend.float32 if np.dtype(dtype) == np.float32 else backend.float64
+    if kind != target:
+        A = xp.astype(A, target)
+    if not (to_host_scalar(xp.all(xp.isfinite(A)))):  # one host synchronisation, before any round
+        raise ValueError(f"{name} contains NaN or infinite entries; remove or impute them first.")
+    return A
+
+
 def check_vector(z, name: str, *, size: int | None = None, dtype=np.float64):
-    """Return ``z`` as a finite 1-D float array, optionally of a given length."""
+    """Return ``z`` as a finite 1-D float array, optionally of a given length (a foreign array stays in its
+    namespace and on its device, as float64)."""
+    if is_foreign(z):
+        return _check_foreign_vector(z, name, size)
     try:
         vector = np.asarray(z, dtype=dtype)
     except (TypeError, ValueError) as error:
@@ -152,6 +191,21 @@ def check_vector(z, name: str, *, size: int | None = None, dtype=np.float64):
     if not np.all(np.isfinite(vector)):
         raise ValueError(f"{name} contains NaN or infinite entries; pass finite values.")
     return vector
+
+
+def _check_foreign_vector(z, name: str, size):
+    backend = backend_of(z)
+    xp = backend.xp
+    if xp.isdtype(z.dtype, "complex floating") or not xp.isdtype(z.dtype, "numeric") or z.dtype == xp.bool:
+        raise TypeError(f"{name} must be a 1-D numeric array, got dtype {z.dtype}.")
+    if z.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {tuple(z.shape)}; flatten it with np.ravel({name}).")
+    if size is not None and z.shape[0] != size:
+        raise ValueError(f"{name} has length {z.shape[0]} but {size} is needed here; pass a vector of length {size}.")
+    z = backend.asarray(getattr(z, "detach", lambda: z)())
+    if not to_host_scalar(xp.all(xp.isfinite(z))):
+        raise ValueError(f"{name} contains NaN or infinite entries; pass finite values.")
+    return z
 
 
 def check_positive(value, name: str, *, allow_zero: bool = False) -> float:

@@ -2,7 +2,11 @@ r"""Weights and steps: the schedules alpha_t of the runner and eta_t of the lear
 
 :func:`weight_function` turns :func:`gamedyn.play`'s ``weights=`` (``"constant"``, ``"linear"``, a
 positive number, a sequence of at least T numbers, or a callable t -> alpha_t) into t -> alpha_t,
-checking that every weight is positive, finite and normal. :class:`StepSchedule` is a learner's
+checking that every weight is positive, finite and normal. The named **averaging schemes** of game
+solving (Tammelin et al. 2015; Farina, Kroer & Sandholm 2021) are weights too: ``"uniform"``
+(:math:`\alpha_t=1`, the same as ``"constant"``), ``"linear"`` (:math:`\alpha_t=t`) and
+``"quadratic"`` (:math:`\alpha_t=t^2`), given as ``output_weights=`` to average the plays
+:math:`\bar x_T=\sum_t\alpha_tx_t/\sum_t\alpha_t` without changing what the learners see. :class:`StepSchedule` is a learner's
 step-size schedule eta_t.
 """
 
@@ -15,17 +19,22 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
-__all__ = ["StepSchedule", "weight_function"]
+__all__ = ["AVERAGING", "StepSchedule", "weight_function"]
+
+AVERAGING = ("uniform", "linear", "quadratic")  # the named averaging schemes: alpha_t = 1, t, t^2
 
 
 def weight_function(weights, name: str, T: int) -> Callable[[int], float]:
     """Turn the ``weights`` argument into t -> alpha_t, checking every alpha_t is positive and finite."""
     if isinstance(weights, str):
-        if weights == "constant":
+        if weights in ("constant", "uniform"):
             return lambda t: 1.0
         if weights == "linear":
             return float
-        raise ValueError(f"{name}={weights!r} is not a known schedule; use 'constant', 'linear', a sequence or a callable t -> alpha_t.")
+        if weights == "quadratic":
+            return lambda t: float(t * t)
+        raise ValueError(f"{name}={weights!r} is not a known schedule; use 'constant' (or 'uniform'), 'linear', "
+                         f"'quadratic', a sequence or a callable t -> alpha_t.")
     if isinstance(weights, numbers.Real) and not isinstance(weights, bool):
         value = float(weights)
         if not (np.isfinite(value) and value > 0):

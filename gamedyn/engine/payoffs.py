@@ -25,11 +25,20 @@ from gamedyn.core.protocols import Domain
 from gamedyn.core.protocols import Payoff as PayoffProtocol
 from gamedyn.core.protocols import StructuralMeta
 from gamedyn.core.domains import Simplex
-from gamedyn.core.kernels import dot, scal
+from gamedyn.core.kernels import Backend, backend_of, dot, scal
 from gamedyn.core.loss import Loss
 from gamedyn.core.validation import check_matrix, check_positive
 
 _FLOAT64 = np.dtype(np.float64)
+
+
+def _foreign_product(backend, matrix, vector, dtype):
+    """``matrix @ vector`` in the matrix's namespace and dtype (a float32 A reads float32), returned as float64."""
+    xp = backend.xp
+    if vector.dtype != dtype:
+        vector = xp.astype(vector, dtype)
+    product = matrix @ vector
+    return product if product.dtype == backend.float64 else xp.astype(product, backend.float64)
 
 
 @attrs.frozen
@@ -111,6 +120,15 @@ def domain_validator(instance, attribute, value):
         )
 
 
+def _simplex_domain(instance, attribute, value):
+    """Bilinear's p-player plays on the simplex or on a capped simplex (the soft-margin game)."""
+    from gamedyn.core.domains import CappedSimplex
+
+    if value.__class__ not in (Simplex, CappedSimplex):
+        raise ValueError(f"p_domain must be Simplex() or CappedSimplex(cap) (the rows are mixed), got {value!r}; "
+                         "e.g. Bilinear(A, p_domain=CappedSimplex.from_nu(0.1, A.shape[0])).")
+
+
 def _matrix_and_transpose(A):
     """A validated ``A`` and its transpose as a view: no copy of A is ever kept.
 
@@ -134,8 +152,15 @@ class Bilinear(Payoff):
     ``scipy.sparse.linalg.LinearOperator``, a batch of games (:func:`gamedyn.one_vs_rest`), or a
     row-chunked dask array (wrapped in :class:`gamedyn.arrays.distributed.RowBlockedOperator`: one task
     per row block, the blocks persisted where they are).
-    The p-player must play on the simplex (``p_domain = Simplex()``: the rows are mixed); the
-    w-player on any domain (``w_domain = None``).
+    The p-player must play on the simplex (``p_domain = Simplex()``: the rows are mixed), or on
+    the capped simplex given as ``p_domain=CappedSimplex(c)`` (the soft-margin game, ``c = 1/(nu n)``:
+    docs/explanation/soft-margin.md); the w-player on any domain (``w_domain = None``).
+
+    **Which side the rows are.** The rows of A are the p-player's actions (p mixes the rows, and
+    minimises) and the columns the w-player's coordinates (w maximises). So with w on the simplex,
+    ``Bilinear(M)`` is the matrix game in which M's *columns* maximise; for the usual convention, in
+    which the rows maximise (``solve_matrix_game(M)``, the matrix recipes, nashpy), use
+    :class:`gamedyn.MatrixGame` ``(M)`` (= ``Bilinear(M.T)`` with the row player as w).
 
     **Products and dtype.** Each round costs one ``A @ w`` (the p-player's loss) and one
     ``A.T @ p`` (the w-player's). They run in A's dtype: a float32 A is never copied to float64;
@@ -148,15 +173,24 @@ class Bilinear(Payoff):
                                                converter=lambda v: None if v is None else check_positive(v, "row_norm_bound"))
     _A_transpose: np.ndarray = attrs.field(init=False, repr=False)
     _product_dtype: np.dtype = attrs.field(init=False, repr=False)
-    p_domain = Simplex()
+    backend: Backend = attrs.field(init=False, repr=False, eq=False)
+    p_domain: Any = attrs.field(default=Simplex(), kw_only=True, validator=_simplex_domain)
 
     def __attrs_post_init__(self):
         A, A_transpose = _matrix_and_transpose(self.A)
         object.__setattr__(self, "A", A)
         object.__setattr__(self, "_A_transpose", A_transpose)
+        backend = backend_of(A)  # the run's namespace and device, chosen once (gamedyn.core.kernels.Backend)
+        object.__setattr__(self, "backend", backend)
         # None: a float64 numpy array, whose products need no cast and no conversion.
-        dtype = None if isinstance(A, np.ndarray) and A.dtype == np.float64 else np.dtype(A.dtype)
+        if backend.is_numpy:
+            dtype = None if isinstance(A, np.ndarray) and A.dtype == np.float64 else np.dtype(A.dtype)
+        else:
+            dtype = A.dtype  # a foreign A: always through times / transpose_times in its namespace
         object.__setattr__(self, "_product_dtype", dtype)
+        check_dimension = getattr(self.p_domain, "check_dimension", None)  # a capped simplex: non-empty on n rows
+        if check_dimension is not None:
+            check_dimension(A.shape[0], "Bilinear(A, p_domain=CappedSimplex(cap))")
 
     @property
     def w_dimension(self) -> int:
@@ -175,6 +209,9 @@ class Bilinear(Payoff):
         """A @ w in A's dtype, returned as float64 (w of shape (d,) or (d, K))."""
         if self._product_dtype is None:
             return self.A @ w
+        backend = self.backend
+        if not backend.is_numpy:
+            return _foreign_product(backend, self.A, w, self._product_dtype)
         product = self.A @ np.asarray(w).astype(self._product_dtype, copy=False)
         return np.asarray(product).astype(np.float64, copy=False)
 
@@ -182,6 +219,9 @@ class Bilinear(Payoff):
         """A^T @ p in A's dtype, returned as float64 (p of shape (n,) or (n, K))."""
         if self._product_dtype is None:
             return self._A_transpose @ p
+        backend = self.backend
+        if not backend.is_numpy:
+            return _foreign_product(backend, self._A_transpose, p, self._product_dtype)
         product = self._A_transpose @ np.asarray(p).astype(self._product_dtype, copy=False)
         return np.asarray(product).astype(np.float64, copy=False)
 
@@ -202,22 +242,34 @@ class Bilinear(Payoff):
         computed from A's entries, asked of the operator (``A.largest_row_norm()``), or stated:
         ``Bilinear(A, row_norm_bound=b)`` with b >= max_i ||a_i||_2. A matrix-free A with neither gets the
         bracket; what needs the norm then raises a ValueError naming ``row_norm_bound``, and the final
-        verdict stays undecided (``separable=None``), never a wrong one.
+        verdict stays undecided (``separable=None``), never a wrong one. On ``p_domain=CappedSimplex(c)``
+        (the soft-margin game) the tracker is given the domain's ``cap``: ``lower`` is then the CVaR_c of
+        the output's margins over its norm, ``upper`` the same ``||A^T p_bar||`` (docs/explanation/soft-margin.md).
         """
         if w_domain == Simplex():
             return None
         from gamedyn.certify import certificates
 
+        cap = getattr(self.p_domain, "cap", None)  # the soft-margin game: p on CappedSimplex(cap), lower = CVaR_c
         if self.batch_size:
             X = getattr(self.A, "X", None)
             if not (isinstance(X, np.ndarray) or _is_sparse(X)):
                 return None
-            return certificates.BatchedCertificateTracker(self.A, q, margin_from_sums=margin_from_sums)
+            return certificates.BatchedCertificateTracker(self.A, q, margin_from_sums=margin_from_sums, cap=cap)
+        if not self.backend.is_numpy:  # the rounds on A's device, the verdicts on the host
+            if cap is not None:
+                raise ValueError("the soft-margin certificate (p_domain=CappedSimplex) runs on numpy arrays only; "
+                                 "pass A as a numpy array (e.g. A.cpu().numpy()) or play the hard margin.")
+            return certificates.DeviceCertificateTracker(self.A, q, margin_from_sums=margin_from_sums,
+                                                         row_norm_bound=self.row_norm_bound)
         return certificates.CertificateTracker(self.A, q, margin_from_sums=margin_from_sums,
-                                               row_norm_bound=self.row_norm_bound)
+                                               row_norm_bound=self.row_norm_bound, cap=cap)
 
     def value(self, w, p):
         """g(w, p); one value per game for batched points."""
+        if not self.backend.is_numpy:
+            backend = self.backend
+            return Loss(self.times(backend.asarray(w)), 0.0).value(backend.asarray(p))
         return Loss(self.times(np.asarray(w)), 0.0).value(np.asarray(p))
 
     def loss_for_p(self, w, p_played=None) -> Loss:
@@ -268,6 +320,9 @@ class RegularizedBilinear(Bilinear):
     strength: float = attrs.field(default=1.0, converter=lambda s: check_positive(s, "strength"))
 
     def value(self, w, p):
+        if not self.backend.is_numpy:
+            w = self.backend.asarray(w)
+            return Bilinear.value(self, w, p) - 0.5 * self.strength * (w @ w)
         w = np.asarray(w)
         return Bilinear.value(self, w, p) - Loss(np.zeros_like(w), self.strength).value(w)
 

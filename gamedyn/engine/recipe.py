@@ -255,7 +255,7 @@ class Recipe:
 
 
 BOX_KEYWORDS = frozenset({"payoff", "w_learner", "p_learner", "T", "weights", "p_weights", "output_weights", "first",
-                          "initial_w", "initial_p", "margin_norm"})
+                          "initial_w", "initial_p", "margin_norm", "alternating"})
 """The keywords of :func:`gamedyn.play` a recipe's box fixes: not run options."""
 
 

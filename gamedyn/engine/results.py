@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import numpy as np
 
+from gamedyn.core.kernels import is_foreign, to_host_scalar, to_numpy
 from gamedyn.core.loss import Loss
 from gamedyn.core.numerics import NumericalRangeError
 
@@ -135,7 +136,8 @@ def regret(domain, loss_sum: Loss, played_loss: Any) -> float | np.ndarray:
     best = loss_sum.minimize_over(domain)
     if best is None:
         return _UNBOUNDED
-    return played_loss - loss_sum.value(best)
+    value = played_loss - loss_sum.value(best)
+    return to_host_scalar(value) if is_foreign(value) else value  # a device scalar: the regret, on the host
 
 
 def _best_response(domain, loss: Loss):
@@ -198,7 +200,7 @@ def check_result(fields: dict, unbounded: set, where: str, context: dict | None 
     :func:`_nan_source`.
     """
     for name, value in fields.items():
-        array = np.asarray(value.linear if isinstance(value, Loss) else value, dtype=np.float64)
+        array = np.asarray(to_numpy(value.linear if isinstance(value, Loss) else value), dtype=np.float64)
         finite = bool(np.all(np.isfinite(array)))
         if isinstance(value, Loss):
             finite = finite and bool(np.isfinite(value.curvature))
@@ -238,15 +240,15 @@ def _nan_source(fields: dict) -> str | None:
     largest, nan_fields = 0.0, []
     for name, value in fields.items():
         parts = (value.linear, value.curvature) if isinstance(value, Loss) else (value,)
-        if isinstance(value, Loss) and np.all(np.isfinite(value.linear)):
+        if isinstance(value, Loss) and np.all(np.isfinite(to_numpy(value.linear))):
             # The best reply to a curved loss sits at -linear / curvature, its value at -|linear|^2 / (2 curvature):
             # that product may overflow while every stored number is moderate (|A^T p| = 1e154, curvature 0.1).
             curvature = float(np.min(value.curvature)) if np.size(value.curvature) else 0.0
-            top = float(np.max(np.abs(value.linear))) if np.size(value.linear) else 0.0
+            top = float(np.max(np.abs(to_numpy(value.linear)))) if np.size(to_numpy(value.linear)) else 0.0
             if curvature > 0 and top > 0 and (top / curvature > _NEAR_OVERFLOW or top * (top / curvature) > _NEAR_OVERFLOW):
                 return None
         for part in parts:
-            array = np.asarray(part, dtype=np.float64)
+            array = np.asarray(to_numpy(part), dtype=np.float64)
             if np.any(np.isinf(array)):
                 return None
             finite = np.abs(array[np.isfinite(array)])

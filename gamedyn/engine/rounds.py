@@ -39,7 +39,7 @@ optimistic FTRL with entropy.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -47,7 +47,7 @@ from gamedyn.arrays.one_pass import one_pass_operator
 from gamedyn.core.loss import Loss
 from gamedyn.core.protocols import declared
 
-__all__ = ["EntropyLeaderRound", "bilinear_form_of", "one_pass_round", "round_of", "softmax_play_of"]
+__all__ = ["AlternatingRound", "EntropyLeaderRound", "bilinear_form_of", "one_pass_round", "round_of", "softmax_play_of"]
 
 Round = Callable[[int, np.ndarray, float], tuple]
 
@@ -250,3 +250,66 @@ def round_of(payoff, leader, follower, one_pass, w_leads: bool, output_weight, r
         follower_settle(follower_play, follower_loss, follower_weight, output, leader_loss, follower_value)
 
     return round_
+
+
+class AlternatingRound:
+    r"""The alternating protocol (``play(..., alternating=True)``): the second mover's update sees the
+    first mover's play of the same round, as Tammelin's CFR+ and Farina, Kroer & Sandholm (2021) run it.
+
+    With the first mover L (the w-player when ``first="w"``) and the second mover F, who sees what:
+
+    * **before round 1** (a fresh run): L plays its start :math:`x_0`, F its start :math:`y_0`
+      (each learner's own first play; neither is averaged), and L is charged
+      :math:`h_0=-g(\cdot,y_0)` at :math:`x_0`;
+    * **round t**: L plays :math:`x_t` (it has seen :math:`y_0,\dots,y_{t-1}`); F is charged its
+      loss :math:`\ell_t=g(x_t,\cdot)` **at its previous play** :math:`y_{t-1}` and only then plays
+      :math:`y_t` (it has seen :math:`x_1,\dots,x_t`); L is charged :math:`h_t=-g(\cdot,y_t)` at
+      :math:`x_t`. The round's plays, averaged with the output weights, are :math:`(x_t,y_t)`.
+
+    So each learner's regret (``result.w_regret``, ``result.p_regret``) is over the pairs it was
+    charged at: L's over :math:`(x_t,y_t)`, t = 0..T (T + 1 charges), F's over
+    :math:`(y_{t-1},x_t)`, t = 1..T; Theorem 2's bound, which needs both over the same pairs, is not
+    reported. A learner that must see its round's loss (FTRL+) cannot be the second mover here: in
+    alternation the second mover's update already sees it. The round keeps no state of its own
+    beyond :math:`y_{t-1}`, which is the second mover's ``last`` play: a checkpoint saves it and a
+    resumed run is bit-identical. It is chosen by :func:`gamedyn.play` like the other rounds, before
+    the loop, and the observers (certificate, stop rules, checkpoints) see its rounds as any other.
+    With ``regrets=False`` the played values are not computed.
+    """
+
+    __slots__ = ("_one_weight", "_output_is_leader", "_output_weight", "_regrets", "follower", "leader")
+
+    def __init__(self, leader, follower, output_weight, regrets: bool = True):
+        self.leader, self.follower = leader, follower
+        self._output_weight = output_weight
+        self._one_weight = leader.weight is follower.weight
+        self._output_is_leader = output_weight is leader.weight
+        self._regrets = regrets
+
+    def start(self) -> None:
+        """Before round 1: the starts x_0, y_0 and the first mover's charge h_0 at x_0."""
+        leader, follower = self.leader, self.follower
+        weight = leader.weight(1)
+        leader_start = leader.player.play(weight)
+        follower_start = follower.player.play(weight if self._one_weight else follower.weight(1))
+        loss = leader.opponent_loss(follower_start, leader_start)
+        leader.update(leader_start, loss, weight, None)
+        leader.charge(loss, weight, loss.value(leader_start) if self._regrets else None)
+        follower.last = follower_start  # y_0: charged in round 1
+
+    def __call__(self, t: int) -> None:
+        leader, follower = self.leader, self.follower
+        leader_weight = leader.weight(t)
+        follower_weight = leader_weight if self._one_weight else follower.weight(t)
+        output = leader_weight if self._output_is_leader else self._output_weight(t)
+        leader_play = leader.player.play(leader_weight)
+        previous = follower.last  # y_{t-1}
+        follower_loss = follower.opponent_loss(leader_play, previous)
+        follower.update(previous, follower_loss, follower_weight, None)  # F sees x_t before it plays
+        follower_play = follower.player.play(follower_weight)
+        leader_loss = leader.opponent_loss(follower_play, leader_play)
+        regrets = self._regrets
+        leader.settle(leader_play, leader_loss, leader_weight, output, follower_loss,
+                      leader_loss.value(leader_play) if regrets else None)
+        follower.charge(follower_loss, follower_weight, follower_loss.value(previous) if regrets else None)
+        follower.output(follower_play, output)

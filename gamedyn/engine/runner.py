@@ -21,26 +21,16 @@ from __future__ import annotations
 import contextlib
 import numbers
 import operator
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from gamedyn.core.domains import learner_example
-from gamedyn.core.kernels import SMALL_PRODUCT, single_blas_thread
+from gamedyn.core.kernels import NUMPY, SMALL_PRODUCT, is_foreign, single_blas_thread, to_host_scalar
 from gamedyn.core.validation import check_count, check_vector
 from gamedyn.core.weights import weight_function
 from gamedyn.engine import checkpoints as _checkpoints
-from gamedyn.engine.payoffs import Payoff
-from gamedyn.engine.results import (
-    GameResult,
-    RoundState,
-    Unbounded,
-    UnboundedGames,
-    check_result,
-    duality_gap,
-    per_game,
-    regret,
-)
 from gamedyn.engine.observers import (
     CallbackObserver,
     CertificateObserver,
@@ -52,8 +42,25 @@ from gamedyn.engine.observers import (
     check_observer,
     observer_name,
 )
-from gamedyn.engine.rounds import one_pass_round, round_of
+from gamedyn.engine.payoffs import Payoff
+from gamedyn.engine.results import (
+    GameResult,
+    RoundState,
+    Unbounded,
+    UnboundedGames,
+    check_result,
+    duality_gap,
+    per_game,
+    regret,
+)
+from gamedyn.engine.rounds import AlternatingRound, one_pass_round, round_of
 from gamedyn.engine.seats import Seat, check_learner, check_plays
+
+
+def backend_of_payoff(payoff):
+    """The payoff's :class:`gamedyn.core.kernels.Backend` (``payoff.backend``; numpy for a payoff without one)."""
+    backend = getattr(payoff, "backend", None)
+    return NUMPY if backend is None else backend
 
 
 def _initial_point(value, learner, dimension: int, name: str):
@@ -167,6 +174,7 @@ def play(
     resume_from=None,
     observers=(),
     regrets: bool = True,
+    alternating: bool = False,
 ) -> GameResult:
     """Play T rounds of Protocol 1 (``first="w"``) or of its p-first variant (``first="p"``).
 
@@ -186,6 +194,12 @@ def play(
     ``centre``, is refused with a ``ValueError``. Learners without a regularizer (FTL, OFTL,
     BestResponse) have no start of their own: their round-1 play is the argmin of their first loss
     or hint, so for them ``initial_w`` / ``initial_p`` only shape the opponent's f_0.
+    **Alternation.** ``alternating=True`` runs the alternating protocol of CFR+ (Tammelin 2014;
+    Farina, Kroer & Sandholm 2021): the second mover is charged its round loss at its previous
+    play *before* it plays, so its play of round t has seen the first mover's play of round t;
+    the first mover is charged once at its start before round 1. Who sees what, and what the
+    regrets then measure: :class:`gamedyn.engine.rounds.AlternatingRound`. The second mover must
+    not be a learner that needs its current loss (FTRL+). Theorem 2's bound is not reported.
     ``stop(round_state)`` ends the run after the first round where it returns True.
     ``record=True`` keeps every play in ``result.trace`` (O(T) memory, off by default).
     For a :class:`Bilinear` payoff (or the regularised one) with w in R^d or a ball (the margin game),
@@ -257,6 +271,14 @@ def play(
     _check_domain(payoff, w_learner, "w")
     _check_domain(payoff, p_learner, "p")
     first_learner = w_learner if first == "w" else p_learner
+    if not isinstance(alternating, (bool, np.bool_)):
+        raise TypeError(f"alternating must be True or False, got {alternating!r}.")
+    alternating = bool(alternating)
+    if alternating and (p_learner if first == "w" else w_learner).needs_current_loss:
+        raise ValueError(
+            f"alternating=True charges the second mover its round loss before it plays; its learner also asks "
+            f"to see that loss (FTRL+), which would count it twice. Give the {'p' if first == 'w' else 'w'}-player "
+            f"a learner without the current-loss hint (e.g. FTRL, OFTRL, RegretMatching), or pass alternating=False.")
     if first_learner.needs_current_loss:
         raise ValueError(
             f"The {first}-player moves first (first={first!r}) but its learner needs the current loss "
@@ -285,7 +307,8 @@ def play(
             "weights": _schedule(weights, T), "p_weights": _schedule(p_weights, T),
             "output_weights": _schedule(output_weights, T), "first": first, "initial_w": initial_w,
             "initial_p": initial_p, "margin_norm": margin_norm,
-            "w_comparators": w_comparators, "p_comparators": p_comparators}, _FINGERPRINT_FIXES)
+            "w_comparators": w_comparators, "p_comparators": p_comparators,
+            **({"alternating": True} if alternating else {})}, _FINGERPRINT_FIXES)
 
     same_weights = p_weights is None and output_weights is None
     w_comparators = w_learner.domain if w_comparators is None else _check_comparators(w_comparators, "w_comparators")
@@ -294,9 +317,10 @@ def play(
     with _blas_policy(payoff):  # one context per run (the start, the rounds, the result), not per round
         run = _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weight, p_weight, output_weight,
                      margin_norm, regrets, observers_from(stop, record, callback, metrics, observers, checkpoint,
-                                                          checkpoint_every, resume_from, configuration))
-        rounds, stop_reason, observed = _loop(run, round_strategy(run, payoff, first, regrets))
-        return _result(run, rounds, stop_reason, observed, regrets, same_weights, w_comparators, p_comparators)
+                                                          checkpoint_every, resume_from, configuration), alternating)
+        rounds, stop_reason, observed = _loop(run, round_strategy(run, payoff, first, regrets, alternating))
+        return _result(run, rounds, stop_reason, observed, regrets, same_weights, w_comparators, p_comparators,
+                       alternating)
 
 
 def observers_from(stop, record, callback, metrics, observers, checkpoint, checkpoint_every, resume_from,
@@ -319,25 +343,31 @@ def observers_from(stop, record, callback, metrics, observers, checkpoint, check
 
 
 def _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weight, p_weight, output_weight,
-           margin_norm, regrets, observers) -> Run:
+           margin_norm, regrets, observers, alternating: bool = False) -> Run:
     """The game: the seats (with f_0), the one-pass round, the certificate and the observers, started."""
     d, n = payoff.w_dimension, payoff.p_dimension
     w0 = _initial_point(initial_w, w_learner, d, "initial_w")
     p0 = _initial_point(initial_p, p_learner, n, "initial_p")
     w_learner = _started(w_learner, initial_w, w0, "w")
     p_learner = _started(p_learner, initial_p, p0, "p")
+    backend = backend_of_payoff(payoff)  # the namespace and device the payoff computes on, chosen once
+    if not backend.is_numpy:  # the initial points on the payoff's device: every array of the run lives there
+        w0, p0 = backend.asarray(w0), backend.asarray(p0)
     # The t = 1 convention: each learner's f_0 is its round loss against the opponent's initial point.
     w_initial_loss, p_initial_loss = payoff.loss_for_w(p0, w0), payoff.loss_for_p(w0, p0)
     w_seat = Seat("w", w_learner, w_learner.init(d, w_initial_loss), w_weight, output_weight,
-                  payoff.loss_for_w, w_initial_loss.linear.shape)
+                  payoff.loss_for_w, w_initial_loss.linear.shape, backend=backend)
     p_seat = Seat("p", p_learner, p_learner.init(n, p_initial_loss), p_weight, output_weight,
-                  payoff.loss_for_p, p_initial_loss.linear.shape)
+                  payoff.loss_for_p, p_initial_loss.linear.shape, backend=backend)
     convex_terms = {"w": w_initial_loss.convex, "p": p_initial_loss.convex}  # for a resumed run's loss sums
     del w0, p0, w_initial_loss, p_initial_loss  # O(n + d) memory: keep only what the learners hold
     leader, follower = (w_seat, p_seat) if first == "w" else (p_seat, w_seat)
-    one_pass = one_pass_round(payoff, leader, follower, T, first == "w")  # None: the two-pass round (gamedyn.engine.rounds)
-    tracker = certificate_of(payoff, w_learner.domain, margin_norm, p_weight is output_weight)
-    if tracker is not None:
+    # None: the two-pass round, or alternation's (gamedyn.engine.rounds)
+    one_pass = None if alternating else one_pass_round(payoff, leader, follower, T, first == "w")
+    # (alternating with p first: the p-player's loss sum holds its start charge g(w_0, .), not the output's margins)
+    tracker = certificate_of(payoff, w_learner.domain, margin_norm,
+                             p_weight is output_weight and not (alternating and first == "p"))
+    if tracker is not None and getattr(tracker, "observes_rounds", True):  # False: computed from the sums at the end
         requests = _requests(observers)
         observers = [CertificateObserver(tracker, requests), *observers]
     if not regrets:  # the loss sums are still kept for the certificate and for round states
@@ -346,6 +376,9 @@ def _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weigh
         p_seat.keep(played=False, loss_sum=needs_sums)
     run = Run(payoff, w_seat, p_seat, T, w_learner.domain, p_learner.domain, tracker, one_pass, convex_terms)
     run.observers = tuple(observers)
+    bind = getattr(tracker, "bind", None)  # a tracker that reads the run's sums when asked (MatrixGame's value bracket)
+    if bind is not None:
+        bind(run)
     for observer in observers:
         start = getattr(observer, "start", None)
         if start is not None:
@@ -367,9 +400,15 @@ def _requests(observers) -> dict:
     return merged
 
 
-def round_strategy(run, payoff, first, regrets):
-    """The round (gamedyn.engine.rounds.round_of), built after the observers' start (a resume replaces the players)."""
+def round_strategy(run, payoff, first, regrets, alternating: bool = False):
+    """The round (gamedyn.engine.rounds.round_of, or AlternatingRound with ``alternating``), built after the
+    observers' start (a resume replaces the players; a fresh alternating run plays its starts here)."""
     leader, follower = (run.w_seat, run.p_seat) if first == "w" else (run.p_seat, run.w_seat)
+    if alternating:
+        alternation = AlternatingRound(leader, follower, run.w_seat.output_weight, regrets)
+        if run.start == 1 and not run.finished:
+            alternation.start()  # the starts and the first mover's charge at its start (not on resume)
+        return alternation
     return round_of(payoff, leader, follower, run.one_pass, first == "w", run.w_seat.output_weight, regrets)
 
 
@@ -428,7 +467,8 @@ def _snapshot(run):
     return snapshot
 
 
-def _result(run, rounds, stop_reason, observed, regrets, same_weights, w_comparators, p_comparators) -> GameResult:
+def _result(run, rounds, stop_reason, observed, regrets, same_weights, w_comparators, p_comparators,
+            alternating: bool = False) -> GameResult:
     """The GameResult: averages, regrets (only with ``regrets``), Theorem 2's bound, the gap, the certificate."""
     w_seat, p_seat, payoff = run.w_seat, run.p_seat, run.payoff
     sums = {"weight_total": w_seat.weight_total, "p_weight_total": p_seat.weight_total,
@@ -436,15 +476,19 @@ def _result(run, rounds, stop_reason, observed, regrets, same_weights, w_compara
             "w_sum": w_seat.play_sum, "p_sum": p_seat.play_sum, "w_loss_sum": w_seat.loss_sum,
             "p_loss_sum": p_seat.loss_sum, "w_played_loss": w_seat.played_loss_total,
             "p_played_loss": p_seat.played_loss_total}
+    for name in ("w_played_loss", "p_played_loss"):  # sums of played losses: host numbers, as for numpy
+        value = sums[name]
+        if is_foreign(value) and value.ndim == 0:
+            sums[name] = to_host_scalar(value)
     check_result({k: v for k, v in sums.items() if v is not None}, set(), f"play (after {rounds} rounds)")
     w_average = w_seat.play_sum / w_seat.output_weight_total
     p_average = p_seat.play_sum / p_seat.output_weight_total
     w_loss_sum, p_loss_sum = w_seat.loss_sum, p_seat.loss_sum
     w_regret = p_regret = theorem2_bound = None
     if regrets:
-        w_regret = regret(w_comparators, w_loss_sum, w_seat.played_loss_total)
-        p_regret = regret(p_comparators, p_loss_sum, p_seat.played_loss_total)
-        theorem2_bound = (w_regret + p_regret) / w_seat.weight_total if same_weights else None
+        w_regret = regret(w_comparators, w_loss_sum, sums["w_played_loss"])
+        p_regret = regret(p_comparators, p_loss_sum, sums["p_played_loss"])
+        theorem2_bound = (w_regret + p_regret) / w_seat.weight_total if same_weights and not alternating else None
     gap = duality_gap(payoff, w_comparators, p_comparators, w_average, p_average) if same_weights else None
     unbounded = {name for name, value in (("w_regret", w_regret), ("p_regret", p_regret), ("duality_gap", gap))
                  if isinstance(value, (Unbounded, UnboundedGames))}
@@ -466,7 +510,7 @@ def _result(run, rounds, stop_reason, observed, regrets, same_weights, w_compara
         theorem2_bound=None if theorem2_bound is None else per_game(theorem2_bound),
         duality_gap=None if gap is None else per_game(gap),
         w_loss_sum=w_loss_sum, p_loss_sum=p_loss_sum,
-        w_played_loss=w_seat.played_loss_total, p_played_loss=p_seat.played_loss_total,
+        w_played_loss=sums["w_played_loss"], p_played_loss=sums["p_played_loss"],
         stopped_early=rounds < run.T, stop_reason=stop_reason,
         trace=observed.get("trace"), certificate=run.tracker.certificate() if run.tracker is not None else None,
         metrics=observed.get("metrics"), not_computed=not_computed,

@@ -9,9 +9,11 @@ shape, finite, in its domain), and a refused play raises :class:`InvalidPlayErro
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from gamedyn.core.kernels import add_scaled, axpy
+from gamedyn.core.kernels import NUMPY, add_scaled, axpy
 from gamedyn.core.loss import Loss
 
 __all__ = ["CheckedPlayer", "InvalidPlayError", "PurePlayer", "Seat", "check_learner", "check_plays", "checked_point",
@@ -21,7 +23,7 @@ __all__ = ["CheckedPlayer", "InvalidPlayError", "PurePlayer", "Seat", "check_lea
 class PurePlayer:
     """A learner given by its pure functions alone (``init`` / ``play`` / ``update``), driven as a player."""
 
-    __slots__ = ("state", "_play", "_update", "_sees_induced", "_loss_sum")
+    __slots__ = ("_loss_sum", "_play", "_sees_induced", "_update", "state")
 
     def __init__(self, learner, state):
         self.state = state
@@ -60,23 +62,44 @@ class Seat:
     buffers the runner updates in place; a learner with a loss sum keeps the only copy of it.
     """
 
-    __slots__ = ("name", "learner", "player", "weight", "output_weight", "opponent_loss", "play_sum",
-                 "loss_linear", "loss_curvature", "loss_convex", "played_loss_total", "weight_total", "output_weight_total",
-                 "last", "learner_keeps_sum", "update", "flat", "linear_loss_sum", "last_weight", "settle",
-                 "keeps_played", "keeps_loss_sum")
+    __slots__ = (
+        "flat",
+        "keeps_loss_sum",
+        "keeps_played",
+        "last",
+        "last_weight",
+        "learner",
+        "learner_keeps_sum",
+        "linear_loss_sum",
+        "loss_convex",
+        "loss_curvature",
+        "loss_linear",
+        "name",
+        "opponent_loss",
+        "output_weight",
+        "output_weight_total",
+        "play_sum",
+        "played_loss_total",
+        "player",
+        "settle",
+        "update",
+        "weight",
+        "weight_total",
+    )
 
     def __init__(self, name, learner, state, weight, output_weight, opponent_loss, shape, *, played: bool = True,
-                 loss_sum: bool = True):
+                 loss_sum: bool = True, backend=NUMPY):
         self.name, self.learner = name, learner
         self.weight, self.output_weight, self.opponent_loss = weight, output_weight, opponent_loss
         self.state = state
+        shape = tuple(shape)
         self.learner_keeps_sum = self.player.loss_sum() is not None
-        self.play_sum = np.zeros(shape)
+        self.play_sum = backend.zeros(shape)  # on the run's device (gamedyn.core.kernels.Backend)
         self.flat = len(shape) == 1
-        self.loss_linear = None if self.learner_keeps_sum else np.zeros(shape)
+        self.loss_linear = None if self.learner_keeps_sum else backend.zeros(shape)
         self.loss_curvature = 0.0
         self.loss_convex = None  # phi of the losses' curvature term (None: 1/2 ||.||^2), see Loss
-        self.played_loss_total: np.ndarray | float | None = np.zeros(shape[1:]) if len(shape) > 1 else 0.0
+        self.played_loss_total: Any = backend.zeros(shape[1:]) if len(shape) > 1 else 0.0  # None: regrets=False
         self.weight_total = 0.0
         self.output_weight_total = 0.0
         self.last = None
@@ -123,7 +146,7 @@ class Seat:
         """:meth:`_settle` without what only the regrets need (the played value; a loss sum the learner does not keep)."""
         self.update(point, loss, weight, induced_loss)
         if self.keeps_loss_sum and not self.learner_keeps_sum:
-            add_scaled(self.loss_linear, weight, loss.linear)
+            self.loss_linear = add_scaled(self.loss_linear, weight, loss.linear)  # in place (a JAX array: a new one)
             self.loss_curvature += weight * loss.curvature
             if loss.convex is not None:
                 self.loss_convex = loss.convex
@@ -132,7 +155,7 @@ class Seat:
         if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
             axpy(point, self.play_sum, output_weight)
         else:
-            add_scaled(self.play_sum, output_weight, point)
+            self.play_sum = add_scaled(self.play_sum, output_weight, point)
         self.output_weight_total += output_weight
         self.last = point
 
@@ -144,7 +167,7 @@ class Seat:
         (:meth:`gamedyn.Payoff.played_values` computes both seats' at once)."""
         self.update(point, loss, weight, induced_loss)
         if not self.learner_keeps_sum:
-            add_scaled(self.loss_linear, weight, loss.linear)
+            self.loss_linear = add_scaled(self.loss_linear, weight, loss.linear)  # in place (a JAX array: a new one)
             self.loss_curvature += weight * loss.curvature
             if loss.convex is not None:
                 self.loss_convex = loss.convex
@@ -154,10 +177,33 @@ class Seat:
         if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
             axpy(point, self.play_sum, output_weight)  # our own contiguous float64 buffer, in place
         else:
-            add_scaled(self.play_sum, output_weight, point)
+            self.play_sum = add_scaled(self.play_sum, output_weight, point)
         self.output_weight_total += output_weight
         self.last = point
 
+    def charge(self, loss: Loss, weight: float, played_value) -> None:
+        """The running sums of a loss the learner was charged (its update done elsewhere), without a play.
+
+        :class:`gamedyn.engine.rounds.AlternatingRound` charges the second mover at its previous play
+        before it plays, and the first mover once at its start before round 1."""
+        if self.keeps_loss_sum and not self.learner_keeps_sum:
+            add_scaled(self.loss_linear, weight, loss.linear)
+            self.loss_curvature += weight * loss.curvature
+            if loss.convex is not None:
+                self.loss_convex = loss.convex
+        if self.keeps_played:
+            self.played_loss_total += weight * played_value
+        self.weight_total += weight
+        self.last_weight = weight
+
+    def output(self, point, output_weight: float) -> None:
+        """The play sums of a play (averaged with ``output_weight``), without a charge."""
+        if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
+            axpy(point, self.play_sum, output_weight)
+        else:
+            add_scaled(self.play_sum, output_weight, point)
+        self.output_weight_total += output_weight
+        self.last = point
 
 
 def check_learner(learner, name: str):
@@ -243,7 +289,7 @@ class CheckedPlayer:
     Everything but ``play`` is the wrapped player's own.
     """
 
-    __slots__ = ("player", "_play", "_label", "_learner", "_shape")
+    __slots__ = ("_label", "_learner", "_play", "_shape", "player")
 
     def __init__(self, player, label: str, learner, shape):
         self.player, self._play = player, player.play

@@ -292,6 +292,22 @@ def _matrix_game(name):
     return pairs
 
 
+def _regret_matching_game(name):
+    """The issue-18 recipe ``name`` (its defaults) on M = A against its :mod:`gamedyn.games.matrix.original_rm` loop:
+    the averages and every play."""
+
+    def pairs(A, T):
+        from gamedyn.games.matrix import original_rm
+
+        M = A.toarray() if hasattr(A, "toarray") else np.asarray(A, dtype=np.float64)
+        result = getattr(_recipes(), name)(M, T, record=True)
+        path = getattr(original_rm, name)(M, T, trajectory=True)
+        return [("x_bar_T", result.row, path.row_average), ("y_bar_T", result.column, path.column_average),
+                ("plays x_t", result.game.trace["w"], path.rows), ("plays y_t", result.game.trace["p"], path.columns)]
+
+    return pairs
+
+
 EQUIVALENCES = [
     Equivalence("Proposition 1", "smooth perceptron: v_{T-1} = w_bar_T, q_{T-1} = sum_t alpha_t p_t / S_T",
                 _proposition1, ("smooth_perceptron",)),
@@ -327,4 +343,15 @@ EQUIVALENCES = [
     Equivalence("Fictitious play (Brown 1951)", "FTL vs FTL with the prior belief on M = A: every play and the averages "
                 "equal original_games.fictitious_play (uniform and off-centre starts)",
                 _matrix_game("fictitious_play"), ("fictitious_play",)),
+    Equivalence("Regret matching (Hart & Mas-Colell 2000)", "RM vs RM on M = A, simultaneous, uniform averaging: every "
+                "play and the averages equal original_rm.regret_matching", _regret_matching_game("regret_matching"),
+                ("regret_matching",)),
+    Equivalence("RM+ (Tammelin 2014)", "RM+ vs RM+ on M = A, alternating (CFR+ order), linear averaging: every play and "
+                "the averages equal original_rm.regret_matching_plus", _regret_matching_game("regret_matching_plus"),
+                ("regret_matching_plus",)),
+    Equivalence("PRM+ (Farina, Kroer & Sandholm 2021)", "PRM+ vs PRM+ on M = A, alternating, quadratic averaging: "
+                "every play and the averages equal original_rm.predictive_regret_matching_plus",
+                _regret_matching_game("predictive_regret_matching_plus"), ("predictive_regret_matching_plus",)),
+    Equivalence("AdaHedge (de Rooij et al. 2014)", "AdaHedge vs AdaHedge on M = A: every play and the averages equal "
+                "original_rm.ada_hedge (the paper's Figure 1 code)", _regret_matching_game("ada_hedge"), ("ada_hedge",)),
 ]

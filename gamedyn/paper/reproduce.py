@@ -24,6 +24,9 @@ Groups of claims (a name on the command line selects a group, a recipe or a pape
 * ``fenchel`` -- :mod:`gamedyn.paper.experiments.fenchel`: Frank-Wolfe's O(1/T) on the simplex (with the
   closed form on Jaggi's lower-bound instance) and accelerated gradient's O(1/T^2) (Nesterov's worst
   quadratic, a random quadratic, logistic loss, and Huber starts where the bound is nearly attained).
+* ``soft margin`` -- :mod:`gamedyn.paper.experiments.soft_margin`: each margin recipe with ``nu`` (the
+  p-player on the capped simplex) against its theorem with ``D_c = log(n c) + r log(r/c)`` in place of
+  ``log n`` (the bound from the stated formula) and the soft margin from the exact QP, on non-separable data.
 
 A rate row is only evidence if a plausible wrong algorithm fails it: ``benchmarks/mutants.py``
 re-injects such algorithms and checks that the rows (and the tests) see each one.
@@ -603,6 +606,9 @@ def build_claims() -> list:
     from gamedyn.paper.experiments.fenchel import fenchel_claims
 
     claims += fenchel_claims()
+    from gamedyn.paper.experiments.soft_margin import soft_margin_claims
+
+    claims += soft_margin_claims()
     return claims
 
 

@@ -416,3 +416,38 @@ class MatrixGame(Bilinear):
     def value_bracket(self, row, column) -> ValueBracket:
         """:func:`value_bracket` of this game's matrix at the strategies ``row`` (w) and ``column`` (p)."""
         return value_bracket(self.M, row, column)
+
+    def certificate(self, w_domain, q: float = 2.0, margin_from_sums: bool = True):
+        """The value bracket as :func:`gamedyn.play`'s certificate: ``play(MatrixGame(M), ...).certificate``.
+
+        A :class:`ValueBracketTracker`: nothing per round (``observes_rounds = False``); at the end it
+        brackets :math:`v^\star` by the output's averaged strategies (:func:`value_bracket`, certified).
+        ``q`` and ``margin_from_sums`` belong to the margin certificate and are not used.
+        """
+        return ValueBracketTracker(self) if w_domain == Simplex() else None
+
+
+class ValueBracketTracker:
+    """The certificate of :class:`MatrixGame` in a run: the value bracket of the averaged strategies.
+
+    It watches no round (``observes_rounds = False``: no observer is added, a round costs nothing);
+    :func:`gamedyn.play` binds it to the run, and :meth:`certificate` reads the seats' weighted play
+    sums when asked (two products with rounding bounds, :func:`value_bracket`). A resumed run restores
+    the sums, so the bracket needs no checkpoint state of its own.
+    """
+
+    observes_rounds = False
+
+    def __init__(self, game: MatrixGame):
+        self.game = game
+        self._run = None
+
+    def bind(self, run) -> None:
+        """Remember the run whose seats hold the sums (called once by :func:`gamedyn.play`)."""
+        self._run = run
+
+    def certificate(self) -> ValueBracket:
+        """``[min_y x_bar^T M y, max_x x^T M y_bar]``, certified, at the output's averages now."""
+        w_seat, p_seat = self._run.w_seat, self._run.p_seat
+        return self.game.value_bracket(w_seat.play_sum / w_seat.output_weight_total,
+                                       p_seat.play_sum / p_seat.output_weight_total)

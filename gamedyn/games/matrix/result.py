@@ -35,10 +35,11 @@ class MatrixGameResult(RecipeResult):
     def certificate(self) -> ValueBracket:
         """The certified bracket of the game value from the averaged strategies (computed on access).
 
-        TODO(issue 17, h2's certificate capability): once a payoff declares its certificate, MatrixGame
-        should give play's result this bracket (``game.certificate``) and this property read it.
+        It is play's own certificate (``game.certificate``, declared by :meth:`MatrixGame.certificate`)
+        when the recipe played :class:`MatrixGame`; otherwise it is computed from ``row`` and ``column``.
         """
-        return value_bracket(self.matrix, self.row, self.column)
+        bracket = getattr(self.game, "certificate", None)
+        return bracket if isinstance(bracket, ValueBracket) else value_bracket(self.matrix, self.row, self.column)
 
     @property
     def row_last(self) -> np.ndarray:
@@ -78,3 +79,32 @@ def matrix_game_inputs(M, T, row_start, column_start, *, positive_starts: bool =
 ROW_START = Parameter("row_start", "the row player's start x_0 (default uniform)", cli=False)
 COLUMN_START = Parameter("column_start", "the column player's start y_0 (default uniform)", cli=False)
 """The start strategies every matrix recipe takes (the command line keeps the uniform ones)."""
+
+
+def check_averaging(averaging) -> str | None:
+    """The ``output_weights`` of a named averaging scheme (None for uniform: the learners' own weights), or a
+    ``ValueError`` naming the schemes."""
+    from gamedyn.core.weights import AVERAGING
+
+    if not isinstance(averaging, str) or averaging not in AVERAGING:
+        raise ValueError(f"averaging must be one of {list(AVERAGING)} (alpha_t = 1, t, t^2), got {averaging!r}.")
+    return None if averaging == "uniform" else averaging
+
+
+def check_alternating(alternating) -> bool:
+    """``alternating`` as a bool, or a ``TypeError`` (a string such as ``"yes"`` is refused, not read as True)."""
+    if not isinstance(alternating, bool):
+        raise TypeError(f"alternating must be True or False, got {alternating!r}.")
+    return alternating
+
+
+def averaging_parameter(default: str) -> Parameter:
+    """The ``averaging`` parameter of the regret-matching family's recipes (its default per recipe)."""
+    return Parameter("averaging", "the output weights of the averages: 'uniform' (1), 'linear' (t), 'quadratic' (t^2)",
+                     default, kind=str, choices=("uniform", "linear", "quadratic"), cli=False)
+
+
+def alternating_parameter(default: bool) -> Parameter:
+    """The ``alternating`` parameter: the CFR+ order (gamedyn.engine.rounds.AlternatingRound) or simultaneous play."""
+    return Parameter("alternating", "the CFR+ order: the column player's update of round t sees x_t (True) or "
+                     "simultaneous play (False)", default, kind=bool, cli=False)

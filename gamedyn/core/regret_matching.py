@@ -1,0 +1,223 @@
+r"""Regret matching on the simplex: RM, RM+, predictive RM and PRM+ as learners of :func:`gamedyn.play`.
+
+A learner of this family keeps a vector of accumulated regrets (one entry per action) and plays it
+normalised. With the round's (weighted) loss :math:`\alpha_t\ell_t` charged at the play
+:math:`x_t`, the instantaneous regret is
+
+.. math::
+
+    r_t=\alpha_t\big(\langle\ell_t,x_t\rangle\mathbf 1-\ell_t\big)\qquad(\langle r_t,x_t\rangle=0),
+
+and the four members (``RegretMatching(plus, predictive)``) are
+
+* **RM** (Hart & Mas-Colell 2000, the unconditional-regret procedure; Zinkevich et al. 2007):
+  :math:`R_t=R_{t-1}+r_t`, :math:`x_{t+1}=[R_t]^+/\|[R_t]^+\|_1`;
+* **RM+** (Tammelin 2014; Tammelin, Burch, Johanson & Bowling 2015): :math:`Q_t=[Q_{t-1}+r_t]^+`,
+  :math:`x_{t+1}=Q_t/\|Q_t\|_1`;
+* **PRM / PRM+** (Farina, Kroer & Sandholm 2021, Algorithms 1-2, with the prediction of the next
+  utility = the last one): :math:`x_{t+1}\propto[R_t+\alpha_{t+1}m_{t+1}]^+` (PRM) or
+  :math:`[Q_t+\alpha_{t+1}m_{t+1}]^+` (PRM+), with :math:`m_{t+1}=r_t/\alpha_t` the last
+  (unweighted) regret vector; the prediction enters the play only, never :math:`R_t` or :math:`Q_t`.
+
+When no entry is positive (all regrets <= 0, e.g. round 1) the play is uniform. A loss with a
+curvature or convex term is linearised at the play (its gradient there). The regret bounds (derived
+in docs/explanation/regret-matching-bounds.md, checked in tests/test_regret_matching.py):
+:math:`R_T\le\sqrt{\sum_t\|r_t\|_2^2}\le\Delta\sqrt{KT}` for RM and RM+, and
+:math:`R_T\le\sqrt{\sum_t\|r_t-\alpha_tm_t\|_2^2}\le2\Delta\sqrt{KT}` for PRM and PRM+ (Δ the range
+of the losses, K the number of actions).
+
+In a game, an alternating round (``play(..., alternating=True)``) charges the second mover's loss
+at its previous play, as CFR+ runs it; the learner itself is the same.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import attrs
+import numpy as np
+
+from gamedyn.core.domains import Simplex
+from gamedyn.core.kernels import axpy, dot
+from gamedyn.core.loss import Loss
+
+__all__ = ["RegretMatching", "RegretMatchingPlayer", "RegretMatchingState", "regret_matching_play"]
+
+
+class RegretMatchingState(NamedTuple):
+    """The accumulated regrets (R_t, or Q_t >= 0 for the "+" variants), the last unweighted regret
+    vector (the prediction; zeros before round 1 and when not predictive) and the learner's round."""
+
+    regrets: np.ndarray
+    prediction: np.ndarray
+    round: int = 1
+
+
+def regret_matching_play(theta) -> np.ndarray:
+    r""":math:`[\theta]^+/\|[\theta]^+\|_1`, or the uniform distribution when no entry of theta is positive.
+
+    Parameters
+    ----------
+    theta : array_like, shape (K,)
+        Regrets (plus a prediction).
+
+    Returns
+    -------
+    numpy.ndarray
+        A point of the simplex (a new array).
+
+    Examples
+    --------
+    >>> regret_matching_play([2.0, -1.0, 2.0]).tolist()
+    [0.5, 0.0, 0.5]
+    >>> regret_matching_play([-1.0, 0.0]).tolist()
+    [0.5, 0.5]
+    """
+    positive = np.maximum(np.asarray(theta, dtype=np.float64), 0.0)
+    total = positive.sum()
+    if total > 0.0:
+        positive /= total
+        return positive
+    positive.fill(1.0 / positive.size)
+    return positive
+
+
+def _linear_part(loss: Loss, point):
+    """The loss vector regret matching charges: the linear part, or the gradient at the play."""
+    if loss.curvature == 0.0 and loss.convex is None:
+        return loss.linear
+    return loss.gradient(point)
+
+
+def _check_flag(instance, attribute, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{attribute.name} must be True or False, got {value!r}.")
+
+
+@attrs.frozen
+class RegretMatching:
+    r"""Regret matching on the simplex: RM (default), RM+ (``plus=True``), PRM (``predictive=True``), PRM+ (both).
+
+    See the module docstring for the update equations. The learner plays on :class:`Simplex`, in
+    either seat of :func:`gamedyn.play`, against any opponent and with any weights (the weighted
+    regrets :math:`\sum_t\alpha_tr_t` of Brown & Sandholm's linear weighting); it never needs its
+    round's loss (so it may move first). Its plays lie in the simplex by construction
+    (``plays_in_domain``), so the runner checks none.
+
+    Parameters
+    ----------
+    plus : bool, default False
+        Clip the accumulated regrets at 0 after each update (RM+, Tammelin 2014).
+    predictive : bool, default False
+        Add the last regret vector, weighted by the round's weight, to the regrets before
+        normalising (predictive RM, Farina, Kroer & Sandholm 2021).
+
+    Raises
+    ------
+    TypeError
+        ``plus`` or ``predictive`` is not a bool.
+
+    Examples
+    --------
+    RM+ against a fixed column of rock-paper-scissors (the column player always plays rock):
+
+    >>> import numpy as np
+    >>> from gamedyn.core import Loss
+    >>> learner = RegretMatching(plus=True)
+    >>> state = learner.init(3)
+    >>> x = learner.play(state, 1.0)
+    >>> x.tolist()
+    [0.3333333333333333, 0.3333333333333333, 0.3333333333333333]
+    >>> state = learner.update(state, x, Loss(-np.array([0.0, 1.0, -1.0])), 1.0)  # utilities M[:, rock]
+    >>> learner.play(state, 1.0).tolist()  # paper: the only action with positive regret
+    [0.0, 1.0, 0.0]
+    """
+
+    plus: bool = attrs.field(default=False, validator=_check_flag)
+    predictive: bool = attrs.field(default=False, validator=_check_flag)
+
+    domain = Simplex()
+    needs_current_loss = False
+    sees_induced_loss = False
+    plays_in_domain = True
+
+    @property
+    def name(self) -> str:
+        """RM, RM+, PRM or PRM+."""
+        return ("P" if self.predictive else "") + "RM" + ("+" if self.plus else "")
+
+    def init(self, dimension: int, initial_loss: Loss | None = None) -> RegretMatchingState:
+        """Zero regrets and prediction for ``dimension`` actions (``initial_loss`` is not used)."""
+        if isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer)) or dimension < 1:
+            raise ValueError(f"dimension must be a positive number of actions, got {dimension!r}.")
+        if initial_loss is not None and np.ndim(initial_loss.linear) != 1:
+            raise ValueError(f"{type(self).__name__} plays one game at a time; it got batched losses of shape "
+                             f"{np.shape(initial_loss.linear)}. Run the games one by one.")
+        return RegretMatchingState(np.zeros(int(dimension)), np.zeros(int(dimension)), 1)
+
+    def play(self, state: RegretMatchingState, weight: float, current_loss: Loss | None = None):
+        """The play for the round of weight ``weight`` (``current_loss`` is ignored: not needed)."""
+        return RegretMatchingPlayer(self, state).play(weight)
+
+    def update(self, state: RegretMatchingState, point, loss: Loss, weight: float, **_) -> RegretMatchingState:
+        """The state after the loss ``weight * loss`` charged at ``point``."""
+        player = RegretMatchingPlayer(self, RegretMatchingState(state.regrets.copy(), state.prediction.copy(),
+                                                                state.round))
+        player.update(point, loss, weight)
+        return player.state
+
+    def player(self, state: RegretMatchingState) -> RegretMatchingPlayer:
+        """The runner's mutable form: a :class:`RegretMatchingPlayer` that updates ``state``'s arrays in place."""
+        return RegretMatchingPlayer(self, state)
+
+
+class RegretMatchingPlayer:
+    """The mutable form :func:`gamedyn.play` runs: the regrets updated in place, one BLAS axpy a round."""
+
+    __slots__ = ("_buffer", "_plus", "_predictive", "learner", "prediction", "regrets", "round")
+
+    def __init__(self, learner: RegretMatching, state: RegretMatchingState):
+        self.learner = learner
+        regrets, prediction = state.regrets, state.prediction
+        if not (regrets.__class__ is np.ndarray and regrets.dtype == np.float64 and regrets.flags.c_contiguous
+                and regrets.flags.writeable):
+            regrets = np.array(regrets, dtype=np.float64)
+        self.regrets = regrets
+        self.prediction = np.array(prediction, dtype=np.float64)
+        self.round = int(state.round)
+        self._plus, self._predictive = learner.plus, learner.predictive
+        self._buffer = np.empty_like(regrets)
+
+    def play(self, weight, current_loss=None):
+        regrets = self.regrets
+        if self._predictive:
+            theta = regrets.copy()
+            axpy(self.prediction, theta, weight)
+            np.maximum(theta, 0.0, out=theta)
+        else:
+            theta = np.maximum(regrets, 0.0)
+        total = theta.sum()
+        if total > 0.0:
+            theta /= total
+        else:
+            theta.fill(1.0 / theta.size)
+        return theta
+
+    def update(self, point, loss, weight, induced_loss=None) -> None:
+        linear = _linear_part(loss, point)
+        regret = self._buffer
+        np.subtract(dot(linear, point), linear, out=regret)  # <l, x> 1 - l, unweighted
+        axpy(regret, self.regrets, weight)
+        if self._plus:
+            np.maximum(self.regrets, 0.0, out=self.regrets)
+        if self._predictive:
+            self.prediction, self._buffer = regret, self.prediction  # swap: no new array
+        self.round += 1
+
+    def loss_sum(self):
+        return None  # regret matching keeps regrets, not the loss sum: the runner keeps it
+
+    @property
+    def state(self) -> RegretMatchingState:
+        """The pure state this player is at (sharing its arrays)."""
+        return RegretMatchingState(self.regrets, self.prediction, self.round)

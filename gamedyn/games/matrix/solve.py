@@ -1,0 +1,265 @@
+r"""A solver front door: :func:`solve_game` runs the fastest dynamic to a certified Nash gap.
+
+The dynamic is alternating PRM+ with quadratic averaging (Farina, Kroer & Sandholm 2021), the
+fastest of gamedyn's matrix-game recipes on the benchmark of ``benchmarks/matrix_games.py``. The
+run stops when :class:`NashGapStop`'s running estimate of the averages' Nash gap (O(m + n) a round:
+the averaged products are running sums of the losses the rounds already computed) reaches the
+target; the gap is then **certified** by computing both best replies to the averages
+(:math:`M\bar y` and :math:`\bar x^\top M`, two products), and the run continues if the certified
+gap is above the target (it never is by more than rounding).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import attrs
+import numpy as np
+
+from gamedyn.core.regret_matching import RegretMatching
+from gamedyn.core.validation import check_count
+from gamedyn.engine import Bilinear, play
+
+__all__ = ["GameSolution", "NashGapStop", "solve_game"]
+
+
+def _products(M, row, column):
+    """(M column, row^T M), in M's own precision (float32 stays float32), as float64 vectors."""
+    dtype = M.dtype if M.dtype in (np.float32, np.float64) else np.float64
+    by_column = M @ np.asarray(column, dtype=dtype)
+    by_row = M.T @ np.asarray(row, dtype=dtype)
+    return np.asarray(by_column, dtype=np.float64).ravel(), np.asarray(by_row, dtype=np.float64).ravel()
+
+
+class NashGapStop:
+    r"""An observer of :func:`gamedyn.play` on ``Bilinear(M.T)`` (or ``MatrixGame(M)``): stop when the averages'
+    Nash gap is <= ``gap``.
+
+    It keeps :math:`\sum_t\alpha_tMy_t` and :math:`\sum_t\alpha_tM^\top x_t` (:math:`\alpha_t` the
+    output weights), reading each round's products off the seats' loss sums (their round-to-round
+    difference, O(m + n), no product); the first round it sees (round 1, whose first-mover loss sum
+    also holds an alternating run's start charge) takes the two products itself. It reads the seats' loss sums,
+    so the run must keep them (``regrets=True``, the default). ``estimate`` is the
+    last running gap :math:`(\max_i\sum\alpha_t(My_t)_i-\min_j\sum\alpha_t(M^\top x_t)_j)/\sum\alpha_t`;
+    it differs from the gap of the averages only by rounding, and :func:`solve_game` certifies it
+    with two products. It changes nothing but itself (an observer, not a stop rule: it carries its
+    running sums, saved and restored through ``checkpoint_state`` / ``restore_state``).
+
+    Parameters
+    ----------
+    M : array or sparse matrix, shape (m, n)
+        The payoff matrix (rows maximise).
+    gap : float
+        The target.
+    output_weight : callable
+        t -> alpha_t, the output weights of the run.
+
+    Examples
+    --------
+    >>> from gamedyn import RegretMatching, play
+    >>> from gamedyn.games.matrix import MatrixGame
+    >>> M = [[2.0, -1.0], [-1.0, 1.0]]
+    >>> stop = NashGapStop(M, 1e-6, lambda t: float(t * t))
+    >>> learner = RegretMatching(plus=True, predictive=True)
+    >>> game = play(MatrixGame(M), learner, learner, 10_000, alternating=True, output_weights="quadratic",
+    ...             observers=[stop])
+    >>> bool(stop.estimate <= 1e-6), game.rounds < 10_000
+    (True, True)
+    """
+
+    needs_round_state = False
+    name = "NashGapStop"
+
+    def __init__(self, M, gap: float, output_weight):
+        M = M if hasattr(M, "shape") and hasattr(M, "dtype") else np.asarray(M, dtype=np.float64)
+        self.M, self.gap, self.output_weight = M, float(gap), output_weight
+        m, n = M.shape
+        self.row_sum, self.column_sum, self.total = np.zeros(m), np.zeros(n), 0.0
+        self._previous = None
+        self._run = None
+        self.estimate = math.inf
+
+    def start(self, run) -> None:
+        self._run = run
+
+    def observe(self, t) -> bool:
+        run = self._run
+        w_seat, p_seat = run.w_seat, run.p_seat
+        w_sum, p_sum = w_seat.linear_loss_sum(), p_seat.linear_loss_sum()
+        if self._previous is None:
+            by_column, by_row = _products(self.M, w_seat.last, p_seat.last)  # M y_t, M^T x_t
+        else:
+            w_before, p_before, w_total, p_total = self._previous
+            by_column = (w_before - w_sum) / (w_seat.weight_total - w_total)  # -(h_t) / alpha_t = M y_t
+            by_row = (p_sum - p_before) / (p_seat.weight_total - p_total)
+        self._previous = (np.array(w_sum), np.array(p_sum), w_seat.weight_total, p_seat.weight_total)
+        weight = self.output_weight(t)
+        self.row_sum += weight * by_column
+        self.column_sum += weight * by_row
+        self.total += weight
+        self.estimate = float(self.row_sum.max() - self.column_sum.min()) / self.total
+        return self.estimate <= self.gap
+
+    def checkpoint_state(self) -> dict:
+        """The running sums and the last round's loss sums (the same keys before the first round: zeros)."""
+        m, n = self.row_sum.shape[0], self.column_sum.shape[0]
+        seen = self._previous is not None
+        w_before, p_before, w_total, p_total = self._previous if seen else (np.zeros(m), np.zeros(n), 0.0, 0.0)
+        return {"row_sum": self.row_sum, "column_sum": self.column_sum, "total": self.total, "seen": seen,
+                "w_before": w_before, "p_before": p_before, "w_total": w_total, "p_total": p_total}
+
+    def restore_state(self, state: dict) -> None:
+        self.row_sum, self.column_sum = np.array(state["row_sum"]), np.array(state["column_sum"])
+        self.total = float(state["total"])
+        self._previous = None
+        if bool(state.get("seen", False)):
+            self._previous = (np.array(state["w_before"]), np.array(state["p_before"]), float(state["w_total"]),
+                              float(state["p_total"]))
+        self.estimate = (float(self.row_sum.max() - self.column_sum.min()) / self.total if self.total > 0
+                         else math.inf)
+
+
+@attrs.frozen
+class GameSolution:
+    r"""What :func:`solve_game` returns.
+
+    ``row`` / ``column``: the averaged strategies; ``lower`` / ``upper``: the value bracket
+    :math:`\min_j(\bar x^\top M)_j\le v^\star\le\max_i(M\bar y)_i` (both best replies computed);
+    ``nash_gap`` = ``upper - lower`` (<= the requested gap unless ``converged`` is False);
+    ``rounds``: rounds played; ``method``: the dynamic; ``value``: the bracket's midpoint.
+    """
+
+    row: np.ndarray
+    column: np.ndarray
+    lower: float
+    upper: float
+    nash_gap: float
+    rounds: int
+    converged: bool
+    method: str = "predictive_regret_matching_plus (alternating, quadratic averaging)"
+
+    @property
+    def value(self) -> float:
+        return 0.5 * (self.lower + self.upper)
+
+
+def _rounding_bound(matrix) -> float:
+    """An upper bound on the rounding error of an entry of M v or M^T v for a distribution v (sum 1):
+    gamma_k max|M| with k the inner dimension, u the unit roundoff of M's dtype (Higham 2002, eq. 3.5),
+    doubled to cover the strategies' own rounding and the final float64 conversion."""
+    import scipy.sparse as sp
+
+    data = matrix.data if sp.issparse(matrix) else matrix
+    if data.size == 0:
+        return 0.0
+    largest = float(np.max(np.abs(data)))
+    k = max(matrix.shape) + 1
+    u = float(np.finfo(np.float64).eps) / 2  # the certificate's products are float64 (_certificate_products)
+    return 2.0 * (k * u / (1.0 - k * u)) * largest
+
+
+def _certificate_products(M, row, column):
+    """(M column, row^T M) in float64 whatever M's dtype (a float32 M is widened a block of rows at a time:
+    the certificate is checked in float64; the rounds keep M's own products)."""
+    import scipy.sparse as sp
+
+    if M.dtype == np.float64:
+        return _products(M, row, column)
+    if sp.issparse(M):
+        return _products(M.astype(np.float64), row, column)
+    row, column = np.asarray(row, dtype=np.float64), np.asarray(column, dtype=np.float64)
+    by_column, by_row = np.empty(M.shape[0]), np.zeros(M.shape[1])
+    block = max(1, (1 << 22) // max(1, M.shape[1]))
+    for start in range(0, M.shape[0], block):
+        part = np.asarray(M[start:start + block], dtype=np.float64)
+        by_column[start:start + block] = part @ column
+        by_row += row[start:start + block] @ part
+    return by_column, by_row
+
+
+def _check_matrix(M):
+    import scipy.sparse as sp
+
+    if sp.issparse(M):
+        matrix = sp.csr_matrix(M)
+        if matrix.dtype not in (np.float32, np.float64):
+            matrix = matrix.astype(np.float64)
+        data = matrix.data
+    else:
+        if np.iscomplexobj(M):
+            raise TypeError("M is complex; payoffs are real numbers. Pass M.real if the imaginary part is meant to be 0.")
+        try:
+            matrix = np.asarray(M)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"M must be a 2-D array of payoffs, got {type(M).__name__}.") from error
+        if matrix.dtype not in (np.float32, np.float64):
+            try:
+                matrix = matrix.astype(np.float64)
+            except (TypeError, ValueError) as error:
+                raise TypeError(f"M must be a 2-D array of real payoffs, got dtype {matrix.dtype}.") from error
+        data = matrix
+    if matrix.ndim != 2 or matrix.shape[0] < 1 or matrix.shape[1] < 1:
+        raise ValueError(f"M must be a 2-D payoff matrix of shape (rows, columns), got shape {matrix.shape}.")
+    if not np.all(np.isfinite(data)):
+        raise ValueError("M must have finite entries; it contains NaN or infinity.")
+    return matrix
+
+
+def solve_game(M, gap: float = 1e-6, *, max_rounds: int = 1_000_000) -> GameSolution:
+    r"""Solve the zero-sum game :math:`\max_x\min_yx^\top My` to a certified Nash gap.
+
+    Runs alternating PRM+ with quadratic averaging (:func:`gamedyn.recipes.predictive_regret_matching_plus`)
+    until the Nash gap of the averaged strategies, certified by both best replies, is at most ``gap``.
+
+    Parameters
+    ----------
+    M : array_like or scipy.sparse matrix, shape (m, n)
+        Payoffs to the row player (the maximiser). Dense or sparse; a float32 M keeps float32
+        products (the certificate's two products too, rounded to float64 at the end).
+    gap : float, default 1e-6
+        The target Nash gap :math:`\max_i(M\bar y)_i-\min_j(\bar x^\top M)_j`; it is absolute, so
+        scale it with M's range.
+    max_rounds : int, default 1,000,000
+        A cap; if it is reached, the result has ``converged = False`` and the gap reached.
+
+    Returns
+    -------
+    GameSolution
+        ``row``, ``column``, ``lower``, ``upper`` (the value bracket), ``nash_gap``, ``rounds``,
+        ``converged``.
+
+    Raises
+    ------
+    ValueError
+        A bad M (not 2-D, empty, NaN or infinite entries), gap (not positive) or max_rounds.
+    TypeError
+        M is complex or not numeric.
+
+    Examples
+    --------
+    >>> solution = solve_game([[2.0, -1.0], [-1.0, 1.0]], gap=1e-8)
+    >>> solution.row.round(6).tolist(), bool(solution.nash_gap <= 1e-8), bool(solution.lower <= 0.2 <= solution.upper)
+    ([0.4, 0.6], True, True)
+    """
+    matrix = _check_matrix(M)
+    if isinstance(gap, bool) or not isinstance(gap, numbers.Real) or not (math.isfinite(gap) and gap > 0):
+        raise ValueError(f"gap must be a positive finite Nash gap, e.g. 1e-6 (absolute: scale it with M's range), "
+                         f"got {gap!r}.")
+    max_rounds = check_count(max_rounds, "max_rounds")
+    learner = RegretMatching(plus=True, predictive=True)
+    output_weight = lambda t: float(t * t)
+    target = float(gap)
+    payoff = Bilinear(matrix.T)
+    while True:
+        stop = NashGapStop(matrix, target, output_weight)
+        game = play(payoff, learner, learner, max_rounds, weights="constant", output_weights="quadratic",
+                    alternating=True, observers=(stop,))
+        row, column = game.w_average, game.p_average
+        by_column, by_row = _certificate_products(matrix, row, column)
+        slack = _rounding_bound(matrix)  # Higham: |fl(M v) - M v| <= gamma_k max|M| for a distribution v
+        upper, lower = float(by_column.max()) + slack, float(by_row.min()) - slack
+        certified = upper - lower
+        if certified <= gap or game.rounds >= max_rounds or target < gap * 1e-3:
+            return GameSolution(row, column, lower, upper, certified, game.rounds, certified <= gap)
+        target *= 0.5  # the running estimate was above the certified gap by rounding: aim lower

@@ -1,0 +1,211 @@
+"""Any array through the array API (issue 20): the margin recipes end to end on numpy, array_api_strict, torch CPU
+and JAX CPU (eager), equal to the numpy run, results in the input's namespace, and no hidden conversion to numpy
+on the hot path.
+
+Each backend's tests skip, with the reason printed, when its package is missing (``pip install
+'gamedyn[torch]'``, ``'gamedyn[jax]'``, ``array-api-strict``). CUDA and CuPy run only where a GPU is.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+from gamedyn.core.kernels import backend_of, is_foreign, to_host_scalar, to_numpy
+from gamedyn.core.validation import check_matrix
+from gamedyn.recipes import RECIPES
+
+
+def _module(name):
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+torch = _module("torch")
+strict = _module("array_api_strict")
+jax = _module("jax")
+if jax is not None:
+    jax.config.update("jax_enable_x64", True)  # float64 in JAX (its default is float32)
+    import jax.numpy as jnp
+cupy = _module("cupy")
+
+
+def _cuda() -> bool:
+    return torch is not None and torch.cuda.is_available()
+
+
+BACKENDS = [
+    pytest.param("array_api_strict", marks=pytest.mark.skipif(strict is None, reason="array-api-strict is not installed")),
+    pytest.param("torch", marks=pytest.mark.skipif(torch is None, reason="torch is not installed (gamedyn[torch])")),
+    pytest.param("jax", marks=pytest.mark.skipif(jax is None, reason="jax is not installed (gamedyn[jax])")),
+    pytest.param("torch-cuda", marks=pytest.mark.skipif(not _cuda(), reason="no CUDA device on this machine")),
+    pytest.param("cupy", marks=pytest.mark.skipif(cupy is None, reason="cupy is not installed (no GPU here)")),
+]
+
+
+def convert(name, array, dtype=np.float64):
+    array = np.asarray(array, dtype=dtype)
+    if name == "array_api_strict":
+        return strict.asarray(array)
+    if name == "torch":
+        return torch.asarray(array)
+    if name == "torch-cuda":  # pragma: no cover - needs a GPU
+        return torch.asarray(array, device="cuda")
+    if name == "jax":
+        return jnp.asarray(array)
+    if name == "cupy":  # pragma: no cover - needs a GPU
+        return cupy.asarray(array)
+    raise AssertionError(name)
+
+
+def _rows(n=30, d=5, seed=0):
+    """Separable rows of unit norm (a positive first coordinate)."""
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(n, d))
+    A[:, 0] = np.abs(A[:, 0]) + 0.5
+    return A / np.linalg.norm(A, axis=1, keepdims=True)
+
+
+MARGIN = {
+    "smooth_perceptron": {},
+    "accelerated_perceptron": {},
+    "mirror_prox_perceptron": {},
+    "nag_margin": {},
+    "pnorm_perceptron": {"p": 3.0},
+}
+
+
+def _relative(a, b) -> float:
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", sorted(MARGIN))
+def test_margin_recipe_equals_numpy_run(backend, name):
+    A = _rows()
+    recipe = RECIPES[name].function
+    expected = recipe(A, 60, **MARGIN[name])
+    result = recipe(convert(backend, A), 60, **MARGIN[name])
+    for field in ("w_average", "p_average", "w_last", "p_last", "w_sum", "p_sum"):
+        value = getattr(result.game, field)
+        assert is_foreign(value) and backend_of(value).name == backend_of(convert(backend, A)).name, field
+        assert _relative(to_numpy(value), getattr(expected.game, field)) <= 1e-12, field
+    assert is_foreign(result.w)
+    for field in ("w_regret", "p_regret", "theorem2_bound"):
+        got, want = getattr(result.game, field), getattr(expected.game, field)
+        assert isinstance(got, float), field  # a scalar genuinely needed: a host number
+        assert got == want or abs(got - want) <= 1e-12 * max(1.0, abs(want)), field  # == for an unbounded (inf) regret
+    if expected.game.certificate is not None:
+        got, want = result.game.certificate, expected.game.certificate
+        assert got.separable == want.separable
+        assert abs(got.lower - want.lower) <= 1e-12 and abs(got.upper - want.upper) <= 1e-12
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float32_stays_float32_in_the_products(backend):
+    """A float32 A is read as float32 (never copied to float64); the sums are float64 and agree with numpy's float32
+    run to float32's accuracy (the products round to 2^-24 relative)."""
+    A = _rows().astype(np.float32)
+    expected = RECIPES["smooth_perceptron"].function(A, 60)
+    foreign = convert(backend, A, np.float32)
+    payoff_matrix = check_matrix(foreign)
+    assert payoff_matrix.dtype == foreign.dtype  # float32 kept
+    result = RECIPES["smooth_perceptron"].function(foreign, 60)
+    w = result.game.w_average
+    assert w.dtype == backend_of(w).float64
+    assert _relative(to_numpy(w), expected.game.w_average) <= 1e-5
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (gamedyn[torch])")
+def test_no_hidden_conversion_to_numpy_on_the_hot_path(monkeypatch):
+    """np.asarray / np.array / np.ascontiguousarray raise on a foreign array during the run: only the one named
+    boundary (gamedyn.core.kernels.to_numpy, for the certificate's final verdict) may convert."""
+    A = torch.asarray(_rows())
+    real = {name: getattr(np, name) for name in ("asarray", "array", "ascontiguousarray", "asanyarray")}
+
+    def guarded(name):
+        def convert_(value, *args, **kwargs):
+            if is_foreign(value):
+                raise AssertionError(f"np.{name} called on a {type(value).__module__} array")
+            return real[name](value, *args, **kwargs)
+        return convert_
+
+    for name in real:
+        monkeypatch.setattr(np, name, guarded(name))
+    for name in sorted(MARGIN):
+        result = RECIPES[name].function(A, 30, **MARGIN[name])
+        assert isinstance(result.game.w_average, torch.Tensor)
+    monkeypatch.undo()
+    with pytest.raises(AssertionError, match="np.asarray called"):  # the guard itself bites
+        for name in real:
+            monkeypatch.setattr(np, name, guarded(name))
+        np.asarray(A)
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (gamedyn[torch])")
+def test_check_matrix_gives_the_real_reason_for_a_refusal():
+    A = torch.ones((3, 2), dtype=torch.float64, requires_grad=True)
+    with pytest.raises(TypeError, match=r"requires grad.*\.detach\(\)"):
+        check_matrix(A)
+    assert check_matrix(A.detach()).dtype == torch.float64
+    with pytest.raises(ValueError, match="must be 2-D"):
+        check_matrix(torch.ones(3, dtype=torch.float64))
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        check_matrix(torch.tensor([[1.0, float("nan")]], dtype=torch.float64))
+    with pytest.raises(TypeError, match="real numeric"):
+        check_matrix(torch.ones((2, 2), dtype=torch.complex128))
+    integers = check_matrix(torch.ones((2, 2), dtype=torch.int64))
+    assert integers.dtype == torch.float64 and isinstance(integers, torch.Tensor)
+
+
+@pytest.mark.skipif(strict is None, reason="array-api-strict is not installed")
+def test_backend_handle_and_host_scalar():
+    x = strict.asarray([1.0, 2.0])
+    backend = backend_of(x)
+    assert backend.name == "array_api_strict" and backend == backend_of(strict.asarray([3.0]))
+    assert to_host_scalar(backend.xp.sum(x)) == 3.0
+    assert backend_of(np.ones(2)).is_numpy
+    with pytest.raises(AttributeError):
+        backend.name = "other"
+
+
+_CLASSIFIER_SCRIPT = """
+import numpy as np, sklearn, torch
+from gamedyn.sklearn import MarginClassifier
+rng = np.random.default_rng(3)
+X = rng.normal(size=(60, 4))
+y = np.where(X @ np.array([1.0, -0.5, 0.25, 0.0]) + 0.1 > 0, 1, 0)
+expected = MarginClassifier().fit(X, y)
+assert MarginClassifier().__sklearn_tags__().array_api_support is True
+with sklearn.config_context(array_api_dispatch=True):
+    fitted = MarginClassifier().fit(torch.asarray(X), torch.asarray(y))
+    scores = fitted.decision_function(torch.asarray(X))
+    labels = fitted.predict(torch.asarray(X))
+assert isinstance(fitted.coef_, torch.Tensor) and isinstance(fitted.intercept_, torch.Tensor)
+assert isinstance(scores, torch.Tensor)
+np.testing.assert_allclose(fitted.coef_.numpy(), expected.coef_, rtol=1e-10, atol=1e-12)
+np.testing.assert_allclose(fitted.intercept_.numpy(), expected.intercept_, rtol=1e-10, atol=1e-12)
+np.testing.assert_array_equal(labels, expected.predict(X))
+print("ok")
+"""
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (gamedyn[torch])")
+def test_margin_classifier_under_array_api_dispatch_returns_torch_coef():
+    """scikit-learn's array_api_dispatch needs SCIPY_ARRAY_API=1 before scipy is imported: a fresh interpreter."""
+    pytest.importorskip("sklearn")
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    env = dict(os.environ, SCIPY_ARRAY_API="1", PYTHONPATH=str(root))
+    done = subprocess.run([sys.executable, "-c", _CLASSIFIER_SCRIPT], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
