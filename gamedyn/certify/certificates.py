@@ -249,7 +249,7 @@ class Certificate:
     def verdict(self) -> str:
         """One line for a person: separable with its bracket, not separable with the proof, or undecided."""
         if self.cap is not None:
-            return self._soft_verdict()
+            return self._soft_verdict(self.cap)
         if self.separable:
             return (f"separable: normalised margin {self.lower:.6g} <= gamma* <= {self.upper:.6g} "
                     f"(certified relative gap {self.relative_gap:.3g})")
@@ -261,8 +261,8 @@ class Certificate:
                 f"(best normalised margin found {self.lower:.6g})")
 
 
-    def _soft_verdict(self) -> str:
-        nu = 1.0 / (self.cap * self.p.size) if self.p.size else math.nan
+    def _soft_verdict(self, cap: float) -> str:
+        nu = 1.0 / (cap * self.p.size) if self.p.size else math.nan
         if self.separable:
             return (f"soft margin (nu = {nu:.4g}) positive: normalised CVaR of the margins {self.lower:.6g} "
                     f"<= gamma_nu* <= {self.upper:.6g} (certified relative gap {self.relative_gap:.3g})")
@@ -828,7 +828,7 @@ class DeviceCertificateTracker:
         self._margins = self._output_sum = None
         self._shares_dual_sum = False
         self._host_A = None
-        self._host_tracker = None  # the numpy tracker of the last reading, kept while nothing was observed since
+        self._host_tracker: CertificateTracker | None = None  # the numpy tracker of the last reading, kept while nothing was observed since
         self.separable_exact = None
         self._overrides: dict = {}  # what a host reading changed (sharpen, confirm_infeasible), until the next round
 

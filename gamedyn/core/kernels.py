@@ -8,6 +8,7 @@ checks that no other module imports a level-1 routine).
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 from scipy.linalg.blas import dasum as _dasum
@@ -270,6 +271,13 @@ class Backend:
     """
 
     __slots__ = ("xp", "device", "name", "is_numpy", "float64", "float32")
+    # the slots' types (annotations only; set once by __init__)
+    xp: Any
+    device: Any
+    name: str
+    is_numpy: bool
+    float64: Any
+    float32: Any
 
     def __init__(self, xp, device, name: str):
         for slot, value in (("xp", xp), ("device", device), ("name", name), ("is_numpy", name == "numpy"),
