@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the recipe functions, named for type checkers (at run time 
     from gamedyn.recipes.accelerated_perceptron import (
         accelerated_perceptron as accelerated_perceptron,
     )
+    from gamedyn.recipes.ada_hedge import ada_hedge as ada_hedge
     from gamedyn.recipes.fictitious_play import fictitious_play as fictitious_play
     from gamedyn.recipes.frank_wolfe import frank_wolfe as frank_wolfe
     from gamedyn.recipes.heavy_ball import heavy_ball as heavy_ball
@@ -45,6 +46,13 @@ if TYPE_CHECKING:  # the recipe functions, named for type checkers (at run time 
     from gamedyn.recipes.nag_margin import nag_margin as nag_margin
     from gamedyn.recipes.optimistic_hedge import optimistic_hedge as optimistic_hedge
     from gamedyn.recipes.pnorm_perceptron import pnorm_perceptron as pnorm_perceptron
+    from gamedyn.recipes.predictive_regret_matching_plus import (
+        predictive_regret_matching_plus as predictive_regret_matching_plus,
+    )
+    from gamedyn.recipes.regret_matching import regret_matching as regret_matching
+    from gamedyn.recipes.regret_matching_plus import (
+        regret_matching_plus as regret_matching_plus,
+    )
     from gamedyn.recipes.smooth_perceptron import smooth_perceptron as smooth_perceptron
 
 _FAMILY_ORDER = tuple(FAMILIES)  # margin, matrix, fenchel
