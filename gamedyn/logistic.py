@@ -23,6 +23,7 @@ import json
 import math
 import numbers
 import os
+from collections.abc import Iterator
 from fractions import Fraction
 
 import attrs
@@ -342,10 +343,10 @@ class IncreasingSchedule:
             ratio = distance / b
             if ratio < 2.0**53:
                 return math.floor(ratio) + 1
-            b = Fraction(b)
+            exact = Fraction(b)
         else:  # b = gamma^2/(4 F0) to full precision (log1p(u) = u below 1e-17), as an exact rational
-            b = Fraction(self.gamma) ** 2 / (4 * Fraction(self.f0))
-        return math.floor(Fraction(distance) / b) + 1
+            exact = Fraction(self.gamma) ** 2 / (4 * Fraction(self.f0))
+        return math.floor(Fraction(distance) / exact) + 1
 
     def _abel_density(self, x):
         """``c / v(x)`` (see :meth:`_first_above`), finite even when ``c = gamma^2/2`` underflows."""
@@ -463,7 +464,7 @@ def gd(A, T: int, step, w0=None, *, snapshots=None, record=None) -> GDResult:
                 f"step was built for ||w0|| = {step.w0_norm!r}, F(w0) = {step.f0!r} but w0 has "
                 f"||w0|| = {norm!r}, F(w0) = {f0!r}; build it with IncreasingSchedule.from_data(A, gamma, w0)."
             )
-        log_etas = (pair[0] for pair in step._steps())
+        log_etas: Iterator[float] = (pair[0] for pair in step._steps())
     elif isinstance(step, (numbers.Real, np.floating)) and not isinstance(step, bool):
         constant = math.log(check_positive(step, "step"))
         log_etas = iter(lambda: constant, None)
@@ -730,7 +731,9 @@ def _sgd_run_with_checkpoints(kind, A, T, parts, seed, indices, times, starts, l
     if checkpoint is None and resume_from is None:
         return _run_sgd(A, T, starts, log_eps, _check_indices(indices, n, T, seed), times, log_target)
     header = _checkpoints.read_header(resume_from) if resume_from is not None else {}
-    generator = given = None
+    generator = None
+    given: np.ndarray | None = None
+    stream: str | np.ndarray
     if indices is None:
         saved = header.get("rng_state")
         generator = _generator_from_state(saved) if seed is None and saved is not None else np.random.default_rng(seed)
@@ -754,10 +757,10 @@ def _sgd_run_with_checkpoints(kind, A, T, parts, seed, indices, times, starts, l
         if generator is not None:
             generator.bit_generator.state = header["rng_now"]
     drawn = -(-min(state.t, T) // _CHUNK)  # chunks the loop has drawn before iteration state.t
-    if generator is not None:
-        idx = _generator_chunks(n, generator)
-    else:
+    if given is not None:  # the caller's indices (else the generator draws them)
         idx = (given[start:start + _CHUNK] for start in range(drawn * _CHUNK, T, _CHUNK))
+    else:
+        idx = _generator_chunks(n, generator)
 
     def save(current):
         values = {field: getattr(current, field) for field in _SGDState.FIELDS}
@@ -830,7 +833,7 @@ def block_adaptive_sgd(
     target = eps0 if target is None else _check_open_unit(target, "target", "1e-6")
     n = A.shape[0]
     times = _check_record(record, T)
-    lengths = []
+    lengths: list[int] = []
     total = 0
     while total < T:  # Python ints: a block may be longer than int64 for a tiny gamma
         lengths.append(_block_length(n, gamma, eps0, delta, len(lengths)))
@@ -843,10 +846,9 @@ def block_adaptive_sgd(
         "block_adaptive_sgd", A, T, {"eps0": eps0, "delta": delta, "gamma": gamma, "target": target,
                                      "indices_given": indices is not None},
         seed, indices, times, starts, log_eps, math.log(target), checkpoint, checkpoint_every, resume_from)
-    starts = _integer_array(starts)
     return SGDResult(
         w=w, times=times, log_loss=recorded, hitting_time=hit, target=target, loss_evaluations=evaluations,
-        block_starts=starts, block_eps=np.exp(np.array(log_eps)),
+        block_starts=_integer_array(starts), block_eps=np.exp(np.array(log_eps)),
     )
 
 

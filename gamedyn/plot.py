@@ -196,11 +196,11 @@ def describe_path(points, equilibrium) -> str:
     windows = _windows(len(points))
     envelope = [distance[a:b].max() for a, b in windows]
     if points.shape[1] == 3:
-        circles = abs(_turns(points[windows[0][0]:], equilibrium)) >= 1
+        circles = bool(abs(_turns(points[windows[0][0]:], equilibrium)) >= 1)
         inward, outward = ("spirals in", "spirals out") if circles else ("approaches", "moves away")
     else:
         side = np.sign(points[windows[0][0]:, 0] - equilibrium[0])
-        circles = np.count_nonzero(np.diff(side[side != 0])) >= 2
+        circles = bool(np.count_nonzero(np.diff(side[side != 0])) >= 2)
         inward, outward = ("oscillates, approaching", "oscillates, moving away") if circles else ("approaches", "moves away")
     if distance[-1] < 1e-6:
         verb = "converges"
@@ -445,7 +445,7 @@ def plot_exploration(exploration, quantity: str = "bound_exponent"):
         raise ValueError(f"quantity must be 'bound_exponent', 'gap_exponent', 'bound' or 'gap', got {quantity!r}.")
     # a pair run once for both orders (first == "either") fills its cell in each order's line of its
     # w-learner and weights; a w-learner and weights whose pairs are all order-free get one line
-    orders = {}
+    orders: dict[tuple, set] = {}
     for row in exploration.rows:
         orders.setdefault((row.w_name, row.weights), set())
         if row.first != "either":

@@ -50,6 +50,7 @@ import contextlib
 import math
 import numbers
 import warnings
+from typing import Any
 
 import attrs
 import numpy as np
@@ -552,6 +553,7 @@ def _fit_warning(names, certificates, rounds, tol, max_iter, nu=None, positive_n
         else:
             continue
         at_max_iter = at_max_iter or spent >= max_iter
+    summary = ""
     if unsettled:
         if at_max_iter:
             fix = (f"the solver stopped at max_iter={max_iter}: raise max_iter (or tol, for a looser certified gap)"
@@ -700,6 +702,11 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
     >>> bool(np.array_equal(small.coef_ * 2.0**-40, model.coef_)), small.certificate_.lower == model.certificate_.lower
     (True, True)
     """
+
+    # the fitted attributes (annotations only: set by fit, absent before it, as scikit-learn expects)
+    coef_: np.ndarray
+    intercept_: np.ndarray
+    certificate_: list  # one Certificate per one-vs-rest game (a list of one for two classes)
 
     _parameter_constraints = {} if Interval is None else {
         "nu": [None, Interval(numbers.Real, 0, 1, closed="right")],
@@ -971,7 +978,7 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         keep = (self.warm_start and hasattr(self, "coef_") and np.array_equal(getattr(self, "classes_", []), classes)
                 and self.coef_.shape[1] + int(self.fit_intercept) == d
                 and getattr(self, "_fitted_cap", None) == (nu, n))
-        previous = [None] * len(problems)
+        previous: list[tuple | None] = [None] * len(problems)
         if keep:  # the previous classifier <x, coef_> + intercept_ as a direction on this fit's rows z_i
             kept_coef, kept_intercept = self.coef_.copy(), self.intercept_.copy()
             old = kept_coef * feature_scale

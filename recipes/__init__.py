@@ -20,11 +20,40 @@ results' fields are a public contract.
 
 import importlib
 import pkgutil
+from typing import TYPE_CHECKING
 
 from gamedyn.engine.recipe import FAMILIES, Recipe, RecipeResult
 from gamedyn.games.fenchel import FenchelResult
 from gamedyn.games.margin import MarginResult
 from gamedyn.games.matrix import MatrixGameResult
+
+if TYPE_CHECKING:  # the recipe functions, named for type checkers (at run time RECIPES below puts them here);
+    # tests/test_typing.py checks that this list is RECIPES
+    from gamedyn.recipes.accelerated_gradient import (
+        accelerated_gradient as accelerated_gradient,
+    )
+    from gamedyn.recipes.accelerated_perceptron import (
+        accelerated_perceptron as accelerated_perceptron,
+    )
+    from gamedyn.recipes.ada_hedge import ada_hedge as ada_hedge
+    from gamedyn.recipes.fictitious_play import fictitious_play as fictitious_play
+    from gamedyn.recipes.frank_wolfe import frank_wolfe as frank_wolfe
+    from gamedyn.recipes.heavy_ball import heavy_ball as heavy_ball
+    from gamedyn.recipes.hedge import hedge as hedge
+    from gamedyn.recipes.mirror_prox_perceptron import (
+        mirror_prox_perceptron as mirror_prox_perceptron,
+    )
+    from gamedyn.recipes.nag_margin import nag_margin as nag_margin
+    from gamedyn.recipes.optimistic_hedge import optimistic_hedge as optimistic_hedge
+    from gamedyn.recipes.pnorm_perceptron import pnorm_perceptron as pnorm_perceptron
+    from gamedyn.recipes.predictive_regret_matching_plus import (
+        predictive_regret_matching_plus as predictive_regret_matching_plus,
+    )
+    from gamedyn.recipes.regret_matching import regret_matching as regret_matching
+    from gamedyn.recipes.regret_matching_plus import (
+        regret_matching_plus as regret_matching_plus,
+    )
+    from gamedyn.recipes.smooth_perceptron import smooth_perceptron as smooth_perceptron
 
 _FAMILY_ORDER = tuple(FAMILIES)  # margin, matrix, fenchel
 _ORDER = ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin", "pnorm_perceptron",

@@ -70,8 +70,9 @@ def pnorm_perceptron(A, T, *, p, nu=None, normalize=False, **run_options):
     ``gamma_nu* = min_{p in Delta_c} ||A^T p||`` from the normalised CVaR of the output's margins
     (docs/explanation/soft-margin.md).
     """
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (2 <= p < np.inf):
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (2 <= float(p) < np.inf):
         raise ValueError(f"p must be a real number >= 2 (the norm of the data, ||x_i||_p <= 1), got {p!r}.")
+    p = float(p)
     A, row_scale = check_unit_rows(A, normalize, norm=p)  # rows with ||x_i||_p <= 1 (Theorem 7)
     soft = soft_margin_game(A.shape[0], nu)
     payoff = Bilinear(A, **soft.payoff_options)

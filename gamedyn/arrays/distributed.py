@@ -59,6 +59,7 @@ import threading
 import uuid
 import warnings
 import weakref
+from typing import Any
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
@@ -244,8 +245,8 @@ class _ZarrRows:
         if array is None:
             import zarr
 
-            with _OPEN_LOCK:
-                array = _OPEN_FILES.setdefault(key, zarr.open_array(self.store, path=self.path, mode="r"))
+            with _OPEN_LOCK:  # path "" (zarr's default, which zarr 2 reads as None too): the store's root array
+                array = _OPEN_FILES.setdefault(key, zarr.open_array(self.store, path=self.path or "", mode="r"))
         return array
 
     def slabs(self):
@@ -369,7 +370,7 @@ class _Distributed:
         # Persisted futures already live somewhere: the scheduler runs their tasks there. File blocks
         # are pinned round-robin, so each worker reads (and page-caches) the same files every round.
         self.placement = [None if future else self.workers[k % len(self.workers)] for k, future in enumerate(self.futures)]
-        self._placed = weakref.WeakSet()  # every value placed beside a block, placed again after a loss
+        self._placed: weakref.WeakSet[_Placed] = weakref.WeakSet()  # every value placed beside a block, placed again after a loss
         self.recoveries = []  # (lost workers, blocks moved), one entry per recovery, for the record
 
     def _current_workers(self) -> list:
@@ -406,7 +407,7 @@ class _Distributed:
 
     def _map_once(self, function, blocks, arguments):
         call = next(self._counter)
-        groups = {}  # one client.map per placement: one batched submission instead of K messages
+        groups: dict[Any, list[int]] = {}  # one client.map per placement: one batched submission instead of K messages
         for k, where in enumerate(self.placement):
             groups.setdefault(where, []).append(k)
         futures = [None] * len(blocks)
@@ -429,7 +430,7 @@ class _Distributed:
 
     def place(self, values):
         """Scatter each block's value once, to its block's worker: no n-sized upload per round."""
-        placed = []
+        placed: list[_Placed | None] = []
         for k, value in enumerate(values):
             if value is None:
                 placed.append(None)
@@ -683,7 +684,10 @@ class RowBlockedOperator(LinearOperator):
                           "none of their pages stays resident in the process; drop the argument.",
                           DeprecationWarning, stacklevel=2)
         paths, labels = npy_folder_layout(folder)
-        blocks, row_counts, columns, dtypes = [], [], {}, {}
+        blocks: list = []
+        row_counts: list[int] = []
+        columns: dict[int, str] = {}  # width -> the first chunk of that width
+        dtypes: dict[np.dtype, str] = {}  # dtype -> the first chunk of that dtype
         for path in paths:
             header = _read_npy_header(path)
             shape = header["shape"]

@@ -249,7 +249,7 @@ class Certificate:
     def verdict(self) -> str:
         """One line for a person: separable with its bracket, not separable with the proof, or undecided."""
         if self.cap is not None:
-            return self._soft_verdict()
+            return self._soft_verdict(self.cap)
         if self.separable:
             return (f"separable: normalised margin {self.lower:.6g} <= gamma* <= {self.upper:.6g} "
                     f"(certified relative gap {self.relative_gap:.3g})")
@@ -261,8 +261,8 @@ class Certificate:
                 f"(best normalised margin found {self.lower:.6g})")
 
 
-    def _soft_verdict(self) -> str:
-        nu = 1.0 / (self.cap * self.p.size) if self.p.size else math.nan
+    def _soft_verdict(self, cap: float) -> str:
+        nu = 1.0 / (cap * self.p.size) if self.p.size else math.nan
         if self.separable:
             return (f"soft margin (nu = {nu:.4g}) positive: normalised CVaR of the margins {self.lower:.6g} "
                     f"<= gamma_nu* <= {self.upper:.6g} (certified relative gap {self.relative_gap:.3g})")
@@ -283,6 +283,8 @@ def _decided(lower: float, upper: float, proved_infeasible: bool, certified_posi
 
 class _TrackerState:
     """The public state API of the certificate trackers: what a checkpoint saves and a resumed run restores."""
+
+    margin_from_sums: bool  # set by each tracker's __init__
 
     _STATE_FIELDS = ("t", "_dual_sum", "_weight_total", "upper", "upper_round", "_witness", "separable_exact")
 
@@ -346,11 +348,11 @@ class CertificateTracker(_TrackerState):
         self._weight_total = 0.0
         self.upper = math.inf
         self.upper_round = 0
-        self._witness = np.full(n, 1.0 / n)
-        self._margins = None  # A @ output sum, when free
+        self._witness: np.ndarray | None = np.full(n, 1.0 / n)  # None: the running average
+        self._margins: np.ndarray | None = None  # A @ output sum, when free
         self._output_sum = None
         self._shares_dual_sum = False  # True: _dual_sum is the runner's p play sum (share_dual_sum)
-        self._row_norm_max = None  # max_i ||a_i||_{q*}, computed once when first needed
+        self._row_norm_max: float | None = None  # max_i ||a_i||_{q*}, computed once when first needed
         self.row_norm_bound = row_norm_bound  # a stated bound on max_i ||a_i||_2 (matrix-free A)
         self.separable_exact: bool | None = None  # False once Gordan's theorem is proved (gordan_proof)
 
@@ -672,7 +674,7 @@ class BatchedCertificateTracker(_TrackerState):
         self._witness = np.full((n, K), 1.0 / n)
         self._margins = None
         self._output_sum = None
-        self._row_norm_max = None
+        self._row_norm_max: float | None = None
         self.separable_exact = np.full(K, -1, dtype=np.int8)
 
     @property
@@ -826,7 +828,7 @@ class DeviceCertificateTracker:
         self._margins = self._output_sum = None
         self._shares_dual_sum = False
         self._host_A = None
-        self._host_tracker = None  # the numpy tracker of the last reading, kept while nothing was observed since
+        self._host_tracker: CertificateTracker | None = None  # the numpy tracker of the last reading, kept while nothing was observed since
         self.separable_exact = None
         self._overrides: dict = {}  # what a host reading changed (sharpen, confirm_infeasible), until the next round
 

@@ -112,10 +112,10 @@ def _exact_null_proof(rows: np.ndarray, guess: np.ndarray, guess_exponents: np.n
     for column in range(s):
         if row == E:
             break
-        candidates = np.flatnonzero(G[row:, column] != 0)
-        if candidates.size == 0:
+        nonzero = np.flatnonzero(G[row:, column] != 0)
+        if nonzero.size == 0:
             continue
-        k = row + int(candidates[0])
+        k = row + int(nonzero[0])
         if k != row:
             G[[row, k]] = G[[k, row]]
         pivot = G[row, column]
@@ -193,7 +193,7 @@ def _exact_phase_one(rows: np.ndarray):
     tableau = [[Fraction(int(b[i, j])) for i in range(s)] + [Fraction(0)] for j in range(used.size)]
     tableau.append([Fraction(1)] * s + [Fraction(1)])
     basis = [s + r for r in range(m)]
-    cost = [-sum(row[j] for row in tableau) for j in range(s)]  # reduced costs of min sum(artificials)
+    cost = [-sum((row[j] for row in tableau), Fraction(0)) for j in range(s)]  # reduced costs of min sum(artificials)
     work = 0.0  # the arithmetic done, counted as each updated entry's (1 + bits / 64)^2: deterministic
     while True:
         entering = next((j for j in range(s) if cost[j] < 0), None)
@@ -203,7 +203,7 @@ def _exact_phase_one(rows: np.ndarray):
         for r, row in enumerate(tableau):
             if row[entering] > 0:
                 ratio = row[s] / row[entering]
-                if best is None or ratio < best or (ratio == best and basis[r] < basis[leave]):
+                if best is None or ratio < best or (ratio == best and leave is not None and basis[r] < basis[leave]):
                     leave, best = r, ratio
         if leave is None:  # cannot happen: Phase 1 is bounded below by 0
             return None
@@ -383,7 +383,7 @@ def _gordan_proof(rows: np.ndarray, weights: np.ndarray, exponents: np.ndarray):
     return found
 
 
-def _lp_vertex(rows: np.ndarray):
+def _lp_vertex(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """A vertex of {lambda >= 0, sum lambda = 1, sum_i lambda_i a_i 2^-e_i = 0} for the rows scaled by
     powers of two to a largest |entry| in [1/2, 1) (HiGHS dual simplex): ``(lambda, -e)``, the
     weights of the unscaled rows being ``lambda_i 2^-e_i``; None when the LP finds it infeasible."""
@@ -420,7 +420,7 @@ def find_witness(A, order: np.ndarray):
         zero = np.flatnonzero(~np.any(A_S != 0, axis=1))
         vertex = None if zero.size else _lp_vertex(A_S)
         if zero.size or vertex is not None:
-            weights, exponents = (np.ones(k), np.zeros(k, dtype=np.int64)) if zero.size else vertex
+            weights, exponents = (np.ones(k), np.zeros(k, dtype=np.int64)) if vertex is None else vertex
             lam = _gordan_proof(A_S, weights, exponents)
             if lam is not None:
                 witness = np.zeros(n)

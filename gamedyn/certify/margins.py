@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import attrs
 import numpy as np
@@ -138,15 +139,15 @@ class MarginUndecidedError(ValueError):
     rounding level, or a support beyond the caps of :mod:`gamedyn.certify.certificates`).
 
     ``lower`` (an attained margin, possibly <= 0) and ``upper`` (a weak-duality bound) bracket the
-    max margin on the caller's scale; ``direction`` attains ``lower``.
+    max margin on the caller's scale; ``direction`` attains ``lower`` (None when no direction was found).
     """
 
-    def __init__(self, message: str, lower: float, upper: float, direction: np.ndarray):
+    def __init__(self, message: str, lower: float, upper: float, direction: np.ndarray | None):
         super().__init__(message)
         self.lower, self.upper, self.direction = lower, upper, direction
 
 
-def _not_separable(n: int, upper: float, rows: int) -> NotSeparableError:
+def _not_separable(n: int, upper: float, rows: int) -> str:
     return (
         f"A is not separable: the min-norm point of the convex hull of its {n} rows is 0 (proved exactly: "
         f"a distribution on {rows} rows with sum_i lambda_i a_i = 0 for the float64 rows; its float64 "
@@ -332,7 +333,7 @@ def max_margin(A, *, tol: float = 0.0) -> MaxMargin:
         error = _gordan_error(A_input, dual)
         if error is not None:
             raise error
-    if not certified:
+    if not certified or direction is None or dual is None:  # (certified implies a direction; no dual: no bound)
         lower_out, upper_out = math.ldexp(lower, exponent), math.ldexp(max(upper, lower), exponent)
         raise MarginUndecidedError(
             "float64 could not decide whether A is separable: no direction was certified to have a positive "
@@ -399,7 +400,7 @@ def max_margin_q(A, q) -> QNormMargin:
     n, d = A.shape
     l2 = max_margin(A)  # raises for non-separable data (also for A = 0)
     start = l2.dual
-    best = {"lower": -np.inf, "upper": np.inf, "w": None, "pi": None}
+    best: dict[str, Any] = {"lower": -np.inf, "upper": np.inf, "w": None, "pi": None}
     l2_direction = l2.direction / _pnorm(l2.direction, q)  # feasible: ||w||_q = 1
     best["lower"], best["w"] = float(np.min(A @ l2_direction)), l2_direction
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 import numbers
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +59,7 @@ def _tracker(round_state):
 
 
 def _check_epsilon(eps, name: str, meaning: str) -> float:
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not (math.isfinite(eps) and 0 < eps < 1):
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not (math.isfinite(eps) and 0 < float(eps) < 1):
         raise ValueError(f"{name} must be a number in (0, 1) ({meaning}), got {eps!r}; pass e.g. {name}=0.01 "
                          f"(eps >= 1 would fire at round 1).")
     return float(eps)
@@ -147,7 +148,7 @@ def infeasible(eps):
         If ``eps`` is not a number in (0, 1).
     """
     eps = _check_epsilon(eps, "eps", "a fraction of the largest row norm")
-    seen = [None, 0.0]  # a weak reference to the current run's tracker, and eps * its largest row norm
+    seen: list[Any] = [None, 0.0]  # a weak reference to the current run's tracker, and eps * its largest row norm
 
     def verdicts(round_state) -> np.ndarray:
         tracker = _tracker(round_state)

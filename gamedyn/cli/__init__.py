@@ -69,6 +69,7 @@ import argparse  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 import types  # noqa: E402
+from typing import TYPE_CHECKING, cast  # noqa: E402
 
 from gamedyn.cli import commands  # noqa: E402
 from gamedyn.cli.commands import (  # noqa: E402
@@ -80,6 +81,9 @@ from gamedyn.cli.commands import (  # noqa: E402
     command_reproduce,
     command_run,
 )
+
+if TYPE_CHECKING:
+    from gamedyn.engine.checkpoints import RunInterrupted
 
 __all__ = ["build_parser", "main"]
 
@@ -229,9 +233,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt as interrupt:
         signum = getattr(interrupt, "signum", None)  # gamedyn.engine.checkpoints.RunInterrupted: Ctrl-C or SIGTERM
         if signum is not None:
-            print(f"gamedyn {args.command}: interrupted by {interrupt.signal_name} after round {interrupt.round}; "
-                  f"checkpoint written to {interrupt.path!r}; to resume, run the same command with "
-                  f"--resume {interrupt.path}", file=sys.stderr)
+            stopped = cast("RunInterrupted", interrupt)  # (only a RunInterrupted carries a signum)
+            print(f"gamedyn {args.command}: interrupted by {stopped.signal_name} after round {stopped.round}; "
+                  f"checkpoint written to {stopped.path!r}; to resume, run the same command with "
+                  f"--resume {stopped.path}", file=sys.stderr)
             return 128 + signum  # 130 for SIGINT, 143 for SIGTERM
         detail = f": {interrupt}" if str(interrupt) else ""
         print(f"gamedyn {args.command}: interrupted{detail}", file=sys.stderr)

@@ -99,7 +99,7 @@ def reporting_steps(T: int, every: int | None = None) -> list:
     return sorted(set(steps) | {T})
 
 
-def _margins(A, w, q=2.0):
+def _margins(A, w, q=2.0) -> tuple[float, float]:
     """``(min_i (A w)_i, that / ||w||_q)``: the normalised margin in the certificate's norm q."""
     margin = float(np.min(A @ w))
     w = np.asarray(w, dtype=np.float64)
@@ -444,7 +444,7 @@ def _run_other_family(args, entry) -> int:
         print(f"gamedyn run {entry.name}  [{entry.reference}]")
         print(f"problem: {built[1]}", flush=True)
     start = time.perf_counter()
-    printed_header = []
+    printed_header: list[bool] = []
     with ProgressBar(args.T, f"{entry.name}, round", stream=sys.stderr) as progress:
         def show(step):
             if not args.json:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 
 import attrs
 import numpy as np
@@ -177,10 +178,10 @@ class CommandLineFamily:
     synthetic_default: str
     synthetic_help: str
     columns: tuple
-    problem: object
-    each_round: object
-    final: object
-    parameters: object = None
+    problem: Callable
+    each_round: Callable
+    final: Callable
+    parameters: Callable | None = None
     options: tuple = ()  # command-line options only this family reads (refused for the others)
 
 

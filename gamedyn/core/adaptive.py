@@ -32,7 +32,7 @@ square root of the regularizer's range over the comparators (gamedyn states no c
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import attrs
 import numpy as np
@@ -161,7 +161,7 @@ class AdaHedgePlayer:
         self.cumulative_loss = np.array(state.cumulative_loss, dtype=np.float64)
         self.gap, self.round = float(state.gap), int(state.round)
         self._log_size = math.log(self.cumulative_loss.size)
-        self._played = None  # (eta, M_eta(L_{t-1})) of the last play, while the state has not changed
+        self._played: tuple[float, float] | None = None  # (eta, M_eta(L_{t-1})) of the last play, while the state has not changed
 
     def rate(self) -> float:
         r""":math:`\eta=\ln K/\Delta` (``math.inf`` while :math:`\Delta=0`)."""
@@ -180,7 +180,7 @@ class AdaHedgePlayer:
         played = self._played
         if played is None:  # charged without a play since the last update (the pure form): the same numbers
             self.play(weight)
-            played = self._played
+            played = cast("tuple[float, float]", self._played)  # (play sets it)
         eta, mix_before = played
         linear = _linear_part(loss, point)
         if weight != 1.0:

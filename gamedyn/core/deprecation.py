@@ -36,9 +36,8 @@ class _MovedModule(types.ModuleType):
 def _importer_level() -> int:
     """The ``stacklevel`` of :func:`warnings.warn` called in :func:`moved` that names the importing line:
     the first frame above the old module's body that is not the import machinery."""
-    frame = sys._getframe(2)  # the old module's body
+    frame: types.FrameType | None = sys._getframe(2).f_back  # the frame above the old module's body
     level = 3
-    frame = frame.f_back
     while frame is not None:
         filename = frame.f_code.co_filename
         if not (filename.startswith("<frozen importlib") or filename == importlib.__file__):

@@ -9,6 +9,8 @@ these domains.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import attrs
 import numpy as np
@@ -100,6 +102,8 @@ class Ball:
     """
 
     exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
+    # minimize_quadratic on a device array (defined below the class: _ball_foreign_minimize_quadratic)
+    _foreign_minimize_quadratic: ClassVar[Callable[..., Any]]
 
     radius: float = attrs.field(default=1.0, converter=float)
 
@@ -426,7 +430,7 @@ class Box:
             return NotImplemented
         return bool(np.array_equal(self.lower, other.lower) and np.array_equal(self.upper, other.upper))
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable (array bounds); typeshed writes it so too
 
     @property
     def dimension(self) -> int:

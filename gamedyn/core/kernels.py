@@ -8,6 +8,7 @@ checks that no other module imports a level-1 routine).
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 from scipy.linalg.blas import dasum as _dasum
@@ -146,8 +147,8 @@ class single_blas_thread:
 
     def __init__(self, limit: bool = True):
         self.limit = limit
-        self._limited = None
-        self._block = None
+        self._limited: list | None = None
+        self._block: int = LEVEL1_BLOCK  # the block size to restore, set by __enter__
 
     def __enter__(self):
         self._block = _entrywise_block[0]
@@ -270,6 +271,13 @@ class Backend:
     """
 
     __slots__ = ("xp", "device", "name", "is_numpy", "float64", "float32")
+    # the slots' types (annotations only; set once by __init__)
+    xp: Any
+    device: Any
+    name: str
+    is_numpy: bool
+    float64: Any
+    float32: Any
 
     def __init__(self, xp, device, name: str):
         for slot, value in (("xp", xp), ("device", device), ("name", name), ("is_numpy", name == "numpy"),

@@ -41,6 +41,7 @@ parts. **Mirror-descent family** (Rakhlin & Sridharan's optimistic OMD), with se
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import attrs
@@ -194,6 +195,12 @@ def _resolve_centre(learner, dimension: int):
 class _RegularizedLearner:
     """What both families share: the domain is the regularizer's; the hint decides what is seen."""
 
+    # the attrs fields every subclass declares (annotations only: no attribute is created here)
+    regularizer: Any
+    hint: Any
+    eta: Any
+    centre: Any
+
     @property
     def domain(self):
         return self.regularizer.domain
@@ -225,7 +232,7 @@ class _RegularizedLearner:
     def started_at(self, centre):
         """This learner, of the same class, with its start z_0 set to ``centre`` (``play``'s ``initial_w``
         / ``initial_p``): a new object, this one is unchanged."""
-        return attrs.evolve(self, centre=centre)
+        return attrs.evolve(self, centre=centre)  # type: ignore[misc]  # a mixin: every subclass is an attrs class
 
     def _arguments(self) -> list:
         """The repr's arguments after the regularizer (a learner name's own signature)."""
@@ -294,7 +301,7 @@ class FTRLPlayer:
         self.curvature_sum, self.convex = loss_sum.curvature, loss_sum.convex
         self.centre, self.hint_state, self.centre_cache, self.round = (state.centre, state.hint_state,
                                                                      state.centre_cache, state.round)
-        self._guessed = None
+        self._guessed: tuple | None = None
         hint = learner.hint
         self._predict, self._hint_update = hint.predict, hint.update
         self._hint_keeps_state = not hint_is_stateless(hint)  # declared (gamedyn.core.hints)
@@ -418,6 +425,7 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
         if guess not in ("current", "last"):
             return None
         eta = self.eta
+        eta_at: Callable[[int], float]
         if isinstance(eta, StepSchedule):
             eta_at = eta
         elif isinstance(eta, (int, float, np.floating)) and not isinstance(eta, bool):

@@ -52,7 +52,7 @@ class Loss:
         return bool(np.array_equal(self.linear, other.linear) and self.curvature == other.curvature
                     and self.convex is other.convex)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable (mutable arrays inside); typeshed writes it so too
 
     def value(self, z):
         """f(z); a float, or one float per game (shape ``(K,)``) for batched losses."""

@@ -22,12 +22,14 @@ Bregman divergence and the numerical argmin then come for free.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, cast
 
 import attrs
 import numpy as np
 import scipy.optimize
 
 from gamedyn.core import capped_simplex
+from gamedyn.core.protocols import Domain
 from gamedyn.core.protocols import Regularizer as RegularizerProtocol
 from gamedyn.core.protocols import StructuralMeta
 from gamedyn.core.domains import Ball, CappedSimplex, Reals, Simplex
@@ -54,16 +56,24 @@ class Regularizer(metaclass=StructuralMeta):
     """
 
     __protocol__ = RegularizerProtocol  # isinstance(x, Regularizer): a subclass, or any object with its members
-    domain = Reals()
-    legendre = True  # grad R blows up at the domain's boundary, so grad R* lands inside it
-    # argmin acts column by column on (dim, K) arrays (batched games); unknown for user regularizers
-    supports_batches = False
+    domain: Domain = Reals()
+    if TYPE_CHECKING:  # read-only to a type checker: a subclass states them as class attributes or properties
+        @property
+        def legendre(self) -> bool: ...
+        @property
+        def supports_batches(self) -> bool: ...
+        @property
+        def argmin_is_softmax(self) -> bool: ...
+    else:
+        legendre = True  # grad R blows up at the domain's boundary, so grad R* lands inside it
+        # argmin acts column by column on (dim, K) arrays (batched games); unknown for user regularizers
+        supports_batches = False
+        # the argmin of a linear loss is softmax(log z_0 - eta theta), log z_0 = centre_cache(z_0) (None:
+        # uniform); declared by Entropy, it lets the one-pass rounds fuse the play with the products
+        argmin_is_softmax = False
     # the argmin lands in ``domain`` whenever the domain's oracles do (declared by the built-ins; a
     # subclass that changes its argmin must set it to False); see FollowTheRegularizedLeader.plays_in_domain
     plays_in_domain = False
-    # the argmin of a linear loss is softmax(log z_0 - eta theta), log z_0 = centre_cache(z_0) (None:
-    # uniform); declared by Entropy, it lets the one-pass rounds fuse the play with the products
-    argmin_is_softmax = False
 
     def value(self, z) -> float:
         raise NotImplementedError
@@ -239,7 +249,7 @@ class Entropy(Regularizer):
             raise ValueError("Entropy on a CappedSimplex has a closed form for linear losses only (curvature 0); "
                              "give this player a linear loss, or use SquaredEuclidean(domain=CappedSimplex(cap)).")
         linear = np.asarray(linear, dtype=np.float64)
-        cap = self.domain.cap
+        cap = cast(CappedSimplex, self.domain).cap  # (called on a capped simplex only)
         capped_simplex.check_size(linear.shape[0], cap, "Entropy.argmin on CappedSimplex")
         if return_log:
             point, log_point = capped_simplex.capped_entropy_step(linear, float(eta), cap, cache.log, return_log=True)

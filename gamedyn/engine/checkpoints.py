@@ -53,6 +53,7 @@ import sysconfig
 import tempfile
 import threading
 import types
+from typing import Any
 
 import attrs
 import numpy as np
@@ -146,7 +147,7 @@ def _named(value):
     module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
     if not isinstance(qualname, str) or not _is_library_module(module) or module not in sys.modules:
         return None
-    target = sys.modules[module]
+    target: Any = sys.modules[module]
     for part in qualname.split("."):
         target = getattr(target, part, None)
     return f"{module}.{qualname}" if target is value else None
@@ -460,7 +461,8 @@ def _rebuild(layout, arrays, template, where: str, convex=None):
                                           f"learner has {type(template).__qualname__}.")
         items = [_rebuild(item, arrays, part, f"{where}[{i}]", convex)
                  for i, (item, part) in enumerate(zip(layout["items"], template))]
-        return type(template)._make(items) if hasattr(type(template), "_make") else type(template)(items)
+        kind: Any = type(template)  # a named tuple rebuilds from its fields with _make
+        return kind._make(items) if hasattr(kind, "_make") else kind(items)
     if "list" in layout:
         template = template if isinstance(template, list) and len(template) == len(layout["list"]) \
             else [None] * len(layout["list"])
@@ -660,9 +662,9 @@ class InterruptFlag:
 
     def __init__(self, path=None):
         self.raised = False
-        self.signum = None
+        self.signum: int | None = None  # set with raised, by the first signal
         self.path = path  # the checkpoint, for the message of stop()
-        self._previous = {}
+        self._previous: dict = {}
 
     def __enter__(self):
         if threading.current_thread() is threading.main_thread():
@@ -691,7 +693,7 @@ class InterruptFlag:
 
     def stop(self, round_: int, path=None) -> None:
         """Raise :class:`RunInterrupted` if a signal came (call it once the checkpoint of ``round_`` is written)."""
-        if self.raised:
+        if self.raised and self.signum is not None:  # (raised is set with signum)
             raise RunInterrupted(self.signum, round_, self.path if path is None else path)
 
 

@@ -89,7 +89,7 @@ class CertificateObserver:
         self.sharpen_eps = requests.get("sharpen_eps")
         self.confirm_infeasible = requests.get("confirm_infeasible")  # a list of eps (any_of may hold several)
         self._observe = tracker.observe
-        self._run = None
+        self._run: Any = None  # the Run, set by start()
 
     def start(self, run) -> None:
         self._run = run
@@ -155,8 +155,9 @@ class MetricsObserver:
 
     def __init__(self, every: int, w_comparators, p_comparators, same_weights: bool):
         self.every, self.w_domain, self.p_domain, self.same_weights = every, w_comparators, p_comparators, same_weights
-        self.rows, self.gaps = [], []
-        self._run = None
+        self.rows: list[tuple] = []  # (t, w regret, p regret, bound)
+        self.gaps: list[tuple] = []  # (t, duality gap)
+        self._run: Any = None  # the Run, set by start()
 
     def start(self, run) -> None:
         self._run = run
@@ -198,8 +199,9 @@ class TraceObserver:
     name = "trace"
 
     def __init__(self):
-        self.w, self.p = [], []
-        self._seats = None
+        self.w: list[np.ndarray] = []
+        self.p: list[np.ndarray] = []
+        self._seats: Any = None  # (w seat, p seat), set by start()
 
     def start(self, run) -> None:
         self._seats = run.w_seat, run.p_seat
@@ -260,7 +262,7 @@ class CheckpointObserver:
     def __init__(self, path, every, resume_from, configuration):
         self.path, self.every, self.resume_from, self.configuration = path, every, resume_from, configuration
         self.interrupt = _checkpoints.InterruptFlag() if path is not None else None
-        self._run = None
+        self._run: Any = None  # the Run, set by start()
 
     def context(self):
         """The signal handling around the loop (only when writing)."""
@@ -297,7 +299,7 @@ class CheckpointObserver:
             raise _checkpoints.CheckpointMismatchError(
                 f"{path!r} holds {sorted(set(state) ^ set(templates))} that this run does not (or the reverse).")
         seats = {"w": run.w_seat, "p": run.p_seat}
-        observed = {}
+        observed: dict[str, dict] = {}
         for name, value in state.items():
             owner, field = name.split(".", 1)
             if owner not in seats:

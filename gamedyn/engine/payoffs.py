@@ -15,12 +15,13 @@ sum in O(dimension) per round and closed-form argmins apply.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 import numpy as np
 
 from gamedyn.arrays.operators import is_dask_array
+from gamedyn.core.protocols import Domain
 from gamedyn.core.protocols import Payoff as PayoffProtocol
 from gamedyn.core.protocols import StructuralMeta
 from gamedyn.core.domains import Simplex
@@ -65,11 +66,19 @@ class Payoff(metaclass=StructuralMeta):
     """
 
     __protocol__ = PayoffProtocol  # isinstance(x, Payoff): a subclass, or any object with the protocol's members
-    w_dimension: int
-    p_dimension: int
     structured = True
-    w_domain = None
-    p_domain = None
+    if TYPE_CHECKING:  # read-only to a type checker: a subclass states them as fields, class attributes or properties
+        @property
+        def w_dimension(self) -> int: ...
+        @property
+        def p_dimension(self) -> int: ...
+        @property
+        def w_domain(self) -> Domain | None: ...
+        @property
+        def p_domain(self) -> Domain | None: ...
+    else:
+        w_domain = None
+        p_domain = None
 
     def value(self, w, p) -> float:
         raise NotImplementedError
@@ -354,7 +363,7 @@ class ConcaveConvex(Payoff):
     def value(self, w, p) -> float:
         return float(self.value_function(w, p))
 
-    def numerical_duality_gap(self, w_domain, p_domain, w_bar, p_bar) -> float:
+    def numerical_duality_gap(self, w_domain, p_domain, w_bar, p_bar) -> float | None:
         r""":math:`\max_{w\in W}g(w,\bar p)-\min_{p\in Q}g(\bar w,p)`, each term by scipy.optimize.
 
         The sets are the players' domains (or the stated comparator sets): SLSQP on the simplex and

@@ -31,7 +31,7 @@ import inspect
 import math
 import numbers
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Generic, ParamSpec, Protocol, TypeVar, cast
 
 import attrs
 
@@ -203,6 +203,8 @@ class Recipe:
         option (``stop``, ``record``, ``checkpoint`` ...) goes through."""
         allowed = run_options()
         passed = {key: value for key, value in options.items() if key in allowed}
+        if self.function is None:
+            raise TypeError(f"recipe {self.name} has no function to run: declare it with @gamedyn.engine.recipe.recipe(...).")
         return self.function(problem, T, **self.chosen(options), **passed)
 
     def read_output(self, sums, **options):
@@ -323,7 +325,21 @@ def _renamed_arguments(declaration: Recipe, kwargs: dict) -> dict:
     return kwargs
 
 
-def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box, parameters=(), **declared):
+_P = ParamSpec("_P")
+_R_co = TypeVar("_R_co", covariant=True)
+
+
+class RecipeFunction(Protocol, Generic[_P, _R_co]):
+    """What :func:`recipe` returns, to a type checker: the decorated function (same parameters, same
+    result) carrying its declaration as ``.recipe``."""
+
+    recipe: Recipe
+
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
+
+
+def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box, parameters=(),
+           **declared) -> Callable[[Callable[_P, _R_co]], RecipeFunction[_P, _R_co]]:
     """Declare the decorated function a recipe: its :class:`Recipe` is built once, here.
 
     The function's signature must be ``(problem, T, *, <the declared parameters>, **run_options)``
@@ -333,7 +349,7 @@ def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box,
     gets the box table after its first paragraph.
     """
 
-    def decorate(function):
+    def decorate(function: Callable[_P, _R_co]) -> RecipeFunction[_P, _R_co]:
         signature = inspect.signature(function)
         values = list(signature.parameters.values())
         keyword_only = [p.name for p in values if p.kind is inspect.Parameter.KEYWORD_ONLY]
@@ -372,9 +388,10 @@ def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box,
 
         declaration = Recipe(name=name, family=family, reference=reference, summary=summary, box=box,
                              parameters=tuple(parameters), function=run, **declared)
-        run.recipe = declaration
-        run.__doc__ = _with_box(function.__doc__ or "", declaration)
-        return run
+        declared_run = cast("RecipeFunction[_P, _R_co]", run)
+        declared_run.recipe = declaration
+        declared_run.__doc__ = _with_box(function.__doc__ or "", declaration)
+        return declared_run
 
     return decorate
 

@@ -32,6 +32,8 @@ class RoundState:
     ``w_sum``/``p_sum`` are the output-weighted sums of the plays; ``w_loss_sum``/``p_loss_sum``
     the weighted loss sums; the regrets so far are computed on demand (O(n + d)). The sums are the
     runner's running buffers, valid during the call: copy them (``np.array(state.w_sum)``) to keep them.
+    A run with ``regrets=False`` keeps no played losses (None) and, for a learner that keeps no loss
+    sum, no loss sum (None) unless an observer needs one.
     """
 
     t: int
@@ -41,29 +43,31 @@ class RoundState:
     p_weight_total: float
     w_sum: np.ndarray
     p_sum: np.ndarray
-    w_loss_sum: Loss
-    p_loss_sum: Loss
-    w_played_loss: float
-    p_played_loss: float
+    w_loss_sum: Loss | None
+    p_loss_sum: Loss | None
+    w_played_loss: float | np.ndarray | None  # one value per game for batched games; None: regrets=False
+    p_played_loss: float | np.ndarray | None
     w_domain: Any
     p_domain: Any
     certificate_tracker: Any = None  # gamedyn.certify.certificates.CertificateTracker (bilinear payoffs), read by gamedyn.certify.stops
 
     @property
     def w_regret(self) -> float:
-        _check_kept(self.w_played_loss)
-        return float(regret(self.w_domain, self.w_loss_sum, self.w_played_loss))
+        played, loss_sum = _kept(self.w_played_loss, self.w_loss_sum)
+        return float(regret(self.w_domain, loss_sum, played))
 
     @property
     def p_regret(self) -> float:
-        _check_kept(self.p_played_loss)
-        return float(regret(self.p_domain, self.p_loss_sum, self.p_played_loss))
+        played, loss_sum = _kept(self.p_played_loss, self.p_loss_sum)
+        return float(regret(self.p_domain, loss_sum, played))
 
 
-def _check_kept(played) -> None:
-    if played is None:
+def _kept(played: float | np.ndarray | None, loss_sum: Loss | None) -> tuple[float | np.ndarray, Loss]:
+    """The played loss and the loss sum behind a regret; an error when the run did not keep them."""
+    if played is None or loss_sum is None:
         raise ValueError("the regrets were not computed: this run has regrets=False; pass regrets=True to play "
                          "(or to the recipe) to read them.")
+    return played, loss_sum
 
 
 
@@ -101,23 +105,25 @@ class GameResult:
     p_played_loss: float | np.ndarray | None
     stopped_early: bool
     stop_reason: str
-    trace: dict | None = None
-    certificate: Any = None  # gamedyn.certify.certificates.Certificate for bilinear payoffs, else None
-    metrics: dict | None = None
-    not_computed: tuple = ()  # the fields play(..., regrets=False) skipped (each None)
+    trace: dict[str, np.ndarray] | None = None  # record=True: {"w": (rounds, d), "p": (rounds, n)}
+    # a gamedyn.certify.certificates.Certificate for bilinear payoffs (a list of them for batched games), None
+    # without one; a payoff of the user's may declare a tracker of its own, whose certificate is kept as it is
+    certificate: Any = None
+    metrics: dict[str, np.ndarray] | None = None  # metrics=: one array per quantity (see gamedyn.play)
+    not_computed: tuple[str, ...] = ()  # the fields play(..., regrets=False) skipped (each None)
 
-    def w_regret_against(self, u) -> float:
-        """R_w(u) = sum_t alpha_t (h_t(w_t) - h_t(u)) for a fixed comparator u."""
-        _check_kept(self.w_played_loss)
-        return self.w_played_loss - self.w_loss_sum.value(np.asarray(u, dtype=np.float64))
+    def w_regret_against(self, u) -> float | np.ndarray:
+        """R_w(u) = sum_t alpha_t (h_t(w_t) - h_t(u)) for a fixed comparator u (one per game when batched)."""
+        played, loss_sum = _kept(self.w_played_loss, self.w_loss_sum)
+        return played - loss_sum.value(np.asarray(u, dtype=np.float64))
 
-    def p_regret_against(self, u) -> float:
-        """R_p(u) = sum_t alpha_t (l_t(p_t) - l_t(u)) for a fixed comparator u."""
-        _check_kept(self.p_played_loss)
-        return self.p_played_loss - self.p_loss_sum.value(np.asarray(u, dtype=np.float64))
+    def p_regret_against(self, u) -> float | np.ndarray:
+        """R_p(u) = sum_t alpha_t (l_t(p_t) - l_t(u)) for a fixed comparator u (one per game when batched)."""
+        played, loss_sum = _kept(self.p_played_loss, self.p_loss_sum)
+        return played - loss_sum.value(np.asarray(u, dtype=np.float64))
 
 
-def regret(domain, loss_sum: Loss, played_loss: float) -> float:
+def regret(domain, loss_sum: Loss, played_loss: Any) -> float | np.ndarray:
     """Weighted regret against the best fixed point of the domain (inf when none exists).
 
     Batched games (a trailing axis): one regret per game, each against its own best point.
@@ -145,7 +151,7 @@ def _best_response(domain, loss: Loss):
     return points, bounded
 
 
-def duality_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float | None:
+def duality_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float | np.ndarray | None:
     """max_w g(w, p_bar) - min_p g(w_bar, p): zero exactly at a saddle point (inf when unbounded).
 
     Batched games: one gap per game."""

@@ -110,7 +110,7 @@ def _check_metrics(metrics) -> int:
         return 0
     if metrics is True:
         return 1
-    if isinstance(metrics, numbers.Integral) and not isinstance(metrics, bool) and metrics > 0:
+    if isinstance(metrics, numbers.Integral) and not isinstance(metrics, bool) and int(metrics) > 0:
         return int(metrics)
     raise ValueError(f"metrics must be False, True or a positive int k (the duality gap every k rounds), got {metrics!r}.")
 
@@ -419,10 +419,10 @@ def _loop(run, round_):
     observers = run.observers
     calls = tuple((observer.observe, getattr(observer, "needs_round_state", True)) for observer in observers)
     needs_state = any(wants for _, wants in calls)
-    snapshot = _snapshot(run) if needs_state else None
+    snapshot = _snapshot(run)  # called only when needs_state
     rounds, stop_reason = (run.start - 1, run.stop_reason) if run.finished else (run.T, run.stop_reason)
     start = run.T + 1 if run.finished else run.start  # a finished run (last round or a stop rule) plays no more
-    contexts = [context() for context in (getattr(o, "context", None) for o in observers) if context is not None]
+    contexts = [make() for make in (getattr(o, "context", None) for o in observers) if make is not None]
     with contextlib.ExitStack() as stack:
         for context in contexts:
             if context is not None:

@@ -9,6 +9,8 @@ shape, finite, in its domain), and a refused play raises :class:`InvalidPlayErro
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from gamedyn.core.kernels import NUMPY, add_scaled, axpy
@@ -97,7 +99,7 @@ class Seat:
         self.loss_linear = None if self.learner_keeps_sum else backend.zeros(shape)
         self.loss_curvature = 0.0
         self.loss_convex = None  # phi of the losses' curvature term (None: 1/2 ||.||^2), see Loss
-        self.played_loss_total = backend.zeros(shape[1:]) if len(shape) > 1 else 0.0
+        self.played_loss_total: Any = backend.zeros(shape[1:]) if len(shape) > 1 else 0.0  # None: regrets=False
         self.weight_total = 0.0
         self.output_weight_total = 0.0
         self.last = None
@@ -226,7 +228,8 @@ class InvalidPlayError(ValueError):
     """A play refused by :func:`checked_point`; inside :func:`play`'s loop :class:`_Rounds` names its round."""
 
     def __init__(self, head: str, tail: str, t: int | None = None):
-        self.head, self.tail, self.round = head, tail, None
+        self.head, self.tail = head, tail
+        self.round: int | None = None
         super().__init__(f"{head}: {tail}")
         if t is not None:
             self.in_round(t)

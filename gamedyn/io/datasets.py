@@ -201,7 +201,7 @@ def digits_pair(first, second, n=50, subset_seed=0):
     from gamedyn.certify.margins import max_margin
 
     for name, digit in (("first", first), ("second", second)):
-        if isinstance(digit, bool) or not isinstance(digit, numbers.Integral) or not 0 <= digit <= 9:
+        if isinstance(digit, bool) or not isinstance(digit, numbers.Integral) or not 0 <= int(digit) <= 9:
             raise ValueError(f"{name} must be a digit 0..9, got {digit!r}; pass e.g. first=4, second=9.")
     if first == second:
         raise ValueError(f"first and second must differ, both are {first}; pass e.g. first=4, second=9.")
@@ -241,6 +241,7 @@ def add_decoy(A, beta=-0.9, copies=None):
         raise ValueError(f"A must be 2-D, got shape {A.shape}.")
     if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not -1.0 < float(beta) < 0.0:
         raise ValueError(f"beta must be a real number in (-1, 0) so that the centroid misclassifies the decoy, got {beta!r}.")
+    beta = float(beta)
     copies = A.shape[0] if copies is None else check_count(copies, "copies")
     centroid = A.mean(axis=0)
     norm = np.linalg.norm(centroid)

@@ -8,12 +8,15 @@ pairs (recipe quantity, original quantity) that the paper says are equal; the re
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import attrs
 import numpy as np
 
 from gamedyn.games.margin import original
+
+if TYPE_CHECKING:
+    from gamedyn.engine.recipe import Recipe
 
 
 @attrs.frozen
@@ -25,7 +28,7 @@ class Entry:
     function: Callable
     summary: str
     reference: str
-    recipe: object = None  # a recipe's declaration (gamedyn.recipes.Recipe): its options, output rule, comparator
+    recipe: Recipe | None = None  # a recipe's declaration (gamedyn.recipes.Recipe): its options, output rule, comparator
     form: "OriginalForm | None" = None  # an original's: how to call it and read its output
 
 
@@ -43,7 +46,7 @@ class OriginalForm:
     """
 
     call: Callable
-    final: Callable = None
+    final: Callable | None = None
     at: Callable | None = None
     updates: bool = False
     options: tuple = ()

@@ -314,13 +314,16 @@ def learner_rate_claims() -> list:
 
 def _slope_check(family: str, kind: str, at_most: float | None = None, at_least: float | None = None):
     """The fitted slopes of the ``family`` rows of ``kind`` ("recipe": game rounds, "original": updates)."""
+    threshold = at_most if at_most is not None else at_least
+    if threshold is None:
+        raise ValueError("a slope check needs at_most= or at_least=.")
 
     def check(context: Context) -> Measurement:
         table = context.iteration_table()
         chosen = {row.algorithm for row in table.rows if row.family == family and row.kind == kind}
         slopes = {name: slope for (fam, name), slope in table.slopes.items() if fam == family and name in chosen}
         if not slopes:
-            return Measurement(math.nan, at_most if at_most is not None else at_least, False,
+            return Measurement(math.nan, threshold, False,
                                f"no {kind} rows in the {family!r} family of the iterations table")
         counts = [row.iterations for row in table.rows if row.family == family and row.algorithm in chosen]
         note = ("; vacuous here: 1 round at every margin (the first play, from the uniform p_0, already separates)"
@@ -328,9 +331,9 @@ def _slope_check(family: str, kind: str, at_most: float | None = None, at_least:
         listing = ", ".join(f"{name} {slope:.2f}" for name, slope in slopes.items())
         if at_most is not None:
             name, slope = max(slopes.items(), key=lambda item: item[1])
-            return Measurement(slope, at_most, bool(slope <= at_most), f"slopes: {listing}{note}")
+            return Measurement(slope, threshold, bool(slope <= threshold), f"slopes: {listing}{note}")
         name, slope = min(slopes.items(), key=lambda item: item[1])
-        return Measurement(slope, at_least, bool(slope >= at_least), f"slopes: {listing}")
+        return Measurement(slope, threshold, bool(slope >= threshold), f"slopes: {listing}")
 
     return check
 
@@ -476,12 +479,13 @@ def _adaptive_sgd(context: Context) -> Measurement:
         hits = [adaptive_sgd(A, profile.sgd_horizon, eps, seed=seed, record=np.array([0])).hitting_time
                 for seed in range(profile.sgd_seeds)]
         bound = theorem_3_4(n, gamma, eps)
-        if None in hits:
+        reached = [hit for hit in hits if hit is not None]
+        if len(reached) < len(hits):
             return Measurement(math.inf, 1.0, False, f"eps = {eps:g}: a seed did not reach eps within T = "
                                f"{profile.sgd_horizon} (bound {bound:.3g}); inconclusive")
-        ratio = float(np.mean(hits)) / bound
+        ratio = float(np.mean(reached)) / bound
         if ratio > worst:
-            worst, where = ratio, f"eps = {eps:g}: mean tau {np.mean(hits):.0f} vs bound {bound:.3g}"
+            worst, where = ratio, f"eps = {eps:g}: mean tau {np.mean(reached):.0f} vs bound {bound:.3g}"
     return Measurement(worst, 1.0, bool(worst <= 1.0),
                        f"{profile.sgd_seeds} seeds, data n=200 d=2; largest: {where}")
 
@@ -678,7 +682,7 @@ def _time_limit(seconds: float | None):
     """
     usable = (seconds is not None and hasattr(signal, "setitimer")
               and threading.current_thread() is threading.main_thread())
-    if not usable:
+    if not usable or seconds is None:
         yield
         return
 

@@ -60,7 +60,8 @@ class ObjectiveError(ValueError):
     function and the point, and, when raised inside :func:`gamedyn.play`'s rounds, the round."""
 
     def __init__(self, head: str, tail: str):
-        self.head, self.tail, self.round = head, tail, None
+        self.head, self.tail = head, tail
+        self.round: int | None = None
         super().__init__(f"{head}: {tail}")
 
     def in_round(self, t: int) -> None:
@@ -165,7 +166,7 @@ class FenchelConjugate:
 
     def __init__(self, objective: Objective):
         self.objective = objective
-        self._memo = collections.deque(maxlen=_MEMO_SIZE)  # the last few (y, x) with y = grad f(x)
+        self._memo: collections.deque[tuple[np.ndarray, np.ndarray]] = collections.deque(maxlen=_MEMO_SIZE)  # the last few (y, x) with y = grad f(x)
 
     def __repr__(self) -> str:
         return "FenchelConjugate(objective)"
@@ -251,7 +252,8 @@ class FenchelGame(Payoff):
 
     objective: Objective = attrs.field()
     domain: Any = attrs.field(default=None, validator=domain_validator)
-    dimension: int | None = attrs.field(default=None, kw_only=True, converter=_optional_dimension)
+    # None (the default) is resolved by __attrs_post_init__ (agreed_dimension): the field always holds an int
+    dimension: int = attrs.field(default=None, kw_only=True, converter=_optional_dimension)
     w_domain = Reals()
 
     def __attrs_post_init__(self):

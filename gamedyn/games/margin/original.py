@@ -134,9 +134,9 @@ def smooth_perceptron(A, T, *, trajectory: bool = False):
         q_mu = softmin(A @ v, 1.0 / mu)
         q = (1.0 - theta) * q + theta * q_mu
         theta = 2.0 / (t + 3.0)
-        if trajectory:
+        if record is not None:
             record.append((v, q, q_mu, mu))
-    if trajectory:
+    if record is not None:
         vs, qs, qms, mus = zip(*record)
         return SmoothPerceptronTrajectory(v=np.array(vs), q=np.array(qs), q_mu=np.array(qms), mu=np.array(mus))
     return v, q
@@ -180,9 +180,9 @@ def accelerated_perceptron(A, T, theta: str = "wang", *, trajectory: bool = Fals
         q = softmin(A @ v)
         At_q = A.T @ q
         g = (t / (t + 1.0)) * (g - At_q)
-        if trajectory:
+        if record is not None:
             record.append((v, q, g))
-    if trajectory:
+    if record is not None:
         vs, qs, gs = zip(*record)
         return AcceleratedPerceptronTrajectory(v=np.array(vs), q=np.array(qs), g=np.array(gs))
     return v, q
@@ -241,11 +241,11 @@ def mirror_prox(A, T, eta_w=None, eta_p=None, *, trajectory: bool = False):
         p = np.exp(log_p)
         sum_w_half += w_half
         sum_p_half += p_half
-        if trajectory:
+        if record is not None:
             for key, value in (("w_half", w_half), ("p_half", p_half), ("w", w), ("p", p)):
                 record[key].append(value)
     w_bar, p_bar = sum_w_half / T, sum_p_half / T
-    if trajectory:
+    if record is not None:
         return MirrorProxTrajectory(**{key: np.array(value) for key, value in record.items()}, w_bar=w_bar, p_bar=p_bar)
     return w_bar, p_bar
 
@@ -279,10 +279,10 @@ def nag(A, T, *, trajectory: bool = False):
         u = s + v / (2.0 * (t - 1.0)) if t > 1 else s
         v = v + t * (A.T @ softmin(A @ u))
         s = s + v / (2.0 * (t + 1.0))
-        if trajectory:
+        if record is not None:
             for key, value in (("u", u), ("v", v), ("s", s)):
                 record[key].append(value)
-    if trajectory:
+    if record is not None:
         return NAGTrajectory(**{key: np.array(value) for key, value in record.items()})
     return s
 
@@ -387,7 +387,7 @@ def accelerated_pnorm_perceptron(A, T, p, *, trajectory: bool = False):
     pi_previous = np.full(n, 1.0 / n)  # pi_0 = u_n
     pi_before = np.zeros(n)  # pi_1 + ... + pi_{t-1}
     w_total = np.zeros(d)  # w_1 + ... + w_t
-    plays = {"w": [], "pi": []} if trajectory else None
+    plays: dict[str, list[np.ndarray]] | None = {"w": [], "pi": []} if trajectory else None
     for _ in range(T):
         theta = A.T @ (pi_before + pi_previous)
         w = eta_w * (q - 1.0) * _dual_link(theta, p)
@@ -395,10 +395,10 @@ def accelerated_pnorm_perceptron(A, T, p, *, trajectory: bool = False):
         pi = softmin(A @ w_total, eta_p)
         pi_before = pi_before + pi
         pi_previous = pi
-        if trajectory:
+        if plays is not None:
             plays["w"].append(w)
             plays["pi"].append(pi)
     w_bar, pi_bar = w_total / T, pi_before / T
-    if trajectory:
+    if plays is not None:
         return AcceleratedPNormTrajectory(w=np.array(plays["w"]), pi=np.array(plays["pi"]), w_bar=w_bar, pi_bar=pi_bar)
     return w_bar, pi_bar

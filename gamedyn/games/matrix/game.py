@@ -29,6 +29,7 @@ recipes :func:`gamedyn.recipes.hedge`, :func:`gamedyn.recipes.optimistic_hedge` 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import attrs
 import numpy as np
@@ -440,7 +441,7 @@ class ValueBracketTracker:
 
     def __init__(self, game: MatrixGame):
         self.game = game
-        self._run = None
+        self._run: Any = None  # the Run, set by bind()
 
     def bind(self, run) -> None:
         """Remember the run whose seats hold the sums (called once by :func:`gamedyn.play`)."""

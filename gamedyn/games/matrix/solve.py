@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any
 
 import attrs
 import numpy as np
@@ -76,8 +77,8 @@ class NashGapStop:
         self.M, self.gap, self.output_weight = M, float(gap), output_weight
         m, n = M.shape
         self.row_sum, self.column_sum, self.total = np.zeros(m), np.zeros(n), 0.0
-        self._previous = None
-        self._run = None
+        self._previous: tuple[np.ndarray, np.ndarray, float, float] | None = None  # the last round's sums
+        self._run: Any = None  # the Run, set by start()
         self.estimate = math.inf
 
     def start(self, run) -> None:
@@ -104,8 +105,9 @@ class NashGapStop:
     def checkpoint_state(self) -> dict:
         """The running sums and the last round's loss sums (the same keys before the first round: zeros)."""
         m, n = self.row_sum.shape[0], self.column_sum.shape[0]
-        seen = self._previous is not None
-        w_before, p_before, w_total, p_total = self._previous if seen else (np.zeros(m), np.zeros(n), 0.0, 0.0)
+        previous = self._previous
+        seen = previous is not None
+        w_before, p_before, w_total, p_total = previous if previous is not None else (np.zeros(m), np.zeros(n), 0.0, 0.0)
         return {"row_sum": self.row_sum, "column_sum": self.column_sum, "total": self.total, "seen": seen,
                 "w_before": w_before, "p_before": p_before, "w_total": w_total, "p_total": p_total}
 

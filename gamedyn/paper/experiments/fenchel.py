@@ -41,6 +41,7 @@ Instances on which the stated bounds are nearly tight, so that a plausible wrong
 from __future__ import annotations
 
 import math
+from typing import TypeVar
 
 import numpy as np
 
@@ -62,6 +63,17 @@ HUBER_STARTS = 21  # x_0 = delta T(T+1)/8 * 2^(-k/2), k = 0..20
 STEEP_SLOPE = 100.0  # G of steep_vertex_objective
 CLOSED_FORM_TOLERANCE = 1e-10  # relative, f(x_T) on Jaggi's instance against (2T+1)/(3T(T+1))
 BOUND_TOLERANCE = 1e-12  # relative, for rounding in an error that sits near its bound
+
+
+_Stated = TypeVar("_Stated")
+
+
+def _stated(value: _Stated | None) -> _Stated:
+    """The smoothness L or dimension an objective built in this module states (each of them does)."""
+    if value is None:
+        raise ValueError("this table needs the objective's smoothness and dimension; build it with "
+                         "Objective(..., smoothness=L, dimension=d).")
+    return value
 
 
 def quadratic_objective(H, b) -> Objective:
@@ -106,7 +118,7 @@ def logistic_minimizer(A, ridge: float, iterations: int = 100):
         hessian = (A.T * weights) @ A / n + ridge * np.eye(d)
         step = np.linalg.solve(hessian, objective.gradient(x))
         x = x - step
-        if np.linalg.norm(step) <= 1e-15 * max(1.0, np.linalg.norm(x)):
+        if np.linalg.norm(step) <= 1e-15 * max(1.0, float(np.linalg.norm(x))):
             break
     return x
 
@@ -130,7 +142,7 @@ def frank_wolfe_table(horizons, dimension: int = 10, seed: int = 0) -> list:
     rows = []
     for T in horizons:
         result = frank_wolfe(objective, T, domain=Simplex(), regrets=True)  # the bound needs the regrets
-        rows.append((int(T), result.value - optimum, 2 * objective.smoothness * diameter_squared / (T + 2),
+        rows.append((int(T), result.value - optimum, 2 * _stated(objective.smoothness) * diameter_squared / (T + 2),
                      result.game.theorem2_bound))
     return rows
 
@@ -170,10 +182,10 @@ def accelerated_gradient_table(horizons, seed: int = 0) -> list:
         objective = Objective(lambda x, f=objective, s=scale: f.value(s * x) / s**2,
                               lambda x, f=objective, s=scale: f.gradient(s * x) / s, smoothness=1.0, dimension=2 * T + 1)
         for name, case, point in [("worst quadratic", objective, minimizer / scale)] + fixed:
-            x0 = np.zeros(case.dimension)
+            x0 = np.zeros(_stated(case.dimension))
             distance = float((x0 - point) @ (x0 - point))
             result = accelerated_gradient(case, T, x0=x0)
-            rows.append((name, int(T), result.value - case.value(point), 4 * case.smoothness * distance / (T * (T + 1))))
+            rows.append((name, int(T), result.value - case.value(point), 4 * _stated(case.smoothness) * distance / (T * (T + 1))))
     return rows
 
 
@@ -204,10 +216,10 @@ def _recipe_averages(objective, T, x0):
     x-plays, read from the runner's sums by a callback), as a (T, d) array."""
     from gamedyn.recipes import accelerated_gradient
 
-    outputs = []
+    collected: list[np.ndarray] = []
     result = accelerated_gradient(objective, T, x0=x0,
-                                  callback=lambda state: outputs.append(np.array(state.p_sum) / state.p_weight_total))
-    outputs = np.array(outputs)
+                                  callback=lambda state: collected.append(np.array(state.p_sum) / state.p_weight_total))
+    outputs = np.array(collected)
     if outputs.shape[0] != T or np.max(np.abs(outputs[-1] - result.x)) > 1e-12 * max(1.0, np.max(np.abs(outputs))):
         raise RuntimeError("the outputs read after each round do not end at the recipe's output")
     return outputs
@@ -229,7 +241,7 @@ ho_k=\delta T(T+1)/8\cdot2^{-k/2}`, at every round t = 1..T.
         rho = delta * T * (T + 1) / 8 * 2.0 ** (-k / 2)
         averages = method(objective, T, np.array([rho]))
         for t in range(1, T + 1):
-            rows.append((rho, t, objective.value(averages[t - 1]), 4 * objective.smoothness * rho**2 / (t * (t + 1))))
+            rows.append((rho, t, objective.value(averages[t - 1]), 4 * _stated(objective.smoothness) * rho**2 / (t * (t + 1))))
     return rows
 
 
@@ -250,14 +262,14 @@ def frank_wolfe_tight_table(horizons, method=None) -> list:
 
     d = 2 * max(horizons)
     sparse, steep = sparse_simplex_objective(d), steep_vertex_objective()
-    rows = []
+    rows: list[tuple] = []
     for T in horizons:
         T = int(T)
         value = sparse.value(method(sparse, Simplex(), T, np.full(d, 1.0 / d)))
-        rows.append(("Jaggi's instance", T, value - 0.5 / d, 4 * sparse.smoothness / (T + 2), 0.5 / T - 0.5 / d,
+        rows.append(("Jaggi's instance", T, value - 0.5 / d, 4 * _stated(sparse.smoothness) / (T + 2), 0.5 / T - 0.5 / d,
                      value, (2 * T + 1) / (3 * T * (T + 1))))
         value = steep.value(method(steep, Simplex(), T, np.array([0.0, 1.0])))
-        rows.append(("steep vertex", T, value - 0.5, 4 * steep.smoothness / (T + 2), None, value, None))
+        rows.append(("steep vertex", T, value - 0.5, 4 * _stated(steep.smoothness) / (T + 2), None, value, None))
     return rows
 
 

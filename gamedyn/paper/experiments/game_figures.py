@@ -22,6 +22,7 @@ sums after every round (O(n + d) memory per round, no ``record=True``).
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
 
@@ -82,11 +83,11 @@ def recipe_traces(quick: bool = False, T: int | None = None) -> dict:
     T = int(T if T is not None else GAME_DATA["quick_T"] if quick else GAME_DATA["T"])
     oracle = max_margin(A)
     n = A.shape[0]
-    traces = {}
+    traces: dict[str, dict[str, Any]] = {}
     for label, recipe, options in _runs():
         # a declared comparator (the p-norm game): R_w(u) at the unit max-margin direction, as in Theorem 7
         comparator = oracle.direction if recipe.comparator is not None else None
-        columns = {"normalised_margin": [], "average_margin": [], "w_regret": [], "p_regret": []}
+        columns: dict[str, list[float]] = {"normalised_margin": [], "average_margin": [], "w_regret": [], "p_regret": []}
 
         def collect(state, columns=columns, comparator=comparator):
             values = A @ state.w_sum
@@ -144,7 +145,7 @@ def regret_data(traces: dict) -> dict:
 def iterations_figure_data(table) -> dict:
     """From an :class:`~gamedyn.paper.experiments.iterations.IterationTable`: per data family and algorithm,
     ``inverse_gamma`` and ``iterations`` (runs that never separated are dropped) and the fitted slope."""
-    families = {}
+    families: dict[str, dict] = {}
     for row in table.rows:
         if row.iterations is None:
             continue
@@ -178,7 +179,7 @@ def _positive(values):
     return np.where(values > 0, values, np.nan)
 
 
-_STYLES = {  # label -> line style; smooth and accelerated draw the same direction (Theorem 1)
+_STYLES: dict[str, dict[str, Any]] = {  # label -> line style; smooth and accelerated draw the same direction (Theorem 1)
     "smooth_perceptron": dict(lw=3.0, alpha=0.5),
     "accelerated_perceptron": dict(ls="--", lw=1.4),
 }

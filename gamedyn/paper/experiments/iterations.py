@@ -31,6 +31,8 @@ run on the two p-norm families, the others on ``"hard"``. Each row carries its d
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 import numpy as np
 
@@ -90,7 +92,7 @@ class _Play:
 
     label: str
     kind: str  # "recipe" or "original"
-    declaration: object  # a gamedyn.recipes.Recipe or a gamedyn.paper.registry.OriginalForm
+    declaration: Any  # a gamedyn.recipes.Recipe or a gamedyn.paper.registry.OriginalForm
     options: dict
 
     def count(self, A, cap) -> int | None:
@@ -118,7 +120,7 @@ def _plays(p_norm: bool, p: float | None = None) -> list:
     plays = []
     for entry in original_entries():
         form = entry.form
-        if form.updates and form.rounds_to_separate is not None and ("p" in form.options) == p_norm:
+        if form is not None and form.updates and form.rounds_to_separate is not None and ("p" in form.options) == p_norm:
             options, suffix = chosen({})
             plays.append(_Play(form.label + suffix, "original", form, options))
     for recipe in of_family("margin").values():

@@ -19,6 +19,7 @@ import argparse
 import math
 import os
 import time
+from typing import Any
 
 import numpy as np
 
@@ -36,14 +37,14 @@ __all__ = [
 _LN10 = math.log(10.0)
 
 # Spec section 5 (T, quick T).
-FIG1 = dict(n=1000, d=10, gamma=0.3, seed=4, T=150_000, quick_T=3_000, steps=(4.0, 100.0, 1000.0))
-FIG2 = dict(n=1500, d=80, gamma=0.1, seed=2, T=300_000, quick_T=8_000)
-FIG3 = dict(n=5000, d=10, gamma=0.1, seed=3, T=40_000, quick_T=4_000,
+FIG1: dict[str, Any] = dict(n=1000, d=10, gamma=0.3, seed=4, T=150_000, quick_T=3_000, steps=(4.0, 100.0, 1000.0))
+FIG2: dict[str, Any] = dict(n=1500, d=80, gamma=0.1, seed=2, T=300_000, quick_T=8_000)
+FIG3: dict[str, Any] = dict(n=5000, d=10, gamma=0.1, seed=3, T=40_000, quick_T=4_000,
             eps=(1e-2, 1e-4, 1e-8, 1e-16, 1e-32), seeds=10, points=301)
-FIG4 = dict(pairs=((4, 9), (0, 8), (2, 6), (1, 5)), n=50, subset_seed=0, T=20_000, quick_T=3_000,
+FIG4: dict[str, Any] = dict(pairs=((4, 9), (0, 8), (2, 6), (1, 5)), n=50, subset_seed=0, T=20_000, quick_T=3_000,
             eps=(1e-2, 1e-4, 1e-8, 1e-16), seeds=10, points=301)
 # Cross-paper figure on the Fig. 1 data set; NAG and the accelerated perceptron read at a grid of T.
-CROSS = dict(gd_T=20_000, quick_gd_T=1_000, original_T=3_000, quick_original_T=200, grid=30)
+CROSS: dict[str, Any] = dict(gd_T=20_000, quick_gd_T=1_000, original_T=3_000, quick_original_T=200, grid=30)
 
 FIGURE_FILES = {
     "figure1": "logistic_fig1_gd_vs_constant.png",
@@ -148,10 +149,10 @@ def _sgd_panel(A, eps_list, seeds: int, T: int, points: int) -> dict:
             res = adaptive_sgd(A, T, eps, seed=seed, record=times)
             logs.append(res.log_loss)
             hits.append(res.hitting_time)
-        logs = np.array(logs)
+        log_array = np.array(logs)
         runs[eps] = dict(
-            log_mean=np.array([log_sum_exp(col) for col in logs.T]) - math.log(seeds),
-            log_min=logs.min(axis=0), log_max=logs.max(axis=0), hitting_times=hits,
+            log_mean=np.array([log_sum_exp(col) for col in log_array.T]) - math.log(seeds),
+            log_min=log_array.min(axis=0), log_max=log_array.max(axis=0), hitting_times=hits,
             bound=theorem_3_4(n, gamma, eps),
         )
     return dict(times=times, sqrt_t=np.sqrt(times), runs=runs, gamma=gamma, n=n, T=T)

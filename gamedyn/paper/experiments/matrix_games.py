@@ -80,7 +80,7 @@ def _range_term(start, k: int) -> float:
     return math.log(k) if start is None else -math.log(float(np.min(start)))
 
 
-def stated_hedge_steps(M, T) -> tuple:
+def stated_hedge_steps(M, T) -> tuple[float, float]:
     r"""The stated steps :math:`\eta=\sqrt{8\ln k/T}/r` of the row and column players (k their numbers of
     actions, ``ln k`` read as ``ln max(k, 2)``), written from the formula."""
     M = np.asarray(M, dtype=np.float64)
