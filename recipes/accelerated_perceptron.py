@@ -65,6 +65,25 @@ def accelerated_perceptron(A, T, *, theta="wang", normalize=False, **run_options
     :math:`v_T=\tfrac12\sum_t\alpha_{t+1}w_t` with the p-player on weights t + 1 and eta = 1/2 (``"ji"``).
 
     ``.w`` = v_T, ``.p`` = p_T. ``run_options`` go to :func:`gamedyn.play`.
+
+    Returns
+    -------
+    MarginResult
+        ``.w`` (the output named above), ``.p``, ``.row_scale`` (the rows' scaling), ``.game`` (the
+        :class:`gamedyn.GameResult`), ``.certificate`` (the certified margin bracket) and ``.steps``.
+
+    Raises
+    ------
+    ValueError
+        ``theta`` is neither ``'wang'`` nor ``'ji'``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[0.6, 0.2], [0.3, -0.5], [0.5, 0.1]])
+    >>> result = accelerated_perceptron(A, T=30)
+    >>> bool(np.min(A @ result.w) > 0), bool(result.certificate.lower > 0)
+    (True, True)
     """
     A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     if theta not in _P_PLAYER:

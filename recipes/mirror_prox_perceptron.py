@@ -47,6 +47,25 @@ def mirror_prox_perceptron(A, T, *, eta_w=None, eta_p=None, normalize=False, **r
 
     Default steps eta_w = 1/sqrt(2 log n), eta_p = sqrt(2 log n) (Nemirovski's ball x simplex setup);
     ``.steps`` holds the ones used. ``run_options`` go to :func:`gamedyn.play`.
+
+    Returns
+    -------
+    MarginResult
+        ``.w`` (the output named above), ``.p``, ``.row_scale`` (the rows' scaling), ``.game`` (the
+        :class:`gamedyn.GameResult`), ``.certificate`` (the certified margin bracket) and ``.steps``.
+
+    Raises
+    ------
+    ValueError
+        Default steps on fewer than 2 rows (they involve log n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[0.6, 0.2], [0.3, -0.5], [0.5, 0.1]])
+    >>> result = mirror_prox_perceptron(A, T=200)
+    >>> bool(np.min(A @ result.w) > 0)
+    True
     """
     A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     payoff = Bilinear(A)

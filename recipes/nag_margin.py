@@ -41,6 +41,20 @@ def nag_margin(A, T, *, normalize=False, **run_options):
     r"""Theorem 6: :math:`s_T=\tfrac14\sum_t\alpha_tw_t`. ``.w`` = s_T, ``.p`` = p_T = sigma(A u_T).
 
     ``run_options`` go to :func:`gamedyn.play`.
+
+    Returns
+    -------
+    MarginResult
+        ``.w`` (the output named above), ``.p``, ``.row_scale`` (the rows' scaling), ``.game`` (the
+        :class:`gamedyn.GameResult`), ``.certificate`` (the certified margin bracket) and ``.steps``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[0.6, 0.2], [0.3, -0.5], [0.5, 0.1]])
+    >>> result = nag_margin(A, T=30)
+    >>> bool(np.min(A @ result.w) > 0)
+    True
     """
     A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     game = play(RegularizedBilinear(A), w_learner=FTRLPlus(), p_learner=OFTRL(Entropy(), eta=1 / 4), T=T,

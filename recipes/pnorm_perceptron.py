@@ -53,6 +53,25 @@ def pnorm_perceptron(A, T, *, p, normalize=False, **run_options):
     r"""Theorem 7: min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n)/T. ``.w`` = w_bar_T, ``.p`` = pi_bar_T.
 
     ``.steps`` holds eta_w and eta_p; ``run_options`` go to :func:`gamedyn.play`.
+
+    Returns
+    -------
+    MarginResult
+        ``.w`` (the output named above), ``.p``, ``.row_scale`` (the rows' scaling), ``.game`` (the
+        :class:`gamedyn.GameResult`), ``.certificate`` (the certified margin bracket) and ``.steps``.
+
+    Raises
+    ------
+    ValueError
+        ``p`` is not a real number >= 2, or A has fewer than 2 rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[0.6, 0.2], [0.3, -0.5], [0.5, 0.1]])
+    >>> result = pnorm_perceptron(A, T=200, p=2)
+    >>> bool(np.min(A @ result.w) > 0)
+    True
     """
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (2 <= p < np.inf):
         raise ValueError(f"p must be a real number >= 2 (the norm of the data, ||x_i||_p <= 1), got {p!r}.")

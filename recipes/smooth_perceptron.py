@@ -44,6 +44,14 @@ def smooth_perceptron(A, T, *, normalize=False, **run_options):
     ``.w`` = w_bar_T, ``.p`` = sum_t alpha_t p_t / S_T. ``run_options`` (``stop``, ``record``,
     ``callback``, ``checkpoint`` ...) go to :func:`gamedyn.play`.
 
+    Returns
+    -------
+    MarginResult
+        ``.w`` (the output named above), ``.p``, ``.row_scale`` (the rows' scaling), ``.game`` (the
+        :class:`gamedyn.GameResult`), ``.certificate`` (the certified margin bracket) and ``.steps``.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> A = np.array([[0.6, 0.2], [0.3, -0.5], [0.5, 0.1]])
     >>> result = smooth_perceptron(A, T=30)
