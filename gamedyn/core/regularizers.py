@@ -250,6 +250,14 @@ class SquaredEuclidean(Regularizer):
     D_R(z, z0) = 1/2 ||z - z0||^2. Closed form for every domain: the unconstrained minimiser
     ``(z0 - eta theta) / (1 + eta c)`` projected onto the domain (exact, since the objective is an
     isotropic quadratic, whose minimiser over a convex set is that projection).
+
+    Parameters
+    ----------
+    radius : float, optional
+        Play on the ball of this radius (default: no ball).
+    domain : Domain, optional
+        ``Reals()``, ``Ball(r)`` or ``Simplex()`` (default: ``Ball(radius)`` when ``radius`` is given, else
+        ``Reals()``).
     """
 
     plays_in_domain = True
@@ -293,6 +301,11 @@ class QNorm(Regularizer):
     It is 1-strongly convex w.r.t. ||.||_q. Mirror map ``f_q(z)/(q-1)``; inverse
     ``(q-1) f_p(theta)`` with 1/p + 1/q = 1 and f_p the p-norm link function. Closed-form argmin
     for linear losses: :math:`\nabla R_q^*(\nabla R_q(z_0)-\eta\theta)`.
+
+    Parameters
+    ----------
+    q : float
+        The norm, in (1, 2] (q = p/(p-1) for data with ||x_i||_p <= 1).
     """
 
     plays_in_domain = True
@@ -338,6 +351,11 @@ class Zero(Regularizer):
     The minimiser must be unique or have a rule: on R^d the loss needs positive curvature; on the
     simplex a linear loss picks the vertex of its smallest entry (smallest index on ties); on a
     ball a linear loss picks ``-radius * theta/||theta||``.
+
+    Parameters
+    ----------
+    domain : Domain, default Reals()
+        ``Reals()``, ``Ball(r)`` or ``Simplex()``.
     """
 
     plays_in_domain = True
