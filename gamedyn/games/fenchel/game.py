@@ -242,6 +242,15 @@ class FenchelGame(Payoff):
     :math:`=f^*-\langle x,\cdot\rangle` (``Loss(-x, 1, f*)``). ``domain=None`` lets the x-player
     play on any domain (then its learner's domain is K). ``dimension`` defaults to the objective's,
     or a box's.
+
+    Parameters
+    ----------
+    objective : Objective
+        f, with its value, gradient and (optionally) smoothness.
+    domain : Domain, optional
+        K, the x-player's set (default None: any).
+    dimension : int, optional
+        The length d of x (default: the objective's or the box's).
     """
 
     objective: Objective = attrs.field()
