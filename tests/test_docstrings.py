@@ -192,9 +192,8 @@ def _documented_parameters(text: str) -> set:
 
 
 def _signature_parameters(value) -> list:
-    target = value.__init__ if inspect.isclass(value) else value
     try:
-        signature = inspect.signature(target)
+        signature = inspect.signature(value)  # a class: how it is called (its __new__ or __init__)
     except (TypeError, ValueError):
         return []
     names = [name for name in signature.parameters if name not in ("self", "cls")]
