@@ -366,6 +366,7 @@ class Box:
 
     @property
     def dimension(self) -> int:
+        """The number of coordinates, the bounds' length."""
         return self.lower.size
 
     def _check_dimension(self, dimension: int):

@@ -334,6 +334,7 @@ class FTRLPlayer:
         return Loss(self.linear_sum, self.curvature_sum, self.convex)
 
     def loss_linear_sum(self):
+        """The linear part of the weighted loss sum, without building a :class:`gamedyn.Loss`."""
         return self.linear_sum
 
     @property

@@ -65,12 +65,15 @@ class Regularizer(metaclass=StructuralMeta):
     argmin_is_softmax = False
 
     def value(self, z) -> float:
+        """R(z); a subclass defines it."""
         raise NotImplementedError
 
     def mirror_map(self, z):
+        """grad R(z); a subclass defines it."""
         raise NotImplementedError
 
     def inverse_mirror_map(self, theta):
+        """(grad R)^{-1}(theta); a subclass with a Legendre R defines it."""
         raise NotImplementedError
 
     def bregman(self, z, centre) -> float:
@@ -125,11 +128,13 @@ class Entropy(Regularizer):
     supports_batches = True
 
     def value(self, z) -> float:
+        """R(z) = sum_i z_i log z_i (0 log 0 = 0)."""
         z = np.asarray(z, dtype=np.float64)
         positive = z > 0
         return float(np.sum(z[positive] * np.log(z[positive])))
 
     def mirror_map(self, z):
+        """grad R(z) = log z + 1 (-inf where z_i = 0)."""
         with np.errstate(divide="ignore"):
             return np.log(np.asarray(z, dtype=np.float64)) + 1.0
 
@@ -274,9 +279,11 @@ class SquaredEuclidean(Regularizer):
         return isinstance(self.domain, Reals)  # projections onto a ball or simplex act on one vector
 
     def value(self, z) -> float:
+        """R(z) = ||z||^2 / 2."""
         return 0.5 * float(np.dot(z, z))
 
     def mirror_map(self, z):
+        """grad R(z) = z."""
         return np.asarray(z, dtype=np.float64)
 
     def inverse_mirror_map(self, theta):
@@ -315,9 +322,11 @@ class QNorm(Regularizer):
 
     @property
     def p(self) -> float:
+        """p = q/(q - 1), the dual exponent."""
         return self.q / (self.q - 1.0)
 
     def value(self, z) -> float:
+        """R_q(z) = ||z||_q^2 / (2(q - 1)), without overflow."""
         z = np.asarray(z, dtype=np.float64)
         scale = float(np.max(np.abs(z))) if z.size else 0.0
         if scale == 0.0 or not np.isfinite(scale):
@@ -326,9 +335,11 @@ class QNorm(Regularizer):
         return norm * norm / (2.0 * (self.q - 1.0))
 
     def mirror_map(self, z):
+        """grad R_q(z) = f_q(z) / (q - 1), with f_q the q-norm link function."""
         return pnorm_link(z, self.q) / (self.q - 1.0)
 
     def inverse_mirror_map(self, theta):
+        """(grad R_q)^{-1}(theta) = (q - 1) f_p(theta), with f_p the p-norm link function."""
         return (self.q - 1.0) * pnorm_link(theta, self.p)
 
     def argmin(self, linear, curvature: float, eta: float, centre):
@@ -368,12 +379,15 @@ class Zero(Regularizer):
         return isinstance(self.domain, Reals)
 
     def value(self, z) -> float:
+        """R(z) = 0."""
         return 0.0
 
     def mirror_map(self, z):
+        """grad R(z) = 0."""
         return np.zeros_like(np.asarray(z, dtype=np.float64))
 
     def inverse_mirror_map(self, theta):
+        """Refused: the zero regularizer has no inverse mirror map (a ``ValueError``)."""
         raise ValueError("The zero regularizer has no inverse mirror map; use argmin on a strongly convex loss.")
 
     def argmin_of_loss(self, loss, eta: float, centre):
