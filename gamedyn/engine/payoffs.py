@@ -159,10 +159,12 @@ class Bilinear(Payoff):
 
     @property
     def w_dimension(self) -> int:
+        """d, the number of columns of A."""
         return self.A.shape[1]
 
     @property
     def p_dimension(self) -> int:
+        """n, the number of rows of A."""
         return self.A.shape[0]
 
     @property

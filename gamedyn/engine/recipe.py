@@ -136,6 +136,7 @@ class Parameter:
 
     @property
     def flag(self) -> str:
+        """The command-line option, ``--name`` with dashes."""
         return "--" + self.name.replace("_", "-")
 
 
@@ -190,6 +191,7 @@ class Recipe:
         return tuple(f"{label}: {' '.join(text.split())}" for label, text in self.box.lines(self.family))
 
     def parameter(self, name: str) -> Parameter:
+        """The declared :class:`Parameter` called ``name`` (a ``KeyError`` naming the others when none)."""
         for parameter in self.parameters:
             if parameter.name == name:
                 return parameter

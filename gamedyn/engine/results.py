@@ -50,11 +50,13 @@ class RoundState:
 
     @property
     def w_regret(self) -> float:
+        """R_w(t), the w-player's weighted regret so far (needs the played losses: not with ``regrets=False``)."""
         _check_kept(self.w_played_loss)
         return float(regret(self.w_domain, self.w_loss_sum, self.w_played_loss))
 
     @property
     def p_regret(self) -> float:
+        """R_p(t), the p-player's weighted regret so far (needs the played losses: not with ``regrets=False``)."""
         _check_kept(self.p_played_loss)
         return float(regret(self.p_domain, self.p_loss_sum, self.p_played_loss))
 
