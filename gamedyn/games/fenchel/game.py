@@ -173,6 +173,7 @@ class FenchelConjugate:
         return None
 
     def minimize(self, linear, strength: float, domain):
+        """argmin over y in R^d of <linear, y> + strength f*(y) (a gradient of f); R^d only."""
         if not isinstance(domain, Reals):
             raise ValueError(f"The Fenchel game's y-player plays on R^d (its argmin is a gradient of f); got the "
                              f"domain {domain!r}. Use FTL() or OFTL() without a domain for the y-player.")
@@ -195,6 +196,7 @@ class FenchelConjugate:
         return solution.x
 
     def value(self, y) -> float:
+        """f*(y) = sup_x <x, y> - f(x) (the objective's conjugate, or at the preimage of y)."""
         x = self._preimage(y)
         if x is None and self.objective.conjugate is not None:
             value = float(self.objective.conjugate(y))
@@ -207,6 +209,7 @@ class FenchelConjugate:
         return float(x @ np.asarray(y)) - self.objective.value_at(x)
 
     def gradient(self, y):
+        """grad f*(y) = argmax_x <x, y> - f(x) (numerically when f has no closed form)."""
         x = self._preimage(y)
         return self._numerical_preimage(y) if x is None else x
 
@@ -265,14 +268,17 @@ class FenchelGame(Payoff):
 
     @property
     def p_domain(self):
+        """K, the x-player's set (None: any)."""
         return self.domain
 
     @property
     def w_dimension(self) -> int:
+        """d, the length of y."""
         return self.dimension
 
     @property
     def p_dimension(self) -> int:
+        """d, the length of x."""
         return self.dimension
 
     def value(self, w, p) -> float:
