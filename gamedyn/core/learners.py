@@ -361,7 +361,7 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
         R: ``Entropy()``, ``SquaredEuclidean(radius)``, ``QNorm(q)``, ``Zero(domain)`` ...; its domain is the learner's.
     eta : float or callable, default 1.0
         The step eta > 0, one step per batched game (an array), or a schedule (a list, or a callable
-    t -> eta_t; :class:`gamedyn.StepSchedule`).
+        t -> eta_t; :class:`gamedyn.StepSchedule`).
     hint : Hint, default NoHint()
         The optimistic guess psi_t (:class:`gamedyn.LastLoss`, :class:`gamedyn.CurrentLoss` ...).
     centre : array_like, optional
@@ -498,7 +498,7 @@ class FTRL(FollowTheRegularizedLeader):
         R: ``Entropy()``, ``SquaredEuclidean(radius)``, ``QNorm(q)``, ``Zero(domain)`` ...; its domain is the learner's.
     eta : float or callable, default 1.0
         The step eta > 0, one step per batched game (an array), or a schedule (a list, or a callable
-    t -> eta_t; :class:`gamedyn.StepSchedule`).
+        t -> eta_t; :class:`gamedyn.StepSchedule`).
     centre : array_like, optional
         z_0, the centre of the Bregman term and the round-1 play without a hint (default: the domain's centre;
         ``play(initial_w=..., initial_p=...)`` sets it).
@@ -560,7 +560,7 @@ class OFTRL(FollowTheRegularizedLeader):
         R: ``Entropy()``, ``SquaredEuclidean(radius)``, ``QNorm(q)``, ``Zero(domain)`` ...; its domain is the learner's.
     eta : float or callable, default 1.0
         The step eta > 0, one step per batched game (an array), or a schedule (a list, or a callable
-    t -> eta_t; :class:`gamedyn.StepSchedule`).
+        t -> eta_t; :class:`gamedyn.StepSchedule`).
     hint : Hint, optional
         psi_t (default :class:`gamedyn.LastLoss`: psi_t = f_(t-1)).
     centre : array_like, optional
@@ -615,7 +615,7 @@ class OMD(_RegularizedLearner):
         R: ``Entropy()``, ``SquaredEuclidean(radius)``, ``QNorm(q)``, ``Zero(domain)`` ...; its domain is the learner's.
     eta : float or callable, default 1.0
         The step eta > 0, one step per batched game (an array), or a schedule (a list, or a callable
-    t -> eta_t; :class:`gamedyn.StepSchedule`).
+        t -> eta_t; :class:`gamedyn.StepSchedule`).
     hint : Hint, default LastLoss()
         The guess M_t of the coming loss (linearised at the secondary iterate).
     centre : array_like, optional
