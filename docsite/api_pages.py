@@ -93,7 +93,8 @@ def homes() -> dict[str, dict[str, str]]:
     """``{module: {name: home module}}``: where each public name is rendered.
 
     A class or function is at home in the public module that defines it and lists it; anything
-    else (a constant, or an object defined in a private module) in the module that lists it.
+    else (a constant, or an object defined in a private module) in the module that lists it; a module
+    (the face's layer packages) on its own page.
     """
     modules = {name: importlib.import_module(name) for name in public_modules()}
     listed = {name: set(public_names(module)) for name, module in modules.items()}
@@ -102,10 +103,29 @@ def homes() -> dict[str, dict[str, str]]:
         result[module_name] = {}
         for name in public_names(module):
             value = getattr(module, name)
+            if inspect.ismodule(value) and value.__name__ in listed:  # a layer package in the face's __all__: its page
+                result[module_name][name] = value.__name__
+                continue
             defined_in = getattr(value, "__module__", None) if (inspect.isclass(value) or inspect.isfunction(value)) else None
             home = defined_in if defined_in in listed and name in listed[defined_in] and defined_in != module_name else module_name
             result[module_name][name] = home
     return result
+
+
+def static_names(module_name: str) -> set[str]:
+    """The names the module's source binds at its top level (what griffe can render); a name of ``__all__``
+    outside it is provided on first use by the module's ``__getattr__`` (e.g. ``PAPER_PAIRS``)."""
+    tree = ast.parse(_all_modules()[module_name].read_text(encoding="utf-8"))
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                names.update(item.id for item in ast.walk(target) if isinstance(item, ast.Name))
+    return names
 
 
 def _summary(module) -> str:
@@ -128,10 +148,22 @@ def api_pages(summaries: bool = True) -> dict[str, str]:
     for module_name, names in where.items():
         module = importlib.import_module(module_name)
         index.append(f"| [`{module_name}`]({module_name}.md) | {_summary(module).replace('|', '/') if summaries else ''} |")
-        own = [name for name, home in names.items() if home == module_name]
-        elsewhere = {name: home for name, home in names.items() if home != module_name}
+        static = static_names(module_name)
+        own = [name for name, home in names.items() if home == module_name and name in static]
+        lazy = [name for name, home in names.items() if home == module_name and name not in static]
+        packages = {name: home for name, home in names.items() if inspect.ismodule(getattr(module, name))}
+        elsewhere = {name: home for name, home in names.items() if home != module_name and name not in packages}
         lines = [f"# `{module_name}`", "", f"::: {module_name}", "    options:", "      show_root_heading: false",
                  "      show_root_toc_entry: false", f"      members: [{', '.join(own)}]" if own else "      members: false", ""]
+        for name in lazy:  # provided by the module's __getattr__: griffe cannot see it
+            value = getattr(module, name)
+            lines += [f"## `{name}` {{ #{module_name}.{name} }}", "",
+                      f"A `{type(value).__name__}` computed on first use (the module's `__getattr__`; see the module's "
+                      "description above).", ""]
+        if packages:
+            lines += ["## Layer packages", "", "| name | module |", "|---|---|"]
+            lines += [f"| [`{name}`]({home}.md) | [`{home}`]({home}.md) |" for name, home in packages.items()]
+            lines.append("")
         if elsewhere:
             lines += ["## Re-exported names", "", "| name | defined in |", "|---|---|"]
             for name, home in elsewhere.items():
