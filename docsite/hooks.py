@@ -137,9 +137,9 @@ def source_overlay() -> str:
     package = folder / "gamedyn"
     package.mkdir()
     for entry in (root / "gamedyn").iterdir():
-        if entry.name != "__pycache__":
+        if entry.name not in ("__pycache__", "recipes"):
             (package / entry.name).symlink_to(entry)
-    (package / "recipes").symlink_to(root / "recipes")
+    (package / "recipes").symlink_to(root / "recipes")  # gamedyn/recipes is itself a link to ../recipes
     _OVERLAY.append(folder)
     return str(folder)
 

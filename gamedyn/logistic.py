@@ -249,6 +249,7 @@ class IncreasingSchedule:
 
     @property
     def log_eta0(self) -> float:
+        """log eta_0 = -log(ln 2 + ||w_0||)."""
         return -math.log(_LN2 + self.w0_norm)
 
     def _growth(self, d: float) -> float:

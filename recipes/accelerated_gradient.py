@@ -65,6 +65,19 @@ def accelerated_gradient(objective, T, *, domain=None, x0=None, eta_p=None, dime
     :math:`w_T`); :math:`f(\bar x_T)-f^\star\le\|x_0-x^\star\|^2/(\gamma T(T+1))`. ``run_options`` go
     to :func:`gamedyn.play`.
 
+    Returns
+    -------
+    FenchelResult
+        ``.x`` (the output named above), ``.value`` = f(x), ``.game`` (Theorem 2's bound is
+        ``.game.theorem2_bound``) and ``.steps``.
+
+    Raises
+    ------
+    ValueError
+        ``domain`` is neither None nor a ``Ball``; the default step without ``objective.smoothness``.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from gamedyn import Objective
     >>> H = np.diag([1.0, 10.0])

@@ -74,6 +74,24 @@ def accelerated_perceptron(A, T, *, theta="wang", nu=None, normalize=False, **ru
     ``CappedSimplex.from_nu(nu, n)`` (c = 1/(nu n)); the certificate then brackets
     ``gamma_nu* = min_{p in Delta_c} ||A^T p||`` from the normalised CVaR of the output's margins
     (docs/explanation/soft-margin.md).
+    Returns
+    -------
+    MarginResult
+        ``.w`` (the output named above), ``.p``, ``.row_scale`` (the rows' scaling), ``.game`` (the
+        :class:`gamedyn.GameResult`), ``.certificate`` (the certified margin bracket) and ``.steps``.
+
+    Raises
+    ------
+    ValueError
+        ``theta`` is neither ``'wang'`` nor ``'ji'``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[0.6, 0.2], [0.3, -0.5], [0.5, 0.1]])
+    >>> result = accelerated_perceptron(A, T=30)
+    >>> bool(np.min(A @ result.w) > 0), bool(result.certificate.lower > 0)
+    (True, True)
     """
     A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     if theta not in _P_PLAYER:

@@ -29,6 +29,14 @@ def fictitious_play(M, T, *, row_start=None, column_start=None, **run_options):
     :math:`x_0, y_0` each player's opponent starts from. The Nash gap of the averages converges to
     0 (Robinson 1951) at a rate far below optimistic Hedge's. ``run_options`` go to :func:`gamedyn.play`.
 
+    Returns
+    -------
+    MatrixGameResult
+        ``.row`` and ``.column`` (the averaged strategies), ``.value``, ``.nash_gap``, ``.row_last`` and
+        ``.column_last``, ``.game``, ``.certificate`` (the certified value bracket) and ``.steps``.
+
+    Examples
+    --------
     >>> result = fictitious_play([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], T=1000)
     >>> bool(result.nash_gap < 0.2), result.row_last.tolist() in ([1, 0, 0], [0, 1, 0], [0, 0, 1])
     (True, True)

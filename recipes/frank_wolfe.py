@@ -42,6 +42,14 @@ def frank_wolfe(objective, T, *, domain, x0=None, dimension=None, **run_options)
     order ``frank_wolfe(objective, domain, T)`` works for one release (``DeprecationWarning``).
     ``run_options`` (``stop``, ``record``, ``callback``, ``checkpoint`` ...) go to :func:`gamedyn.play`.
 
+    Returns
+    -------
+    FenchelResult
+        ``.x`` (the output named above), ``.value`` = f(x), ``.game`` (Theorem 2's bound is
+        ``.game.theorem2_bound``) and ``.steps``.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from gamedyn import Objective, Simplex
     >>> target = np.array([0.2, 0.5, 0.3])

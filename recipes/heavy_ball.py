@@ -42,6 +42,14 @@ def heavy_ball(objective, T, *, x0=None, eta_p=None, dimension=None, **run_optio
     ``eta_p`` (default :math:`1/(4L)`; ``step``: the deprecated name) is the x-player's step
     :math:`\gamma`. ``run_options`` go to :func:`gamedyn.play`.
 
+    Returns
+    -------
+    FenchelResult
+        ``.x`` (the output named above), ``.value`` = f(x), ``.game`` (Theorem 2's bound is
+        ``.game.theorem2_bound``) and ``.steps``.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from gamedyn import Objective
     >>> f = Objective(lambda x: 0.5 * float(x @ x), lambda x: x, smoothness=1.0)

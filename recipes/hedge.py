@@ -37,6 +37,14 @@ def hedge(M, T, *, eta_w=None, eta_p=None, row_start=None, column_start=None, **
     A default step from a range :math:`r` beyond float64 is refused, naming M (rescale it).
     ``run_options`` (``stop``, ``record``, ``callback``, ``checkpoint`` ...) go to :func:`gamedyn.play`.
 
+    Returns
+    -------
+    MatrixGameResult
+        ``.row`` and ``.column`` (the averaged strategies), ``.value``, ``.nash_gap``, ``.row_last`` and
+        ``.column_last``, ``.game``, ``.certificate`` (the certified value bracket) and ``.steps``.
+
+    Examples
+    --------
     >>> result = hedge([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], T=1000, row_start=[0.6, 0.3, 0.1])
     >>> bool(result.nash_gap < 0.1), result.row.shape, result.certificate.contains(0.0)
     (True, (3,), True)

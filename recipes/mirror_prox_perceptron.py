@@ -60,6 +60,24 @@ def mirror_prox_perceptron(A, T, *, eta_w=None, eta_p=None, nu=None, normalize=F
     ``CappedSimplex.from_nu(nu, n)`` (c = 1/(nu n)); the certificate then brackets
     ``gamma_nu* = min_{p in Delta_c} ||A^T p||`` from the normalised CVaR of the output's margins
     (docs/explanation/soft-margin.md).
+    Returns
+    -------
+    MarginResult
+        ``.w`` (the output named above), ``.p``, ``.row_scale`` (the rows' scaling), ``.game`` (the
+        :class:`gamedyn.GameResult`), ``.certificate`` (the certified margin bracket) and ``.steps``.
+
+    Raises
+    ------
+    ValueError
+        Default steps on fewer than 2 rows (they involve log n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[0.6, 0.2], [0.3, -0.5], [0.5, 0.1]])
+    >>> result = mirror_prox_perceptron(A, T=200)
+    >>> bool(np.min(A @ result.w) > 0)
+    True
     """
     A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     soft = soft_margin_game(A.shape[0], nu)

@@ -38,6 +38,14 @@ def optimistic_hedge(M, T, *, eta_w=None, eta_p=None, row_start=None, column_sta
     (default uniform) must have positive entries, as for :func:`hedge`. The last iterates converge too
     when the equilibrium is unique (``.row_last``, ``.column_last``). ``run_options`` go to :func:`gamedyn.play`.
 
+    Returns
+    -------
+    MatrixGameResult
+        ``.row`` and ``.column`` (the averaged strategies), ``.value``, ``.nash_gap``, ``.row_last`` and
+        ``.column_last``, ``.game``, ``.certificate`` (the certified value bracket) and ``.steps``.
+
+    Examples
+    --------
     >>> result = optimistic_hedge([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], T=1000, row_start=[0.6, 0.3, 0.1])
     >>> bool(result.nash_gap < 0.01)
     True

@@ -69,6 +69,24 @@ def pnorm_perceptron(A, T, *, p, nu=None, normalize=False, **run_options):
     ``CappedSimplex.from_nu(nu, n)`` (c = 1/(nu n)); the certificate then brackets
     ``gamma_nu* = min_{p in Delta_c} ||A^T p||`` from the normalised CVaR of the output's margins
     (docs/explanation/soft-margin.md).
+    Returns
+    -------
+    MarginResult
+        ``.w`` (the output named above), ``.p``, ``.row_scale`` (the rows' scaling), ``.game`` (the
+        :class:`gamedyn.GameResult`), ``.certificate`` (the certified margin bracket) and ``.steps``.
+
+    Raises
+    ------
+    ValueError
+        ``p`` is not a real number >= 2, or A has fewer than 2 rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[0.6, 0.2], [0.3, -0.5], [0.5, 0.1]])
+    >>> result = pnorm_perceptron(A, T=200, p=2)
+    >>> bool(np.min(A @ result.w) > 0)
+    True
     """
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (2 <= float(p) < np.inf):
         raise ValueError(f"p must be a real number >= 2 (the norm of the data, ||x_i||_p <= 1), got {p!r}.")

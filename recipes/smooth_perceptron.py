@@ -51,6 +51,14 @@ def smooth_perceptron(A, T, *, nu=None, normalize=False, **run_options):
     ``gamma_nu* = min_{p in Delta_c} ||A^T p||`` from the normalised CVaR of the output's margins
     (docs/explanation/soft-margin.md).
 
+    Returns
+    -------
+    MarginResult
+        ``.w`` (the output named above), ``.p``, ``.row_scale`` (the rows' scaling), ``.game`` (the
+        :class:`gamedyn.GameResult`), ``.certificate`` (the certified margin bracket) and ``.steps``.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> A = np.array([[0.6, 0.2], [0.3, -0.5], [0.5, 0.1]])
     >>> result = smooth_perceptron(A, T=30)

@@ -209,6 +209,10 @@ def test_api_pages_list_every_public_name(site):
         text = (site / "api" / f"{module}.html").read_text(encoding="utf-8")
         for name, home in names.items():
             home_text = text if home == module else (site / "api" / f"{home}.html").read_text(encoding="utf-8")
+            if home == f"{module}.{name}" or (module == "gamedyn" and home == f"gamedyn.{name}"):  # a layer package
+                if f'href="{home}.html"' not in text:
+                    missing.append(f"{module}.{name} (link)")
+                continue
             if f'id="{home}.{name}"' not in home_text:
                 missing.append(f"{module}.{name}")
             if home != module and f'href="{home}.html#{home}.{name}"' not in text:  # the re-export links to its home

@@ -61,6 +61,7 @@ class BatchedMatrix:
 
     @property
     def T(self):
+        """The transposed operator (its products are the batched A_k^T p_k)."""
         return _Transposed(self)
 
 

@@ -451,6 +451,7 @@ class CertificateTracker(_TrackerState):
         return self._witness
 
     def relative_gap(self) -> float:
+        """(U_t - L_t)/U_t, the certified relative gap (inf while L_t <= 0)."""
         lower = self.lower
         return (self.upper - lower) / self.upper if lower > 0 else math.inf
 
@@ -679,6 +680,7 @@ class BatchedCertificateTracker(_TrackerState):
 
     @property
     def batch_size(self) -> int:
+        """K, the number of games in the batch."""
         return self.A.batch_size
 
     @property

@@ -103,7 +103,32 @@ def _separated(round_state) -> np.ndarray:
 
 
 separated = _Rule("separated", _separated)
-separated.__doc__ = "Stop once the output's normalised margin L_t is positive (it separates every row)."
+separated.__doc__ = """Stop once the output's normalised margin L_t is positive (it separates every row).
+
+Parameters
+----------
+round_state : RoundState
+    The round, with the certificate tracker of a bilinear game.
+
+Returns
+-------
+bool
+    True once L_t > 0 (batched games: in every game).
+
+Raises
+------
+ValueError
+    The game has no certificate (not a Bilinear or RegularizedBilinear payoff).
+
+Examples
+--------
+>>> import numpy as np
+>>> from gamedyn.recipes import smooth_perceptron
+>>> A = np.array([[0.6, 0.2], [0.3, -0.5], [0.5, 0.1]])
+>>> result = smooth_perceptron(A, T=1000, stop=separated)
+>>> result.game.stopped_early, bool(result.certificate.lower > 0)
+(True, True)
+"""
 
 
 def margin_within(eps, *, every: int = 1, sharpen_every: int | None = None):
@@ -113,6 +138,25 @@ def margin_within(eps, *, every: int = 1, sharpen_every: int | None = None):
     from the p-player's). ``sharpen_every=k`` replaces U_t every k rounds by the min-norm point of
     the convex hull of the 2(d + 1) heaviest rows of the witness (O(d^3), l2 only), often certifying
     the gap many rounds earlier (batched games: for the games not yet within eps).
+
+    Parameters
+    ----------
+    eps : float
+        The relative gap, in (0, 1).
+    every : int, default 1
+        Check every this many rounds.
+    sharpen_every : int, optional
+        Sharpen U_t every this many rounds (l2 only).
+
+    Returns
+    -------
+    callable
+        The rule, ``rule(round_state) -> bool`` (pass it as ``play(..., stop=rule)`` or to a recipe).
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not in (0, 1), or ``every`` / ``sharpen_every`` is not a positive integer.
     """
     eps = _check_epsilon(eps, "eps", "a relative gap (U_t - L_t) / U_t")
     every = _check_every(every)
@@ -142,6 +186,16 @@ def infeasible(eps):
     proved distribution; otherwise the certificate stays undecided (None) with its bracket, as for
     separable data whose margin is below eps.
 
+    Parameters
+    ----------
+    eps : float
+        The fraction of the largest row norm, in (0, 1).
+
+    Returns
+    -------
+    callable
+        The rule, ``rule(round_state) -> bool`` (pass it as ``play(..., stop=rule)`` or to a recipe).
+
     Raises
     ------
     TypeError, ValueError
@@ -161,7 +215,23 @@ def infeasible(eps):
 
 def any_of(*rules):
     """Stop when any of ``rules`` fires (batched games: once each game is settled by one of them);
-    every rule sees every round (none is short-circuited)."""
+    every rule sees every round (none is short-circuited).
+
+    Parameters
+    ----------
+    *rules : callable
+        Stop rules (those of this module or any callable ``round_state -> bool``).
+
+    Returns
+    -------
+    callable
+        The rule, ``rule(round_state) -> bool`` (pass it as ``play(..., stop=rule)`` or to a recipe).
+
+    Raises
+    ------
+    TypeError
+        If no rule is given, or one is not callable.
+    """
     if not rules or not all(callable(rule) for rule in rules):
         raise TypeError(f"any_of needs one or more stop rules (callables round_state -> bool), got {rules!r}.")
 
@@ -190,5 +260,15 @@ def positive_margin(round_state) -> bool:
 
     For the bilinear payoffs the p-player's loss sum is exactly sum_s alpha_s A w_s, so this costs
     no matrix-vector product.
+
+    Parameters
+    ----------
+    round_state : RoundState
+        The round (a bilinear payoff's, whose p-loss sum is A times the w-sum).
+
+    Returns
+    -------
+    bool
+        True when min_i (A w_bar_t)_i > 0.
     """
     return bool(np.min(round_state.p_loss_sum.linear) > 0)

@@ -118,6 +118,7 @@ class _OneLineParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``argparse`` parser of the command line: every command and its options."""
     parser = _OneLineParser(prog="gamedyn", description="No-regret game dynamics: the accelerated perceptrons "
                             "as games, and separable logistic regression.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

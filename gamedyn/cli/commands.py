@@ -39,6 +39,7 @@ _FAMILY_TITLES = {
 
 
 def command_list(args) -> int:
+    """``gamedyn list``: print every recipe and original algorithm with its reference; returns 0."""
     from gamedyn.engine.recipe import FAMILIES
     from gamedyn.paper.registry import original_entries, recipe_entries
 
@@ -340,6 +341,7 @@ def _family_of(entry) -> str:
 
 
 def command_run(args) -> int:
+    """``gamedyn run``: run one recipe or original on the data and print its report; returns the exit status."""
     from gamedyn.cli.families import check_family_options
 
     entry = resolve_entry(args.recipe)
@@ -531,6 +533,7 @@ def check_writable_folder(path: str, option: str = "--out") -> None:
 
 
 def command_reproduce(args) -> int:
+    """``gamedyn reproduce``: run the claims, print the table, write the report; 1 when a claim fails."""
     from gamedyn.paper import reproduce
 
     profile = reproduce.PROFILES["quick" if args.quick else "full" if args.full else "default"]
@@ -589,6 +592,7 @@ def command_reproduce(args) -> int:
 
 
 def command_figures(args) -> int:
+    """``gamedyn figures``: draw both papers' figures into ``--out``; returns the exit status."""
     from gamedyn.paper import reproduce
 
     if reproduce.matplotlib_missing():
@@ -605,6 +609,7 @@ def command_figures(args) -> int:
 
 
 def command_explore(args) -> int:
+    """``gamedyn explore``: run the explorer's seatings and print their table; returns the exit status."""
     from gamedyn.engine.payoffs import RegularizedBilinear
     from gamedyn.paper.exploration import explore, seatings, separator_learners
 

@@ -99,6 +99,11 @@ class Ball:
 
     Norms are taken on ``z / max|z_i|`` outside the safe range (:func:`scaled_norm`), so the
     projection and the closed-form minimisers are exact for every finite input, 1e-320 to 1e308.
+
+    Parameters
+    ----------
+    radius : float, default 1.0
+        r > 0.
     """
 
     exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
@@ -332,6 +337,11 @@ class L1Ball:
     Linear minimisation oracle :meth:`linear_minimizer`: :math:`-r\,\mathrm{sign}(g_i)e_i` at
     :math:`i=\arg\max_j|g_j|` (smallest index on ties; 0 for g = 0). Euclidean projection by the
     sort-based threshold of Duchi et al. (2008).
+
+    Parameters
+    ----------
+    radius : float, default 1.0
+        r > 0.
     """
 
     exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
@@ -412,6 +422,11 @@ class Box:
     Linear minimisation oracle :meth:`linear_minimizer`: :math:`z_i=\mathrm{lower}_i` where
     :math:`g_i>0`, :math:`\mathrm{upper}_i` where :math:`g_i<0`, the midpoint where :math:`g_i=0`.
     Projection: clipping.
+
+    Parameters
+    ----------
+    lower, upper : array_like
+        The bounds, of one length, ``lower <= upper`` in every coordinate (finite).
     """
 
     exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
@@ -434,6 +449,7 @@ class Box:
 
     @property
     def dimension(self) -> int:
+        """The number of coordinates, the bounds' length."""
         return self.lower.size
 
     def _check_dimension(self, dimension: int):

@@ -362,6 +362,7 @@ class FTRLPlayer:
         return Loss(self.linear_sum, self.curvature_sum, self.convex)
 
     def loss_linear_sum(self):
+        """The linear part of the weighted loss sum, without building a :class:`gamedyn.Loss`."""
         return self.linear_sum
 
     @property
@@ -381,6 +382,19 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
 
     Its state's ``loss_sum`` is the weighted loss sum; :meth:`loss_sum` hands it to the runner, so
     the runner keeps no copy of its own.
+
+    Parameters
+    ----------
+    regularizer : Regularizer
+        R: ``Entropy()``, ``SquaredEuclidean(radius)``, ``QNorm(q)``, ``Zero(domain)`` ...; its domain is the learner's.
+    eta : float or callable, default 1.0
+        The step eta > 0, one step per batched game (an array), or a schedule (a list, or a callable
+        t -> eta_t; :class:`gamedyn.StepSchedule`).
+    hint : Hint, default NoHint()
+        The optimistic guess psi_t (:class:`gamedyn.LastLoss`, :class:`gamedyn.CurrentLoss` ...).
+    centre : array_like, optional
+        z_0, the centre of the Bregman term and the round-1 play without a hint (default: the domain's centre;
+        ``play(initial_w=..., initial_p=...)`` sets it).
     """
 
     regularizer: Regularizer = attrs.field(validator=_check_regularizer)
@@ -455,6 +469,11 @@ class FTL(FollowTheRegularizedLeader):
     ``FTL(domain=None)`` is :class:`FollowTheRegularizedLeader` with the zero regularizer on
     ``domain`` (default R^d) and no hint.
 
+    Parameters
+    ----------
+    domain : Domain, optional
+        The set played on (default ``Reals()``).
+
     Examples
     --------
     >>> from gamedyn import FTL, Ball, FollowTheRegularizedLeader
@@ -479,6 +498,13 @@ class OFTL(FollowTheRegularizedLeader):
 
     ``OFTL(domain=None, hint=None)``: the zero regularizer on ``domain`` (default R^d) and ``hint``
     (default :class:`gamedyn.LastLoss`).
+
+    Parameters
+    ----------
+    domain : Domain, optional
+        The set played on (default ``Reals()``).
+    hint : Hint, optional
+        psi_t (default :class:`gamedyn.LastLoss`: psi_t = f_{t-1}).
     """
 
     def __init__(self, domain=None, hint=None):
@@ -495,6 +521,17 @@ class OFTL(FollowTheRegularizedLeader):
 @attrs.frozen(init=False, repr=False)
 class FTRL(FollowTheRegularizedLeader):
     """FTRL: z_t = argmin_z eta sum_{i<t} alpha_i f_i(z) + D_R(z, z_0) (no hint).
+
+    Parameters
+    ----------
+    regularizer : Regularizer
+        R: ``Entropy()``, ``SquaredEuclidean(radius)``, ``QNorm(q)``, ``Zero(domain)`` ...; its domain is the learner's.
+    eta : float or callable, default 1.0
+        The step eta > 0, one step per batched game (an array), or a schedule (a list, or a callable
+        t -> eta_t; :class:`gamedyn.StepSchedule`).
+    centre : array_like, optional
+        z_0, the centre of the Bregman term and the round-1 play without a hint (default: the domain's centre;
+        ``play(initial_w=..., initial_p=...)`` sets it).
 
     Examples
     --------
@@ -518,6 +555,16 @@ class FTRLPlus(FollowTheRegularizedLeader):
     """FTRL+: z_t = argmin_z eta sum_{i<=t} alpha_i f_i(z) + D_R(z, z_0); sees f_t, so it must move second.
 
     ``regularizer=None`` is FTRL+ with no regularizer (the w-player of Algorithm 3).
+
+    Parameters
+    ----------
+    regularizer : Regularizer or None, default None
+        R (None: no regularizer, the plain best response to sum_(i<=t) alpha_i f_i).
+    eta : float or callable, default 1.0
+        The step eta > 0, or a schedule t -> eta_t.
+    centre : array_like, optional
+        z_0, the centre of the Bregman term and the round-1 play without a hint (default: the domain's centre;
+        ``play(initial_w=..., initial_p=...)`` sets it).
     """
 
     def __init__(self, regularizer: Regularizer | None = None, eta: float = 1.0, *, centre=None):
@@ -535,7 +582,21 @@ class FTRLPlus(FollowTheRegularizedLeader):
 
 @attrs.frozen(init=False, repr=False)
 class OFTRL(FollowTheRegularizedLeader):
-    """Optimistic FTRL: z_t = argmin_z eta(sum_{i<t} alpha_i f_i(z) + alpha_t psi_t(z)) + D_R(z, z_0), psi_t = f_{t-1} by default."""
+    """Optimistic FTRL: z_t = argmin_z eta(sum_{i<t} alpha_i f_i(z) + alpha_t psi_t(z)) + D_R(z, z_0), psi_t = f_{t-1} by default.
+
+    Parameters
+    ----------
+    regularizer : Regularizer
+        R: ``Entropy()``, ``SquaredEuclidean(radius)``, ``QNorm(q)``, ``Zero(domain)`` ...; its domain is the learner's.
+    eta : float or callable, default 1.0
+        The step eta > 0, one step per batched game (an array), or a schedule (a list, or a callable
+        t -> eta_t; :class:`gamedyn.StepSchedule`).
+    hint : Hint, optional
+        psi_t (default :class:`gamedyn.LastLoss`: psi_t = f_(t-1)).
+    centre : array_like, optional
+        z_0, the centre of the Bregman term and the round-1 play without a hint (default: the domain's centre;
+        ``play(initial_w=..., initial_p=...)`` sets it).
+    """
 
     def __init__(self, regularizer: Regularizer, eta: float = 1.0, hint=None, *, centre=None):
         self.__attrs_init__(regularizer, eta, LastLoss() if hint is None else hint, centre=centre)
@@ -577,6 +638,19 @@ class OMD(_RegularizedLearner):
 
     The hint's loss is linearised at the secondary iterate to give M_t; the default hint is the
     previous (linearised) loss, M_t = grad f_{t-1}(x_{t-1}), with f_0 from the opponent's initial point.
+
+    Parameters
+    ----------
+    regularizer : Regularizer
+        R: ``Entropy()``, ``SquaredEuclidean(radius)``, ``QNorm(q)``, ``Zero(domain)`` ...; its domain is the learner's.
+    eta : float or callable, default 1.0
+        The step eta > 0, one step per batched game (an array), or a schedule (a list, or a callable
+        t -> eta_t; :class:`gamedyn.StepSchedule`).
+    hint : Hint, default LastLoss()
+        The guess M_t of the coming loss (linearised at the secondary iterate).
+    centre : array_like, optional
+        z_0, the centre of the Bregman term and the round-1 play without a hint (default: the domain's centre;
+        ``play(initial_w=..., initial_p=...)`` sets it).
     """
 
     regularizer: Regularizer = attrs.field(validator=_check_regularizer)
@@ -740,6 +814,11 @@ class BestResponse(OMD):
     regularizer (no Bregman term, so the previous point is forgotten) and the hint psi_t = f_t.
     Its regret is <= 0 (it never does worse than any fixed point on the round it plays).
 
+    Parameters
+    ----------
+    domain : Domain
+        The set played on; it needs ``linear_minimizer`` (or ``minimize_quadratic``) for linear losses.
+
     Examples
     --------
     >>> from gamedyn import BestResponse, OMD, Simplex
@@ -761,6 +840,15 @@ class BestResponse(OMD):
 @attrs.frozen(init=False, repr=False)
 class MirrorDescent(OMD):
     """Online mirror descent: z_{t+1} = argmin_z eta alpha_t <grad f_t(z_t), z> + D_R(z, z_t) (OMD with no hint).
+
+    Parameters
+    ----------
+    regularizer : Regularizer
+        R: ``Entropy()``, ``SquaredEuclidean(radius)``, ``QNorm(q)`` ...; its domain is the learner's.
+    eta : float or callable, default 1.0
+        The step eta > 0, or a schedule.
+    centre : array_like, optional
+        z_1, the first play (default: the domain's centre).
 
     Examples
     --------

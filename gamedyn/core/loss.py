@@ -96,6 +96,7 @@ class Loss:
         )
 
     def scaled(self, weight: float) -> "Loss":
+        """The loss times ``weight``: its linear part and its curvature (the strength of phi) scaled, phi kept."""
         return Loss(weight * self.linear, weight * self.curvature, self.convex)
 
     def plus_scaled(self, other: "Loss", weight: float) -> "Loss":

@@ -47,13 +47,65 @@ class Domain(Protocol):
     ``minimize_quadratic(linear, 0.0)``).
     """
 
-    def contains(self, z: Any) -> bool: ...
+    def contains(self, z: Any) -> bool:
+        """Whether ``z`` lies in Z (to the rounding the domain allows).
 
-    def default_centre(self, dimension: int) -> Any: ...
+        Parameters
+        ----------
+        z : array_like
+            A point of the player's space.
 
-    def project(self, z: Any) -> Any: ...
+        Returns
+        -------
+        bool
+            True when z is in Z.
+        """
 
-    def minimize_quadratic(self, linear: Any, curvature: float) -> Any: ...
+    def default_centre(self, dimension: int) -> Any:
+        """The start z_0 when none is given (0, the uniform distribution, ...).
+
+        Parameters
+        ----------
+        dimension : int
+            The number of coordinates of z.
+
+        Returns
+        -------
+        numpy.ndarray
+            A point of Z of length ``dimension``.
+        """
+
+    def project(self, z: Any) -> Any:
+        """The Euclidean projection of ``z`` onto Z, argmin over u in Z of ||u - z||.
+
+        Parameters
+        ----------
+        z : array_like
+            A point of the player's space.
+
+        Returns
+        -------
+        numpy.ndarray
+            The nearest point of Z.
+        """
+
+    def minimize_quadratic(self, linear: Any, curvature: float) -> Any:
+        """argmin over z in Z of <linear, z> + curvature/2 ||z||^2: the best fixed point of a sum of losses.
+
+        The regrets and the duality gap compare with it; ``curvature = 0`` is the linear minimisation oracle.
+
+        Parameters
+        ----------
+        linear : numpy.ndarray
+            The linear part of the summed loss.
+        curvature : float
+            Its curvature (>= 0).
+
+        Returns
+        -------
+        numpy.ndarray
+            A minimiser in Z (a point at infinity is refused by the domain, e.g. ``Reals`` with curvature 0).
+        """
 
 
 @runtime_checkable
@@ -78,7 +130,25 @@ class Regularizer(Protocol):
 
     domain: Any
 
-    def argmin(self, linear: Any, curvature: float, eta: float, centre: Any) -> Any: ...
+    def argmin(self, linear: Any, curvature: float, eta: float, centre: Any) -> Any:
+        r"""The regularized best reply: argmin over z in Z of eta (<linear, z> + curvature/2 ||z||^2) + D_R(z, centre).
+
+        Parameters
+        ----------
+        linear : numpy.ndarray
+            theta, the linear part of the (summed or hinted) loss.
+        curvature : float
+            c >= 0, its curvature.
+        eta : float
+            The step eta > 0.
+        centre : numpy.ndarray
+            z_0, the centre of the Bregman divergence D_R.
+
+        Returns
+        -------
+        numpy.ndarray
+            The minimiser, a point of ``domain``.
+        """
 
 
 @runtime_checkable
@@ -96,11 +166,57 @@ class Hint(Protocol):
     state is always None, so ``update`` need not be called).
     """
 
-    def init(self, dimension: int, initial_loss: Any) -> Any: ...
+    def init(self, dimension: int, initial_loss: Any) -> Any:
+        """The hint's state before round 1.
 
-    def predict(self, state: Any, current_loss: Any = None) -> Any: ...
+        Parameters
+        ----------
+        dimension : int
+            The learner's number of coordinates.
+        initial_loss : Loss or None
+            f_0, the loss the runner builds from the opponent's start (None: none).
 
-    def update(self, state: Any, point: Any, loss: Any, weight: float) -> Any: ...
+        Returns
+        -------
+        object
+            The state (None for a stateless hint).
+        """
+
+    def predict(self, state: Any, current_loss: Any = None) -> Any:
+        """psi_t, the guess of the coming loss.
+
+        Parameters
+        ----------
+        state : object
+            The hint's state.
+        current_loss : Loss, optional
+            The round's own loss, shown only to a hint that declares ``needs_current_loss``.
+
+        Returns
+        -------
+        Loss or None
+            The guess, or None (no guess this round).
+        """
+
+    def update(self, state: Any, point: Any, loss: Any, weight: float) -> Any:
+        """The state after a round.
+
+        Parameters
+        ----------
+        state : object
+            The hint's state before the round.
+        point : numpy.ndarray
+            The learner's play z_t.
+        loss : Loss
+            The round's loss f_t.
+        weight : float
+            The round's weight alpha_t.
+
+        Returns
+        -------
+        object
+            The new state (the given one is not changed).
+        """
 
 
 @runtime_checkable
@@ -123,11 +239,59 @@ class Learner(Protocol):
 
     domain: Any
 
-    def init(self, dimension: int, initial_loss: Any = None) -> Any: ...
+    def init(self, dimension: int, initial_loss: Any = None) -> Any:
+        """The learner's state before round 1.
 
-    def play(self, state: Any, weight: float, current_loss: Any = None) -> Any: ...
+        Parameters
+        ----------
+        dimension : int
+            The number of coordinates the learner plays.
+        initial_loss : Loss, optional
+            f_0, the loss built from the opponent's start (what ``LastLoss`` hints with at t = 1).
 
-    def update(self, state: Any, point: Any, loss: Any, weight: float) -> Any: ...
+        Returns
+        -------
+        object
+            The initial state.
+        """
+
+    def play(self, state: Any, weight: float, current_loss: Any = None) -> Any:
+        """The round's play z_t, from the state (and, for FTRL+, the round's own loss).
+
+        Parameters
+        ----------
+        state : object
+            The learner's state.
+        weight : float
+            The round's weight alpha_t.
+        current_loss : Loss, optional
+            The round's loss, given only to a learner that declares ``needs_current_loss``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The play, a point of ``domain``.
+        """
+
+    def update(self, state: Any, point: Any, loss: Any, weight: float) -> Any:
+        """The state after the round's loss is revealed.
+
+        Parameters
+        ----------
+        state : object
+            The state before the round.
+        point : numpy.ndarray
+            The play z_t.
+        loss : Loss
+            The round's loss f_t.
+        weight : float
+            The round's weight alpha_t.
+
+        Returns
+        -------
+        object
+            A new state (the given one is never changed).
+        """
 
 
 @runtime_checkable
@@ -144,11 +308,45 @@ class Player(Protocol):
 
     state: Any
 
-    def play(self, weight: float, current_loss: Any = None) -> Any: ...
+    def play(self, weight: float, current_loss: Any = None) -> Any:
+        """The round's play z_t from the player's current state.
 
-    def update(self, point: Any, loss: Any, weight: float, induced_loss: Any = None) -> None: ...
+        Parameters
+        ----------
+        weight : float
+            The round's weight alpha_t.
+        current_loss : Loss, optional
+            The round's loss, for a learner that sees it (FTRL+).
 
-    def loss_sum(self) -> Any: ...
+        Returns
+        -------
+        numpy.ndarray
+            The play, a point of the learner's domain.
+        """
+
+    def update(self, point: Any, loss: Any, weight: float, induced_loss: Any = None) -> None:
+        """Take in the round's loss (changes the player).
+
+        Parameters
+        ----------
+        point : numpy.ndarray
+            The play z_t.
+        loss : Loss
+            The round's loss f_t.
+        weight : float
+            The round's weight alpha_t.
+        induced_loss : Loss, optional
+            The opponent's induced loss, for a learner or hint that declares ``sees_induced_loss``.
+        """
+
+    def loss_sum(self) -> Any:
+        """The weighted loss sum sum_s alpha_s f_s the player holds.
+
+        Returns
+        -------
+        Loss or None
+            The sum, or None when the runner keeps it.
+        """
 
 
 @runtime_checkable
@@ -171,11 +369,53 @@ class Payoff(Protocol):
     w_dimension: int
     p_dimension: int
 
-    def value(self, w: Any, p: Any) -> Any: ...
+    def value(self, w: Any, p: Any) -> Any:
+        """g(w, p).
 
-    def loss_for_p(self, w: Any, p_played: Any = None) -> Any: ...
+        Parameters
+        ----------
+        w : numpy.ndarray
+            The w-player's point.
+        p : numpy.ndarray
+            The p-player's point.
 
-    def loss_for_w(self, p: Any, w_played: Any = None) -> Any: ...
+        Returns
+        -------
+        float
+            The payoff.
+        """
+
+    def loss_for_p(self, w: Any, p_played: Any = None) -> Any:
+        """The p-player's loss l(p) = g(w, p) given w.
+
+        Parameters
+        ----------
+        w : numpy.ndarray
+            The w-player's play.
+        p_played : numpy.ndarray, optional
+            Where a loss without structure is linearised (None: before p has played).
+
+        Returns
+        -------
+        Loss
+            The loss, convex in p.
+        """
+
+    def loss_for_w(self, p: Any, w_played: Any = None) -> Any:
+        """The w-player's loss h(w) = -g(w, p) given p.
+
+        Parameters
+        ----------
+        p : numpy.ndarray
+            The p-player's play.
+        w_played : numpy.ndarray, optional
+            Where a loss without structure is linearised (None: before w has played).
+
+        Returns
+        -------
+        Loss
+            The loss, convex in w.
+        """
 
 
 @runtime_checkable
@@ -197,7 +437,20 @@ class Observer(Protocol):
     ``None`` and no round state is built for it).
     """
 
-    def observe(self, state: Any) -> bool | None: ...
+    def observe(self, state: Any) -> bool | None:
+        """Watch one round (called after both players have settled).
+
+        Parameters
+        ----------
+        state : RoundState or None
+            The round's :class:`gamedyn.RoundState` (its arrays are valid during the call only; None for an
+            observer that declares ``needs_round_state = False``).
+
+        Returns
+        -------
+        bool or None
+            True asks the run to stop after this round.
+        """
 
 
 def declared(obj: Any, name: str, governs: tuple[str, ...] = (), default: Any = None) -> Any:

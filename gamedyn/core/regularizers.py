@@ -76,12 +76,15 @@ class Regularizer(metaclass=StructuralMeta):
     plays_in_domain = False
 
     def value(self, z) -> float:
+        """R(z); a subclass defines it."""
         raise NotImplementedError
 
     def mirror_map(self, z):
+        """grad R(z); a subclass defines it."""
         raise NotImplementedError
 
     def inverse_mirror_map(self, theta):
+        """(grad R)^{-1}(theta); a subclass with a Legendre R defines it."""
         raise NotImplementedError
 
     def bregman(self, z, centre) -> float:
@@ -203,11 +206,13 @@ class Entropy(Regularizer):
         return self.domain.__class__ is Simplex
 
     def value(self, z) -> float:
+        """R(z) = sum_i z_i log z_i (0 log 0 = 0)."""
         z = np.asarray(z, dtype=np.float64)
         positive = z > 0
         return float(np.sum(z[positive] * np.log(z[positive])))
 
     def mirror_map(self, z):
+        """grad R(z) = log z + 1 (-inf where z_i = 0)."""
         with np.errstate(divide="ignore"):
             return np.log(np.asarray(z, dtype=np.float64)) + 1.0
 
@@ -387,6 +392,14 @@ class SquaredEuclidean(Regularizer):
     D_R(z, z0) = 1/2 ||z - z0||^2. Closed form for every domain: the unconstrained minimiser
     ``(z0 - eta theta) / (1 + eta c)`` projected onto the domain (exact, since the objective is an
     isotropic quadratic, whose minimiser over a convex set is that projection).
+
+    Parameters
+    ----------
+    radius : float, optional
+        Play on the ball of this radius (default: no ball).
+    domain : Domain, optional
+        ``Reals()``, ``Ball(r)`` or ``Simplex()`` (default: ``Ball(radius)`` when ``radius`` is given, else
+        ``Reals()``).
     """
 
     plays_in_domain = True
@@ -403,9 +416,11 @@ class SquaredEuclidean(Regularizer):
         return isinstance(self.domain, Reals)  # projections onto a ball or simplex act on one vector
 
     def value(self, z) -> float:
+        """R(z) = ||z||^2 / 2."""
         return 0.5 * float(np.dot(z, z))
 
     def mirror_map(self, z):
+        """grad R(z) = z."""
         return np.asarray(z, dtype=np.float64)
 
     def inverse_mirror_map(self, theta):
@@ -430,6 +445,11 @@ class QNorm(Regularizer):
     It is 1-strongly convex w.r.t. ||.||_q. Mirror map ``f_q(z)/(q-1)``; inverse
     ``(q-1) f_p(theta)`` with 1/p + 1/q = 1 and f_p the p-norm link function. Closed-form argmin
     for linear losses: :math:`\nabla R_q^*(\nabla R_q(z_0)-\eta\theta)`.
+
+    Parameters
+    ----------
+    q : float
+        The norm, in (1, 2] (q = p/(p-1) for data with ||x_i||_p <= 1).
     """
 
     plays_in_domain = True
@@ -439,9 +459,11 @@ class QNorm(Regularizer):
 
     @property
     def p(self) -> float:
+        """p = q/(q - 1), the dual exponent."""
         return self.q / (self.q - 1.0)
 
     def value(self, z) -> float:
+        """R_q(z) = ||z||_q^2 / (2(q - 1)), without overflow."""
         z = np.asarray(z, dtype=np.float64)
         scale = float(np.max(np.abs(z))) if z.size else 0.0
         if scale == 0.0 or not np.isfinite(scale):
@@ -450,9 +472,11 @@ class QNorm(Regularizer):
         return norm * norm / (2.0 * (self.q - 1.0))
 
     def mirror_map(self, z):
+        """grad R_q(z) = f_q(z) / (q - 1), with f_q the q-norm link function."""
         return pnorm_link(z, self.q) / (self.q - 1.0)
 
     def inverse_mirror_map(self, theta):
+        """(grad R_q)^{-1}(theta) = (q - 1) f_p(theta), with f_p the p-norm link function."""
         return (self.q - 1.0) * pnorm_link(theta, self.p)
 
     def argmin(self, linear, curvature: float, eta: float, centre):
@@ -475,6 +499,11 @@ class Zero(Regularizer):
     The minimiser must be unique or have a rule: on R^d the loss needs positive curvature; on the
     simplex a linear loss picks the vertex of its smallest entry (smallest index on ties); on a
     ball a linear loss picks ``-radius * theta/||theta||``.
+
+    Parameters
+    ----------
+    domain : Domain, default Reals()
+        ``Reals()``, ``Ball(r)`` or ``Simplex()``.
     """
 
     plays_in_domain = True
@@ -487,12 +516,15 @@ class Zero(Regularizer):
         return isinstance(self.domain, Reals)
 
     def value(self, z) -> float:
+        """R(z) = 0."""
         return 0.0
 
     def mirror_map(self, z):
+        """grad R(z) = 0."""
         return np.zeros_like(np.asarray(z, dtype=np.float64))
 
     def inverse_mirror_map(self, theta):
+        """Refused: the zero regularizer has no inverse mirror map (a ``ValueError``)."""
         raise ValueError("The zero regularizer has no inverse mirror map; use argmin on a strongly convex loss.")
 
     def argmin_of_loss(self, loss, eta: float, centre):

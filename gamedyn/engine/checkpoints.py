@@ -647,6 +647,7 @@ class RunInterrupted(KeyboardInterrupt):
 
     @property
     def signal_name(self) -> str:
+        """The signal's name (``SIGINT``, ``SIGTERM``), or its number when it has none."""
         try:
             return signal.Signals(self.signum).name
         except ValueError:

@@ -92,6 +92,7 @@ class CertificateObserver:
         self._run: Any = None  # the Run, set by start()
 
     def start(self, run) -> None:
+        """Attach to the run (its seats' sums feed the tracker)."""
         self._run = run
         self._share(run)
 
@@ -125,6 +126,7 @@ class CertificateObserver:
             tracker.sharpen()
 
     def finish(self, run, rounds, stop_reason) -> None:
+        """After a run a stop rule ended: Gordan's proof on the games the infeasible rule settled."""
         if not self.confirm_infeasible or getattr(run.stopped_by, "rule", None) is None:  # not ended by a stop rule
             return
         tracker = self.tracker
@@ -139,9 +141,11 @@ class CertificateObserver:
             tracker.confirm_infeasible()
 
     def checkpoint_state(self) -> dict:
+        """The tracker's state, saved in a checkpoint."""
         return self.tracker.state()
 
     def restore_state(self, state: dict) -> None:
+        """Restore the tracker from a checkpoint's state, onto the run's restored sums."""
         run = self._run
         self.tracker.restore(state, margins=run.p_seat.loss_sum.linear, output_sum=run.w_seat.play_sum)
         self._share(run)  # the restored p play sum is a new buffer
@@ -160,6 +164,7 @@ class MetricsObserver:
         self._run: Any = None  # the Run, set by start()
 
     def start(self, run) -> None:
+        """Attach to the run."""
         self._run = run
 
     def observe(self, t) -> None:
@@ -180,6 +185,7 @@ class MetricsObserver:
         self.gaps.append((t, np.nan if gap is None else gap))
 
     def finish(self, run, rounds, stop_reason) -> dict:
+        """The per-round metrics as arrays (``result.metrics``), with the last round's gap."""
         if self.same_weights and (not self.gaps or self.gaps[-1][0] != rounds):
             self._gap(rounds)  # a stop rule ended the run early
         t, w_regret, p_regret, bound = zip(*self.rows)
@@ -204,6 +210,7 @@ class TraceObserver:
         self._seats: Any = None  # (w seat, p seat), set by start()
 
     def start(self, run) -> None:
+        """Attach to the run's two seats."""
         self._seats = run.w_seat, run.p_seat
 
     def observe(self, t) -> None:
@@ -212,6 +219,7 @@ class TraceObserver:
         self.p.append(p_seat.last)
 
     def finish(self, run, rounds, stop_reason) -> dict:
+        """The trace, ``{"w": plays, "p": plays}`` as arrays (``result.trace``)."""
         return {"w": np.array(self.w), "p": np.array(self.p)}
 
 
@@ -284,6 +292,7 @@ class CheckpointObserver:
         return state
 
     def start(self, run) -> None:
+        """Attach to the run, and restore its state from ``resume_from`` when given."""
         self._run = run
         if self.resume_from is not None:
             self._resume(run)
@@ -339,6 +348,7 @@ class CheckpointObserver:
                            {"T": run.T, "finished": finished, "stop_reason": run.stop_reason})
 
     def finish(self, run, rounds, stop_reason) -> None:
+        """Write the final checkpoint when the run was interrupted or ends (see :mod:`gamedyn.engine.checkpoints`)."""
         if self.interrupt is None:
             return
         run.stop_reason = stop_reason

@@ -166,6 +166,14 @@ class Bilinear(Payoff):
     ``A.T @ p`` (the w-player's). They run in A's dtype: a float32 A is never copied to float64;
     the iterate is cast to float32 (O(d) or O(n)) and the product's result is upcast to float64, so
     every accumulator (loss sums, play sums, played losses, logits) stays float64.
+
+    Parameters
+    ----------
+    A : array_like, sparse matrix, LinearOperator or dask array
+        The signed rows, shape (n, d) (float32 is kept).
+    row_norm_bound : float, optional
+        A stated bound b >= max_i ||a_i||_2, which the certificate needs for a matrix-free A (a
+        LinearOperator without row norms).
     """
 
     A: np.ndarray = attrs.field()
@@ -194,10 +202,12 @@ class Bilinear(Payoff):
 
     @property
     def w_dimension(self) -> int:
+        """d, the number of columns of A."""
         return self.A.shape[1]
 
     @property
     def p_dimension(self) -> int:
+        """n, the number of rows of A."""
         return self.A.shape[0]
 
     @property
@@ -315,6 +325,15 @@ class RegularizedBilinear(Bilinear):
 
     l(p) = <A w, p> (+ constant), h(w) = <-A^T p, w> + (strength / 2) ||w||^2. The max over w of
     min_p g is gamma^2 / 2 (strength 1), attained at gamma times the max-margin direction.
+
+    Parameters
+    ----------
+    A : array_like, sparse matrix, LinearOperator or dask array
+        The signed rows, shape (n, d).
+    strength : float, default 1.0
+        The curvature of the regularizing term, > 0.
+    row_norm_bound : float, optional
+        A stated bound b >= max_i ||a_i||_2 (for a matrix-free A).
     """
 
     strength: float = attrs.field(default=1.0, converter=lambda s: check_positive(s, "strength"))
@@ -349,6 +368,17 @@ class ConcaveConvex(Payoff):
     ``w_domain`` / ``p_domain`` (optional, default ``None``: any) declare the sets W and Q the
     payoff is defined on, e.g. ``p_domain=Simplex()``; :func:`gamedyn.play` then refuses learners
     on other domains.
+
+    Parameters
+    ----------
+    value_function : callable
+        ``value(w, p) -> float``, g itself.
+    gradient_w, gradient_p : callable
+        ``(w, p) -> array``: the gradients of g in w and in p.
+    w_dimension, p_dimension : int
+        The lengths of w and p.
+    w_domain, p_domain : Domain, optional
+        The sets W and Q (default None: any domain).
     """
 
     value_function: Callable = attrs.field()

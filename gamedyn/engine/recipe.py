@@ -30,6 +30,7 @@ import functools
 import inspect
 import math
 import numbers
+import re
 import warnings
 from typing import Any, Callable, Generic, ParamSpec, Protocol, TypeVar, cast
 
@@ -135,6 +136,7 @@ class Parameter:
 
     @property
     def flag(self) -> str:
+        """The command-line option, ``--name`` with dashes."""
         return "--" + self.name.replace("_", "-")
 
 
@@ -189,6 +191,7 @@ class Recipe:
         return tuple(f"{label}: {' '.join(text.split())}" for label, text in self.box.lines(self.family))
 
     def parameter(self, name: str) -> Parameter:
+        """The declared :class:`Parameter` called ``name`` (a ``KeyError`` naming the others when none)."""
         for parameter in self.parameters:
             if parameter.name == name:
                 return parameter
@@ -346,7 +349,7 @@ def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box,
     (checked at import). The returned function has the same signature; it translates the deprecated
     call forms the declaration lists, refuses keywords that are neither parameters nor run options,
     adds the family's default run options, and carries the declaration as ``.recipe``. Its docstring
-    gets the box table after its first paragraph.
+    gets the box table after its first paragraph and a ``Parameters`` section read from the declaration.
     """
 
     def decorate(function: Callable[_P, _R_co]) -> RecipeFunction[_P, _R_co]:
@@ -390,18 +393,44 @@ def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box,
                              parameters=tuple(parameters), function=run, **declared)
         declared_run = cast("RecipeFunction[_P, _R_co]", run)
         declared_run.recipe = declaration
-        declared_run.__doc__ = _with_box(function.__doc__ or "", declaration)
+        declared_run.__doc__ = _with_box(function.__doc__ or "", declaration, positional[0])
         return declared_run
 
     return decorate
 
 
-def _with_box(doc: str, declaration: Recipe) -> str:
-    """The docstring with the generated box table after its first paragraph."""
+def _parameters_section(declaration: Recipe, problem: str) -> str:
+    """The numpydoc ``Parameters`` section of a recipe, from its declaration: the problem, T, each
+    :class:`Parameter` (its ``help``) and the run options."""
+    described = declaration.family.problem
+    if described.startswith(f"{problem}:"):
+        described = described[len(problem) + 1:].strip()
+    lines = ["Parameters", "----------", problem, f"    {described[:1].upper()}{described[1:]}.", "T : int",
+             "    The number of rounds (>= 1)."]
+    for parameter in declaration.parameters:
+        kind = ("{" + ", ".join(repr(choice) for choice in parameter.choices) + "}" if parameter.choices
+                else parameter.kind.__name__ if parameter.cli else "")
+        optional = "" if parameter.required else "optional"
+        annotation = ", ".join(part for part in (kind, optional) if part)
+        lines.append(f"{parameter.name} : {annotation}" if annotation else parameter.name)
+        lines.append(f"    {parameter.help[:1].upper()}{parameter.help[1:]}.")
+    lines += ["**run_options", "    The keywords of :func:`gamedyn.play` that the box does not fix (``stop``, ``record``, "
+              "``callback``,", "    ``metrics``, ``checkpoint`` ...: :func:`run_options`), passed to it untouched."]
+    return "\n".join(lines)
+
+
+def _with_box(doc: str, declaration: Recipe, problem: str = "problem") -> str:
+    """The docstring with the generated box table after its first paragraph, and the generated
+    ``Parameters`` section (:func:`_parameters_section`) before its first numpydoc section."""
     doc = inspect.cleandoc(doc)
     first, _, rest = doc.partition("\n\n")
     table = declaration.box_table()
-    return f"{first}\n\n{table}\n\n{rest}" if rest else f"{first}\n\n{table}\n"
+    if "\nParameters\n---" not in f"\n{rest}":
+        heading = re.search(r"^[A-Z][A-Za-z ]+\n-{3,}$", rest, re.MULTILINE)
+        where = heading.start() if heading else len(rest)
+        section = _parameters_section(declaration, problem)
+        rest = f"{rest[:where].rstrip()}\n\n{section}\n\n{rest[where:]}".strip()
+    return f"{first}\n\n{table}\n\n{rest}\n"
 
 
 # ------------------------------------------------------------------------------------ helpers

@@ -53,11 +53,13 @@ class RoundState:
 
     @property
     def w_regret(self) -> float:
+        """R_w(t), the w-player's weighted regret so far (needs the played losses: not with ``regrets=False``)."""
         played, loss_sum = _kept(self.w_played_loss, self.w_loss_sum)
         return float(regret(self.w_domain, loss_sum, played))
 
     @property
     def p_regret(self) -> float:
+        """R_p(t), the p-player's weighted regret so far (needs the played losses: not with ``regrets=False``)."""
         played, loss_sum = _kept(self.p_played_loss, self.p_loss_sum)
         return float(regret(self.p_domain, loss_sum, played))
 

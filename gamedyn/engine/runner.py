@@ -237,15 +237,80 @@ def play(
     ``__call__`` and state of its own) is refused before round 1. Without ``checkpoint`` a round
     costs nothing more.
 
-    Raises:
-        TypeError: an argument of the wrong kind (payoff, learner, stop, callback, T).
-        ValueError: a learner on a domain the payoff does not allow; FTRL+ (a learner that sees
-            the current loss) moving first, or facing a linearised ``ConcaveConvex`` payoff; bad or
-            subnormal weights (below 2.2e-308); FTL on R^d with a linear loss (no minimiser).
-        NumericalRangeError: a quantity overflowed float64 (a ``FloatingPointError``).
-        CheckpointError: ``resume_from`` is missing, damaged or of another format version;
-            ``checkpoint`` cannot be written; a callable of the run cannot be fingerprinted;
-            :class:`CheckpointMismatchError` when it was written by another configuration.
+    Parameters
+    ----------
+    payoff : Payoff
+        g(w, p): :class:`Bilinear`, :class:`RegularizedBilinear`, :class:`ConcaveConvex`, a
+        :class:`gamedyn.MatrixGame` or any object of the :class:`gamedyn.core.protocols.Payoff` protocol.
+    w_learner, p_learner : Learner
+        The two online learners (``FTRL(Entropy(), eta)``, ``OFTL()``, ...), each on a domain the payoff allows.
+    T : int
+        The number of rounds (>= 1).
+    weights : {"constant", "linear"}, float, sequence or callable, default "constant"
+        alpha_t (see above).
+    p_weights : same as ``weights``, optional
+        The p-player's own weights (default: ``weights``).
+    first : {"w", "p"}, default "w"
+        Who moves first: Protocol 1 (``"w"``) or Algorithm 3 (``"p"``).
+    initial_w, initial_p : array_like, optional
+        The starts w_0 and p_0 (default: each domain's centre; see **Starts**).
+    stop : callable, optional
+        ``stop(round_state) -> bool``: end the run after the first round where it is True
+        (:mod:`gamedyn.certify.stops` has the usual rules).
+    record : bool, default False
+        Keep every play in ``result.trace`` (O(T) memory).
+    callback : callable, optional
+        ``callback(round_state)``, called every round.
+    metrics : bool or int, default False
+        Per-round regrets and bound (``True``), and the duality gap every k-th round (``k``).
+    w_comparators, p_comparators : Domain, optional
+        The comparator sets U of the regrets (default: each learner's domain).
+    output_weights : same as ``weights``, optional
+        The weights of the reported sums and averages (default: the w-player's).
+    margin_norm : float, default 2.0
+        q in (1, 2], the norm of w in the margin certificate.
+    checkpoint : str or path-like, optional
+        Where to write the run's state (see Checkpoints).
+    checkpoint_every : int, optional
+        Write ``checkpoint`` every this many rounds too.
+    resume_from : str or path-like, optional
+        A checkpoint of the same configuration to continue from.
+    observers : sequence of Observer, default ()
+        Objects whose ``observe(round_state)`` is called every round (docs/how-to/write-an-observer.md).
+    regrets : bool, default True
+        False skips the regrets, Theorem 2's bound and the played losses (the plays and averages only).
+
+    Returns
+    -------
+    GameResult
+        The averaged iterates ``w_average``, ``p_average``, the weighted regrets ``w_regret``, ``p_regret``,
+        ``theorem2_bound`` (R_w + R_p)/S_T, the certificate, and the trace and metrics when asked for.
+
+    Raises
+    ------
+    TypeError
+        An argument of the wrong kind (payoff, learner, stop, callback, T).
+    ValueError
+        A learner on a domain the payoff does not allow; FTRL+ (a learner that sees the current
+        loss) moving first, or facing a linearised ``ConcaveConvex`` payoff; bad or subnormal weights
+        (below 2.2e-308); FTL on R^d with a linear loss (no minimiser).
+    NumericalRangeError
+        A quantity overflowed float64 (a ``FloatingPointError``).
+    CheckpointError
+        ``resume_from`` is missing, damaged or of another format version; ``checkpoint`` cannot be
+        written; a callable of the run cannot be fingerprinted; :class:`CheckpointMismatchError` when
+        it was written by another configuration.
+
+    Examples
+    --------
+    Hedge against Hedge on rock-paper-scissors: the averages approach the equilibrium (1/3, 1/3, 1/3)
+    and Theorem 2 bounds the duality gap by (R_w + R_p)/S_T.
+
+    >>> from gamedyn import FTRL, Entropy, MatrixGame, play
+    >>> rps = MatrixGame([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])
+    >>> result = play(rps, FTRL(Entropy(), 0.1), FTRL(Entropy(), 0.1), T=2000)
+    >>> bool(abs(result.w_average - 1 / 3).max() < 0.05), bool(result.theorem2_bound < 0.05)
+    (True, True)
     """
     if not isinstance(payoff, Payoff):
         raise TypeError(f"payoff must be a gamedyn Payoff (Bilinear, RegularizedBilinear, ConcaveConvex), got {type(payoff).__name__}.")

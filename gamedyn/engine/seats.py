@@ -120,6 +120,7 @@ class Seat:
 
     @property
     def state(self):
+        """The seated player's state."""
         return self.player.state
 
     @state.setter
@@ -207,6 +208,7 @@ class Seat:
 
 
 def check_learner(learner, name: str):
+    """Refuse (``TypeError`` naming ``name``) an object without ``init``, ``play``, ``update`` and ``domain``."""
     if not all(hasattr(learner, method) for method in ("init", "play", "update", "domain")):
         raise TypeError(f"{name} must be a learner with init, play, update and domain (see gamedyn.core.learners), got {learner!r}.")
 
@@ -235,6 +237,7 @@ class InvalidPlayError(ValueError):
             self.in_round(t)
 
     def in_round(self, t: int) -> None:
+        """Name the round ``t`` the refused play was made in (set by the round loop)."""
         self.round = t
         self.args = (f"{self.head} in round {t}: {self.tail}",)
 
@@ -307,6 +310,7 @@ class CheckedPlayer:
 
     @property
     def state(self):
+        """The wrapped player's state."""
         return self.player.state
 
 

@@ -56,10 +56,12 @@ class DataSet:
 
     @property
     def n(self) -> int:
+        """n, the number of rows."""
         return self.A.shape[0]
 
     @property
     def d(self) -> int:
+        """d, the number of features."""
         return self.A.shape[1]
 
     def describe(self) -> str:

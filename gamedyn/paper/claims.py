@@ -46,6 +46,7 @@ class Claim:
     check: Callable  # Context -> Measurement
 
     def matches(self, name: str) -> bool:
+        """Whether ``name`` is the claim's group, name or one of its tags (case and punctuation ignored)."""
         return _normalise(name) in {_normalise(tag) for tag in (self.group, self.name, *self.tags)}
 
 
@@ -59,6 +60,7 @@ class Outcome:
 
     @property
     def passed(self) -> bool:
+        """Whether the measurement passed."""
         return self.measurement.passed
 
 

@@ -72,6 +72,7 @@ class ExplorationRow:
 
     @property
     def label(self) -> str:
+        """``w-learner | p-learner | weights | order``, the row's name."""
         order = "either order" if self.first == EITHER else f"{self.first} first"
         return f"{self.w_name} | {self.p_name} | {self.weights} | {order}"
 

@@ -42,6 +42,7 @@ class RateCheck:
 
     @property
     def holds(self) -> bool:
+        """Whether the measured value satisfies its relation to the bound, up to the tolerance."""
         scale = self.tolerance * max(1.0, abs(self.bound))
         if self.relation == "<=":
             return bool(self.measured <= self.bound + scale)

@@ -75,6 +75,7 @@ class Equivalence:
 
 
 def relative_error(value, reference) -> float:
+    """||value - reference|| / ||reference|| (the plain difference's norm when the reference is 0)."""
     value, reference = np.asarray(value, dtype=np.float64), np.asarray(reference, dtype=np.float64)
     scale = np.linalg.norm(reference)
     difference = np.linalg.norm(value - reference)
@@ -146,6 +147,7 @@ def original_entries() -> list[Entry]:
 
 
 def entries() -> list[Entry]:
+    """Every registry entry: the recipes', then the originals'."""
     return recipe_entries() + original_entries()
 
 

@@ -140,6 +140,7 @@ class Context:
         return self._cache[key]
 
     def has(self, key) -> bool:
+        """Whether ``key`` has been computed (and cached) already."""
         return key in self._cache
 
     def datasets(self) -> dict:
@@ -170,6 +171,7 @@ class Context:
         return self.cached(("oracle", label, q), compute)
 
     def iteration_table(self):
+        """The iterations table of the profile's margins (computed once, then cached)."""
         from gamedyn.paper.experiments import iterations
 
         margins = getattr(iterations, self.profile.iteration_margins, iterations.DEFAULT_MARGINS)
@@ -193,6 +195,7 @@ def _equivalence_check(equivalence):
 
 
 def equivalence_claims() -> list:
+    """The claims that each recipe equals its original algorithm (from the registry's equivalences)."""
     from gamedyn.paper.registry import EQUIVALENCES
 
     return [Claim(equivalence.claim, equivalence.statement, "equivalences",
@@ -266,6 +269,7 @@ def _rate_check(theorem: str, quantity: str):
 
 
 def rate_claims() -> list:
+    """The claims that each theorem's rate holds on the data (minimum slack >= 0)."""
     return [Claim(f"Theorem {theorem}: {quantity}", statement, "rates", (recipe, f"Theorem {theorem}"),
                   "min slack", ">=", _rate_check(theorem, quantity))
             for theorem, quantity, statement, recipe in _RATE_INEQUALITIES]
@@ -377,6 +381,7 @@ def _iteration_bound_check(context: Context) -> Measurement:
 
 
 def iteration_claims() -> list:
+    """The claims on the iterations to separate (Novikoff's 1/gamma^2 and the accelerated 1/gamma)."""
     return [
         Claim("Novikoff is tight", "perceptron: iterations ~ 1/gamma^2 on the perceptron-hard data (slope ~ 2)",
               "iterations", ("perceptron", "Novikoff"), "slope", ">=",
@@ -604,6 +609,7 @@ def _sgd_formula(context: Context) -> Measurement:
 
 
 def logistic_claims() -> list:
+    """The claims of the separable-logistic paper (its step schedule and rates)."""
     return [
         Claim("Schedule (7)", "eta_t = S_{t-1}/(2 max{2F(w_0), ln^2 S_{t-1}}), S_t = S_{t-1} + gamma^2 eta_t, "
               "eta_0 = 1/ln 2: the library's steps equal the formula", "logistic", ("gd", "Theorem 3.3"),
@@ -833,6 +839,7 @@ def print_figure(path, seconds: float) -> None:
 
 
 def matplotlib_missing() -> bool:
+    """True when matplotlib cannot be imported (the figures are then skipped)."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:

@@ -181,6 +181,7 @@ class FenchelConjugate:
         return None
 
     def minimize(self, linear, strength: float, domain):
+        """argmin over y in R^d of <linear, y> + strength f*(y) (a gradient of f); R^d only."""
         if not isinstance(domain, Reals):
             raise ValueError(f"The Fenchel game's y-player plays on R^d (its argmin is a gradient of f); got the "
                              f"domain {domain!r}. Use FTL() or OFTL() without a domain for the y-player.")
@@ -201,6 +202,7 @@ class FenchelConjugate:
         return solution.x
 
     def value(self, y) -> float:
+        """f*(y) = sup_x <x, y> - f(x) (the objective's conjugate, or at the preimage of y)."""
         x = self._preimage(y)
         if x is None and self.objective.conjugate is not None:
             value = float(self.objective.conjugate(y))
@@ -213,6 +215,7 @@ class FenchelConjugate:
         return float(x @ np.asarray(y)) - self.objective.value_at(x)
 
     def gradient(self, y):
+        """grad f*(y) = argmax_x <x, y> - f(x) (numerically when f has no closed form)."""
         x = self._preimage(y)
         return self._numerical_preimage(y) if x is None else x
 
@@ -248,6 +251,15 @@ class FenchelGame(Payoff):
     :math:`=f^*-\langle x,\cdot\rangle` (``Loss(-x, 1, f*)``). ``domain=None`` lets the x-player
     play on any domain (then its learner's domain is K). ``dimension`` defaults to the objective's,
     or a box's.
+
+    Parameters
+    ----------
+    objective : Objective
+        f, with its value, gradient and (optionally) smoothness.
+    domain : Domain, optional
+        K, the x-player's set (default None: any).
+    dimension : int, optional
+        The length d of x (default: the objective's or the box's).
     """
 
     objective: Objective = attrs.field()
@@ -263,14 +275,17 @@ class FenchelGame(Payoff):
 
     @property
     def p_domain(self):
+        """K, the x-player's set (None: any)."""
         return self.domain
 
     @property
     def w_dimension(self) -> int:
+        """d, the length of y."""
         return self.dimension
 
     @property
     def p_dimension(self) -> int:
+        """d, the length of x."""
         return self.dimension
 
     def value(self, w, p) -> float:

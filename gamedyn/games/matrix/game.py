@@ -347,6 +347,7 @@ class ValueBracket:
 
     @property
     def width(self) -> float:
+        """upper - lower."""
         return self.upper - self.lower
 
     def contains(self, value: float) -> bool:

@@ -43,10 +43,12 @@ class MatrixGameResult(RecipeResult):
 
     @property
     def row_last(self) -> np.ndarray:
+        """The row player's last strategy x_T."""
         return self.game.w_last
 
     @property
     def column_last(self) -> np.ndarray:
+        """The column player's last strategy y_T."""
         return self.game.p_last
 
 

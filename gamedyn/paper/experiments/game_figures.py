@@ -186,6 +186,7 @@ _STYLES: dict[str, dict[str, Any]] = {  # label -> line style; smooth and accele
 
 
 def plot_margin_gap(data: dict, path) -> str:
+    """Draw the normalised-margin gap figure from ``data`` into ``path``; returns the path."""
     figure, axes = _figure(1, 2, size=(11, 4.6))
     left, right = axes[0]
     t = data["t"]
@@ -219,6 +220,7 @@ def plot_margin_gap(data: dict, path) -> str:
 
 
 def plot_regrets(data: dict, path) -> str:
+    """Draw the regret-curves figure from ``data`` into ``path``; returns the path."""
     panels = dict(data["panels"])
     if "accelerated_perceptron" in panels and "smooth_perceptron" in panels:
         # the same game (Theorem 1): one panel for both
@@ -260,6 +262,7 @@ def plot_regrets(data: dict, path) -> str:
 
 
 def plot_iterations(data: dict, path) -> str:
+    """Draw the iterations-to-separate figure from ``data`` into ``path``; returns the path."""
     from matplotlib.ticker import FuncFormatter
 
     titles = {"hard": "perceptron-hard data with a decoy (x-axis: certified max margin)",

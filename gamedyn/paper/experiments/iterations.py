@@ -48,6 +48,7 @@ FULL_MARGINS = (0.2, 0.1, 0.07, 0.05, 0.035, 0.025)
 
 @attrs.frozen
 class IterationRow:
+    """One row of the iterations table: an algorithm on data of margin gamma, and the iterations it took to separate."""
     family: str
     algorithm: str
     gamma: float
@@ -59,6 +60,7 @@ class IterationRow:
 
 @attrs.frozen
 class IterationTable:
+    """The iterations table: its rows and the fitted slope of log(iterations) on log(1/gamma) per algorithm."""
     rows: tuple
     slopes: dict  # (family, algorithm) -> fitted slope of log(iterations) on log(1/gamma)
 

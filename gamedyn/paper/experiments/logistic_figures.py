@@ -247,6 +247,7 @@ def _save(fig, path):
 
 
 def plot_figure1(data: dict, path) -> str:
+    """Draw Figure 1 (loss and margin of GD) from ``data`` into ``path``; returns the path."""
     fig, axes = _figure()
     ax = axes[0, 0]
     idx = _thin(data["T"])
@@ -263,6 +264,7 @@ def plot_figure1(data: dict, path) -> str:
 
 
 def plot_figure2(data: dict, path) -> str:
+    """Draw Figure 2 from ``data`` into ``path``; returns the path."""
     fig, axes = _figure(1, 2, size=(10, 4))
     left, right = axes[0]
     idx = _thin(data["T"])
@@ -300,6 +302,7 @@ def _sgd_axes(ax, panel: dict, title: str):
 
 
 def plot_figure3(data: dict, path) -> str:
+    """Draw Figure 3 (adaptive SGD, mean of 10 seeds with a min-max band) into ``path``; returns the path."""
     fig, axes = _figure()
     _sgd_axes(axes[0, 0], data, f"Fig. 3: Adaptive SGD, n={data['n']}, d=10, gamma={data['gamma']:.4f}; "
                                 "mean of 10 seeds, min-max band")
@@ -307,6 +310,7 @@ def plot_figure3(data: dict, path) -> str:
 
 
 def plot_figure4(data: dict, path) -> str:
+    """Draw Figure 4 (adaptive SGD on the digit pairs) into ``path``; returns the path."""
     fig, axes = _figure(2, 2, size=(10, 7.5))
     for ax, (name, panel) in zip(axes.ravel(), data.items()):
         _sgd_axes(ax, panel, f"digits {name.replace('v', ' vs ')}, n={panel['n']}, gamma={panel['gamma']:.4f}")
@@ -365,6 +369,7 @@ def write_logistic_figures(out_dir, quick: bool = False, verbose: bool = False, 
 
 
 def main(argv=None) -> int:
+    """Write the separable-logistic figures (``--out DIR``, ``--quick``); returns the exit status."""
     parser = argparse.ArgumentParser(description="Write the separable-logistic figures (PNG).")
     parser.add_argument("--out", required=True, help="output directory")
     parser.add_argument("--quick", action="store_true", help="short horizons (smoke test)")
