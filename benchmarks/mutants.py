@@ -175,8 +175,8 @@ MUTANTS = (
             reproduce=True),
     _mutant("omd-hint-unweighted", "fenchel", "gamedyn/core/learners.py",
             "optimistic OMD takes its hint's step without the weight alpha_t",
-            "argmin_with_cache_of(learner.regularizer)(_times(weight, guess.gradient(state.secondary)), 0.0,",
-            "argmin_with_cache_of(learner.regularizer)(guess.gradient(state.secondary), 0.0,", tests=_FENCHEL + ("tests/test_learners.py",),
+            "argmin(_times(weight, guess.gradient(state.secondary)), 0.0, _step_at(learner.eta, state.round),",
+            "argmin(guess.gradient(state.secondary), 0.0, _step_at(learner.eta, state.round),", tests=_FENCHEL + ("tests/test_learners.py",),
             reproduce=True),
     # ---- Fenchel recipes and their original loops
     _mutant("fw-constant-weights", "fenchel", "recipes/frank_wolfe.py",
@@ -378,9 +378,11 @@ MUTANTS = (
             "return float(np.polyfit(t, value, 1)[0])", "return float(np.polyfit(t, value, 1)[1])",
             tests=_EXPLORATION),
     _mutant("estimator-predict-flip", "estimator", "gamedyn/sklearn.py",
-            "MarginClassifier.predict gives classes_[1] where the score is negative",
-            "return self.classes_[(scores > 0).astype(int)]", "return self.classes_[(scores < 0).astype(int)]",
-            tests=_ESTIMATOR),
+            "MarginClassifier.predict on a dask X gives classes_[1] where the score is negative (numpy input: "
+            "scikit-learn's LinearClassifierMixin.predict)",
+            "index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)",
+            "index = (scores < 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)",
+            tests=("tests/test_sklearn_dask.py",)),
     _mutant("estimator-intercept-scaling", "estimator", "gamedyn/sklearn.py",
             "intercept_ divided by intercept_scaling instead of multiplied",
             "self.intercept_ = (directions[:, -1] * float(self.intercept_scaling)",
@@ -408,7 +410,8 @@ MUTANTS = (
             tests=_SOFT, reproduce=True),
     _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/games/fenchel/game.py",
             "the Fenchel game's FTL play grad f(+sum alpha x / S) with the sign of the linear part dropped",
-            "x = -np.asarray(linear, dtype=np.float64) / strength", "x = np.asarray(linear, dtype=np.float64) / strength",
+            "x = np.divide(np.asarray(linear, dtype=np.float64), -strength)",
+            "x = np.divide(np.asarray(linear, dtype=np.float64), strength)",
             tests=_FENCHEL, reproduce=True),
 )
 
