@@ -27,10 +27,10 @@ loaded machine, tol = 0.01, planted margin 0.05), exact vs dynamics: n = d = 300
 
 Non-separable training data (for one class against the rest): the fit never hangs (at most
 ``max_iter`` rounds, or the exact oracle's finite NNLS) and keeps the best direction found: the
-dynamics' output, whose normalised margin is ``certificate_.lower`` (<= 0), stopped early by
+dynamics' output, whose normalised margin is ``certificate_[k].lower`` (<= 0), stopped early by
 ``infeasible(1e-4)`` once no separator can have a normalised margin above 1e-4 (then the Gordan LP
 decides separability). It warns :class:`NotSeparableWarning` only with a proof (the Gordan
-witness, ``certificate_.separable is False``); a class left undecided (or separable but above
+witness, ``certificate_[k].separable is False``); a class left undecided (or separable but above
 ``tol``) gives scikit-learn's ``ConvergenceWarning`` with the bracket and the fix. One warning a
 fit at most, naming the classes concerned.
 
@@ -696,10 +696,10 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
     >>> import numpy as np
     >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
     >>> model = MarginClassifier(fit_intercept=False).fit(X, [1, 1, 0, 0])
-    >>> model.predict([[1.0, 1.0], [-1.0, -1.0]]).tolist(), model.certificate_.separable
+    >>> model.predict([[1.0, 1.0], [-1.0, -1.0]]).tolist(), model.certificate_[0].separable
     ([1, 0], True)
     >>> small = MarginClassifier(fit_intercept=False).fit(X * 2.0**-40, [1, 1, 0, 0])
-    >>> bool(np.array_equal(small.coef_ * 2.0**-40, model.coef_)), small.certificate_.lower == model.certificate_.lower
+    >>> bool(np.array_equal(small.coef_ * 2.0**-40, model.coef_)), small.certificate_[0].lower == model.certificate_[0].lower
     (True, True)
     """
 
