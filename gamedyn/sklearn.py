@@ -608,10 +608,16 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    recipe : str, default="auto"
-        ``"auto"`` (the exact oracle when ``min(n, d) <= exact_threshold``, else the smooth
-        perceptron), ``"exact"``, or a recipe name: ``"smooth_perceptron"``,
-        ``"accelerated_perceptron"``, ``"nag_margin"``, ``"mirror_prox_perceptron"``.
+    nu : float in (0, 1] or None, default=None
+        None: the hard (max-)margin problem. A number: the soft margin, p on the capped simplex
+        with cap ``c = 1/(nu n)`` (docs/explanation/soft-margin.md); ``nu`` bounds the fraction of
+        margin errors from above and must be >= 1/n (``nu = 1/n`` is the hard margin).
+    solver : str, default="auto"
+        ``"auto"`` (with ``nu``: ``"lbfgs"``; else the exact oracle when ``min(n, d) <=
+        exact_threshold``, else the smooth perceptron; with a dask client the smooth perceptron),
+        ``"exact"``, ``"lbfgs"`` (L-BFGS on the smoothed primal, :func:`gamedyn.certify.dual.soft_margin_lbfgs`),
+        or a recipe name: ``"smooth_perceptron"``, ``"accelerated_perceptron"``, ``"nag_margin"``,
+        ``"mirror_prox_perceptron"``.
     tol : float in (0, 1), default=0.01
         Certified relative margin gap (U - L)/U at which the solver stops; it bounds
         (gamma* - margin)/gamma*.
@@ -639,6 +645,8 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         blocks never move), and the certificate is computed the same way (one pass over the blocks
         per product). coef_ equals the in-memory fit up to rounding (~1e-12 relative).
         ``predict`` and ``decision_function`` take numpy/sparse data, or a dask array (lazy result).
+    recipe : str, deprecated
+        The old name of ``solver`` (a FutureWarning; removed in gamedyn 1.0).
 
     Attributes
     ----------

@@ -65,6 +65,7 @@ class SignedRows:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(n, d + 1)`` with the constant column ``b``, else ``(n, d)``: the shape of each game's matrix."""
         n, d = self.X.shape
         return n, d + (self.column is not None)
 
