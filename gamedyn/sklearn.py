@@ -477,15 +477,15 @@ def _solve_lbfgs(X, signs, column, scale, cap, tol, max_iter, previous):
             low = (float(np.min(margins[:, k])) if cap is None else capped_simplex.cvar(margins[:, k], cap)) / norm
         else:
             low = 0.0
-        upper = max(float(found.upper[k]), low)
+        high = max(float(found.upper[k]), low)
         separable = True if low > 0 and margin_is_certified(low, 1.0, dim) else None
         p = found.p[:, k]
         if proofs[k] is not None:
             separable, p = False, np.asarray(proofs[k], dtype=np.float64)
-        elif separable is None and upper <= INFEASIBLE_BELOW and n * dim <= 200_000:
+        elif separable is None and high <= INFEASIBLE_BELOW and n * dim <= 200_000:
             A = _formed_rows(rows, k)
             if cap is None:
-                certificate = certify_not_separable(A, Certificate(lower=low, upper=upper, separable=None, p=p,
+                certificate = certify_not_separable(A, Certificate(lower=low, upper=high, separable=None, p=p,
                                                                    rounds=int(found.iterations[k])))
                 separable, p = certificate.separable, certificate.p
             else:
@@ -494,7 +494,7 @@ def _solve_lbfgs(X, signs, column, scale, cap, tol, max_iter, previous):
                 proof = reduced_hull_proof(A, cap)
                 if proof is not None:
                     separable, p = False, np.asarray(proof, dtype=np.float64)
-        certificate = Certificate(lower=low, upper=upper, separable=separable, p=p, rounds=int(found.iterations[k]),
+        certificate = Certificate(lower=low, upper=high, separable=separable, p=p, rounds=int(found.iterations[k]),
                                   cap=None if cap is None or cap == 1.0 else cap)
         solved.append((_direction(w), certificate, int(found.iterations[k])))
     return solved
@@ -564,7 +564,7 @@ def _fit_warning(names, certificates, rounds, tol, max_iter, nu=None, positive_n
         else:
             fix = (f"the dynamics stop once no separator can have a normalised margin above {INFEASIBLE_BELOW:g}; "
                    "smaller margins need solver='exact' (the exact oracle)")
-        unsettled = f"{'; '.join(unsettled)}. Not converged: {fix}."
+        summary = f"{'; '.join(unsettled)}. Not converged: {fix}."
     if proven:
         if soft:
             advice = f"Raise nu (nu={nu:g} lets too few rows be margin errors for these data)."
@@ -577,9 +577,9 @@ def _fit_warning(names, certificates, rounds, tol, max_iter, nu=None, positive_n
                 advice = ("For overlapping classes fit the soft margin, MarginClassifier(nu=...) with nu in (0, 1] "
                           "(nu bounds the fraction of margin errors from above); search nu with GridSearchCV.")
         message = f"MarginClassifier: {'; '.join(proven)}. {advice}"
-        return NotSeparableWarning, message + (f" Also {unsettled}" if unsettled else "")
-    if unsettled:
-        return ConvergenceWarning, f"MarginClassifier: {unsettled}"
+        return NotSeparableWarning, message + (f" Also {summary}" if summary else "")
+    if summary:
+        return ConvergenceWarning, f"MarginClassifier: {summary}"
     return None
 
 
@@ -608,10 +608,16 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    recipe : str, default="auto"
-        ``"auto"`` (the exact oracle when ``min(n, d) <= exact_threshold``, else the smooth
-        perceptron), ``"exact"``, or a recipe name: ``"smooth_perceptron"``,
-        ``"accelerated_perceptron"``, ``"nag_margin"``, ``"mirror_prox_perceptron"``.
+    nu : float in (0, 1] or None, default=None
+        None: the hard (max-)margin problem. A number: the soft margin, p on the capped simplex
+        with cap ``c = 1/(nu n)`` (docs/explanation/soft-margin.md); ``nu`` bounds the fraction of
+        margin errors from above and must be >= 1/n (``nu = 1/n`` is the hard margin).
+    solver : str, default="auto"
+        ``"auto"`` (with ``nu``: ``"lbfgs"``; else the exact oracle when ``min(n, d) <=
+        exact_threshold``, else the smooth perceptron; with a dask client the smooth perceptron),
+        ``"exact"``, ``"lbfgs"`` (L-BFGS on the smoothed primal, :func:`gamedyn.certify.dual.soft_margin_lbfgs`),
+        or a recipe name: ``"smooth_perceptron"``, ``"accelerated_perceptron"``, ``"nag_margin"``,
+        ``"mirror_prox_perceptron"``.
     tol : float in (0, 1), default=0.01
         Certified relative margin gap (U - L)/U at which the solver stops; it bounds
         (gamma* - margin)/gamma*.
@@ -639,6 +645,8 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         blocks never move), and the certificate is computed the same way (one pass over the blocks
         per product). coef_ equals the in-memory fit up to rounding (~1e-12 relative).
         ``predict`` and ``decision_function`` take numpy/sparse data, or a dask array (lazy result).
+    recipe : str, deprecated
+        The old name of ``solver`` (a FutureWarning; removed in gamedyn 1.0).
 
     Attributes
     ----------

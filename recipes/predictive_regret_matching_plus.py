@@ -28,6 +28,11 @@ def predictive_regret_matching_plus(M, T, *, alternating=True, averaging="quadra
 
     The parameters are those of :func:`gamedyn.recipes.regret_matching` (``plus=True, predictive=True``).
 
+    Returns
+    -------
+    MatrixGameResult
+        ``row``, ``column``, ``value``, ``nash_gap``, ``certificate`` (the value bracket), ``game``.
+
     Examples
     --------
     >>> result = predictive_regret_matching_plus([[2.0, -1.0], [-1.0, 1.0]], T=1000)

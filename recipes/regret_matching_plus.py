@@ -30,6 +30,11 @@ def regret_matching_plus(M, T, *, alternating=True, averaging="linear", **run_op
     the linear average: at most :math:`2\Delta(\sqrt m+\sqrt n)/\sqrt T\,(1+O(1/T))` (Δ = max M - min
     M; eq. (13) of docs/explanation/regret-matching-bounds.md), far above what it reaches in practice.
 
+    Returns
+    -------
+    MatrixGameResult
+        ``row``, ``column``, ``value``, ``nash_gap``, ``certificate`` (the value bracket), ``game``.
+
     Examples
     --------
     >>> result = regret_matching_plus([[2.0, -1.0], [-1.0, 1.0]], T=1000)

@@ -33,6 +33,7 @@ and the scale into vectors of length n or d (``X.T`` of a CSR matrix is a CSC vi
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import attrs
 import numpy as np
@@ -58,13 +59,14 @@ class SignedRows:
         The positive divisor ``r`` (e.g. the largest row norm, so that ``||a_i|| <= 1``).
     """
 
-    X: object
+    X: Any  # an ndarray or a scipy.sparse matrix (anything with .shape, @ and .T)
     signs: np.ndarray
     column: float | None = None
     scale: float = 1.0
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(n, d + 1)`` with the constant column ``b``, else ``(n, d)``: the shape of each game's matrix."""
         n, d = self.X.shape
         return n, d + (self.column is not None)
 
@@ -243,7 +245,7 @@ def soft_margin_lbfgs(rows: SignedRows, cap: float, *, tol: float = 0.01, max_it
     if not np.all(np.isfinite(W)):
         raise ValueError("start must be finite.")
     products = 0
-    tau = [None]
+    tau: list[np.ndarray | None] = [None]
 
     def evaluate(W, mu, columns):
         """(value, M, P) at W for the given columns (one product)."""
@@ -278,7 +280,8 @@ def soft_margin_lbfgs(rows: SignedRows, cap: float, *, tol: float = 0.01, max_it
     best_W, best_P = W.copy(), P.copy()
     done = np.zeros(K, dtype=bool)
     iterations = np.zeros(K, dtype=np.int64)
-    S_hist, Y_hist = [], []
+    S_hist: list[np.ndarray] = []
+    Y_hist: list[np.ndarray] = []
 
     def gradient_and_settle(W, M, P, iteration):
         nonlocal products

@@ -209,6 +209,7 @@ class AdaHedgePlayer:
 
     @property
     def state(self) -> AdaHedgeState:
+        """The current :class:`AdaHedgeState` (a view: it shares the cumulative loss array)."""
         return AdaHedgeState(self.cumulative_loss, self.gap, self.round)
 
 
@@ -327,10 +328,12 @@ class AdaptiveFTRL:
 
     @property
     def domain(self):
+        """The regularizer's domain: where the plays lie."""
         return self.regularizer.domain
 
     @property
     def plays_in_domain(self) -> bool:
+        """True for the built-in regularizers (their argmin is a point of the domain); a user's is not trusted."""
         return type(self.regularizer).__module__ == "gamedyn.core.regularizers"
 
     def init(self, dimension: int, initial_loss: Loss | None = None) -> AdaptiveFTRLState:
@@ -350,6 +353,7 @@ class AdaptiveFTRL:
         return player.state
 
     def player(self, state) -> AdaptiveFTRLPlayer:
+        """The runner's mutable form (the loss sum updated in place)."""
         return AdaptiveFTRLPlayer(self, state)
 
 
@@ -379,6 +383,7 @@ class AdaptiveFTRLPlayer:
         self._size, self._domain = learner.step.size, regularizer.domain
 
     def rate(self) -> float:
+        r""":math:`\eta_t=c/\sqrt{\sum_{s<t}\|\alpha_s\ell_s\|_*^2}` (``math.inf`` while the sum is 0)."""
         return math.inf if self.squared_norms == 0.0 else self._scale / math.sqrt(self.squared_norms)
 
     def play(self, weight, current_loss=None):
@@ -398,4 +403,5 @@ class AdaptiveFTRLPlayer:
 
     @property
     def state(self) -> AdaptiveFTRLState:
+        """The current :class:`AdaptiveFTRLState` (a view: it shares the loss sum array)."""
         return AdaptiveFTRLState(self.linear_sum, self.squared_norms, self.centre, self.round)

@@ -715,7 +715,7 @@ class OMDPlayer:
     def __init__(self, learner, state: OMDState):
         self.learner, self.state = learner, state
         self._argmin = argmin_with_cache_of(learner.regularizer)  # bound once, not once a round
-        self._shown = None  # (loss, weight, point) of the last play, when its step may be reused
+        self._shown: tuple[Loss | None, float, Any] | None = None  # (loss, weight, point) of the last play, when its step may be reused
         # y_t = x_t when the hint is the round's own loss (a stateless "current" guess) and the
         # regularizer's mirror step is its argmin: for a linear f_t the update's step then has the
         # play's very inputs (see update). Read once, from the declarations.

@@ -174,6 +174,9 @@ class Bilinear(Payoff):
     row_norm_bound : float, optional
         A stated bound b >= max_i ||a_i||_2, which the certificate needs for a matrix-free A (a
         LinearOperator without row norms).
+    p_domain : Simplex or CappedSimplex, default Simplex()
+        The p-player's set: the simplex, or ``CappedSimplex(c)`` with ``c = 1/(nu n)`` for the
+        soft-margin game (any other domain raises a ValueError).
     """
 
     A: np.ndarray = attrs.field()
@@ -334,6 +337,8 @@ class RegularizedBilinear(Bilinear):
         The curvature of the regularizing term, > 0.
     row_norm_bound : float, optional
         A stated bound b >= max_i ||a_i||_2 (for a matrix-free A).
+    p_domain : Simplex or CappedSimplex, default Simplex()
+        The p-player's set, as for :class:`Bilinear`.
     """
 
     strength: float = attrs.field(default=1.0, converter=lambda s: check_positive(s, "strength"))

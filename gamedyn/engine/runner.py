@@ -279,6 +279,9 @@ def play(
         Objects whose ``observe(round_state)`` is called every round (docs/how-to/write-an-observer.md).
     regrets : bool, default True
         False skips the regrets, Theorem 2's bound and the played losses (the plays and averages only).
+    alternating : bool, default False
+        Run the alternating protocol of CFR+ (see **Alternation**); the second mover must not need
+        its current loss.
 
     Returns
     -------

@@ -398,7 +398,9 @@ def explore_matrix_game(M, T: int, *, learners=None, alternating=(False, True),
             for alternate in alternating:
                 for scheme in averaging:
                     weight = AVERAGING_SCHEMES[scheme]
-                    wanted, gaps, bounds, total = set(grid), [], [], [0.0]
+                    gaps: list[float] = []
+                    bounds: list[float] = []
+                    wanted, total = set(grid), [0.0]
 
                     def record(state, weight=weight, wanted=wanted, gaps=gaps, bounds=bounds, total=total,
                                plain=not alternate and scheme == "uniform"):

@@ -211,11 +211,21 @@ class RegretMatching:
         self.strategy: np.ndarray | None = None
 
     def next_strategy(self) -> np.ndarray:
+        r""":math:`x_{t+1}=[\theta]^+/\|[\theta]^+\|_1` with :math:`\theta` the regrets (plus the prediction if predictive); remembered."""
         theta = self.regrets + self.prediction if self.predictive else self.regrets
         self.strategy = regret_matching_strategy(theta)
         return self.strategy.copy()
 
     def observe_utility(self, u) -> None:
+        r"""Add :math:`r_t=u_t-\langle u_t,x_t\rangle\mathbf 1` to the regrets (clipped at 0 for RM+); predictive: :math:`m_{t+1}=r_t`.
+
+        Raises
+        ------
+        RuntimeError
+            Before the first :meth:`next_strategy`.
+        ValueError
+            If ``u`` is not a finite vector of length ``size``.
+        """
         if self.strategy is None:
             raise RuntimeError("observe_utility needs a strategy to charge: call next_strategy first.")
         utility = _check_utility(u, self.size)
@@ -266,6 +276,7 @@ class AdaHedge:
         return math.log(self.size) / self.gap
 
     def next_strategy(self) -> np.ndarray:
+        r"""The Hedge weights :math:`w_t\propto e^{-\eta_tL_{t-1}}` at :math:`\eta_t=\ln K/\Delta_{t-1}` (the leaders while :math:`\Delta=0`)."""
         self._eta = self.rate()
         if self.size == 1:
             self.strategy, self._mix_before = np.ones(1), float(self.cumulative_loss[0])
@@ -274,6 +285,15 @@ class AdaHedge:
         return self.strategy.copy()
 
     def observe_utility(self, u) -> None:
+        r"""Charge the loss :math:`-u_t`: add it to :math:`L_t` and the mixability gap :math:`\delta_t=h_t-m_t` to :math:`\Delta_t`.
+
+        Raises
+        ------
+        RuntimeError
+            Before the first :meth:`next_strategy`.
+        ValueError
+            If ``u`` is not a finite vector of length ``size``.
+        """
         if self.strategy is None:
             raise RuntimeError("observe_utility needs a strategy to charge: call next_strategy first.")
         loss = -_check_utility(u, self.size)
@@ -311,11 +331,13 @@ class AdaptiveFTRL:
         self._eta = math.inf
 
     def rate(self) -> float:
+        r""":math:`\eta_t=\sqrt{\ln K/\sum_{s<t}\rho_s^2}` (:math:`\infty` while the sum is 0)."""
         if self.squared_ranges == 0.0:
             return math.inf
         return math.sqrt(math.log(self.size) / self.squared_ranges)
 
     def next_strategy(self) -> np.ndarray:
+        r""":math:`x_t\propto\exp(\eta_tU_{t-1})`, uniform while every past utility vector was constant."""
         self._eta = self.rate()
         if self._eta == math.inf:  # every past utility vector was constant: all actions tie
             self.strategy = np.full(self.size, 1.0 / self.size)
@@ -324,6 +346,15 @@ class AdaptiveFTRL:
         return self.strategy.copy()
 
     def observe_utility(self, u) -> None:
+        r"""Add :math:`u_t` to :math:`U_t` and its squared range :math:`\rho_t^2` to the sum.
+
+        Raises
+        ------
+        RuntimeError
+            Before the first :meth:`next_strategy`.
+        ValueError
+            If ``u`` is not a finite vector of length ``size``.
+        """
         if self.strategy is None:
             raise RuntimeError("observe_utility needs a strategy to charge: call next_strategy first.")
         utility = _check_utility(u, self.size)
@@ -345,10 +376,18 @@ class OptimisticHedge:
         self.strategy: np.ndarray | None = None
 
     def next_strategy(self) -> np.ndarray:
+        r""":math:`x_t\propto\exp(\eta(U_{t-1}+u_{t-1}))` (the hint :math:`u_{t-1}`: the first hint before any utility)."""
         self.strategy = _softmax(self.eta * (self.cumulative_utility + self.hint))
         return self.strategy.copy()
 
     def observe_utility(self, u) -> None:
+        r"""Add :math:`u_t` to :math:`U_t`; it is the next round's hint.
+
+        Raises
+        ------
+        ValueError
+            If ``u`` is not a finite vector of length ``size``.
+        """
         utility = _check_utility(u, self.size)
         self.cumulative_utility = self.cumulative_utility + utility
         self.hint = utility

@@ -82,6 +82,7 @@ class NashGapStop:
         self.estimate = math.inf
 
     def start(self, run) -> None:
+        """Keep the :func:`gamedyn.play` run whose seats' loss sums :meth:`observe` reads."""
         self._run = run
 
     def observe(self, t) -> bool:
@@ -112,6 +113,7 @@ class NashGapStop:
                 "w_before": w_before, "p_before": p_before, "w_total": w_total, "p_total": p_total}
 
     def restore_state(self, state: dict) -> None:
+        """Restore the running sums :meth:`checkpoint_state` saved (and recompute ``estimate`` from them)."""
         self.row_sum, self.column_sum = np.array(state["row_sum"]), np.array(state["column_sum"])
         self.total = float(state["total"])
         self._previous = None
@@ -143,6 +145,7 @@ class GameSolution:
 
     @property
     def value(self) -> float:
+        """The bracket's midpoint ``(lower + upper) / 2``, within ``nash_gap / 2`` of the game's value."""
         return 0.5 * (self.lower + self.upper)
 
 
