@@ -420,7 +420,7 @@ class MatrixGame(Bilinear):
         return value_bracket(self.M, row, column)
 
     def certificate(self, w_domain, q: float = 2.0, margin_from_sums: bool = True):
-        """The value bracket as :func:`gamedyn.play`'s certificate: ``play(MatrixGame(M), ...).certificate``.
+        r"""The value bracket as :func:`gamedyn.play`'s certificate: ``play(MatrixGame(M), ...).certificate``.
 
         A :class:`ValueBracketTracker`: nothing per round (``observes_rounds = False``); at the end it
         brackets :math:`v^\star` by the output's averaged strategies (:func:`value_bracket`, certified).
