@@ -115,4 +115,6 @@ def test_the_sdist_ships_license(built):
     with tarfile.open(sdist) as archive:
         names = archive.getnames()
     top = names[0].split("/")[0]
-    assert f"{top}/LICENSE" in names and f"{top}/gamedyn/py.typed" in names and f"{top}/recipes/hedge.py" in names
+    # the recipes ship as the package gamedyn.recipes (the symbolic link gamedyn/recipes -> ../recipes is
+    # stored as real files, so a wheel built from this sdist holds them: issue 17's layout)
+    assert f"{top}/LICENSE" in names and f"{top}/gamedyn/py.typed" in names and f"{top}/gamedyn/recipes/hedge.py" in names
