@@ -8,7 +8,8 @@ One run prints (``python benchmarks/matrix_games.py all``, one BLAS thread):
   ``highs-ipm``; HiGHS's own choice, dual simplex, was 4x slower on these dense games), on
   100 x 100, 1000 x 1000 and 3000 x 3000 games with entries U(-1, 1), seeds 0, 1, 2 (medians);
 * the cost of a round of each recipe against its hand loop below (no certificate in either),
-  at 10 x 10 and 1000 x 1000, interleaved, medians of repeats.
+  at 10 x 10 and 1000 x 1000, interleaved, medians of repeats (fictitious play included: its
+  best responses read a column and a row of M, as its hand loop does).
 
 The recipes stop on :class:`gamedyn.NashGapStop`'s O(m + n) running gap (read off the runner's loss
 sums); the hand loops keep the same sums themselves. Both count the certificate in their time.
@@ -335,7 +336,8 @@ _RECIPE_DEFAULTS = {  # recipe -> (its keyword options, the output weight t -> a
     "optimistic_hedge": ({}, lambda t: 1.0),
 }
 HAND_LOOP_OF = {"regret_matching_plus": "rm_plus_alt_linear", "predictive_regret_matching_plus": "prm_plus_alt_quadratic",
-                "optimistic_hedge": "optimistic_hedge"}
+                "optimistic_hedge": "optimistic_hedge", "fictitious_play": "fictitious_play"}
+FICTITIOUS_PLAY_ROUNDS = 50_000  # its rounds cost O(m + n): enough of them that the result's certificate is noise
 
 
 class _RecipeHits:
@@ -464,16 +466,24 @@ def run_per_round(sizes, rounds_for, repeats, loops, out):
     return records
 
 
-def run_overhead(sizes, repeats, out):
-    """Per round: each recipe against its hand loop, interleaved (recipe, loop, recipe, loop, ...), medians."""
+def run_overhead(sizes, repeats, out, recipes=None):
+    """Per round: each recipe (``recipes``: a subset of HAND_LOOP_OF) against its hand loop, interleaved
+    (recipe, loop, recipe, loop, ...), medians."""
     gamedyn = _gamedyn()
     records = {"uptime_before": _uptime(), "runs": []}
     for size in sizes:
         M = random_game(size, 0)
-        rounds = 20_000 if size <= 100 else max(50, int(3e8 // (size * size)))
+        transposed = np.ascontiguousarray(M.T)  # the fictitious-play loop's contiguous columns: setup, not a round
         for recipe, loop in HAND_LOOP_OF.items():
+            if recipes and recipe not in recipes:
+                continue
+            rounds = (FICTITIOUS_PLAY_ROUNDS if recipe == "fictitious_play"
+                      else 20_000 if size <= 100 else max(50, int(3e8 // (size * size))))
             function = getattr(gamedyn.recipes, recipe)
-            pair = {"recipe": lambda: function(M, rounds), "hand": lambda: LOOPS[loop](M, rounds)}
+            if loop == "fictitious_play":  # one column and one row of M a round, the floor issue 18 names
+                pair = {"recipe": lambda: function(M, rounds), "hand": lambda: fictitious_play(M, rounds, transposed=transposed)}
+            else:
+                pair = {"recipe": lambda: function(M, rounds), "hand": lambda: LOOPS[loop](M, rounds)}
             pair["recipe"](), pair["hand"]()  # warm-up
             samples = {"recipe": [], "hand": []}
             for _ in range(repeats):
@@ -613,6 +623,7 @@ def main(argv=None):
     over = sub.add_parser("overhead", help="per round: each recipe against its hand loop")
     over.add_argument("--sizes", type=int, nargs="+", default=[10, 1000])
     over.add_argument("--repeats", type=int, default=7)
+    over.add_argument("--recipes", nargs="+", default=None, choices=list(HAND_LOOP_OF), help="default: all")
     over.add_argument("--out", default=None)
     every = sub.add_parser("all", help="the table (recipes, hand loops, linprog highs-ipm) and the overhead, one run")
     every.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 3000])
@@ -632,7 +643,7 @@ def main(argv=None):
         print(summarize(args.paths))
         return
     if args.command == "overhead":
-        run_overhead(args.sizes, args.repeats, args.out)
+        run_overhead(args.sizes, args.repeats, args.out, args.recipes)
         print(summarize([args.out]) if args.out else "")
         return
     if args.command == "all":

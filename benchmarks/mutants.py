@@ -91,6 +91,7 @@ _ONE_PASS = ("tests/test_one_pass.py", "tests/test_distributed.py")
 _BATCHED = ("tests/test_engine.py",)
 _RATES = ("tests/test_gate_rates.py",)
 _REGRET = ("tests/test_regret_bound_rows.py", "tests/test_regret_matching.py")
+_VERTEX = ("tests/test_vertex_round.py", "tests/test_matrix_games.py")
 _REPRODUCE = ("tests/test_reproduce.py", "-m", "not slow")
 _CERTIFICATES = ("tests/test_certificates.py",)
 _CHECKPOINTS = ("tests/test_checkpoints.py",)
@@ -274,6 +275,15 @@ MUTANTS = (
             "AdaHedge with a fixed step eta = 1 (Hedge) instead of eta_t = ln K / Delta_(t-1)",
             "return math.inf if self.gap == 0.0 else self._log_size / self.gap", "return 1.0",
             tests=_REGRET, reproduce=True),
+    # ---- vertex plays (issue 18): fictitious play's best responses read a column or row of A, not a product
+    _mutant("vertex-read-wrong-side", "matrix games", "gamedyn/engine/payoffs.py",
+            "the loss of the vertex e_i read as row i of A (a transposed index) instead of column i",
+            "        column = A[:, i]\n", "        column = A[i, :] if A.shape[0] == A.shape[1] else A[:, i]\n",
+            tests=_VERTEX),
+    _mutant("vertex-value-transposed", "matrix games", "gamedyn/engine/payoffs.py",
+            "the played value g(e_i, e_j) read as A_ij instead of A_ji (the regrets of fictitious play go wrong)",
+            "        return float(A[j, i])\n", "        return float(A[i, j] if A.shape[0] == A.shape[1] else A[j, i])\n",
+            tests=_VERTEX),
     # ---- logistic (seed 2)
     _mutant("schedule-f0", "logistic", "gamedyn/logistic.py",
             "schedule (7) with the text's misprinted F(w_0): D_t = max{F(w_0), ln^2 S_(t-1)}",

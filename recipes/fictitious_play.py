@@ -28,6 +28,9 @@ def fictitious_play(M, T, *, row_start=None, column_start=None, **run_options):
     No step size. ``row_start`` / ``column_start`` (default uniform) are the prior beliefs
     :math:`x_0, y_0` each player's opponent starts from. The Nash gap of the averages converges to
     0 (Robinson 1951) at a rate far below optimistic Hedge's. ``run_options`` go to :func:`gamedyn.play`.
+    A round costs O(m + n): both best responders declare vertex plays
+    (:attr:`gamedyn.FollowTheRegularizedLeader.plays_vertices`) and the game the reads of their losses
+    (:meth:`gamedyn.Bilinear.vertex_losses`), so each opponent's loss is a row or a column of M, not a product.
 
     Returns
     -------

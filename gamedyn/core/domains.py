@@ -258,6 +258,43 @@ class Simplex:
         """argmin over the simplex of <linear, z>: the vertex of the smallest entry (the LMO)."""
         return self.minimize_quadratic(linear, 0.0)
 
+    def vertex_index(self, linear) -> int:
+        r"""The index i of the vertex :math:`e_i` that :meth:`linear_minimizer` returns, without forming it.
+
+        The first smallest entry of a 1-D float64 ``linear`` (ties go to the smallest index), with
+        the same refusals as :meth:`minimize_quadratic` (NaN, every entry +inf, or more than one
+        entry -inf). A learner whose play is this vertex declares it
+        (:attr:`gamedyn.FollowTheRegularizedLeader.plays_vertices`), and the round then hands the
+        opponent the loss of the vertex as a row or column read of the payoff matrix
+        (:meth:`gamedyn.Bilinear.vertex_losses`) instead of a matrix-vector product.
+
+        Parameters
+        ----------
+        linear : numpy.ndarray of shape (n,)
+            The linear loss.
+
+        Returns
+        -------
+        int
+            i with :math:`e_i=\arg\min_{z\in\Delta}\langle\mathrm{linear},z\rangle`.
+
+        Raises
+        ------
+        NumericalRangeError
+            ``linear`` holds NaN, is +inf everywhere, or -inf at more than one entry.
+
+        Examples
+        --------
+        >>> Simplex().vertex_index(np.array([0.5, -1.0, -1.0]))
+        1
+        """
+        index = int(linear.argmin())  # the first NaN if there is one, else the first smallest entry
+        bottom = float(linear[index])
+        if not bottom > -np.inf or bottom == np.inf:  # NaN, every entry +inf, or an entry -inf
+            if not (bottom == -np.inf and np.count_nonzero(linear == -np.inf) == 1):
+                raise out_of_range("Simplex.minimize_quadratic", "the loss's smallest entry", bottom)
+        return index
+
     def minimize_quadratic(self, linear, curvature: float):
         """argmin over the simplex of <linear, z> + (curvature/2)||z||^2.
 

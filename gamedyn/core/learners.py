@@ -272,6 +272,9 @@ class FTRLState(NamedTuple):
     round: int = 1
 
 
+_UNREAD = object()
+
+
 class FTRLPlayer:
     r"""The FTRL rule as a mutable object, the form :func:`gamedyn.play` runs (one per seat).
 
@@ -285,7 +288,7 @@ class FTRLPlayer:
 
     __slots__ = ("learner", "linear_sum", "curvature_sum", "convex", "centre", "hint_state", "centre_cache",
                  "round", "_guessed", "_predict", "_hint_update", "_argmin", "_eta", "_hint_keeps_state",
-                 "_hint_sees_induced", "_hint_is_last_loss", "_argmin_of_loss")
+                 "_hint_sees_induced", "_hint_is_last_loss", "_argmin_of_loss", "_vertex_index")
 
     def __init__(self, learner, state: FTRLState, *, copy: bool = False):
         self.learner = learner
@@ -310,6 +313,7 @@ class FTRLPlayer:
         self._argmin = argmin_with_cache_of(learner.regularizer)
         self._argmin_of_loss = argmin_of_loss_of(learner.regularizer)
         self._eta = learner.eta
+        self._vertex_index: Any = _UNREAD  # read at the first vertex() call (a pure play() never asks)
 
     def play(self, weight: float, current_loss: Loss | None = None):
         guess = self.hint_state if self._hint_is_last_loss else self._predict(self.hint_state, current_loss)
@@ -332,6 +336,37 @@ class FTRLPlayer:
         if convex is not None:  # curvature times a convex function other than 1/2 ||.||^2 (see Loss)
             return self._argmin_of_loss(Loss(linear, curvature, convex), eta, self.centre)
         return self._argmin(linear, curvature, eta, self.centre, self.centre_cache)
+
+    def vertex(self, weight: float, current_loss: Loss | None = None) -> int | None:
+        r"""The index i of this round's play :math:`z_t=e_i`, without forming it; None when the play is not
+        known to be a vertex (the learner does not declare :attr:`FollowTheRegularizedLeader.plays_vertices`,
+        or the summed loss has curvature: then :meth:`play`).
+
+        The same sum as :meth:`play`, :math:`\sum_{s<t}\alpha_sf_s+\alpha_t\psi_t`, and its smallest entry's
+        index (ties to the smallest, :meth:`gamedyn.Simplex.vertex_index`), so :meth:`play` would return
+        :math:`e_i` bit for bit; :meth:`update` then takes :math:`e_i` as the point.
+        """
+        vertex_index = self._vertex_index
+        if vertex_index is _UNREAD:
+            vertex_index = self._vertex_index = vertex_index_of(self.learner)
+        if vertex_index is None:
+            return None
+        guess = self.hint_state if self._hint_is_last_loss else self._predict(self.hint_state, current_loss)
+        if guess is None:
+            linear, curvature, convex = self.linear_sum, self.curvature_sum, self.convex
+        else:  # the sum play() forms; not kept for update() (which adds its loss itself, the same bits)
+            linear, other = self.linear_sum, guess.linear
+            if (other.__class__ is np.ndarray and other.ndim == 1 and weight.__class__ is float
+                    and other.shape == linear.shape):
+                linear = linear.copy()
+                axpy(other, linear, weight)
+            else:
+                linear = plus_scaled(linear, weight, other)
+            curvature = self.curvature_sum + weight * guess.curvature
+            convex = self.convex if self.convex is guess.convex else _convex_of_sum(self, guess, weight)
+        if curvature or convex is not None or linear.__class__ is not np.ndarray or linear.ndim != 1:
+            return None
+        return vertex_index(linear)
 
     def update(self, point, loss: Loss, weight: float, induced_loss: Loss | None = None) -> None:
         guessed = self._guessed
@@ -369,6 +404,13 @@ class FTRLPlayer:
     def state(self) -> FTRLState:
         """The pure state this player is at (sharing the loss-sum buffer)."""
         return FTRLState(self.loss_sum(), self.centre, self.hint_state, self.centre_cache, [None], self.round)
+
+
+def vertex_index_of(learner):
+    """The domain's ``vertex_index`` when ``learner`` declares :attr:`FollowTheRegularizedLeader.plays_vertices`, else None."""
+    if declared(learner, "plays_vertices", ("play", "player"), False) is not True:
+        return None
+    return learner.regularizer.domain.vertex_index
 
 
 def _convex_of_sum(player, loss: Loss, weight):
@@ -425,6 +467,27 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
     def loss_sum(self, state: FTRLState) -> Loss:
         """sum_{s<=t} alpha_s f_s, the sum this learner minimises (shared with the runner)."""
         return state.loss_sum
+
+    @property
+    def plays_vertices(self) -> bool:
+        r"""True when every play on a linear loss sum is a vertex :math:`e_i` of the domain, read as its index.
+
+        Declared by the parts, never inferred from types: the regularizer declares
+        ``argmin_is_best_response = True`` (its argmin of a linear loss is the domain's minimiser:
+        :class:`gamedyn.Zero`, i.e. FTL / fictitious play) and the domain declares
+        ``vertex_index(linear)`` (:meth:`gamedyn.Simplex.vertex_index`, the vertex its linear minimiser
+        returns, ties to the smallest index). The player's ``vertex(weight)`` then gives i, and
+        :func:`gamedyn.play` hands the opponent the loss of :math:`e_i` as a row or column read of the
+        payoff matrix (:meth:`gamedyn.Bilinear.vertex_losses`) instead of a product: a best response
+        costs O(n) a round, not O(mn). A subclass keeps it; one that changes :meth:`play` or
+        :meth:`player` loses it.
+        """
+        regularizer = self.regularizer
+        if declared(regularizer, "argmin_is_best_response", _ARGMINS, False) is not True:
+            return False
+        domain = regularizer.domain
+        return (not self.hint.needs_current_loss
+                and callable(declared(domain, "vertex_index", ("minimize_quadratic", "linear_minimizer"), None)))
 
     def softmax_play(self, dimension: int) -> "SoftmaxPlay | None":
         r"""The play as eq. (5)'s softmax, :math:`z_t=\mathrm{softmax}(\log z_0-\eta_t(L_{t-1}+\alpha_t\psi_t))`,

@@ -74,6 +74,10 @@ class Regularizer(metaclass=StructuralMeta):
     # the argmin lands in ``domain`` whenever the domain's oracles do (declared by the built-ins; a
     # subclass that changes its argmin must set it to False); see FollowTheRegularizedLeader.plays_in_domain
     plays_in_domain = False
+    # the argmin of a linear loss (curvature 0) is the domain's own minimiser of it, domain.minimize_quadratic(
+    # linear, 0): no regularization (declared by Zero); with a domain that declares vertex_index (the simplex)
+    # the play is a vertex, see FollowTheRegularizedLeader.plays_vertices
+    argmin_is_best_response = False
 
     def value(self, z) -> float:
         """R(z); a subclass defines it."""
@@ -507,6 +511,7 @@ class Zero(Regularizer):
     """
 
     plays_in_domain = True
+    argmin_is_best_response = True  # argmin_with_cache(linear, 0, ...) is domain.minimize_quadratic(linear, 0)
 
     domain: Reals | Ball | Simplex | CappedSimplex = Reals()
     legendre = False

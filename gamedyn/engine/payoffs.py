@@ -53,6 +53,49 @@ class BilinearForm:
     w_curvature: float = 0.0
 
 
+@attrs.frozen
+class VertexLosses:
+    r"""A payoff's declaration that the loss of a vertex play is a row or column read of its matrix.
+
+    What :meth:`Bilinear.vertex_losses` returns and :func:`gamedyn.engine.rounds.round_of` reads when a
+    player declares vertex plays (:attr:`gamedyn.FollowTheRegularizedLeader.plays_vertices`):
+    ``p_loss_at(i)`` is the p-player's loss when w plays :math:`e_i`, :math:`\ell=Ae_i` (column i of
+    A), and ``w_loss_at(j)`` the w-player's loss when p plays :math:`e_j`, :math:`h=-A^\top e_j`
+    (row j of A, negated) -- equal to ``loss_for_p(e_i)`` and ``loss_for_w(e_j)``, in O(n) instead of O(nd);
+    ``value_at(i, j)`` is :math:`g(e_i,e_j)=A_{ji}`, so the played values are
+    :math:`(h(e_i),\ell(e_j))=(-A_{ji},A_{ji})` (the losses are linear).
+    """
+
+    p_loss_at: Callable[[int], Loss] = attrs.field(eq=False)
+    w_loss_at: Callable[[int], Loss] = attrs.field(eq=False)
+    value_at: Callable[[int, int], float] = attrs.field(eq=False)
+
+
+def _vertex_losses(A, dtype) -> VertexLosses:
+    """The row and column reads of a dense numpy A (its column i read-only, as a view when contiguous)."""
+    column_contiguous = A.flags.f_contiguous and A.dtype == _FLOAT64
+    negative = np.negative
+
+    def p_loss_at(i):
+        column = A[:, i]
+        if dtype is not None:
+            column = column.astype(np.float64)  # float32 entries, exactly
+        elif column_contiguous:
+            column.flags.writeable = False  # a fresh view of A: nothing may add into it
+        else:
+            column = np.ascontiguousarray(column)
+        return Loss(column, 0.0)
+
+    def w_loss_at(j):
+        row = negative(A[j]) if dtype is None else negative(A[j], dtype=np.float64)
+        return Loss(row, 0.0)
+
+    def value_at(i, j):
+        return float(A[j, i])
+
+    return VertexLosses(p_loss_at, w_loss_at, value_at)
+
+
 class Payoff(metaclass=StructuralMeta):
     """The interface of a payoff g(w, p): dimensions, value, and each player's round loss.
 
@@ -243,6 +286,31 @@ class Bilinear(Payoff):
         rounds stay theirs); a subclass that overrides :meth:`loss_for_p` / :meth:`loss_for_w` loses it
         (:func:`gamedyn.core.protocols.declared`) unless it restates it, as :class:`RegularizedBilinear` does."""
         return BilinearForm(self.A, 0.0)
+
+    def vertex_losses(self) -> VertexLosses | None:
+        """:class:`VertexLosses` for a dense numpy A (one game): the loss of a vertex play read off A
+        (column i of A for w = e_i, minus row j for p = e_j) instead of a product; None for a sparse A, an
+        operator, a batch or another backend (then the products). Inherited by subclasses that keep
+        :meth:`loss_for_p` and :meth:`loss_for_w`; one that overrides either loses it
+        (:func:`gamedyn.core.protocols.declared`).
+
+        Returns
+        -------
+        VertexLosses or None
+            The reads, or None where A has no cheap row and column.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> A = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        >>> reads = Bilinear(A).vertex_losses()
+        >>> reads.p_loss_at(1).linear.tolist(), reads.w_loss_at(2).linear.tolist()
+        ([2.0, 4.0, 6.0], [-5.0, -6.0])
+        """
+        A = self.A
+        if A.__class__ is not np.ndarray or A.ndim != 2 or not self.backend.is_numpy or self.batch_size:
+            return None
+        return _vertex_losses(A, self._product_dtype)
 
     def certificate(self, w_domain, q: float = 2.0, margin_from_sums: bool = True):
         """The margin game's certificate tracker (:mod:`gamedyn.certify.certificates`), which :func:`gamedyn.play`

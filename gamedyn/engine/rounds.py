@@ -47,7 +47,8 @@ from gamedyn.arrays.one_pass import one_pass_operator
 from gamedyn.core.loss import Loss
 from gamedyn.core.protocols import declared
 
-__all__ = ["AlternatingRound", "EntropyLeaderRound", "bilinear_form_of", "one_pass_round", "round_of", "softmax_play_of"]
+__all__ = ["AlternatingRound", "EntropyLeaderRound", "bilinear_form_of", "one_pass_round", "round_of", "softmax_play_of",
+           "vertex_losses_of"]
 
 Round = Callable[[int, np.ndarray, float], tuple]
 
@@ -199,6 +200,125 @@ class EntropyLeaderRound:
             self.ahead_round, self.ahead = int(round_), Loss(np.asarray(linear, dtype=np.float64), self.w_curvature)
 
 
+def vertex_losses_of(payoff):
+    """The payoff's declared :class:`gamedyn.engine.payoffs.VertexLosses`, or None (the one place it is read)."""
+    make = declared(payoff, "vertex_losses", ("loss_for_p", "loss_for_w", "played_values"), None)
+    return make() if callable(make) else None
+
+
+def _vertex_of(seat):
+    """The seat's player's ``vertex(weight)`` when its learner declares ``plays_vertices``, else None."""
+    if declared(seat.learner, "plays_vertices", ("play", "player"), False) is not True:
+        return None
+    vertex = getattr(seat.player, "vertex", None)
+    return vertex if callable(vertex) else None
+
+
+def _vertex_round(payoff, leader, follower, w_leads: bool, output_weight, regrets: bool):
+    r"""The round of vertex players (fictitious play): a best response :math:`e_i` is read as its index,
+    and the opponent's loss of it is a column or row read of A (:meth:`gamedyn.Bilinear.vertex_losses`),
+    O(n) instead of a product; None unless the payoff declares the reads and a seat declares vertex plays.
+
+    A seat without vertex plays (or a round where its player answers None: a curved sum) gets its
+    play and the opponent's loss as in the two-pass round. The plays handed to the seats are the
+    vertices :math:`e_i` themselves, so every sum, regret, stop rule and checkpoint is the two-pass
+    round's, bit for bit.
+    """
+    if follower.learner.needs_current_loss:
+        return None
+    reads = vertex_losses_of(payoff)
+    if reads is None:
+        return None
+    leader_vertex, follower_vertex = _vertex_of(leader), _vertex_of(follower)
+    if leader_vertex is None and follower_vertex is None:
+        return None
+    leader_dimension, follower_dimension = leader.play_sum.shape[0], follower.play_sum.shape[0]
+    # the loss of a vertex of the leader is the follower's loss, and the other way round
+    follower_loss_at, leader_loss_at = ((reads.p_loss_at, reads.w_loss_at) if w_leads
+                                        else (reads.w_loss_at, reads.p_loss_at))
+    leader_weight_of, follower_weight_of = leader.weight, follower.weight
+    one_weight = leader_weight_of is follower_weight_of
+    leader_plays, follower_plays = leader.player.play, follower.player.play
+    leader_loss_of, follower_loss_of = leader.opponent_loss, follower.opponent_loss
+    leader_settle, follower_settle = leader.settle, follower.settle
+    leader_settle_vertex, follower_settle_vertex = leader.settle_vertex, follower.settle_vertex
+    played_values = getattr(payoff, "played_values", None) if regrets else None
+    if regrets and played_values is None:
+
+        def played_values(w, p, w_loss, p_loss):
+            return w_loss.value(w), p_loss.value(p)
+    value_at = reads.value_at
+    output_is_leader = output_weight is leader_weight_of
+    output_is_follower = output_weight is follower_weight_of
+    zeros = np.zeros
+
+    def both_vertices(t):
+        """Both seats play vertices: each opponent loss is a read, the played values one entry of A."""
+        leader_weight = leader_weight_of(t)
+        follower_weight = leader_weight if one_weight else follower_weight_of(t)
+        i = leader_vertex(leader_weight)
+        j = follower_vertex(follower_weight)
+        if i is None or j is None:  # a curved sum this round: the general round
+            return round_(t, i, j)
+        leader_play = zeros(leader_dimension)
+        leader_play[i] = 1.0
+        follower_play = zeros(follower_dimension)
+        follower_play[j] = 1.0
+        follower_loss, leader_loss = follower_loss_at(i), leader_loss_at(j)
+        if played_values is None:
+            leader_value = follower_value = None
+        elif w_leads:  # g(e_i, e_j) = A_ji: h_t(w_t) = -g, l_t(p_t) = g
+            follower_value = value_at(i, j)
+            leader_value = -follower_value
+        else:
+            leader_value = value_at(j, i)
+            follower_value = -leader_value
+        output = (leader_weight if output_is_leader else follower_weight if output_is_follower else output_weight(t))
+        leader_settle_vertex(i, leader_play, leader_loss, leader_weight, output, follower_loss, leader_value)
+        follower_settle_vertex(j, follower_play, follower_loss, follower_weight, output, leader_loss, follower_value)
+
+    def round_(t, i=None, j=None):
+        leader_weight = leader_weight_of(t)
+        follower_weight = leader_weight if one_weight else follower_weight_of(t)
+        if i is None and leader_vertex is not None:
+            i = leader_vertex(leader_weight)
+        if i is None:
+            leader_play = leader_plays(leader_weight)
+        else:
+            leader_play = zeros(leader_dimension)
+            leader_play[i] = 1.0
+        if j is None and follower_vertex is not None:
+            j = follower_vertex(follower_weight)
+        if j is None:
+            follower_play = follower_plays(follower_weight)
+        else:
+            follower_play = zeros(follower_dimension)
+            follower_play[j] = 1.0
+        follower_loss = follower_loss_of(leader_play, follower_play) if i is None else follower_loss_at(i)
+        leader_loss = leader_loss_of(follower_play, leader_play) if j is None else leader_loss_at(j)
+        if played_values is None:
+            leader_value = follower_value = None
+        elif i is not None and j is not None:  # g(e_i, e_j) = A_ji: h_t(w_t) = -g, l_t(p_t) = g
+            value = value_at(i, j) if w_leads else value_at(j, i)
+            leader_value, follower_value = (-value, value) if w_leads else (value, -value)
+        elif w_leads:
+            leader_value, follower_value = played_values(leader_play, follower_play, leader_loss, follower_loss)
+        else:
+            follower_value, leader_value = played_values(follower_play, leader_play, follower_loss, leader_loss)
+        output = (leader_weight if output_is_leader else follower_weight if output_is_follower else output_weight(t))
+        if i is None:
+            leader_settle(leader_play, leader_loss, leader_weight, output, follower_loss, leader_value)
+        else:
+            leader_settle_vertex(i, leader_play, leader_loss, leader_weight, output, follower_loss, leader_value)
+        if j is None:
+            follower_settle(follower_play, follower_loss, follower_weight, output, leader_loss, follower_value)
+        else:
+            follower_settle_vertex(j, follower_play, follower_loss, follower_weight, output, leader_loss,
+                                   follower_value)
+
+    return both_vertices if leader_vertex is not None and follower_vertex is not None else round_
+
+
 def round_of(payoff, leader, follower, one_pass, w_leads: bool, output_weight, regrets: bool = True):
     r"""The round strategy: ``round_(t)`` plays round t and settles both seats (chosen once, before the loop).
 
@@ -206,8 +326,14 @@ def round_of(payoff, leader, follower, one_pass, w_leads: bool, output_weight, r
     round: :math:`\alpha_t`, the leader's play, the follower's loss and play, the leader's loss, the
     played values :math:`f_t(z_t)` (only with ``regrets``: nothing else needs them), then each
     seat's update and running sums. Everything it calls is bound to a local once, here; the seats'
-    players are read now, so build the round after a resumed run has restored them.
+    players are read now, so build the round after a resumed run has restored them. When a seat's
+    learner declares vertex plays and the payoff the reads of their losses, the round reads a row or
+    column of A for each vertex instead of a product (:func:`_vertex_round`; it takes precedence
+    over a one-pass round, whose pass it makes unnecessary).
     """
+    vertex_round = _vertex_round(payoff, leader, follower, w_leads, output_weight, regrets)
+    if vertex_round is not None:
+        return vertex_round
     leader_weight_of, follower_weight_of = leader.weight, follower.weight
     one_weight = leader_weight_of is follower_weight_of
     leader_plays, follower_plays = leader.player.play, follower.player.play

@@ -1,0 +1,170 @@
+"""Vertex plays (issue 18): a best response e_i is read as its index, and the opponent's loss of it is a
+row or column read of A instead of a matrix-vector product (fictitious play's O(n) round).
+
+The vertex round must give the two-pass round's run bit for bit (the plays are the same vertices, the
+reads the same numbers as the products): checked against a payoff that restates ``vertex_losses`` as
+None, so the runner takes the products; and it must read no product after the start.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from gamedyn import FTRL, Bilinear, CurrentLoss, Entropy, FollowTheRegularizedLeader, NoHint, Reals, Simplex, Zero, play
+from gamedyn.core.numerics import NumericalRangeError
+from gamedyn.engine.payoffs import RegularizedBilinear
+from gamedyn.engine.rounds import vertex_losses_of
+from gamedyn.games.matrix import InitialBelief, MatrixGame
+from gamedyn.games.matrix import original as original_games
+from gamedyn.recipes import fictitious_play
+
+
+class ProductsOnly(MatrixGame):
+    """The same game, restating that it has no vertex reads: the runner takes the two-pass round."""
+
+    def vertex_losses(self):
+        return None
+
+
+def _best_responder(hint=None):
+    return FollowTheRegularizedLeader(Zero(Simplex()), 1.0, InitialBelief() if hint is None else hint)
+
+
+_rng = np.random.default_rng(18)
+GAMES = {
+    "square 5x5": _rng.uniform(-1, 1, (5, 5)),
+    "wide 3x7": _rng.normal(size=(3, 7)),
+    "tall 8x2": _rng.integers(-2, 3, (8, 2)).astype(float),  # integer payoffs: many ties
+}
+
+
+def _assert_same_run(fast, slow):
+    for name in ("w_average", "p_average", "w_last", "p_last", "w_sum", "p_sum"):
+        assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+    assert fast.w_regret == slow.w_regret and fast.p_regret == slow.p_regret
+    assert np.array_equal(fast.w_loss_sum.linear, slow.w_loss_sum.linear)
+    assert np.array_equal(fast.p_loss_sum.linear, slow.p_loss_sum.linear)
+
+
+@pytest.mark.parametrize("weights", ["constant", "linear"])
+@pytest.mark.parametrize("first", ["w", "p"])
+@pytest.mark.parametrize("game", list(GAMES))
+def test_vertex_round_is_the_two_pass_round_bit_for_bit(game, first, weights):
+    M = GAMES[game]
+    runs = [play(payoff, _best_responder(), _best_responder(), T=60, weights=weights, first=first)
+            for payoff in (MatrixGame(M), ProductsOnly(M))]
+    _assert_same_run(*runs)
+    assert not np.allclose(runs[0].w_average, np.full(M.shape[0], 1 / M.shape[0]))  # the plays moved
+
+
+@pytest.mark.parametrize("first", ["w", "p"])
+def test_one_vertex_seat_against_hedge(first):
+    """Only one seat plays vertices (FTL against Hedge): its opponent's loss is read, the other a product."""
+    M = GAMES["wide 3x7"]
+    hedge = FTRL(Entropy(), 0.3)
+    for w_learner, p_learner in ((_best_responder(NoHint()), hedge), (hedge, _best_responder(NoHint()))):
+        runs = [play(payoff, w_learner, p_learner, T=40, first=first) for payoff in (MatrixGame(M), ProductsOnly(M))]
+        _assert_same_run(*runs)
+
+
+def test_float32_game_reads_float32_entries():
+    M = GAMES["square 5x5"].astype(np.float32)
+    runs = [play(payoff, _best_responder(), _best_responder(), T=30) for payoff in (MatrixGame(M), ProductsOnly(M))]
+    _assert_same_run(*runs)
+
+
+def test_fictitious_play_reads_no_product(monkeypatch):
+    """After the start (the losses f_0 at the opponents' starts) a round takes no matrix-vector product."""
+    calls = {"products": 0}
+    for name in ("loss_for_p", "loss_for_w"):
+        original = getattr(Bilinear, name)
+
+        def counted(self, *args, _original=original, **kwargs):
+            calls["products"] += 1
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Bilinear, name, counted)
+    M = GAMES["wide 3x7"]
+    counts = []
+    for T in (20, 200):
+        calls["products"] = 0
+        result = fictitious_play(M, T)
+        counts.append(calls["products"])
+    assert counts[0] == counts[1] <= 4  # the starts' losses and the end's duality gap, none a round
+    reference = original_games.fictitious_play(M, 200)
+    assert np.max(np.abs(result.row - reference.row_average)) <= 1e-10
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 6)), elements=st.integers(-3, 3).map(float)),
+       st.booleans())
+def test_reads_equal_the_products(M, single):
+    """p_loss_at(i) = A e_i and w_loss_at(j) = -A^T e_j exactly, value_at(i, j) = g(e_i, e_j), float64 and float32."""
+    for matrix in (M, M.astype(np.float32)):
+        game = MatrixGame(matrix)
+        reads = game.vertex_losses()
+        m, n = M.shape
+        for i in range(m):
+            for j in range(n):
+                x, y = np.eye(m)[i], np.eye(n)[j]
+                assert np.array_equal(reads.p_loss_at(i).linear, game.loss_for_p(x).linear)
+                assert np.array_equal(reads.w_loss_at(j).linear, game.loss_for_w(y).linear)
+                assert reads.value_at(i, j) == game.value(x, y)
+                if single:
+                    break
+
+
+def test_the_read_of_a_column_cannot_write_into_the_matrix():
+    M = GAMES["square 5x5"].copy()
+    column = MatrixGame(M).vertex_losses().p_loss_at(2).linear
+    with pytest.raises(ValueError):
+        column[0] = 99.0
+    assert M[2, 0] != 99.0
+
+
+def test_declarations():
+    """Who plays vertices, and which payoffs hand the reads: declared by the parts, lost by overriding."""
+    assert _best_responder().plays_vertices
+    assert not FTRL(Entropy(), 1.0).plays_vertices  # a softmax, not a vertex
+    assert not FollowTheRegularizedLeader(Zero(Reals()), 1.0).plays_vertices  # R^d has no vertices
+    assert not FollowTheRegularizedLeader(Zero(Simplex()), 1.0, CurrentLoss()).plays_vertices  # FTRL+ moves second
+
+    class OwnPlay(FollowTheRegularizedLeader):
+        def play(self, state, weight, current_loss=None):
+            return super().play(state, weight, current_loss)
+
+    learner = OwnPlay(Zero(Simplex()), 1.0)
+    assert learner.player(learner.init(3)).vertex(1.0) is None  # an own play() loses the declaration
+    assert _best_responder().player(_best_responder().init(3)).vertex(1.0) == 0  # ties: the smallest index
+
+    class OwnMinimizer(Simplex):
+        def minimize_quadratic(self, linear, curvature):
+            return super().minimize_quadratic(linear, curvature)
+
+    assert not FollowTheRegularizedLeader(Zero(OwnMinimizer()), 1.0).plays_vertices
+
+    M = GAMES["square 5x5"]
+    assert vertex_losses_of(MatrixGame(M)) is not None
+    assert vertex_losses_of(RegularizedBilinear(M)) is None  # its w-losses have curvature
+    import scipy.sparse
+
+    assert vertex_losses_of(Bilinear(scipy.sparse.csr_matrix(M))) is None
+
+
+@settings(max_examples=80, deadline=None)
+@given(arrays(np.float64, st.integers(1, 8), elements=st.integers(-2, 2).map(float)))
+def test_vertex_index_is_the_linear_minimizer(linear):
+    simplex = Simplex()
+    assert np.array_equal(np.eye(linear.size)[simplex.vertex_index(linear)], simplex.linear_minimizer(linear))
+
+
+def test_vertex_index_refuses_what_the_minimizer_refuses():
+    simplex = Simplex()
+    for bad in ([np.nan, 0.0], [np.inf, np.inf], [-np.inf, -np.inf]):
+        with pytest.raises(NumericalRangeError):
+            simplex.vertex_index(np.array(bad))
+        with pytest.raises(NumericalRangeError):
+            simplex.linear_minimizer(np.array(bad))
+    assert simplex.vertex_index(np.array([0.0, -np.inf, 1.0])) == 1
