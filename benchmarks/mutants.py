@@ -284,6 +284,11 @@ MUTANTS = (
             "the played value g(e_i, e_j) read as A_ij instead of A_ji (the regrets of fictitious play go wrong)",
             "        return float(A[j, i])\n", "        return float(A[i, j] if A.shape[0] == A.shape[1] else A[j, i])\n",
             tests=_VERTEX),
+    _mutant("adaptive-eta-no-sqrt", "matrix games", "gamedyn/core/learners.py",
+            "eta=\"adaptive\" as c / sum ||l_s||^2 (AdaGrad's square root dropped) instead of c / sqrt(sum ||l_s||^2)",
+            "            eta = self._adaptive_scale / math.sqrt(self.squared_norms)\n",
+            "            eta = self._adaptive_scale / self.squared_norms\n",
+            tests=("tests/test_adaptive_eta.py",)),
     # ---- logistic (seed 2)
     _mutant("schedule-f0", "logistic", "gamedyn/logistic.py",
             "schedule (7) with the text's misprinted F(w_0): D_t = max{F(w_0), ln^2 S_(t-1)}",

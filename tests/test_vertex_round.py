@@ -168,3 +168,19 @@ def test_vertex_index_refuses_what_the_minimizer_refuses():
         with pytest.raises(NumericalRangeError):
             simplex.linear_minimizer(np.array(bad))
     assert simplex.vertex_index(np.array([0.0, -np.inf, 1.0])) == 1
+
+
+def test_a_resumed_fictitious_play_is_bit_identical(tmp_path):
+    M = GAMES["tall 8x2"]
+    path = str(tmp_path / "fp.npz")
+
+    def power_cut(round_state):
+        if round_state.t == 45:
+            raise RuntimeError("power cut")
+        return False
+
+    with pytest.raises(RuntimeError):
+        play(MatrixGame(M), _best_responder(), _best_responder(), 100, checkpoint=path, checkpoint_every=10,
+             stop=power_cut)
+    resumed = play(MatrixGame(M), _best_responder(), _best_responder(), 100, resume_from=path)
+    _assert_same_run(resumed, play(MatrixGame(M), _best_responder(), _best_responder(), 100))

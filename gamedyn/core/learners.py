@@ -40,6 +40,7 @@ parts. **Mirror-descent family** (Rakhlin & Sridharan's optimistic OMD), with se
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -47,6 +48,7 @@ from typing import Any, NamedTuple
 import attrs
 import numpy as np
 
+from gamedyn.core.adaptive import AdaptiveStep
 from gamedyn.core.hints import CurrentLoss, LastLoss, NoHint
 from gamedyn.core.kernels import add_scaled, axpy, backend_of, is_foreign, plus_scaled
 from gamedyn.core.loss import Loss
@@ -142,8 +144,18 @@ def _check_hint(instance, attribute, value):
         raise TypeError(f"hint must have init, predict and update methods (see gamedyn.core.hints), got {value!r}.")
 
 
+ADAPTIVE = "adaptive"  # eta="adaptive": the AdaGrad-style step AdaptiveStep() (gamedyn.core.adaptive)
+
+
 def _as_step(value):
-    """eta: a number, an array (one step per batched game), or a schedule (a list, tuple or callable)."""
+    """eta: a number, an array (one step per batched game), a schedule (a list, tuple or callable), or
+    ``"adaptive"`` / an :class:`gamedyn.AdaptiveStep` (the AdaGrad-style step, FTRL family only)."""
+    if isinstance(value, str):
+        if value != ADAPTIVE:
+            raise ValueError(f"eta must be a positive number, a schedule (a list or a callable t -> eta_t), an array of "
+                             f"steps, \"adaptive\" (the AdaGrad-style step AdaptiveStep()) or an AdaptiveStep(scale, "
+                             f"norm); got the string {value!r}.")
+        return AdaptiveStep()
     if isinstance(value, (list, tuple)) or (callable(value) and not isinstance(value, StepSchedule)):
         return StepSchedule(value)
     if isinstance(value, np.floating) and np.ndim(value) == 0:  # a numpy scalar: the same number, usable by any namespace
@@ -159,6 +171,12 @@ def _step_at(eta, t: int):
 def _check_eta(instance, attribute, value):
     if isinstance(value, StepSchedule):
         return
+    if isinstance(value, AdaptiveStep):
+        if not isinstance(instance, FollowTheRegularizedLeader):
+            raise ValueError(f"eta=\"adaptive\" (AdaptiveStep) is the FTRL family's step (FTRL, OFTRL, FTRLPlus, "
+                             f"FollowTheRegularizedLeader); {type(instance).__name__} takes a number or a schedule "
+                             f"(a list or a callable t -> eta_t).")
+        return
     if isinstance(value, np.ndarray):  # a sweep: one step per batched game
         if value.ndim != 1 or value.size == 0 or not np.all(np.isfinite(value)) or np.any(value <= 0):
             raise ValueError(f"eta as an array must be 1-D, one positive finite step per batched game; got {value!r}.")
@@ -167,7 +185,11 @@ def _check_eta(instance, attribute, value):
 
 
 def _check_batch_of_steps(learner, initial_loss: Loss):
-    """An array of K steps needs K batched games (else it would broadcast against the wrong axis)."""
+    """An array of K steps needs K batched games (else it would broadcast against the wrong axis); the
+    adaptive step plays one game (its rate is one number per run)."""
+    if isinstance(learner.eta, AdaptiveStep) and initial_loss.linear.ndim != 1:
+        raise ValueError(f"eta=\"adaptive\" plays one game at a time; the losses have shape {initial_loss.linear.shape} "
+                         f"(batched games). Run the games one by one, or pass a number or an array of steps.")
     if isinstance(learner.eta, np.ndarray) and initial_loss.linear.shape[1:] != learner.eta.shape:
         raise ValueError(
             f"eta holds {learner.eta.size} steps (a sweep) but the losses have shape {initial_loss.linear.shape}; "
@@ -270,6 +292,7 @@ class FTRLState(NamedTuple):
     centre_cache: Any = None
     guessed: list | None = None
     round: int = 1
+    squared_norms: float = 0.0  # sum_{s<t} ||alpha_s l_s||_*^2, for eta="adaptive" (else stays 0)
 
 
 _UNREAD = object()
@@ -288,7 +311,8 @@ class FTRLPlayer:
 
     __slots__ = ("learner", "linear_sum", "curvature_sum", "convex", "centre", "hint_state", "centre_cache",
                  "round", "_guessed", "_predict", "_hint_update", "_argmin", "_eta", "_hint_keeps_state",
-                 "_hint_sees_induced", "_hint_is_last_loss", "_argmin_of_loss", "_vertex_index")
+                 "_hint_sees_induced", "_hint_is_last_loss", "_argmin_of_loss", "_vertex_index",
+                 "squared_norms", "_adaptive_scale", "_adaptive_size")
 
     def __init__(self, learner, state: FTRLState, *, copy: bool = False):
         self.learner = learner
@@ -312,14 +336,28 @@ class FTRLPlayer:
         self._hint_sees_induced = bool(getattr(hint, "sees_induced_loss", False))
         self._argmin = argmin_with_cache_of(learner.regularizer)
         self._argmin_of_loss = argmin_of_loss_of(learner.regularizer)
-        self._eta = learner.eta
+        self._eta = eta = learner.eta
+        self.squared_norms = float(state.squared_norms)
+        if eta.__class__ is AdaptiveStep:  # eta_t = c / sqrt(sum_{s<t} ||alpha_s l_s||_*^2), as AdaptiveFTRL
+            self._adaptive_scale = eta.scale_for(learner.regularizer, np.asarray(self.centre))
+            domain = learner.regularizer.domain
+
+            def size(vector, _size=eta.size, _domain=domain):
+                return _size(vector, _domain)
+
+            self._adaptive_size = size
         self._vertex_index: Any = _UNREAD  # read at the first vertex() call (a pure play() never asks)
 
     def play(self, weight: float, current_loss: Loss | None = None):
-        guess = self.hint_state if self._hint_is_last_loss else self._predict(self.hint_state, current_loss)
         eta = self._eta
         if eta.__class__ is StepSchedule:
             eta = eta(self.round)
+        elif eta.__class__ is AdaptiveStep:
+            if self.squared_norms == 0.0:  # eta_t = inf before any loss of positive norm: the start z_0
+                self._guessed = None
+                return np.array(self.centre, dtype=np.float64)
+            eta = self._adaptive_scale / math.sqrt(self.squared_norms)
+        guess = self.hint_state if self._hint_is_last_loss else self._predict(self.hint_state, current_loss)
         if guess is None:
             linear, curvature, convex = self.linear_sum, self.curvature_sum, self.convex
         else:
@@ -349,8 +387,8 @@ class FTRLPlayer:
         vertex_index = self._vertex_index
         if vertex_index is _UNREAD:
             vertex_index = self._vertex_index = vertex_index_of(self.learner)
-        if vertex_index is None:
-            return None
+        if vertex_index is None or (self._eta.__class__ is AdaptiveStep and self.squared_norms == 0.0):
+            return None  # (the adaptive step's first play is the start z_0, not a vertex)
         guess = self.hint_state if self._hint_is_last_loss else self._predict(self.hint_state, current_loss)
         if guess is None:
             linear, curvature, convex = self.linear_sum, self.curvature_sum, self.convex
@@ -383,6 +421,9 @@ class FTRLPlayer:
                 self.linear_sum = add_scaled(self.linear_sum, weight, other)
             self.curvature_sum += weight * loss.curvature
         self._guessed = None
+        if self._eta.__class__ is AdaptiveStep:  # the norm of the loss's gradient at the play (its linear part)
+            linear = loss.linear if loss.curvature == 0.0 and loss.convex is None else loss.gradient(point)
+            self.squared_norms += weight * weight * self._adaptive_size(linear)
         if self._hint_is_last_loss:
             self.hint_state = loss  # LastLoss.update, inlined
         elif self._hint_keeps_state:
@@ -403,7 +444,8 @@ class FTRLPlayer:
     @property
     def state(self) -> FTRLState:
         """The pure state this player is at (sharing the loss-sum buffer)."""
-        return FTRLState(self.loss_sum(), self.centre, self.hint_state, self.centre_cache, [None], self.round)
+        return FTRLState(self.loss_sum(), self.centre, self.hint_state, self.centre_cache, [None], self.round,
+                         self.squared_norms)
 
 
 def vertex_index_of(learner):
@@ -420,7 +462,7 @@ def _convex_of_sum(player, loss: Loss, weight):
 
 @attrs.frozen
 class FollowTheRegularizedLeader(_RegularizedLearner):
-    """The FTRL-family rule with a pluggable regularizer, step eta and hint (see module docstring).
+    r"""The FTRL-family rule with a pluggable regularizer, step eta and hint (see module docstring).
 
     Its state's ``loss_sum`` is the weighted loss sum; :meth:`loss_sum` hands it to the runner, so
     the runner keeps no copy of its own.
@@ -429,9 +471,14 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
     ----------
     regularizer : Regularizer
         R: ``Entropy()``, ``SquaredEuclidean(radius)``, ``QNorm(q)``, ``Zero(domain)`` ...; its domain is the learner's.
-    eta : float or callable, default 1.0
+    eta : float, callable or "adaptive", default 1.0
         The step eta > 0, one step per batched game (an array), or a schedule (a list, or a callable
         t -> eta_t; :class:`gamedyn.StepSchedule`).
+        ``eta="adaptive"`` (or an explicit :class:`gamedyn.AdaptiveStep` ``(scale, norm)``) is the
+        AdaGrad-style step :math:`\eta_t=c/\sqrt{\sum_{s<t}\|\alpha_s\ell_s\|_*^2}` (the norms of the
+        losses' gradients at the plays; :math:`z_t=z_0` while the sum is 0), one game at a time: with no
+        hint this is :class:`gamedyn.AdaptiveFTRL`, whose regret bound (11) of
+        docs/explanation/regret-matching-bounds.md it keeps; any other string raises a ``ValueError``.
     hint : Hint, default NoHint()
         The optimistic guess psi_t (:class:`gamedyn.LastLoss`, :class:`gamedyn.CurrentLoss` ...).
     centre : array_like, optional
@@ -583,15 +630,20 @@ class OFTL(FollowTheRegularizedLeader):
 
 @attrs.frozen(init=False, repr=False)
 class FTRL(FollowTheRegularizedLeader):
-    """FTRL: z_t = argmin_z eta sum_{i<t} alpha_i f_i(z) + D_R(z, z_0) (no hint).
+    r"""FTRL: z_t = argmin_z eta sum_{i<t} alpha_i f_i(z) + D_R(z, z_0) (no hint).
 
     Parameters
     ----------
     regularizer : Regularizer
         R: ``Entropy()``, ``SquaredEuclidean(radius)``, ``QNorm(q)``, ``Zero(domain)`` ...; its domain is the learner's.
-    eta : float or callable, default 1.0
+    eta : float, callable or "adaptive", default 1.0
         The step eta > 0, one step per batched game (an array), or a schedule (a list, or a callable
         t -> eta_t; :class:`gamedyn.StepSchedule`).
+        ``eta="adaptive"`` (or an explicit :class:`gamedyn.AdaptiveStep` ``(scale, norm)``) is the
+        AdaGrad-style step :math:`\eta_t=c/\sqrt{\sum_{s<t}\|\alpha_s\ell_s\|_*^2}` (the norms of the
+        losses' gradients at the plays; :math:`z_t=z_0` while the sum is 0), one game at a time: with no
+        hint this is :class:`gamedyn.AdaptiveFTRL`, whose regret bound (11) of
+        docs/explanation/regret-matching-bounds.md it keeps; any other string raises a ``ValueError``.
     centre : array_like, optional
         z_0, the centre of the Bregman term and the round-1 play without a hint (default: the domain's centre;
         ``play(initial_w=..., initial_p=...)`` sets it).
@@ -615,7 +667,7 @@ class FTRL(FollowTheRegularizedLeader):
 
 @attrs.frozen(init=False, repr=False)
 class FTRLPlus(FollowTheRegularizedLeader):
-    """FTRL+: z_t = argmin_z eta sum_{i<=t} alpha_i f_i(z) + D_R(z, z_0); sees f_t, so it must move second.
+    r"""FTRL+: z_t = argmin_z eta sum_{i<=t} alpha_i f_i(z) + D_R(z, z_0); sees f_t, so it must move second.
 
     ``regularizer=None`` is FTRL+ with no regularizer (the w-player of Algorithm 3).
 
@@ -623,8 +675,13 @@ class FTRLPlus(FollowTheRegularizedLeader):
     ----------
     regularizer : Regularizer or None, default None
         R (None: no regularizer, the plain best response to sum_(i<=t) alpha_i f_i).
-    eta : float or callable, default 1.0
+    eta : float, callable or "adaptive", default 1.0
         The step eta > 0, or a schedule t -> eta_t.
+        ``eta="adaptive"`` (or an explicit :class:`gamedyn.AdaptiveStep` ``(scale, norm)``) is the
+        AdaGrad-style step :math:`\eta_t=c/\sqrt{\sum_{s<t}\|\alpha_s\ell_s\|_*^2}` (the norms of the
+        losses' gradients at the plays; :math:`z_t=z_0` while the sum is 0), one game at a time: with no
+        hint this is :class:`gamedyn.AdaptiveFTRL`, whose regret bound (11) of
+        docs/explanation/regret-matching-bounds.md it keeps; any other string raises a ``ValueError``.
     centre : array_like, optional
         z_0, the centre of the Bregman term and the round-1 play without a hint (default: the domain's centre;
         ``play(initial_w=..., initial_p=...)`` sets it).
@@ -645,15 +702,20 @@ class FTRLPlus(FollowTheRegularizedLeader):
 
 @attrs.frozen(init=False, repr=False)
 class OFTRL(FollowTheRegularizedLeader):
-    """Optimistic FTRL: z_t = argmin_z eta(sum_{i<t} alpha_i f_i(z) + alpha_t psi_t(z)) + D_R(z, z_0), psi_t = f_{t-1} by default.
+    r"""Optimistic FTRL: z_t = argmin_z eta(sum_{i<t} alpha_i f_i(z) + alpha_t psi_t(z)) + D_R(z, z_0), psi_t = f_{t-1} by default.
 
     Parameters
     ----------
     regularizer : Regularizer
         R: ``Entropy()``, ``SquaredEuclidean(radius)``, ``QNorm(q)``, ``Zero(domain)`` ...; its domain is the learner's.
-    eta : float or callable, default 1.0
+    eta : float, callable or "adaptive", default 1.0
         The step eta > 0, one step per batched game (an array), or a schedule (a list, or a callable
         t -> eta_t; :class:`gamedyn.StepSchedule`).
+        ``eta="adaptive"`` (or an explicit :class:`gamedyn.AdaptiveStep` ``(scale, norm)``) is the
+        AdaGrad-style step :math:`\eta_t=c/\sqrt{\sum_{s<t}\|\alpha_s\ell_s\|_*^2}` (the norms of the
+        losses' gradients at the plays; :math:`z_t=z_0` while the sum is 0), one game at a time: with no
+        hint this is :class:`gamedyn.AdaptiveFTRL`, whose regret bound (11) of
+        docs/explanation/regret-matching-bounds.md it keeps; any other string raises a ``ValueError``.
     hint : Hint, optional
         psi_t (default :class:`gamedyn.LastLoss`: psi_t = f_(t-1)).
     centre : array_like, optional
