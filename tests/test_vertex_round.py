@@ -184,3 +184,33 @@ def test_a_resumed_fictitious_play_is_bit_identical(tmp_path):
              stop=power_cut)
     resumed = play(MatrixGame(M), _best_responder(), _best_responder(), 100, resume_from=path)
     _assert_same_run(resumed, play(MatrixGame(M), _best_responder(), _best_responder(), 100))
+
+
+class CurvedBelief:
+    """A hint with curvature: psi_t = f_0 + (1/2) ||z||^2, so the play is a projection, not a vertex."""
+
+    needs_current_loss = False
+
+    def init(self, dimension, initial_loss):
+        from gamedyn import Loss
+
+        return Loss(initial_loss.linear, 1.0)
+
+    def predict(self, state, current_loss=None):
+        return state
+
+    def update(self, state, point, loss, weight):
+        return state
+
+
+def test_a_curved_sum_falls_back_to_the_play():
+    """A vertex player whose hinted sum has curvature answers None, and the round plays it as the two-pass round."""
+    M = GAMES["square 5x5"]
+    curved = _best_responder(CurvedBelief())
+    assert curved.plays_vertices
+    assert curved.player(curved.init(5, MatrixGame(M).loss_for_p(np.full(5, 0.2)))).vertex(1.0) is None
+    for w_learner, p_learner in ((curved, _best_responder()), (_best_responder(), curved)):
+        runs = [play(payoff, w_learner, p_learner, T=40) for payoff in (MatrixGame(M), ProductsOnly(M))]
+        _assert_same_run(*runs)
+        plain = play(MatrixGame(M), _best_responder(), _best_responder(), T=40)
+        assert not np.array_equal(runs[0].w_average, plain.w_average)  # the curved plays were played

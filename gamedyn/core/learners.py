@@ -389,10 +389,14 @@ class FTRLPlayer:
             vertex_index = self._vertex_index = vertex_index_of(self.learner)
         if vertex_index is None or (self._eta.__class__ is AdaptiveStep and self.squared_norms == 0.0):
             return None  # (the adaptive step's first play is the start z_0, not a vertex)
+        if self.curvature_sum or self.convex is not None:
+            return None  # a curved sum: its minimiser need not be a vertex (play() then)
         guess = self.hint_state if self._hint_is_last_loss else self._predict(self.hint_state, current_loss)
         if guess is None:
-            linear, curvature, convex = self.linear_sum, self.curvature_sum, self.convex
+            linear = self.linear_sum
         else:  # the sum play() forms; not kept for update() (which adds its loss itself, the same bits)
+            if guess.curvature or guess.convex is not None:
+                return None
             linear, other = self.linear_sum, guess.linear
             if (other.__class__ is np.ndarray and other.ndim == 1 and weight.__class__ is float
                     and other.shape == linear.shape):
@@ -400,9 +404,7 @@ class FTRLPlayer:
                 axpy(other, linear, weight)
             else:
                 linear = plus_scaled(linear, weight, other)
-            curvature = self.curvature_sum + weight * guess.curvature
-            convex = self.convex if self.convex is guess.convex else _convex_of_sum(self, guess, weight)
-        if curvature or convex is not None or linear.__class__ is not np.ndarray or linear.ndim != 1:
+        if linear.__class__ is not np.ndarray or linear.ndim != 1:
             return None
         return vertex_index(linear)
 
