@@ -400,8 +400,11 @@ class FTRLPlayer:
             linear, other = self.linear_sum, guess.linear
             if (other.__class__ is np.ndarray and other.ndim == 1 and weight.__class__ is float
                     and other.shape == linear.shape):
-                linear = linear.copy()
-                axpy(other, linear, weight)
+                if weight == 1.0 and other.dtype == linear.dtype:  # y + 1.0 x: the axpy's own bits, in one pass
+                    linear = linear + other
+                else:
+                    linear = linear.copy()
+                    axpy(other, linear, weight)
             else:
                 linear = plus_scaled(linear, weight, other)
         if linear.__class__ is not np.ndarray or linear.ndim != 1:
