@@ -114,11 +114,12 @@ _SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
 
 def _checked_default_step(step: float, spread: float, formula: str, matrix) -> float:
     """A default step computed from M's range, or an error naming M (not eta) and the fix: rescale M."""
-    if math.isfinite(spread) and step >= _SMALLEST_NORMAL:
+    if math.isfinite(spread) and _SMALLEST_NORMAL <= step < math.inf:
         return step
     top = float(np.max(np.abs(matrix)))
     scale = math.ldexp(1.0, math.frexp(top)[1] - 1)  # a power of two (M / scale is exact) with max |M / scale| in [1, 2)
     reason = ("is beyond float64" if not math.isfinite(spread)
+              else f"makes the step {step!r}, beyond float64 (r = {spread!r} is subnormal)" if step == math.inf
               else f"makes the step {step!r}, below float64's normal range")
     raise ValueError(
         f"the default step {formula} is computed from M's payoff range r = max M - min M, which {reason} "
@@ -257,7 +258,8 @@ def default_hedge_steps(M, T) -> tuple:
     T = check_count(T, "T")
     spread = payoff_range(matrix) or 1.0
     m, n = matrix.shape
-    steps = (float(np.sqrt(8 * _log_size(m) / T) / spread), float(np.sqrt(8 * _log_size(n) / T) / spread))
+    with np.errstate(over="ignore"):  # a subnormal r makes the step inf: refused below, naming the fix
+        steps = (float(np.sqrt(8 * _log_size(m) / T) / spread), float(np.sqrt(8 * _log_size(n) / T) / spread))
     for step in steps:
         _checked_default_step(step, spread, "eta = sqrt(8 ln k / T) / r", matrix)
     return steps
