@@ -214,3 +214,11 @@ def test_a_curved_sum_falls_back_to_the_play():
         _assert_same_run(*runs)
         plain = play(MatrixGame(M), _best_responder(), _best_responder(), T=40)
         assert not np.array_equal(runs[0].w_average, plain.w_average)  # the curved plays were played
+
+
+def test_without_regrets_the_same_plays():
+    M = GAMES["wide 3x7"]
+    fast, slow = (play(payoff, _best_responder(), _best_responder(), T=50, regrets=False)
+                  for payoff in (MatrixGame(M), ProductsOnly(M)))
+    assert fast.w_regret is None and np.array_equal(fast.w_average, slow.w_average)
+    assert np.array_equal(fast.p_average, slow.p_average)
