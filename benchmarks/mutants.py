@@ -410,9 +410,21 @@ MUTANTS = (
             tests=_SOFT, reproduce=True),
     _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/games/fenchel/game.py",
             "the Fenchel game's FTL play grad f(+sum alpha x / S) with the sign of the linear part dropped",
-            "x = np.divide(np.asarray(linear, dtype=np.float64), -strength)",
-            "x = np.divide(np.asarray(linear, dtype=np.float64), strength)",
+            "x = np.divide(linear, -strength)  # = -linear / strength",
+            "x = np.divide(linear, strength)  # = -linear / strength",
             tests=_FENCHEL, reproduce=True),
+    # ---- the lean Fenchel round (gamedyn.engine.rounds.ConjugateRound, issue 17's speed item)
+    _mutant("lean-hint-sign", "fenchel", "gamedyn/engine/rounds.py",
+            "the lean round's optimistic hint psi_t = +x_(t-1) instead of h_(t-1) = -x_(t-1) (a wrong momentum in "
+            "Nesterov's extrapolation)",
+            "hint_parts = (x, -1.0, 1.0)", "hint_parts = (x, 1.0, 1.0)", tests=_FENCHEL, reproduce=True),
+    _mutant("lean-step-index", "fenchel", "gamedyn/engine/rounds.py",
+            "the lean round takes the x-player's scheduled step eta at its next round (eta_(t+1) for eta_t)",
+            "eta if eta_at is None else eta_at(x_round + rounds)", "eta if eta_at is None else eta_at(x_round + rounds + 1)",
+            tests=_FENCHEL),
+    _mutant("lean-leader-weight", "fenchel", "gamedyn/engine/rounds.py",
+            "the lean round adds the x-player's play to the y-player's sum with the x-player's weight, not the y-player's",
+            "axpy(x, L, -alpha)  # L_t", "axpy(x, L, -weight)  # L_t", tests=_FENCHEL),
 )
 
 

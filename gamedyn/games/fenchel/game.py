@@ -36,7 +36,7 @@ from gamedyn.core.domains import Reals
 from gamedyn.core.kernels import dot
 from gamedyn.core.loss import Loss
 from gamedyn.core.validation import check_count, check_positive
-from gamedyn.engine.payoffs import Payoff, domain_validator
+from gamedyn.engine.payoffs import ConjugateForm, Payoff, domain_validator
 
 _MEMO_SIZE = 8
 _FLOAT64 = np.dtype(np.float64)
@@ -116,7 +116,8 @@ class Objective:
         raw = self.gradient(x)
         if raw.__class__ is np.ndarray and raw.dtype is _FLOAT64 and raw.ndim == 1 and raw.size:  # the usual case, cheaply
             gradient = raw.copy()
-            if gradient.shape == np.shape(x) and math.isfinite(dot(gradient, gradient)):
+            shape = x.shape if x.__class__ is np.ndarray else np.shape(x)  # (np.shape is a call: skipped for an array)
+            if gradient.shape == shape and math.isfinite(dot(gradient, gradient)):
                 return gradient  # every entry finite (a NaN or inf, or an overflow of the square, goes below)
         elif np.iscomplexobj(raw):
             raise ObjectiveError(f"Objective.gradient returned a complex array at x = {_describe(x)}",
@@ -185,10 +186,21 @@ class FenchelConjugate:
         if not isinstance(domain, Reals):
             raise ValueError(f"The Fenchel game's y-player plays on R^d (its argmin is a gradient of f); got the "
                              f"domain {domain!r}. Use FTL() or OFTL() without a domain for the y-player.")
-        x = np.divide(np.asarray(linear, dtype=np.float64), -strength)  # = -linear / strength, bit for bit, one pass
+        return self._minimize_on_reals(np.asarray(linear, dtype=np.float64), strength)
+
+    def _minimize_on_reals(self, linear, strength: float):
+        """:meth:`minimize` on R^d of a float64 array ``linear`` (the one place its sign is taken)."""
+        x = np.divide(linear, -strength)  # = -linear / strength, bit for bit, one pass
         y = self.objective.gradient_at(x)
         self._memo.append((y, x))  # a deque of the last _MEMO_SIZE pairs
         return y
+
+    def minimizer(self, domain):
+        """:meth:`minimize` on ``domain`` as a function ``(linear, strength) -> y`` of a float64 array ``linear``, the domain checked once
+        (None for a domain other than R^d, which :meth:`minimize` refuses); the same operations, so the same bits."""
+        if not isinstance(domain, Reals):
+            return None
+        return self._minimize_on_reals
 
     def _numerical_preimage(self, y):
         y = np.asarray(y, dtype=np.float64)
@@ -297,3 +309,9 @@ class FenchelGame(Payoff):
 
     def loss_for_w(self, p, w_played=None) -> Loss:
         return Loss(-np.asarray(p, dtype=np.float64), 1.0, self.objective.conjugate_term)
+
+    def conjugate_form(self) -> ConjugateForm:
+        """The declaration that the losses are ``Loss(y)`` and ``Loss(-x, 1, f*)`` (the lean round's; see
+        :class:`gamedyn.engine.payoffs.ConjugateForm`)."""
+        conjugate = self.objective.conjugate_term
+        return ConjugateForm(conjugate, conjugate.minimizer)
