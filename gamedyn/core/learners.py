@@ -285,7 +285,7 @@ class FTRLPlayer:
 
     __slots__ = ("learner", "linear_sum", "curvature_sum", "convex", "centre", "hint_state", "centre_cache",
                  "round", "_guessed", "_predict", "_hint_update", "_argmin", "_eta", "_hint_keeps_state",
-                 "_hint_sees_induced", "_hint_is_last_loss", "_argmin_of_loss")
+                 "_hint_sees_induced", "_hint_is_last_loss", "_hint_is_none", "_argmin_of_loss")
 
     def __init__(self, learner, state: FTRLState, *, copy: bool = False):
         self.learner = learner
@@ -306,13 +306,17 @@ class FTRLPlayer:
         self._predict, self._hint_update = hint.predict, hint.update
         self._hint_keeps_state = not hint_is_stateless(hint)  # declared (gamedyn.core.hints)
         self._hint_is_last_loss = hint_guess(hint) == "last"  # psi_t = f_{t-1}: the guess is the state
+        self._hint_is_none = hint_guess(hint) == "none"  # psi_t = 0 (NoHint): no predict call a round
         self._hint_sees_induced = bool(getattr(hint, "sees_induced_loss", False))
         self._argmin = argmin_with_cache_of(learner.regularizer)
         self._argmin_of_loss = argmin_of_loss_of(learner.regularizer)
         self._eta = learner.eta
 
     def play(self, weight: float, current_loss: Loss | None = None):
-        guess = self.hint_state if self._hint_is_last_loss else self._predict(self.hint_state, current_loss)
+        if self._hint_is_last_loss:
+            guess = self.hint_state
+        else:
+            guess = None if self._hint_is_none else self._predict(self.hint_state, current_loss)
         eta = self._eta
         if eta.__class__ is StepSchedule:
             eta = eta(self.round)

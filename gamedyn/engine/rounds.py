@@ -373,7 +373,7 @@ class ConjugateRound:
             if cache_of is not None:
                 cache = cache_of(x)
             axpy(x, L, -alpha)  # L_t = L_{t-1} + alpha_t (-x_t): the y-player's h_t = f* - <x_t, .>
-            S += alpha * 1.0
+            S += alpha  # (alpha_t times h_t's curvature 1.0, exactly)
             if last_loss:
                 hint_parts = (x, -1.0, 1.0)
             if single:
