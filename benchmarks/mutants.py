@@ -208,11 +208,13 @@ MUTANTS = (
             "the original heavy-ball loop with mu_t = (t-1)/(t+1) instead of (t-2)/(t+1)",
             "(t - 2.0) / (t + 1)", "(t - 1.0) / (t + 1)", tests=_FENCHEL, reproduce=True),
     _mutant("firstround-stays", "fenchel", "gamedyn/core/hints.py",
-            "FirstRoundLoss keeps predicting (becomes psi_t = f_(t-1): optimistic FTL in Frank-Wolfe)",
-            "    def update(self, state, point, loss: Loss, weight: float):\n        return None\n\n\n"
-            "@attrs.frozen\nclass CurrentLoss:",
-            "    def update(self, state, point, loss: Loss, weight: float):\n        return loss\n\n\n"
-            "@attrs.frozen\nclass CurrentLoss:", tests=_FENCHEL, reproduce=True),
+            "FirstRoundLoss keeps predicting (becomes psi_t = f_(t-1): optimistic FTL in Frank-Wolfe), its declaration "
+            "restated to match (guess = \"last\", what such a hint declares; the lean round reads it)",
+            (("    def update(self, state, point, loss: Loss, weight: float):\n        return None\n\n\n"
+              "@attrs.frozen\nclass CurrentLoss:",
+              "    def update(self, state, point, loss: Loss, weight: float):\n        return loss\n\n\n"
+              "@attrs.frozen\nclass CurrentLoss:"),
+             ('    guess = "first"\n', '    guess = "last"\n')), tests=_FENCHEL, reproduce=True),
     # ---- matrix games: recipes and their original loops
     _mutant("hedge-step-half", "matrix games", "recipes/hedge.py",
             "Hedge with half the stated step (sqrt(2 ln k/T)/r)",
