@@ -412,8 +412,8 @@ MUTANTS = (
             tests=_SOFT, reproduce=True),
     _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/games/fenchel/game.py",
             "the Fenchel game's FTL play grad f(+sum alpha x / S) with the sign of the linear part dropped",
-            "x = np.divide(linear, -strength)  # = -linear / strength",
-            "x = np.divide(linear, strength)  # = -linear / strength",
+            "x = divide(linear, -strength)  # = -linear / strength",
+            "x = divide(linear, strength)  # = -linear / strength",
             tests=_FENCHEL, reproduce=True),
     # ---- the lean Fenchel round (gamedyn.engine.rounds.ConjugateRound, issue 17's speed item)
     _mutant("lean-hint-sign", "fenchel", "gamedyn/engine/rounds.py",

@@ -163,11 +163,12 @@ class FenchelConjugate:
     * ``gradient(y)`` :math:`=\nabla f^*(y)` = the remembered preimage (numerically otherwise).
     """
 
-    __slots__ = ("objective", "_memo")
+    __slots__ = ("objective", "_memo", "_on_reals")
 
     def __init__(self, objective: Objective):
         self.objective = objective
         self._memo: collections.deque[tuple[np.ndarray, np.ndarray]] = collections.deque(maxlen=_MEMO_SIZE)  # the last few (y, x) with y = grad f(x)
+        self._on_reals = _minimize_on_reals(objective.gradient_at, self._memo.append)
 
     def __repr__(self) -> str:
         return "FenchelConjugate(objective)"
@@ -186,21 +187,14 @@ class FenchelConjugate:
         if not isinstance(domain, Reals):
             raise ValueError(f"The Fenchel game's y-player plays on R^d (its argmin is a gradient of f); got the "
                              f"domain {domain!r}. Use FTL() or OFTL() without a domain for the y-player.")
-        return self._minimize_on_reals(np.asarray(linear, dtype=np.float64), strength)
-
-    def _minimize_on_reals(self, linear, strength: float):
-        """:meth:`minimize` on R^d of a float64 array ``linear`` (the one place its sign is taken)."""
-        x = np.divide(linear, -strength)  # = -linear / strength, bit for bit, one pass
-        y = self.objective.gradient_at(x)
-        self._memo.append((y, x))  # a deque of the last _MEMO_SIZE pairs
-        return y
+        return self._on_reals(np.asarray(linear, dtype=np.float64), strength)
 
     def minimizer(self, domain):
         """:meth:`minimize` on ``domain`` as a function ``(linear, strength) -> y`` of a float64 array ``linear``, the domain checked once
         (None for a domain other than R^d, which :meth:`minimize` refuses); the same operations, so the same bits."""
         if not isinstance(domain, Reals):
             return None
-        return self._minimize_on_reals
+        return self._on_reals
 
     def _numerical_preimage(self, y):
         y = np.asarray(y, dtype=np.float64)
@@ -230,6 +224,20 @@ class FenchelConjugate:
         """grad f*(y) = argmax_x <x, y> - f(x) (numerically when f has no closed form)."""
         x = self._preimage(y)
         return self._numerical_preimage(y) if x is None else x
+
+
+def _minimize_on_reals(gradient_at, remember):
+    """:meth:`FenchelConjugate.minimize` on R^d of a float64 array ``linear``, its parts bound once (the one
+    place the sign of the linear part is taken)."""
+    divide = np.divide
+
+    def minimize(linear, strength: float):
+        x = divide(linear, -strength)  # = -linear / strength, bit for bit, one pass
+        y = gradient_at(x)
+        remember((y, x))  # a deque of the last _MEMO_SIZE pairs
+        return y
+
+    return minimize
 
 
 def agreed_dimension(objective: Objective, domain, *, dimension=None, x0=None) -> int:
