@@ -628,3 +628,12 @@ def test_a_subclass_keeps_the_lean_round_and_an_override_loses_it(monkeypatch):
     calls.clear()
     run(FenchelGame, MyFTL, BestResponse, regrets=True)  # the regrets need the played values: round_of's round
     assert len(calls) == 30
+
+
+@pytest.mark.parametrize("T", [1, 2, 3])
+def test_the_lean_round_is_the_watched_round_for_the_shortest_runs(T):
+    """Round 1 takes the hint h_0 (FTL with FirstRoundLoss, OFTL); the first rounds agree bit for bit too."""
+    for recipe, objective, options in ((frank_wolfe, "quadratic", {"domain": Simplex()}),
+                                       (accelerated_gradient, "logistic", {}), (heavy_ball, "log-sum-exp", {})):
+        run = lambda **k: recipe(OBJECTIVES[objective], T, **options, **k)  # noqa: E731
+        _assert_same_run(run(), run(**_watched()))
