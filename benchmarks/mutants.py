@@ -209,11 +209,13 @@ MUTANTS = (
             "the original heavy-ball loop with mu_t = (t-1)/(t+1) instead of (t-2)/(t+1)",
             "(t - 2.0) / (t + 1)", "(t - 1.0) / (t + 1)", tests=_FENCHEL, reproduce=True),
     _mutant("firstround-stays", "fenchel", "gamedyn/core/hints.py",
-            "FirstRoundLoss keeps predicting (becomes psi_t = f_(t-1): optimistic FTL in Frank-Wolfe)",
-            "    def update(self, state, point, loss: Loss, weight: float):\n        return None\n\n\n"
-            "@attrs.frozen\nclass CurrentLoss:",
-            "    def update(self, state, point, loss: Loss, weight: float):\n        return loss\n\n\n"
-            "@attrs.frozen\nclass CurrentLoss:", tests=_FENCHEL, reproduce=True),
+            "FirstRoundLoss keeps predicting (becomes psi_t = f_(t-1): optimistic FTL in Frank-Wolfe), its declaration "
+            "restated to match (guess = \"last\", what such a hint declares; the lean round reads it)",
+            (("    def update(self, state, point, loss: Loss, weight: float):\n        return None\n\n\n"
+              "@attrs.frozen\nclass CurrentLoss:",
+              "    def update(self, state, point, loss: Loss, weight: float):\n        return loss\n\n\n"
+              "@attrs.frozen\nclass CurrentLoss:"),
+             ('    guess = "first"\n', '    guess = "last"\n')), tests=_FENCHEL, reproduce=True),
     # ---- matrix games: recipes and their original loops
     _mutant("hedge-step-half", "matrix games", "recipes/hedge.py",
             "Hedge with half the stated step (sqrt(2 ln k/T)/r)",
@@ -425,9 +427,21 @@ MUTANTS = (
             tests=_SOFT, reproduce=True),
     _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/games/fenchel/game.py",
             "the Fenchel game's FTL play grad f(+sum alpha x / S) with the sign of the linear part dropped",
-            "x = np.divide(np.asarray(linear, dtype=np.float64), -strength)",
-            "x = np.divide(np.asarray(linear, dtype=np.float64), strength)",
+            "x = divide(linear, -strength)  # = -linear / strength",
+            "x = divide(linear, strength)  # = -linear / strength",
             tests=_FENCHEL, reproduce=True),
+    # ---- the lean Fenchel round (gamedyn.engine.rounds.ConjugateRound, issue 17's speed item)
+    _mutant("lean-hint-sign", "fenchel", "gamedyn/engine/rounds.py",
+            "the lean round's optimistic hint psi_t = +x_(t-1) instead of h_(t-1) = -x_(t-1) (a wrong momentum in "
+            "Nesterov's extrapolation)",
+            "hint_parts = (x, -1.0, 1.0)", "hint_parts = (x, 1.0, 1.0)", tests=_FENCHEL, reproduce=True),
+    _mutant("lean-step-index", "fenchel", "gamedyn/engine/rounds.py",
+            "the lean round takes the x-player's scheduled step eta at its next round (eta_(t+1) for eta_t)",
+            "eta if eta_at is None else eta_at(x_round + rounds)", "eta if eta_at is None else eta_at(x_round + rounds + 1)",
+            tests=_FENCHEL),
+    _mutant("lean-leader-weight", "fenchel", "gamedyn/engine/rounds.py",
+            "the lean round adds the x-player's play to the y-player's sum with the x-player's weight, not the y-player's",
+            "axpy(x, L, -alpha)  # L_t", "axpy(x, L, -weight)  # L_t", tests=_FENCHEL),
 )
 
 

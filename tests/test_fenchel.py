@@ -481,3 +481,159 @@ def test_mirror_descent_shown_its_loss_reuses_the_play_as_its_step(learner):
         player.update(played, loss, weight)
         assert np.array_equal(player.state.secondary, state.secondary) and player.state.round == state.round
         assert (player.state.secondary_cache is None) == (state.secondary_cache is None)
+
+
+# ------------------------------------------------------------------ the lean round (issue 17, speed)
+
+
+def _watched(**options):
+    """The same run with an observer that reads nothing: round_of's round, the players' objects."""
+    return {**options, "observers": [_Silent()]}
+
+
+class _Silent:
+    needs_round_state = False
+
+    def observe(self, t):
+        return False
+
+
+LEAN_CASES = {
+    "frank_wolfe simplex": lambda f, **k: frank_wolfe(f, 40, domain=Simplex(), **k),
+    "frank_wolfe l1": lambda f, **k: frank_wolfe(f, 40, domain=L1Ball(2.0), **k),
+    "frank_wolfe box": lambda f, **k: frank_wolfe(f, 40, domain=Box(*BOX), **k),
+    "accelerated_gradient": lambda f, **k: accelerated_gradient(f, 40, x0=np.linspace(-1, 1, D), **k),
+    "accelerated_gradient ball": lambda f, **k: accelerated_gradient(f, 40, domain=Ball(0.3), **k),
+    "heavy_ball": lambda f, **k: heavy_ball(f, 40, x0=np.linspace(-1, 1, D), **k),
+    "OFTL vs OMD, step schedule": lambda f, **k: play(
+        FenchelGame(f, None, dimension=D), OFTL(), OMD(SquaredEuclidean(), lambda t: 0.05 / np.sqrt(t), CurrentLoss()),
+        40, weights="linear", initial_p=np.full(D, 0.1), regrets=False, **k),
+    "FTL vs best response, constant weights": lambda f, **k: play(
+        FenchelGame(f, Simplex(), dimension=D), FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),
+        BestResponse(Simplex()), 40, weights=2.5, regrets=False, **k),
+    "p_weights and output_weights": lambda f, **k: play(
+        FenchelGame(f, Simplex(), dimension=D), FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),
+        BestResponse(Simplex()), 40, weights="linear", p_weights=lambda t: 1.0 + t % 3,
+        output_weights=lambda t: float(t * t), regrets=False, **k),
+}
+
+
+def _game(result):
+    return getattr(result, "game", result)
+
+
+def _assert_same_run(lean, watched):
+    a, b = _game(lean), _game(watched)
+    for name in ("w_average", "p_average", "w_sum", "p_sum", "w_last", "p_last"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    for name in ("weight_total", "p_weight_total", "output_weight_total", "rounds", "duality_gap", "not_computed"):
+        assert getattr(a, name) == getattr(b, name), name
+    assert np.array_equal(a.w_loss_sum.linear, b.w_loss_sum.linear) and a.w_loss_sum.curvature == b.w_loss_sum.curvature
+    assert a.w_loss_sum.convex is b.w_loss_sum.convex
+
+
+@pytest.mark.parametrize("objective_name", sorted(OBJECTIVES))
+@pytest.mark.parametrize("case", sorted(LEAN_CASES))
+def test_the_lean_round_is_bit_for_bit_the_watched_round(case, objective_name, monkeypatch):
+    """A Fenchel run nobody watches takes the lean round (no FTRL player plays), and its plays, sums and
+    the learners' loss sums are those of the run an observer watches (round_of's round), bit for bit."""
+    from gamedyn.core.learners import FTRLPlayer
+
+    objective = OBJECTIVES[objective_name]
+    watched = LEAN_CASES[case](objective, **_watched())
+    calls = []
+    original_play = FTRLPlayer.play
+    monkeypatch.setattr(FTRLPlayer, "play", lambda self, *a: calls.append(1) or original_play(self, *a))
+    lean = LEAN_CASES[case](objective)
+    assert not calls, "the lean round did not run"
+    _assert_same_run(lean, watched)
+
+
+@pytest.mark.parametrize("case", ["accelerated_gradient", "heavy_ball", "frank_wolfe simplex", "OFTL vs OMD, step schedule"])
+def test_the_lean_round_leaves_the_learners_states_as_their_players_would(case, monkeypatch):
+    """After the loop the lean round writes the seats back: each learner's state (FTRL's loss sum, hint
+    state and round; OMD's secondary iterate, its cache and round) is the watched run's, bit for bit."""
+    from gamedyn.engine.rounds import ConjugateRound
+
+    def states(run):
+        return run.w_seat.state, run.p_seat.state
+
+    class Finish:
+        needs_round_state = False
+
+        def observe(self, t):
+            return False
+
+    objective = OBJECTIVES["logistic"]
+    seen = {}
+    original_settle = ConjugateRound.settle
+
+    def settle(self):
+        original_settle(self)
+        seen["states"] = (self.leader.state, self.follower.state)
+
+    monkeypatch.setattr(ConjugateRound, "settle", settle)
+    LEAN_CASES[case](objective)
+    watched_states = {}
+
+    class Record(Finish):
+        def finish(self, run, rounds, reason):
+            watched_states["states"] = states(run)
+
+    LEAN_CASES[case](objective, observers=[Record()])
+    (w_lean, p_lean), (w_watched, p_watched) = seen["states"], watched_states["states"]
+    assert np.array_equal(w_lean.loss_sum.linear, w_watched.loss_sum.linear)
+    assert w_lean.loss_sum.curvature == w_watched.loss_sum.curvature and w_lean.loss_sum.convex is w_watched.loss_sum.convex
+    assert w_lean.round == w_watched.round
+    if w_watched.hint_state is None:
+        assert w_lean.hint_state is None
+    else:
+        assert w_lean.hint_state == w_watched.hint_state  # OFTL's h_T = f* - <x_T, .>
+    assert np.array_equal(p_lean.secondary, p_watched.secondary) and p_lean.round == p_watched.round
+    assert (p_lean.secondary_cache is None) == (p_watched.secondary_cache is None)
+
+
+def test_a_subclass_keeps_the_lean_round_and_an_override_loses_it(monkeypatch):
+    """Chosen by declarations: trivial subclasses of the game and the learners keep the lean round; a learner
+    whose play is overridden (below the class that declares leader_form) gets round_of's round, same bits."""
+    from gamedyn.core.learners import FTRLPlayer
+
+    class MyGame(FenchelGame):
+        pass
+
+    class MyFTL(FollowTheRegularizedLeader):
+        pass
+
+    class MyBR(BestResponse):
+        pass
+
+    class Counted(FollowTheRegularizedLeader):
+        def play(self, state, weight, current_loss=None):
+            return super().play(state, weight, current_loss)
+
+    objective = OBJECTIVES["quadratic"]
+    calls = []
+    original_play = FTRLPlayer.play
+    monkeypatch.setattr(FTRLPlayer, "play", lambda self, *a: calls.append(1) or original_play(self, *a))
+
+    def run(game_class, ftl_class, br_class, regrets=False):
+        return play(game_class(objective, Simplex(), dimension=D), ftl_class(Zero(), 1.0, FirstRoundLoss()),
+                    br_class(Simplex()), 30, weights="linear", regrets=regrets)
+
+    sub = run(MyGame, MyFTL, MyBR)
+    assert not calls
+    overridden = run(FenchelGame, Counted, BestResponse)
+    assert len(calls) == 30
+    _assert_same_run(sub, overridden)
+    calls.clear()
+    run(FenchelGame, MyFTL, BestResponse, regrets=True)  # the regrets need the played values: round_of's round
+    assert len(calls) == 30
+
+
+@pytest.mark.parametrize("T", [1, 2, 3])
+def test_the_lean_round_is_the_watched_round_for_the_shortest_runs(T):
+    """Round 1 takes the hint h_0 (FTL with FirstRoundLoss, OFTL); the first rounds agree bit for bit too."""
+    for recipe, objective, options in ((frank_wolfe, "quadratic", {"domain": Simplex()}),
+                                       (accelerated_gradient, "logistic", {}), (heavy_ball, "log-sum-exp", {})):
+        run = lambda **k: recipe(OBJECTIVES[objective], T, **options, **k)  # noqa: E731
+        _assert_same_run(run(), run(**_watched()))

@@ -15,7 +15,8 @@ A hint is a small object with explicit state, consulted by its learner before ea
 Two optional declarations let a player skip calls (the runner reads them once per run with
 ``getattr``; a hint without them is simply called): ``guess`` says what ``predict`` returns —
 ``"none"`` (always None), ``"last"`` (the state, which ``update`` sets to the round's loss:
-psi_t = f_{t-1}), ``"current"`` (the current loss) or None (custom, the default) — and
+psi_t = f_{t-1}), ``"first"`` (the state, f_0, which ``update`` sets to None: psi_1 = f_0 only),
+``"current"`` (the current loss) or None (custom, the default) — and
 ``stateless = True`` says the state is always None. A subclass inherits its base's declarations;
 one that changes ``predict`` or ``update`` must restate them (``guess = None``, ``stateless = False``).
 
@@ -82,7 +83,7 @@ class FirstRoundLoss:
     """
 
     needs_current_loss = False
-    guess = None
+    guess = "first"
     stateless = False
 
     def init(self, dimension: int, initial_loss: Loss):

@@ -311,7 +311,7 @@ class FTRLPlayer:
 
     __slots__ = ("learner", "linear_sum", "curvature_sum", "convex", "centre", "hint_state", "centre_cache",
                  "round", "_guessed", "_predict", "_hint_update", "_argmin", "_eta", "_hint_keeps_state",
-                 "_hint_sees_induced", "_hint_is_last_loss", "_argmin_of_loss", "_vertex_index",
+                 "_hint_sees_induced", "_hint_is_last_loss", "_hint_is_none", "_argmin_of_loss", "_vertex_index",
                  "squared_norms", "_adaptive_scale", "_adaptive_size")
 
     def __init__(self, learner, state: FTRLState, *, copy: bool = False):
@@ -333,6 +333,7 @@ class FTRLPlayer:
         self._predict, self._hint_update = hint.predict, hint.update
         self._hint_keeps_state = not hint_is_stateless(hint)  # declared (gamedyn.core.hints)
         self._hint_is_last_loss = hint_guess(hint) == "last"  # psi_t = f_{t-1}: the guess is the state
+        self._hint_is_none = hint_guess(hint) == "none"  # psi_t = 0 (NoHint): no predict call a round
         self._hint_sees_induced = bool(getattr(hint, "sees_induced_loss", False))
         self._argmin = argmin_with_cache_of(learner.regularizer)
         self._argmin_of_loss = argmin_of_loss_of(learner.regularizer)
@@ -357,7 +358,10 @@ class FTRLPlayer:
                 self._guessed = None
                 return np.array(self.centre, dtype=np.float64)
             eta = self._adaptive_scale / math.sqrt(self.squared_norms)
-        guess = self.hint_state if self._hint_is_last_loss else self._predict(self.hint_state, current_loss)
+        if self._hint_is_last_loss:
+            guess = self.hint_state
+        else:
+            guess = None if self._hint_is_none else self._predict(self.hint_state, current_loss)
         if guess is None:
             linear, curvature, convex = self.linear_sum, self.curvature_sum, self.convex
         else:
@@ -391,7 +395,10 @@ class FTRLPlayer:
             return None  # (the adaptive step's first play is the start z_0, not a vertex)
         if self.curvature_sum or self.convex is not None:
             return None  # a curved sum: its minimiser need not be a vertex (play() then)
-        guess = self.hint_state if self._hint_is_last_loss else self._predict(self.hint_state, current_loss)
+        if self._hint_is_last_loss:
+            guess = self.hint_state
+        else:
+            guess = None if self._hint_is_none else self._predict(self.hint_state, current_loss)
         if guess is None:
             linear = self.linear_sum
         else:  # the sum play() forms; not kept for update() (which adds its loss itself, the same bits)
@@ -566,6 +573,21 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
             return None
         centre = self.domain.default_centre(dimension) if self.centre is None else np.asarray(self.centre, dtype=np.float64)
         return SoftmaxPlay(centre_cache_of(self.regularizer, centre), eta_at, guess)
+
+    def leader_form(self) -> "LeaderForm | None":
+        r"""The play as the losses' own minimiser, :math:`z_t=\arg\min_Z\big(L_{t-1}+\alpha_t\psi_t\big)`
+        (no Bregman term), or None: what the lean Fenchel round (:class:`gamedyn.engine.rounds.ConjugateRound`)
+        needs to play follow-the-leader without a player object. Declared by the parts: a regularizer
+        with ``argmin_is_loss_oracle = True`` (:class:`gamedyn.Zero`: FTL, OFTL) and a hint whose
+        ``guess`` is ``"none"``, ``"last"`` (OFTL) or ``"first"`` (:class:`gamedyn.FirstRoundLoss`). A
+        subclass keeps it; one that changes :meth:`play` or :meth:`update` must return None.
+        """
+        if declared(self.regularizer, "argmin_is_loss_oracle", ("argmin_of_loss", "argmin_with_cache"), False) is not True:
+            return None
+        guess = hint_guess(self.hint)
+        if guess not in ("none", "last", "first"):
+            return None
+        return LeaderForm(self.regularizer.domain, guess)
 
 
 def _zero(domain):
@@ -752,6 +774,57 @@ class SoftmaxPlay:
     guess: str = attrs.field(validator=attrs.validators.in_(("current", "last")))
 
 
+@attrs.frozen
+class LeaderForm:
+    r"""A learner's declaration that it follows the leader on its losses' own oracle
+    (:meth:`FollowTheRegularizedLeader.leader_form`): round t's play is
+    ``Loss(L_{t-1} + alpha_t psi_t).minimize_over(domain)``, its update adds :math:`\alpha_tf_t` to
+    :math:`L`, and its hint's state is f_{t-1} (``guess = "last"``), f_0 until round 1 is settled
+    (``"first"``) or None (``"none"``).
+
+    :meth:`sums` reads an :class:`FTRLState` as ``(loss_sum, hint_state, round)``; :meth:`state` writes
+    them back, so a round that drives the sums itself leaves the learner's state exactly as its
+    player would.
+    """
+
+    domain: Any
+    guess: str = attrs.field(validator=attrs.validators.in_(("none", "last", "first")))
+
+    def sums(self, state: FTRLState) -> tuple:
+        """``(loss_sum, hint_state, round)`` of the state."""
+        return state.loss_sum, state.hint_state, state.round
+
+    def state(self, state: FTRLState, loss_sum: Loss, hint_state, round_: int) -> FTRLState:
+        """``state`` with these sums, hint state and round."""
+        return state._replace(loss_sum=loss_sum, hint_state=hint_state, round=round_, guessed=[None])
+
+
+@attrs.frozen
+class ShownStep:
+    r"""A mirror-descent learner's declaration that it is shown its round loss and steps from its last
+    play (:meth:`OMD.shown_step`): for a linear loss :math:`\langle g_t,\cdot\rangle`,
+    :math:`x_t=\arg\min_x\eta_t\alpha_t\langle g_t,x\rangle+D_R(x,x_{t-1})` (``argmin(alpha_t g_t, 0,
+    eta_t, x_{t-1}, cache)``; ``eta`` the constant step, or None and ``eta_at(round)`` the schedule),
+    and its secondary iterate is the play itself with ``cache_of(x_t)`` (None: no cache, it stays
+    None): :class:`OMDPlayer`'s own shortcut for such losses.
+
+    :meth:`start` reads an :class:`OMDState` as ``(secondary, cache, round)``; :meth:`state` writes them back.
+    """
+
+    argmin: Any = attrs.field(eq=False)
+    eta: Any = attrs.field(eq=False)
+    eta_at: Any = attrs.field(eq=False)
+    cache_of: Any = attrs.field(eq=False)
+
+    def start(self, state: OMDState) -> tuple:
+        """``(secondary, secondary_cache, round)`` of the state."""
+        return state.secondary, state.secondary_cache, state.round
+
+    def state(self, state: OMDState, secondary, cache, round_: int) -> OMDState:
+        """``state`` with this secondary iterate, its cache and round."""
+        return OMDState(secondary, state.hint_state, cache, round_)
+
+
 class OMDState(NamedTuple):
     """The secondary iterate y_{t-1}, the hint's state and ``regularizer.centre_cache(y_{t-1})``
     (log y_{t-1} for entropy, carried in the log domain like the original mirror prox); immutable."""
@@ -804,6 +877,29 @@ class OMD(_RegularizedLearner):
     def player(self, state: OMDState) -> "OMDPlayer":
         """The runner's form of this learner (an :class:`OMDPlayer`)."""
         return OMDPlayer(self, state)
+
+    def shown_step(self) -> "ShownStep | None":
+        """The step as a closed form of the last play and the shown loss (a :class:`ShownStep`), or None.
+
+        Declared by the parts: a hint that is the round's own loss and keeps no state (``guess =
+        "current"``, ``stateless``: :class:`gamedyn.CurrentLoss`, BestResponse's) and a regularizer
+        whose mirror step is its argmin (:func:`mirror_step_is_argmin`), on a constant or scheduled
+        step (a sweep of steps gives None). A subclass keeps it; one that changes :meth:`play` or
+        :meth:`update` must return None.
+        """
+        hint = self.hint
+        if not (hint_guess(hint) == "current" and hint_is_stateless(hint) and mirror_step_is_argmin(self.regularizer)):
+            return None
+        eta = self.eta
+        regularizer = self.regularizer
+        cache_of = getattr(regularizer, "centre_cache", None)  # centre_cache_of's default: no cache (None)
+        if getattr(regularizer.__class__, "centre_cache", None) is Regularizer.centre_cache:
+            cache_of = None  # the base's: always None (as mirror_step_is_argmin reads the base's step)
+        if isinstance(eta, StepSchedule):
+            return ShownStep(argmin_with_cache_of(regularizer), None, eta, cache_of)
+        if isinstance(eta, (int, float)) and not isinstance(eta, bool):
+            return ShownStep(argmin_with_cache_of(regularizer), eta, None, cache_of)
+        return None
 
 
 def _omd_play(learner, state: OMDState, weight, current_loss, argmin=None):

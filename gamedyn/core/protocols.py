@@ -125,7 +125,8 @@ class Regularizer(Protocol):
     argmin is the softmax z proportional to z_0 exp(-eta theta), which lets the one-pass rounds
     fuse the p-player's play with the products); ``supports_batches`` [False];
     ``plays_in_domain`` [False: each play is checked] (True when the argmin provably lands in
-    ``domain``).
+    ``domain``); ``argmin_is_loss_oracle`` [False] (True when ``argmin_of_loss(loss, eta, centre)`` is
+    ``loss.minimize_over(domain)``, no Bregman term: :class:`gamedyn.Zero`; FTL's lean Fenchel round).
     """
 
     domain: Any
@@ -162,7 +163,8 @@ class Hint(Protocol):
     own loss; the learner must move second); ``sees_induced_loss`` [False] (``update`` also takes
     ``induced_loss=``); ``guess`` [None: custom] — what ``predict`` returns, declared so that players
     may skip the call: ``"none"`` (always None), ``"last"`` (the state, which ``update`` sets to the
-    round's loss: psi_t = f_{t-1}), ``"current"`` (the current loss); ``stateless`` [False] (the
+    round's loss: psi_t = f_{t-1}), ``"first"`` (the state, f_0, which ``update`` sets to None),
+    ``"current"`` (the current loss); ``stateless`` [False] (the
     state is always None, so ``update`` need not be called).
     """
 
@@ -234,6 +236,9 @@ class Learner(Protocol):
     form, a :class:`Player`); ``plays_in_domain`` [False: each play is checked];
     ``softmax_play()`` [None] (a :class:`gamedyn.core.learners.SoftmaxPlay` when the play is the
     softmax of the loss sum, which lets the one-pass rounds fuse it with the products);
+    ``leader_form()`` and ``shown_step()`` [None] (a :class:`gamedyn.core.learners.LeaderForm` /
+    :class:`gamedyn.core.learners.ShownStep`: the play is the losses' own minimiser, or a step from
+    the last play shown the round's loss, which lets the lean Fenchel round play without a player);
     ``centre`` [absent: ``initial_w`` / ``initial_p`` refused] (the start z_0, an attrs field).
     """
 
@@ -361,7 +366,9 @@ class Payoff(Protocol):
     player must play on); ``structured`` [True] (the losses are exact, not linearisations);
     ``played_values(w, p, w_loss, p_loss)`` [each loss evaluated at its play];
     ``bilinear_form()`` [None] (a :class:`gamedyn.engine.payoffs.BilinearForm`: the losses are
-    ``Loss(A w)`` and ``Loss(-A^T p, c)``, which the one-pass rounds use);
+    ``Loss(A w)`` and ``Loss(-A^T p, c)``, which the one-pass rounds use); ``conjugate_form()`` [None]
+    (a :class:`gamedyn.engine.payoffs.ConjugateForm`: the Fenchel game's losses, which the lean
+    Fenchel round uses);
     ``certificate(w_domain, q, margin_from_sums)`` [None] (a certificate tracker the runner feeds
     every round); ``numerical_duality_gap(...)`` [None] (for payoffs without structure).
     """

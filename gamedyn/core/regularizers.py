@@ -512,6 +512,9 @@ class Zero(Regularizer):
 
     plays_in_domain = True
     argmin_is_best_response = True  # argmin_with_cache(linear, 0, ...) is domain.minimize_quadratic(linear, 0)
+    # argmin_of_loss(loss, eta, centre) is loss.minimize_over(domain): no Bregman term, eta and centre unused
+    # (FollowTheRegularizedLeader.leader_form reads it: the lean Fenchel round plays FTL without a player)
+    argmin_is_loss_oracle = True
 
     domain: Reals | Ball | Simplex | CappedSimplex = Reals()
     legendre = False

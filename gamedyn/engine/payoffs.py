@@ -96,6 +96,22 @@ def _vertex_losses(A, dtype) -> VertexLosses:
     return VertexLosses(p_loss_at, w_loss_at, value_at)
 
 
+@attrs.frozen
+class ConjugateForm:
+    r"""A payoff's declaration that its round losses are the Fenchel game's: ``Loss(y)`` for p (x) and
+    ``Loss(-x, 1.0, convex)`` for w (y), with ``convex`` the conjugate :math:`f^*` whose
+    ``minimize(linear, strength, domain)`` is a gradient of f; ``minimizer(domain)`` is that minimisation
+    on one domain as a function ``(linear, strength) -> y`` (the same operations), or None where
+    ``minimize`` refuses the domain.
+
+    What :meth:`gamedyn.games.fenchel.FenchelGame.conjugate_form` returns and the lean Fenchel round
+    (:class:`gamedyn.engine.rounds.ConjugateRound`) reads.
+    """
+
+    convex: Any = attrs.field(eq=False)
+    minimizer: Any = attrs.field(eq=False)
+
+
 class Payoff(metaclass=StructuralMeta):
     """The interface of a payoff g(w, p): dimensions, value, and each player's round loss.
 
@@ -134,6 +150,10 @@ class Payoff(metaclass=StructuralMeta):
 
     def bilinear_form(self) -> BilinearForm | None:
         """None: this payoff's losses are not declared bilinear (see :class:`BilinearForm`)."""
+        return None
+
+    def conjugate_form(self) -> ConjugateForm | None:
+        """None: this payoff's losses are not declared the Fenchel game's (see :class:`ConjugateForm`)."""
         return None
 
     def certificate(self, w_domain, q: float = 2.0, margin_from_sums: bool = True):

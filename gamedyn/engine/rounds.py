@@ -31,6 +31,12 @@ In memory that is two BLAS calls; out of core each is a pass over A, and the pas
 **Where it applies**: an A with the one-pass capability, or a large dense numpy A; see
 :mod:`gamedyn.arrays.one_pass` (the kernels, :data:`gamedyn.arrays.one_pass.ONE_PASS_MIN_BYTES`).
 
+**The lean Fenchel round** (:func:`conjugate_round`, :class:`ConjugateRound`) is the other round
+chosen by capability: for a Fenchel game nobody watches (``regrets=False``, no observer), with a
+y-player that follows the leader on the losses' own oracle and an x-player that steps from its last
+play shown :math:`y_t`, it drives the sums itself (the same operations, bit for bit) and writes the
+seats back after the loop.
+
 Everything else keeps the two-pass round (``None``): another payoff, an operator without the
 capability (or with ``one_pass = False``), a p-player that sees its loss but is not FTRL with
 entropy and a constant or scheduled step (e.g. OMD, a sweep of steps), a p-leader that is not
@@ -44,11 +50,13 @@ from collections.abc import Callable
 import numpy as np
 
 from gamedyn.arrays.one_pass import one_pass_operator
+from gamedyn.core.kernels import add_scaled, axpy
 from gamedyn.core.loss import Loss
 from gamedyn.core.protocols import declared
+from gamedyn.engine.seats import declares_plays_in_domain
 
-__all__ = ["AlternatingRound", "EntropyLeaderRound", "bilinear_form_of", "one_pass_round", "round_of", "softmax_play_of",
-           "vertex_losses_of"]
+__all__ = ["AlternatingRound", "ConjugateRound", "EntropyLeaderRound", "bilinear_form_of", "conjugate_form_of",
+           "conjugate_round", "one_pass_round", "round_of", "softmax_play_of", "vertex_losses_of"]
 
 Round = Callable[[int, np.ndarray, float], tuple]
 
@@ -376,6 +384,167 @@ def round_of(payoff, leader, follower, one_pass, w_leads: bool, output_weight, r
         follower_settle(follower_play, follower_loss, follower_weight, output, leader_loss, follower_value)
 
     return round_
+
+
+def conjugate_form_of(payoff):
+    """The payoff's declared :class:`gamedyn.engine.payoffs.ConjugateForm`, or None (the one place it is read)."""
+    form = declared(payoff, "conjugate_form", ("loss_for_p", "loss_for_w"), None)
+    return form() if callable(form) else None
+
+
+_LEARNER_METHODS = ("play", "update", "player", "init")
+
+
+def conjugate_round(payoff, leader, follower, w_leads: bool, output_weight, regrets: bool, observers) -> "ConjugateRound | None":
+    """The lean Fenchel round (:class:`ConjugateRound`), or None for :func:`round_of`'s.
+
+    Chosen by what the objects declare, never by their types: the payoff's ``conjugate_form()``
+    (its losses are the Fenchel game's), the y-player's ``leader_form()`` (follow the leader on the
+    losses' own oracle: FTL, OFTL) and the x-player's ``shown_step()`` (mirror descent shown its
+    loss: OMD with ``CurrentLoss``, ``BestResponse``), both declaring ``plays_in_domain``. It applies
+    to the run nobody watches: the y-player moves first, ``regrets=False``, no observer (``stop``,
+    ``record``, ``callback``, ``metrics``, ``checkpoint`` ... each keep :func:`round_of`'s round), and
+    flat numpy plays; the runner keeps no loss sum of its own for either seat.
+    """
+    if regrets or observers or not w_leads:
+        return None
+    form = conjugate_form_of(payoff)
+    if form is None:
+        return None
+    make_leader = declared(leader.learner, "leader_form", _LEARNER_METHODS, None)
+    make_step = declared(follower.learner, "shown_step", _LEARNER_METHODS, None)
+    if not (callable(make_leader) and callable(make_step)):
+        return None
+    leader_form, step = make_leader(), make_step()
+    if leader_form is None or step is None:
+        return None
+    for seat in (leader, follower):
+        if (not declares_plays_in_domain(seat.learner) or seat.keeps_played or not seat.flat
+                or seat.play_sum.__class__ is not np.ndarray
+                or (seat.keeps_loss_sum and not seat.learner_keeps_sum)):
+            return None
+    if not leader.learner_keeps_sum:
+        return None
+    loss_sum, hint, _ = leader_form.sums(leader.state)
+    if loss_sum.linear.__class__ is not np.ndarray or loss_sum.linear.ndim != 1:
+        return None
+    if not loss_sum.curvature and (leader_form.guess == "none" or hint is None):
+        return None  # no strength to minimise at round 1: round_of's round raises the usual error
+    minimize = form.minimizer(leader_form.domain)
+    if minimize is None:
+        return None  # a domain the conjugate's minimisation refuses: round_of's round raises the usual error
+    return ConjugateRound(form, minimize, leader, follower, leader_form, step, output_weight)
+
+
+class ConjugateRound:
+    r"""The Fenchel game's round without the players' objects: the y-player follows the leader, the
+    x-player steps from its last play shown :math:`y_t` (Frank-Wolfe, Nesterov's method, heavy ball).
+
+    With :math:`L_{t-1}=-\sum_{s<t}\alpha_sx_s` and :math:`S_{t-1}=\sum_{s<t}\alpha_s` (the y-player's
+    loss sum :math:`S_{t-1}f^*-\langle\sum_s\alpha_sx_s,\cdot\rangle`), round t is
+
+    .. math::
+
+        y_t=\nabla f\Big(-\frac{L_{t-1}+\alpha_t\psi_t}{S_{t-1}+\alpha_t c_t}\Big),\qquad
+        x_t=\arg\min_x\eta_t\alpha_t\langle y_t,x\rangle+D_R(x,x_{t-1}),
+
+    then :math:`L_t=L_{t-1}-\alpha_tx_t`, :math:`S_t=S_{t-1}+\alpha_t` and the play sums. The hint
+    :math:`\psi_t` is :math:`-x_{t-1}` (OFTL: :math:`h_{t-1}`, with :math:`x_0` the start), :math:`h_0` at
+    t = 1 only (FTL with ``FirstRoundLoss``) or none. Every operation is the one the players'
+    objects do (the same BLAS axpy, the same oracle, the conjugate's memo), in the same order, so the
+    plays and sums are bit-identical to :func:`round_of`'s; the seats (the learners' states, the play
+    sums) are written back by :meth:`settle`, which the runner calls after the loop.
+    """
+
+    def __init__(self, form, minimize, leader, follower, leader_form, step, output_weight):
+        self.leader, self.follower, self.leader_form, self.step = leader, follower, leader_form, step
+        self.leader_state, self.follower_state = leader.state, follower.state
+        loss_sum, hint, y_round = leader_form.sums(self.leader_state)
+        x, cache, x_round = step.start(self.follower_state)
+        argmin, eta, eta_at, cache_of = step.argmin, step.eta, step.eta_at, step.cache_of
+        last_loss = leader_form.guess == "last"
+        L = loss_sum.linear  # the player's own buffer (updated in place, as FTRLPlayer.update does)
+        # the hint as (vector, factor, curvature): its linear part is factor * vector (h_{t-1}: -x_{t-1})
+        hint_parts = None if hint is None or leader_form.guess == "none" else (hint.linear, 1.0, hint.curvature)
+        leader_weight_of, follower_weight_of = leader.weight, follower.weight
+        one_weight = leader_weight_of is follower_weight_of
+        output_is_leader, output_is_follower = output_weight is leader_weight_of, output_weight is follower_weight_of
+        w_sum, p_sum = leader.play_sum, follower.play_sum
+        S, y_last, alpha, weight = loss_sum.curvature, leader.last, leader.last_weight, follower.last_weight
+        w_total, w_output = leader.weight_total, leader.output_weight_total
+        p_total, p_output = follower.weight_total, follower.output_weight_total
+        self.form = form
+
+        # one weight sequence for both seats and the output, from equal totals (a fresh run): one running total
+        single = one_weight and output_is_leader and w_total == w_output == p_total == p_output
+        rounds = 0
+
+        def round_(t):
+            nonlocal S, hint_parts, x, cache, w_total, w_output, p_total, p_output, y_last, alpha, weight, rounds
+            alpha = leader_weight_of(t)
+            weight = alpha if one_weight else follower_weight_of(t)
+            if hint_parts is None:  # y_t = argmin S f* + <L, .>
+                y = minimize(L, S)
+            else:  # y_t = argmin (S + alpha c) f* + <L + alpha psi, .>
+                vector, factor, hint_curvature = hint_parts
+                linear = L.copy()
+                axpy(vector, linear, alpha * factor)
+                y = minimize(linear, S + alpha * hint_curvature)
+                hint_parts = None
+            x = argmin(y if weight == 1.0 else weight * y, 0.0, eta if eta_at is None else eta_at(x_round + rounds), x,
+                       cache)  # shown l_t = <y_t, .>: x_t = argmin eta_t alpha_t <y_t, x> + D_R(x, x_{t-1})
+            if x.__class__ is not np.ndarray:  # (the built-in oracles return float64 arrays)
+                x = np.asarray(x, dtype=np.float64)
+            if cache_of is not None:
+                cache = cache_of(x)
+            axpy(x, L, -alpha)  # L_t = L_{t-1} + alpha_t (-x_t): the y-player's h_t = f* - <x_t, .>
+            S += alpha  # (alpha_t times h_t's curvature 1.0, exactly)
+            if last_loss:
+                hint_parts = (x, -1.0, 1.0)
+            if single:
+                axpy(y, w_sum, alpha)
+                axpy(x, p_sum, alpha)
+                w_total += alpha
+            else:
+                output = alpha if output_is_leader else weight if output_is_follower else output_weight(t)
+                axpy(y, w_sum, output)
+                axpy(x, p_sum, output)
+                w_total += alpha
+                w_output += output
+                p_total += weight
+                p_output += output
+            y_last = y
+            rounds += 1
+
+        def now():
+            if single:
+                return (S, hint_parts, y_round + rounds, x, cache, x_round + rounds, w_total, w_total, w_total,
+                        w_total, alpha, weight, y_last)
+            return (S, hint_parts, y_round + rounds, x, cache, x_round + rounds, w_total, w_output, p_total, p_output,
+                    alpha, weight, y_last)
+
+        self.play_round, self.now = round_, now  # the runner's loop calls play_round(t) directly
+
+    def __call__(self, t: int) -> None:
+        """Play round t."""
+        self.play_round(t)
+
+    def settle(self) -> None:
+        """Write the run's state back into the seats: the learners' states, the weight totals, the last plays."""
+        (S, hint_parts, y_round, x, cache, x_round, w_total, w_output, p_total, p_output, w_last_weight,
+         p_last_weight, y) = self.now()
+        leader, follower, leader_form = self.leader, self.follower, self.leader_form
+        loss_sum, hint, first_round = leader_form.sums(self.leader_state)
+        if y_round == first_round:
+            return  # no round played
+        # the hint's state: h_T = f* - <x_T, .> as the payoff builds it (OFTL), else None after round 1
+        hint = Loss(-x, 1.0, self.form.convex) if leader_form.guess == "last" else None
+        # the sum's convex term: f*'s, once a loss was added (Loss._convex_of_sum)
+        leader.state = leader_form.state(self.leader_state, Loss(loss_sum.linear, S, self.form.convex), hint, y_round)
+        follower.state = self.step.state(self.follower_state, x, cache, x_round)
+        leader.weight_total, leader.output_weight_total, leader.last_weight = w_total, w_output, w_last_weight
+        follower.weight_total, follower.output_weight_total, follower.last_weight = p_total, p_output, p_last_weight
+        leader.last, follower.last = y, x
 
 
 class AlternatingRound:

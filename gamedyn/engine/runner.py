@@ -53,7 +53,7 @@ from gamedyn.engine.results import (
     per_game,
     regret,
 )
-from gamedyn.engine.rounds import AlternatingRound, one_pass_round, round_of
+from gamedyn.engine.rounds import AlternatingRound, conjugate_round, one_pass_round, round_of
 from gamedyn.engine.seats import Seat, check_learner, check_plays
 
 
@@ -469,14 +469,18 @@ def _requests(observers) -> dict:
 
 
 def round_strategy(run, payoff, first, regrets, alternating: bool = False):
-    """The round (gamedyn.engine.rounds.round_of, or AlternatingRound with ``alternating``), built after the
-    observers' start (a resume replaces the players; a fresh alternating run plays its starts here)."""
+    """The round (gamedyn.engine.rounds.round_of; AlternatingRound with ``alternating``; the lean ConjugateRound
+    for a Fenchel run nobody watches), built after the observers' start (a resume replaces the players; a fresh
+    alternating run plays its starts here)."""
     leader, follower = (run.w_seat, run.p_seat) if first == "w" else (run.p_seat, run.w_seat)
     if alternating:
         alternation = AlternatingRound(leader, follower, run.w_seat.output_weight, regrets)
         if run.start == 1 and not run.finished:
             alternation.start()  # the starts and the first mover's charge at its start (not on resume)
         return alternation
+    lean = conjugate_round(payoff, leader, follower, first == "w", run.w_seat.output_weight, regrets, run.observers)
+    if lean is not None and run.start == 1 and not run.finished:  # the Fenchel round nobody watches (rounds.py)
+        return lean
     return round_of(payoff, leader, follower, run.one_pass, first == "w", run.w_seat.output_weight, regrets)
 
 
@@ -495,9 +499,10 @@ def _loop(run, round_):
         for context in contexts:
             if context is not None:
                 stack.enter_context(context)
+        play_round = getattr(round_, "play_round", round_)  # a round object's own function (no __call__ hop)
         with _Rounds(start, run.T) as round_numbers:
             for t in round_numbers:
-                round_(t)
+                play_round(t)
                 if calls:
                     state = snapshot(t) if needs_state else None
                     for index, (observe, wants) in enumerate(calls):
@@ -508,6 +513,9 @@ def _loop(run, round_):
                         rounds = t
                         stop_reason = f"{observer_name(run.stopped_by)} fired at round {t}"
                         break
+        settle = getattr(round_, "settle", None)  # a round that keeps its state until the end (ConjugateRound)
+        if settle is not None:
+            settle()
         observed = {}
         for observer in observers:
             finish = getattr(observer, "finish", None)

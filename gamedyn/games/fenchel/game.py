@@ -36,7 +36,7 @@ from gamedyn.core.domains import Reals
 from gamedyn.core.kernels import dot
 from gamedyn.core.loss import Loss
 from gamedyn.core.validation import check_count, check_positive
-from gamedyn.engine.payoffs import Payoff, domain_validator
+from gamedyn.engine.payoffs import ConjugateForm, Payoff, domain_validator
 
 _MEMO_SIZE = 8
 _FLOAT64 = np.dtype(np.float64)
@@ -116,7 +116,8 @@ class Objective:
         raw = self.gradient(x)
         if raw.__class__ is np.ndarray and raw.dtype is _FLOAT64 and raw.ndim == 1 and raw.size:  # the usual case, cheaply
             gradient = raw.copy()
-            if gradient.shape == np.shape(x) and math.isfinite(dot(gradient, gradient)):
+            shape = x.shape if x.__class__ is np.ndarray else np.shape(x)  # (np.shape is a call: skipped for an array)
+            if gradient.shape == shape and math.isfinite(dot(gradient, gradient)):
                 return gradient  # every entry finite (a NaN or inf, or an overflow of the square, goes below)
         elif np.iscomplexobj(raw):
             raise ObjectiveError(f"Objective.gradient returned a complex array at x = {_describe(x)}",
@@ -162,11 +163,12 @@ class FenchelConjugate:
     * ``gradient(y)`` :math:`=\nabla f^*(y)` = the remembered preimage (numerically otherwise).
     """
 
-    __slots__ = ("objective", "_memo")
+    __slots__ = ("objective", "_memo", "_on_reals")
 
     def __init__(self, objective: Objective):
         self.objective = objective
         self._memo: collections.deque[tuple[np.ndarray, np.ndarray]] = collections.deque(maxlen=_MEMO_SIZE)  # the last few (y, x) with y = grad f(x)
+        self._on_reals = _minimize_on_reals(objective.gradient_at, self._memo.append)
 
     def __repr__(self) -> str:
         return "FenchelConjugate(objective)"
@@ -185,10 +187,14 @@ class FenchelConjugate:
         if not isinstance(domain, Reals):
             raise ValueError(f"The Fenchel game's y-player plays on R^d (its argmin is a gradient of f); got the "
                              f"domain {domain!r}. Use FTL() or OFTL() without a domain for the y-player.")
-        x = np.divide(np.asarray(linear, dtype=np.float64), -strength)  # = -linear / strength, bit for bit, one pass
-        y = self.objective.gradient_at(x)
-        self._memo.append((y, x))  # a deque of the last _MEMO_SIZE pairs
-        return y
+        return self._on_reals(np.asarray(linear, dtype=np.float64), strength)
+
+    def minimizer(self, domain):
+        """:meth:`minimize` on ``domain`` as a function ``(linear, strength) -> y`` of a float64 array ``linear``, the domain checked once
+        (None for a domain other than R^d, which :meth:`minimize` refuses); the same operations, so the same bits."""
+        if not isinstance(domain, Reals):
+            return None
+        return self._on_reals
 
     def _numerical_preimage(self, y):
         y = np.asarray(y, dtype=np.float64)
@@ -218,6 +224,20 @@ class FenchelConjugate:
         """grad f*(y) = argmax_x <x, y> - f(x) (numerically when f has no closed form)."""
         x = self._preimage(y)
         return self._numerical_preimage(y) if x is None else x
+
+
+def _minimize_on_reals(gradient_at, remember):
+    """:meth:`FenchelConjugate.minimize` on R^d of a float64 array ``linear``, its parts bound once (the one
+    place the sign of the linear part is taken)."""
+    divide = np.divide
+
+    def minimize(linear, strength: float):
+        x = divide(linear, -strength)  # = -linear / strength, bit for bit, one pass
+        y = gradient_at(x)
+        remember((y, x))  # a deque of the last _MEMO_SIZE pairs
+        return y
+
+    return minimize
 
 
 def agreed_dimension(objective: Objective, domain, *, dimension=None, x0=None) -> int:
@@ -297,3 +317,9 @@ class FenchelGame(Payoff):
 
     def loss_for_w(self, p, w_played=None) -> Loss:
         return Loss(-np.asarray(p, dtype=np.float64), 1.0, self.objective.conjugate_term)
+
+    def conjugate_form(self) -> ConjugateForm:
+        """The declaration that the losses are ``Loss(y)`` and ``Loss(-x, 1, f*)`` (the lean round's; see
+        :class:`gamedyn.engine.payoffs.ConjugateForm`)."""
+        conjugate = self.objective.conjugate_term
+        return ConjugateForm(conjugate, conjugate.minimizer)
