@@ -116,8 +116,25 @@ def test_nu_none_is_bit_identical_to_the_code_before_the_option():
         now.update(flatten(getattr(recipes, recipe)(A, T, **options), name))
     assert set(now) == set(saved.files)
     for key in saved.files:
-        assert np.array_equal(now[key], saved[key], equal_nan=now[key].dtype.kind == "f"), key
         assert now[key].dtype == saved[key].dtype, key
+    identical = [np.array_equal(now[key], saved[key], equal_nan=now[key].dtype.kind == "f") for key in saved.files]
+    if all(identical):
+        return  # bit for bit: the machine (CPU and OpenBLAS kernel) that saved the file, or one that rounds alike
+    # Another CPU: OpenBLAS (DYNAMIC_ARCH) picks another kernel for the products, whose sums round in another
+    # order; measured on an AMD EPYC against the file: 346 of 651 float fields moved, by at most 2.1e-13
+    # relative (nag-stopped's w_regret, a difference of sums), every non-float field equal. So there: every
+    # non-float field exactly, every float field to 1e-12 of its largest entry (an algorithmic change, such
+    # as nu=None taking the capped simplex's path, moves them by 1e-3 and more).
+    for key in saved.files:
+        a, b = now[key], saved[key]
+        if a.dtype.kind != "f":
+            assert np.array_equal(a, b), key
+            continue
+        assert np.array_equal(np.isnan(a), np.isnan(b)) and np.array_equal(np.isinf(a), np.isinf(b)), key
+        finite = np.isfinite(b)
+        assert np.array_equal(a[~finite], b[~finite]), key
+        scale = float(np.max(np.abs(b[finite]), initial=0.0))
+        assert float(np.max(np.abs(a[finite] - b[finite]), initial=0.0)) <= 1e-12 * scale, key
 
 
 @pytest.mark.parametrize("name", sorted(RECIPES))
