@@ -209,3 +209,115 @@ def test_margin_classifier_under_array_api_dispatch_returns_torch_coef():
     done = subprocess.run([sys.executable, "-c", _CLASSIFIER_SCRIPT], cwd=root, env=env, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+
+
+# ------------------------------------------------------------------ matrix games (issue 20, item 1)
+
+MATRIX = {
+    "hedge": {},
+    "optimistic_hedge": {},
+    "fictitious_play": {},
+    "regret_matching": {},
+    "regret_matching_plus": {},
+    "predictive_regret_matching_plus": {},
+    "ada_hedge": {},
+}
+MATRIX_VARIANTS = [(name, options) for name, options in sorted(MATRIX.items())] + [
+    ("regret_matching", {"plus": True, "predictive": True, "alternating": True, "averaging": "quadratic"}),
+    ("ada_hedge", {"alternating": True, "averaging": "linear"}),
+]
+
+
+def _payoffs(m=7, n=5, seed=1):
+    return np.random.default_rng(seed).normal(size=(m, n))
+
+
+def _close(got, want, rtol=1e-12):
+    return got == want or abs(got - want) <= rtol * max(1.0, abs(want))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name, options", MATRIX_VARIANTS, ids=lambda v: v if isinstance(v, str) else
+                         ",".join(f"{k}={x}" for k, x in v.items()) or "default")
+def test_matrix_recipe_equals_numpy_run(backend, name, options):
+    M = _payoffs()
+    recipe = RECIPES[name].function
+    start = np.linspace(1.0, 2.0, 7) / np.linspace(1.0, 2.0, 7).sum()
+    takes_start = "row_start" in {parameter.name for parameter in RECIPES[name].parameters}
+    expected = recipe(M, 80, **options, **({"row_start": start} if takes_start else {}))
+    foreign = convert(backend, M)
+    result = recipe(foreign, 80, **options, **({"row_start": convert(backend, start)} if takes_start else {}))
+    kind = backend_of(foreign).name
+    for field in ("row", "column", "row_last", "column_last"):
+        value = getattr(result, field)
+        assert is_foreign(value) and backend_of(value).name == kind, field
+        assert _relative(to_numpy(value), getattr(expected, field)) <= 1e-12, field
+    for field in ("w_sum", "p_sum"):
+        assert _relative(to_numpy(getattr(result.game, field)), getattr(expected.game, field)) <= 1e-12, field
+    for field in ("value", "nash_gap"):
+        got, want = getattr(result, field), getattr(expected, field)
+        assert isinstance(got, float) and _close(got, want), field
+    got, want = result.certificate, expected.certificate
+    assert _close(got.lower, want.lower) and _close(got.upper, want.upper)
+    assert got.lower <= want.upper and want.lower <= got.upper  # both certified brackets hold v*
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_solve_game_and_the_exact_oracle_on_the_namespace(backend):
+    """solve_game (PRM+ to a certified gap) runs in M's namespace; the LP oracle converts at its boundary and
+    returns its strategies there; nash_gap and value_bracket accept foreign strategies."""
+    from gamedyn.games.matrix import nash_gap, solve_matrix_game, value_bracket
+    from gamedyn.games.matrix.solve import solve_game
+
+    M = _payoffs(9, 6, seed=4)
+    foreign = convert(backend, M)
+    kind = backend_of(foreign).name
+    expected, got = solve_game(M, 1e-7), solve_game(foreign, 1e-7)
+    assert got.rounds == expected.rounds and got.converged
+    assert backend_of(got.row).name == kind and backend_of(got.column).name == kind
+    assert _relative(to_numpy(got.row), expected.row) <= 1e-12
+    assert _close(got.lower, expected.lower) and _close(got.upper, expected.upper)
+    exact = solve_matrix_game(foreign)
+    assert backend_of(exact.row).name == kind
+    assert got.lower <= exact.value <= got.upper
+    assert _close(nash_gap(foreign, got.row, got.column), nash_gap(M, expected.row, expected.column))
+    assert value_bracket(foreign, got.row, got.column).contains(exact.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["hedge", "regret_matching_plus", "optimistic_hedge"])
+def test_matrix_float32_products_float64_sums(backend, name):
+    """A float32 M keeps float32 products on the namespace (numpy widens M to float64); the averages are float64
+    and agree with the float64 run on the same (float32-rounded) matrix to 1e-5 relative."""
+    M = _payoffs().astype(np.float32)
+    expected = RECIPES[name].function(M.astype(np.float64), 80)
+    foreign = convert(backend, M, np.float32)
+    result = RECIPES[name].function(foreign, 80)
+    assert result.matrix.dtype == foreign.dtype  # float32 kept for the products
+    assert result.row.dtype == backend_of(result.row).float64  # float64 sums
+    assert _relative(to_numpy(result.row), expected.row) <= 1e-5
+    assert _relative(to_numpy(result.column), expected.column) <= 1e-5
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (gamedyn[torch])")
+def test_no_hidden_conversion_on_the_matrix_games_hot_path(monkeypatch):
+    """np.asarray & co. raise on a foreign array while every matrix recipe and solve_game run: only
+    gamedyn.core.kernels.to_numpy (the value bracket's exact evaluation, the LP) converts."""
+    from gamedyn.games.matrix.solve import solve_game
+
+    M = torch.asarray(_payoffs())
+    real = {name: getattr(np, name) for name in ("asarray", "array", "ascontiguousarray", "asanyarray")}
+
+    def guarded(name):
+        def convert_(value, *args, **kwargs):
+            if is_foreign(value):
+                raise AssertionError(f"np.{name} called on a {type(value).__module__} array")
+            return real[name](value, *args, **kwargs)
+        return convert_
+
+    for name in real:
+        monkeypatch.setattr(np, name, guarded(name))
+    for name, options in MATRIX_VARIANTS:
+        result = RECIPES[name].function(M, 30, **options)
+        assert isinstance(result.row, torch.Tensor) and isinstance(result.nash_gap, float)
+    assert isinstance(solve_game(M, 1e-3).row, torch.Tensor)
