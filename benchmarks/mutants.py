@@ -97,6 +97,7 @@ _CHECKPOINTS = ("tests/test_checkpoints.py",)
 _EXPLORATION = ("tests/test_exploration.py",)
 _ESTIMATOR = ("tests/test_sklearn.py",)
 _SOFT = ("tests/test_soft_margin_game.py",)
+_BACKEND_MATRIX = ("tests/test_backends.py", "-k", "matrix or solve_game")
 
 MUTANTS = (
     # ---- the margin recipes (recipes/*perceptron*, nag_margin): published algorithms
@@ -408,6 +409,23 @@ MUTANTS = (
             "mirror prox on Delta_c with the simplex's steps (tuned by log n, not by D_c)",
             "    log_range = np.log(n) if nu is None else soft.tuning_range\n", "    log_range = np.log(n)\n",
             tests=_SOFT, reproduce=True),
+    # ---- any array (issue 20): a foreign M converted or downcast, a JAX sum dropped
+    _mutant("backend-matrix-hidden-asarray", "backends", "gamedyn/games/matrix/game.py",
+            "check_payoff_matrix turns a torch/JAX/array-API M into numpy (the old silent conversion): results in numpy",
+            "            return check_matrix(M, name, allow_sparse=False)\n",
+            "            return check_matrix(np.asarray(M), name, allow_sparse=False)\n", tests=_BACKEND_MATRIX),
+    _mutant("backend-rm-float32-regrets", "backends", "gamedyn/core/regret_matching.py",
+            "the device regret-matching player accumulates its regrets in float32",
+            "        regrets = self.regrets + weight * regret\n",
+            "        regrets = xp.astype(self.regrets + weight * regret, xp.float32)\n", tests=_BACKEND_MATRIX),
+    _mutant("backend-seat-sum-not-rebound", "backends", "gamedyn/engine/seats.py",
+            "Seat.output adds the play in place without rebinding: a JAX play sum (immutable) silently stays 0",
+            "            self.play_sum = add_scaled(self.play_sum, output_weight, point)  # (rebound: a JAX array is immutable)",
+            "            add_scaled(self.play_sum, output_weight, point)", tests=_BACKEND_MATRIX),
+    _mutant("backend-adahedge-leader-max", "backends", "gamedyn/core/adaptive.py",
+            "the device AdaHedge takes the largest cumulative loss as the leader (its rate-inf play follows the worst)",
+            "    smallest_array = xp.min(cumulative)\n", "    smallest_array = xp.max(cumulative)\n",
+            tests=_BACKEND_MATRIX),
     _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/games/fenchel/game.py",
             "the Fenchel game's FTL play grad f(+sum alpha x / S) with the sign of the linear part dropped",
             "x = np.divide(np.asarray(linear, dtype=np.float64), -strength)",
