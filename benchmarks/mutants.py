@@ -98,6 +98,7 @@ _EXPLORATION = ("tests/test_exploration.py",)
 _ESTIMATOR = ("tests/test_sklearn.py",)
 _SOFT = ("tests/test_soft_margin_game.py",)
 _BACKEND_MATRIX = ("tests/test_backends.py", "-k", "matrix or solve_game")
+_BACKEND_FENCHEL = ("tests/test_backends.py", "-k", "fenchel")
 
 MUTANTS = (
     # ---- the margin recipes (recipes/*perceptron*, nag_margin): published algorithms
@@ -426,6 +427,14 @@ MUTANTS = (
             "the device AdaHedge takes the largest cumulative loss as the leader (its rate-inf play follows the worst)",
             "    smallest_array = xp.min(cumulative)\n", "    smallest_array = xp.max(cumulative)\n",
             tests=_BACKEND_MATRIX),
+    _mutant("backend-fenchel-float32-gradient", "backends", "gamedyn/games/fenchel/game.py",
+            "a device objective's gradient is stored as float32 (the y-player's plays lose half their digits)",
+            "    gradient = backend.asarray(raw)\n", "    gradient = backend.asarray(raw, dtype=backend.float32)\n",
+            tests=_BACKEND_FENCHEL),
+    _mutant("backend-fenchel-host-argmin", "backends", "gamedyn/games/fenchel/game.py",
+            "the y-player's argmin pulls a device loss sum to the host (a hidden np.asarray every round)",
+            "            x = linear / -strength\n",
+            "            x = backend_of(linear).asarray(np.asarray(linear) / -strength)\n", tests=_BACKEND_FENCHEL),
     _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/games/fenchel/game.py",
             "the Fenchel game's FTL play grad f(+sum alpha x / S) with the sign of the linear part dropped",
             "x = np.divide(np.asarray(linear, dtype=np.float64), -strength)",

@@ -321,3 +321,76 @@ def test_no_hidden_conversion_on_the_matrix_games_hot_path(monkeypatch):
         result = RECIPES[name].function(M, 30, **options)
         assert isinstance(result.row, torch.Tensor) and isinstance(result.nash_gap, float)
     assert isinstance(solve_game(M, 1e-3).row, torch.Tensor)
+
+
+# ---------------------------------------------------------- Fenchel games (issue 20, item 2)
+
+FENCHEL = [
+    ("frank_wolfe", {"domain": "simplex"}),
+    ("frank_wolfe", {"domain": "ball"}),
+    ("accelerated_gradient", {}),
+    ("accelerated_gradient", {"domain": "ball"}),
+    ("heavy_ball", {}),
+]
+
+
+def _fenchel_domain(options):
+    from gamedyn.core import Ball, Simplex
+
+    named = {"simplex": Simplex(), "ball": Ball(0.5)}
+    return {key: named[value] if key == "domain" else value for key, value in options.items()}
+
+
+def _objective(kind, X, seed=2):
+    """The built-in objectives, written for X's namespace (gamedyn.games.fenchel.objectives)."""
+    from gamedyn.games.fenchel.objectives import least_squares, logistic_regression
+
+    rng = np.random.default_rng(seed)
+    n = X.shape[0]
+    if kind == "least-squares":
+        return least_squares(X, rng.normal(size=n))
+    return logistic_regression(X, np.where(rng.normal(size=n) > 0, 1.0, -1.0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kind", ["least-squares", "logistic"])
+@pytest.mark.parametrize("name, options", FENCHEL, ids=lambda v: v if isinstance(v, str) else
+                         ",".join(f"{k}={x}" for k, x in v.items()) or "default")
+def test_fenchel_recipe_equals_numpy_run(backend, kind, name, options):
+    X = np.random.default_rng(5).normal(size=(20, 4)) / 2.0
+    recipe = RECIPES[name].function
+    expected = recipe(_objective(kind, X), 40, regrets=True, **_fenchel_domain(options))
+    foreign = convert(backend, X)
+    result = recipe(_objective(kind, foreign), 40, regrets=True, **_fenchel_domain(options))
+    kind_name = backend_of(foreign).name
+    for value in (result.x, result.game.w_average, result.game.p_last, result.game.w_sum):
+        assert is_foreign(value) and backend_of(value).name == kind_name
+    assert _relative(to_numpy(result.x), expected.x) <= 1e-12
+    assert _relative(to_numpy(result.game.w_average), expected.game.w_average) <= 1e-12
+    assert isinstance(result.value, float) and _close(result.value, expected.value)
+    for field in ("w_regret", "p_regret", "theorem2_bound"):
+        got, want = getattr(result.game, field), getattr(expected.game, field)
+        assert isinstance(got, float) and _close(got, want, 1e-10), field
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (gamedyn[torch])")
+def test_no_hidden_conversion_on_the_fenchel_hot_path(monkeypatch):
+    """np.asarray & co. raise on a foreign array while the Fenchel recipes run an objective written for torch (its
+    smoothness is computed before, at the boundary)."""
+    X = torch.asarray(np.random.default_rng(5).normal(size=(20, 4)) / 2.0)
+    objectives = {kind: _objective(kind, X) for kind in ("least-squares", "logistic")}
+    real = {name: getattr(np, name) for name in ("asarray", "array", "ascontiguousarray", "asanyarray")}
+
+    def guarded(name):
+        def convert_(value, *args, **kwargs):
+            if is_foreign(value):
+                raise AssertionError(f"np.{name} called on a {type(value).__module__} array")
+            return real[name](value, *args, **kwargs)
+        return convert_
+
+    for name in real:
+        monkeypatch.setattr(np, name, guarded(name))
+    for objective in objectives.values():
+        for name, options in FENCHEL:
+            result = RECIPES[name].function(objective, 30, **_fenchel_domain(options))
+            assert isinstance(result.x, torch.Tensor)
