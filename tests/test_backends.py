@@ -394,3 +394,62 @@ def test_no_hidden_conversion_on_the_fenchel_hot_path(monkeypatch):
         for name, options in FENCHEL:
             result = RECIPES[name].function(objective, 30, **_fenchel_domain(options))
             assert isinstance(result.x, torch.Tensor)
+
+
+# ------------------------------------------------- checkpoints and batched games (issue 20, item 3)
+
+
+class _Crash(Exception):
+    """The simulated kill of a run."""
+
+
+def _crash_at(round_):
+    def stop(round_state):
+        if round_state.t == round_:
+            raise _Crash
+        return False
+    return stop
+
+
+def _checkpointed_runs():
+    from gamedyn.core import Simplex
+    from gamedyn.games.fenchel.objectives import least_squares
+
+    b = np.random.default_rng(8).normal(size=30)
+    return {
+        "smooth_perceptron": (_rows(), lambda P, **k: RECIPES["smooth_perceptron"].function(P, 40, **k)),
+        "hedge": (_payoffs(), lambda P, **k: RECIPES["hedge"].function(P, 40, **k)),
+        "prm+": (_payoffs(), lambda P, **k: RECIPES["predictive_regret_matching_plus"].function(P, 40, **k)),
+        "frank_wolfe": (_rows(), lambda P, **k: RECIPES["frank_wolfe"].function(
+            least_squares(P, b if not is_foreign(P) else backend_of(P).asarray(b)), 40, domain=Simplex(), **k)),
+    }
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["smooth_perceptron", "hedge", "prm+", "frank_wolfe"])
+def test_checkpoint_saved_as_numpy_resumes_on_the_device(backend, name, tmp_path):
+    """A run killed after its checkpoint resumes bit for bit in its namespace (the file holds numpy arrays); a numpy
+    run's checkpoint resumes on the device too (equal to 1e-12; a Fenchel objective is known by its functions, and
+    one written for torch differs from numpy's, so that crossing is refused as another payoff)."""
+    P, run = _checkpointed_runs()[name]
+    foreign = convert(backend, P)
+    uninterrupted = run(foreign, stop=_crash_at(10**6))
+    path = str(tmp_path / "run.npz")
+    with pytest.raises(_Crash):
+        run(foreign, checkpoint=path, checkpoint_every=5, stop=_crash_at(23))
+    with np.load(path, allow_pickle=False) as archive:  # saved as numpy: no pickled device arrays
+        assert all(archive[key].dtype != object for key in archive.files)
+    resumed = run(foreign, resume_from=path, stop=_crash_at(10**6))
+    game, again = uninterrupted.game, resumed.game
+    for field in ("w_average", "p_average", "w_sum", "p_sum", "w_last", "p_last"):
+        value = getattr(again, field)
+        assert is_foreign(value) and backend_of(value).name == backend_of(foreign).name, field
+        assert np.array_equal(to_numpy(value), to_numpy(getattr(game, field))), field
+    if name == "frank_wolfe":  # an objective written for torch is another function than numpy's: refused, by name
+        return
+    numpy_path = str(tmp_path / "numpy.npz")
+    with pytest.raises(_Crash):
+        run(P, checkpoint=numpy_path, checkpoint_every=5, stop=_crash_at(23))
+    crossed = run(foreign, resume_from=numpy_path, stop=_crash_at(10**6)).game
+    assert backend_of(crossed.w_average).name == backend_of(foreign).name
+    assert _relative(to_numpy(crossed.w_average), to_numpy(game.w_average)) <= 1e-12
