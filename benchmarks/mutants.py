@@ -99,6 +99,8 @@ _ESTIMATOR = ("tests/test_sklearn.py",)
 _SOFT = ("tests/test_soft_margin_game.py",)
 _BACKEND_MATRIX = ("tests/test_backends.py", "-k", "matrix or solve_game")
 _BACKEND_FENCHEL = ("tests/test_backends.py", "-k", "fenchel")
+_BACKEND_CHECKPOINTS = ("tests/test_backends.py", "-k", "checkpoint")
+_BACKEND_BATCHED = ("tests/test_backends.py", "-k", "batched")
 
 MUTANTS = (
     # ---- the margin recipes (recipes/*perceptron*, nag_margin): published algorithms
@@ -435,6 +437,14 @@ MUTANTS = (
             "the y-player's argmin pulls a device loss sum to the host (a hidden np.asarray every round)",
             "            x = linear / -strength\n",
             "            x = backend_of(linear).asarray(np.asarray(linear) / -strength)\n", tests=_BACKEND_FENCHEL),
+    _mutant("backend-checkpoint-restored-as-numpy", "backends", "gamedyn/engine/checkpoints.py",
+            "a device run's checkpoint is restored as numpy arrays (the resumed run leaves the device)",
+            "            return backend_of(template).asarray(array, dtype=template.dtype)\n",
+            "            return array.copy()\n", tests=_BACKEND_CHECKPOINTS),
+    _mutant("backend-batch-labels-host", "backends", "gamedyn/arrays/batched.py",
+            "a batch of a device X keeps its labels on the host (every round mixes a numpy array into the products)",
+            "                           else self.backend.asarray(labels, dtype=self.X.dtype))",
+            "                           else labels.astype(np.float64))", tests=_BACKEND_BATCHED),
     _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/games/fenchel/game.py",
             "the Fenchel game's FTL play grad f(+sum alpha x / S) with the sign of the linear part dropped",
             "x = np.divide(np.asarray(linear, dtype=np.float64), -strength)",

@@ -453,3 +453,60 @@ def test_checkpoint_saved_as_numpy_resumes_on_the_device(backend, name, tmp_path
     crossed = run(foreign, resume_from=numpy_path, stop=_crash_at(10**6)).game
     assert backend_of(crossed.w_average).name == backend_of(foreign).name
     assert _relative(to_numpy(crossed.w_average), to_numpy(game.w_average)) <= 1e-12
+
+
+BATCHED = {"nag_margin": {}, "smooth_perceptron": {}, "accelerated_perceptron": {}, "pnorm_perceptron": {"p": 3.0}}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", sorted(BATCHED))
+def test_batched_games_on_the_namespace(backend, name):
+    """one_vs_rest of a foreign X: the K games' products in X's namespace (the labels moved there once), the
+    batched outputs there too, equal to the numpy batch to 1e-12."""
+    from gamedyn.arrays.batched import one_vs_rest
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(40, 3))
+    X /= np.max(np.linalg.norm(X, axis=1))
+    Y = np.where(rng.normal(size=(40, 3)) > 0, 1.0, -1.0)
+    recipe = RECIPES[name].function
+    expected = recipe(one_vs_rest(X, Y), 30, **BATCHED[name])
+    foreign = convert(backend, X)
+    batch = one_vs_rest(foreign, Y)
+    assert backend_of(batch) == backend_of(foreign)  # the batch declares its backend (a capability)
+    result = recipe(batch, 30, **BATCHED[name])
+    for field in ("w_average", "p_average", "w_last", "p_last"):
+        value = getattr(result.game, field)
+        assert is_foreign(value) and backend_of(value).name == backend_of(foreign).name, field
+        assert tuple(value.shape) == getattr(expected.game, field).shape, field
+        assert _relative(to_numpy(value), getattr(expected.game, field)) <= 1e-12, field
+    got, want = np.asarray(to_numpy(result.game.w_regret), dtype=np.float64), np.asarray(expected.game.w_regret)
+    assert np.array_equal(np.isinf(got), np.isinf(want))
+    finite = np.isfinite(want)
+    assert np.all(np.abs(got[finite] - want[finite]) <= 1e-12 * np.maximum(1.0, np.abs(want[finite])))
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (gamedyn[torch])")
+def test_no_hidden_conversion_on_the_batched_hot_path(monkeypatch):
+    """np.asarray & co. raise on a foreign array while batched games of a torch X run (the labels went to the device
+    once, when the batch was built)."""
+    from gamedyn.arrays.batched import one_vs_rest
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(40, 3))
+    X /= np.max(np.linalg.norm(X, axis=1))
+    batch = one_vs_rest(torch.asarray(X), np.where(rng.normal(size=(40, 3)) > 0, 1.0, -1.0))
+    real = {name: getattr(np, name) for name in ("asarray", "array", "ascontiguousarray", "asanyarray", "einsum")}
+
+    def guarded(name):
+        def convert_(*args, **kwargs):
+            if any(is_foreign(value) for value in args):
+                raise AssertionError(f"np.{name} called on a {type(args[-1]).__module__} array")
+            return real[name](*args, **kwargs)
+        return convert_
+
+    for name in real:
+        monkeypatch.setattr(np, name, guarded(name))
+    for name in sorted(BATCHED):
+        result = RECIPES[name].function(batch, 20, **BATCHED[name])
+        assert isinstance(result.game.w_average, torch.Tensor)
