@@ -315,8 +315,8 @@ MUTANTS = (
     # ---- batched games
     _mutant("batch-transpose-labels", "batched", "gamedyn/arrays/batched.py",
             "one-vs-rest A_k^T p_k without the labels (X^T P instead of X^T (Y * P))",
-            "return np.asarray(self.batch.X.T @ (P if self.batch.labels is None else self.batch.labels * P))",
-            "return np.asarray(self.batch.X.T @ P)", tests=_BATCHED),
+            "product = self.batch.X.T @ (P if self.batch.labels is None else self.batch.labels * P)",
+            "product = self.batch.X.T @ P", tests=_BATCHED),
     _mutant("batch-product-labels", "batched", "gamedyn/arrays/batched.py",
             "one-vs-rest A_k w_k without the labels",
             "return product if self.labels is None else self.labels * product", "return product", tests=_BATCHED),

@@ -65,10 +65,9 @@ class BatchedMatrix:
         return np.repeat(vectors[:, None], self.batch_size, axis=1) if vectors.ndim == 1 else vectors
 
     def __matmul__(self, W):
-        if not self.backend.is_numpy:
-            product = self.X @ self._columns(W)
-            return product if self.labels is None else self.labels * product
-        product = np.asarray(self.X @ self._columns(W))
+        product = self.X @ self._columns(W)
+        if self.backend.is_numpy:
+            product = np.asarray(product)  # (a sparse X's product is a matrix)
         return product if self.labels is None else self.labels * product
 
     @property

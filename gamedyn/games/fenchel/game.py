@@ -220,12 +220,12 @@ class FenchelConjugate:
         y = np.asarray(to_numpy(y), dtype=np.float64)
         start = np.asarray(to_numpy(self._memo[-1][1]), dtype=np.float64) if self._memo else np.zeros_like(y)
         if not backend.is_numpy:  # a numerical oracle on the host (L-BFGS), f evaluated on its device: the boundary
-            def objective(x):
+            def on_device(x):
                 x_device = backend.asarray(x)
                 gradient = np.asarray(to_numpy(self.objective.gradient_at(x_device)), dtype=np.float64)
                 return self.objective.value_at(x_device) - float(x @ y), gradient - y
 
-            solution = scipy.optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
+            solution = scipy.optimize.minimize(on_device, start, jac=True, method="L-BFGS-B",
                                                options={"gtol": 1e-13, "ftol": 1e-16, "maxiter": 10000})
             return backend.asarray(solution.x)
 
