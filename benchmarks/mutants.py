@@ -98,6 +98,10 @@ _CHECKPOINTS = ("tests/test_checkpoints.py",)
 _EXPLORATION = ("tests/test_exploration.py",)
 _ESTIMATOR = ("tests/test_sklearn.py",)
 _SOFT = ("tests/test_soft_margin_game.py",)
+_BACKEND_MATRIX = ("tests/test_backends.py", "-k", "matrix or solve_game")
+_BACKEND_FENCHEL = ("tests/test_backends.py", "-k", "fenchel")
+_BACKEND_CHECKPOINTS = ("tests/test_backends.py", "-k", "checkpoint")
+_BACKEND_BATCHED = ("tests/test_backends.py", "-k", "batched")
 
 MUTANTS = (
     # ---- the margin recipes (recipes/*perceptron*, nag_margin): published algorithms
@@ -328,8 +332,8 @@ MUTANTS = (
     # ---- batched games
     _mutant("batch-transpose-labels", "batched", "gamedyn/arrays/batched.py",
             "one-vs-rest A_k^T p_k without the labels (X^T P instead of X^T (Y * P))",
-            "return np.asarray(self.batch.X.T @ (P if self.batch.labels is None else self.batch.labels * P))",
-            "return np.asarray(self.batch.X.T @ P)", tests=_BATCHED),
+            "product = self.batch.X.T @ (P if self.batch.labels is None else self.batch.labels * P)",
+            "product = self.batch.X.T @ P", tests=_BATCHED),
     _mutant("batch-product-labels", "batched", "gamedyn/arrays/batched.py",
             "one-vs-rest A_k w_k without the labels",
             "return product if self.labels is None else self.labels * product", "return product", tests=_BATCHED),
@@ -425,6 +429,39 @@ MUTANTS = (
             "mirror prox on Delta_c with the simplex's steps (tuned by log n, not by D_c)",
             "    log_range = np.log(n) if nu is None else soft.tuning_range\n", "    log_range = np.log(n)\n",
             tests=_SOFT, reproduce=True),
+    # ---- any array (issue 20): a foreign M converted or downcast, a JAX sum dropped
+    _mutant("backend-matrix-hidden-asarray", "backends", "gamedyn/games/matrix/game.py",
+            "check_payoff_matrix turns a torch/JAX/array-API M into numpy (the old silent conversion): results in numpy",
+            "            return check_matrix(M, name, allow_sparse=False)\n",
+            "            return check_matrix(np.asarray(M), name, allow_sparse=False)\n", tests=_BACKEND_MATRIX),
+    _mutant("backend-rm-float32-regrets", "backends", "gamedyn/core/regret_matching.py",
+            "the device regret-matching player accumulates its regrets in float32",
+            "        regrets = self.regrets + weight * regret\n",
+            "        regrets = xp.astype(self.regrets + weight * regret, xp.float32)\n", tests=_BACKEND_MATRIX),
+    _mutant("backend-seat-sum-not-rebound", "backends", "gamedyn/engine/seats.py",
+            "Seat.output adds the play in place without rebinding: a JAX play sum (immutable) silently stays 0",
+            "            self.play_sum = add_scaled(self.play_sum, output_weight, point)  # (rebound: a JAX array is immutable)",
+            "            add_scaled(self.play_sum, output_weight, point)", tests=_BACKEND_MATRIX),
+    _mutant("backend-adahedge-leader-max", "backends", "gamedyn/core/adaptive.py",
+            "the device AdaHedge takes the largest cumulative loss as the leader (its rate-inf play follows the worst)",
+            "    smallest_array = xp.min(cumulative)\n", "    smallest_array = xp.max(cumulative)\n",
+            tests=_BACKEND_MATRIX),
+    _mutant("backend-fenchel-float32-gradient", "backends", "gamedyn/games/fenchel/game.py",
+            "a device objective's gradient is stored as float32 (the y-player's plays lose half their digits)",
+            "    gradient = backend.asarray(raw)\n", "    gradient = backend.asarray(raw, dtype=backend.float32)\n",
+            tests=_BACKEND_FENCHEL),
+    _mutant("backend-fenchel-host-argmin", "backends", "gamedyn/games/fenchel/game.py",
+            "the y-player's argmin pulls a device loss sum to the host (a hidden np.asarray every round)",
+            "            x = linear / -strength\n",
+            "            x = backend_of(linear).asarray(np.asarray(linear) / -strength)\n", tests=_BACKEND_FENCHEL),
+    _mutant("backend-checkpoint-restored-as-numpy", "backends", "gamedyn/engine/checkpoints.py",
+            "a device run's checkpoint is restored as numpy arrays (the resumed run leaves the device)",
+            "            return backend_of(template).asarray(array, dtype=template.dtype)\n",
+            "            return array.copy()\n", tests=_BACKEND_CHECKPOINTS),
+    _mutant("backend-batch-labels-host", "backends", "gamedyn/arrays/batched.py",
+            "a batch of a device X keeps its labels on the host (every round mixes a numpy array into the products)",
+            "                           else self.backend.asarray(labels, dtype=self.X.dtype))",
+            "                           else labels.astype(np.float64))", tests=_BACKEND_BATCHED),
     _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/games/fenchel/game.py",
             "the Fenchel game's FTL play grad f(+sum alpha x / S) with the sign of the linear part dropped",
             "x = divide(linear, -strength)  # = -linear / strength",

@@ -209,3 +209,304 @@ def test_margin_classifier_under_array_api_dispatch_returns_torch_coef():
     done = subprocess.run([sys.executable, "-c", _CLASSIFIER_SCRIPT], cwd=root, env=env, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+
+
+# ------------------------------------------------------------------ matrix games (issue 20, item 1)
+
+MATRIX = {
+    "hedge": {},
+    "optimistic_hedge": {},
+    "fictitious_play": {},
+    "regret_matching": {},
+    "regret_matching_plus": {},
+    "predictive_regret_matching_plus": {},
+    "ada_hedge": {},
+}
+MATRIX_VARIANTS = [(name, options) for name, options in sorted(MATRIX.items())] + [
+    ("regret_matching", {"plus": True, "predictive": True, "alternating": True, "averaging": "quadratic"}),
+    ("ada_hedge", {"alternating": True, "averaging": "linear"}),
+]
+
+
+def _payoffs(m=7, n=5, seed=1):
+    return np.random.default_rng(seed).normal(size=(m, n))
+
+
+def _close(got, want, rtol=1e-12):
+    return got == want or abs(got - want) <= rtol * max(1.0, abs(want))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name, options", MATRIX_VARIANTS, ids=lambda v: v if isinstance(v, str) else
+                         ",".join(f"{k}={x}" for k, x in v.items()) or "default")
+def test_matrix_recipe_equals_numpy_run(backend, name, options):
+    M = _payoffs()
+    recipe = RECIPES[name].function
+    start = np.linspace(1.0, 2.0, 7) / np.linspace(1.0, 2.0, 7).sum()
+    takes_start = "row_start" in {parameter.name for parameter in RECIPES[name].parameters}
+    expected = recipe(M, 80, **options, **({"row_start": start} if takes_start else {}))
+    foreign = convert(backend, M)
+    result = recipe(foreign, 80, **options, **({"row_start": convert(backend, start)} if takes_start else {}))
+    kind = backend_of(foreign).name
+    for field in ("row", "column", "row_last", "column_last"):
+        value = getattr(result, field)
+        assert is_foreign(value) and backend_of(value).name == kind, field
+        assert _relative(to_numpy(value), getattr(expected, field)) <= 1e-12, field
+    for field in ("w_sum", "p_sum"):
+        assert _relative(to_numpy(getattr(result.game, field)), getattr(expected.game, field)) <= 1e-12, field
+    for field in ("value", "nash_gap"):
+        got, want = getattr(result, field), getattr(expected, field)
+        assert isinstance(got, float) and _close(got, want), field
+    got, want = result.certificate, expected.certificate
+    assert _close(got.lower, want.lower) and _close(got.upper, want.upper)
+    assert got.lower <= want.upper and want.lower <= got.upper  # both certified brackets hold v*
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_solve_game_and_the_exact_oracle_on_the_namespace(backend):
+    """solve_game (PRM+ to a certified gap) runs in M's namespace; the LP oracle converts at its boundary and
+    returns its strategies there; nash_gap and value_bracket accept foreign strategies."""
+    from gamedyn.games.matrix import nash_gap, solve_matrix_game, value_bracket
+    from gamedyn.games.matrix.solve import solve_game
+
+    M = _payoffs(9, 6, seed=4)
+    foreign = convert(backend, M)
+    kind = backend_of(foreign).name
+    expected, got = solve_game(M, 1e-7), solve_game(foreign, 1e-7)
+    assert got.rounds == expected.rounds and got.converged
+    assert backend_of(got.row).name == kind and backend_of(got.column).name == kind
+    assert _relative(to_numpy(got.row), expected.row) <= 1e-12
+    assert _close(got.lower, expected.lower) and _close(got.upper, expected.upper)
+    exact = solve_matrix_game(foreign)
+    assert backend_of(exact.row).name == kind
+    assert got.lower <= exact.value <= got.upper
+    assert _close(nash_gap(foreign, got.row, got.column), nash_gap(M, expected.row, expected.column))
+    assert value_bracket(foreign, got.row, got.column).contains(exact.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["hedge", "regret_matching_plus", "optimistic_hedge"])
+def test_matrix_float32_products_float64_sums(backend, name):
+    """A float32 M keeps float32 products on the namespace (numpy widens M to float64); the averages are float64
+    and agree with the float64 run on the same (float32-rounded) matrix to 1e-5 relative."""
+    M = _payoffs().astype(np.float32)
+    expected = RECIPES[name].function(M.astype(np.float64), 80)
+    foreign = convert(backend, M, np.float32)
+    result = RECIPES[name].function(foreign, 80)
+    assert result.matrix.dtype == foreign.dtype  # float32 kept for the products
+    assert result.row.dtype == backend_of(result.row).float64  # float64 sums
+    assert _relative(to_numpy(result.row), expected.row) <= 1e-5
+    assert _relative(to_numpy(result.column), expected.column) <= 1e-5
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (gamedyn[torch])")
+def test_no_hidden_conversion_on_the_matrix_games_hot_path(monkeypatch):
+    """np.asarray & co. raise on a foreign array while every matrix recipe and solve_game run: only
+    gamedyn.core.kernels.to_numpy (the value bracket's exact evaluation, the LP) converts."""
+    from gamedyn.games.matrix.solve import solve_game
+
+    M = torch.asarray(_payoffs())
+    real = {name: getattr(np, name) for name in ("asarray", "array", "ascontiguousarray", "asanyarray")}
+
+    def guarded(name):
+        def convert_(value, *args, **kwargs):
+            if is_foreign(value):
+                raise AssertionError(f"np.{name} called on a {type(value).__module__} array")
+            return real[name](value, *args, **kwargs)
+        return convert_
+
+    for name in real:
+        monkeypatch.setattr(np, name, guarded(name))
+    for name, options in MATRIX_VARIANTS:
+        result = RECIPES[name].function(M, 30, **options)
+        assert isinstance(result.row, torch.Tensor) and isinstance(result.nash_gap, float)
+    assert isinstance(solve_game(M, 1e-3).row, torch.Tensor)
+
+
+# ---------------------------------------------------------- Fenchel games (issue 20, item 2)
+
+FENCHEL = [
+    ("frank_wolfe", {"domain": "simplex"}),
+    ("frank_wolfe", {"domain": "ball"}),
+    ("accelerated_gradient", {}),
+    ("accelerated_gradient", {"domain": "ball"}),
+    ("heavy_ball", {}),
+]
+
+
+def _fenchel_domain(options):
+    from gamedyn.core import Ball, Simplex
+
+    named = {"simplex": Simplex(), "ball": Ball(0.5)}
+    return {key: named[value] if key == "domain" else value for key, value in options.items()}
+
+
+def _objective(kind, X, seed=2):
+    """The built-in objectives, written for X's namespace (gamedyn.games.fenchel.objectives)."""
+    from gamedyn.games.fenchel.objectives import least_squares, logistic_regression
+
+    rng = np.random.default_rng(seed)
+    n = X.shape[0]
+    if kind == "least-squares":
+        return least_squares(X, rng.normal(size=n))
+    return logistic_regression(X, np.where(rng.normal(size=n) > 0, 1.0, -1.0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kind", ["least-squares", "logistic"])
+@pytest.mark.parametrize("name, options", FENCHEL, ids=lambda v: v if isinstance(v, str) else
+                         ",".join(f"{k}={x}" for k, x in v.items()) or "default")
+def test_fenchel_recipe_equals_numpy_run(backend, kind, name, options):
+    X = np.random.default_rng(5).normal(size=(20, 4)) / 2.0
+    recipe = RECIPES[name].function
+    expected = recipe(_objective(kind, X), 40, regrets=True, **_fenchel_domain(options))
+    foreign = convert(backend, X)
+    result = recipe(_objective(kind, foreign), 40, regrets=True, **_fenchel_domain(options))
+    kind_name = backend_of(foreign).name
+    for value in (result.x, result.game.w_average, result.game.p_last, result.game.w_sum):
+        assert is_foreign(value) and backend_of(value).name == kind_name
+    assert _relative(to_numpy(result.x), expected.x) <= 1e-12
+    assert _relative(to_numpy(result.game.w_average), expected.game.w_average) <= 1e-12
+    assert isinstance(result.value, float) and _close(result.value, expected.value)
+    for field in ("w_regret", "p_regret", "theorem2_bound"):
+        got, want = getattr(result.game, field), getattr(expected.game, field)
+        assert isinstance(got, float) and _close(got, want, 1e-10), field
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (gamedyn[torch])")
+def test_no_hidden_conversion_on_the_fenchel_hot_path(monkeypatch):
+    """np.asarray & co. raise on a foreign array while the Fenchel recipes run an objective written for torch (its
+    smoothness is computed before, at the boundary)."""
+    X = torch.asarray(np.random.default_rng(5).normal(size=(20, 4)) / 2.0)
+    objectives = {kind: _objective(kind, X) for kind in ("least-squares", "logistic")}
+    real = {name: getattr(np, name) for name in ("asarray", "array", "ascontiguousarray", "asanyarray")}
+
+    def guarded(name):
+        def convert_(value, *args, **kwargs):
+            if is_foreign(value):
+                raise AssertionError(f"np.{name} called on a {type(value).__module__} array")
+            return real[name](value, *args, **kwargs)
+        return convert_
+
+    for name in real:
+        monkeypatch.setattr(np, name, guarded(name))
+    for objective in objectives.values():
+        for name, options in FENCHEL:
+            result = RECIPES[name].function(objective, 30, **_fenchel_domain(options))
+            assert isinstance(result.x, torch.Tensor)
+
+
+# ------------------------------------------------- checkpoints and batched games (issue 20, item 3)
+
+
+class _Crash(Exception):
+    """The simulated kill of a run."""
+
+
+def _crash_at(round_):
+    def stop(round_state):
+        if round_state.t == round_:
+            raise _Crash
+        return False
+    return stop
+
+
+def _checkpointed_runs():
+    from gamedyn.core import Simplex
+    from gamedyn.games.fenchel.objectives import least_squares
+
+    b = np.random.default_rng(8).normal(size=30)
+    return {
+        "smooth_perceptron": (_rows(), lambda P, **k: RECIPES["smooth_perceptron"].function(P, 40, **k)),
+        "hedge": (_payoffs(), lambda P, **k: RECIPES["hedge"].function(P, 40, **k)),
+        "prm+": (_payoffs(), lambda P, **k: RECIPES["predictive_regret_matching_plus"].function(P, 40, **k)),
+        "frank_wolfe": (_rows(), lambda P, **k: RECIPES["frank_wolfe"].function(
+            least_squares(P, b if not is_foreign(P) else backend_of(P).asarray(b)), 40, domain=Simplex(), **k)),
+    }
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["smooth_perceptron", "hedge", "prm+", "frank_wolfe"])
+def test_checkpoint_saved_as_numpy_resumes_on_the_device(backend, name, tmp_path):
+    """A run killed after its checkpoint resumes bit for bit in its namespace (the file holds numpy arrays); a numpy
+    run's checkpoint resumes on the device too (equal to 1e-12; a Fenchel objective is known by its functions, and
+    one written for torch differs from numpy's, so that crossing is refused as another payoff)."""
+    P, run = _checkpointed_runs()[name]
+    foreign = convert(backend, P)
+    uninterrupted = run(foreign, stop=_crash_at(10**6))
+    path = str(tmp_path / "run.npz")
+    with pytest.raises(_Crash):
+        run(foreign, checkpoint=path, checkpoint_every=5, stop=_crash_at(23))
+    with np.load(path, allow_pickle=False) as archive:  # saved as numpy: no pickled device arrays
+        assert all(archive[key].dtype != object for key in archive.files)
+    resumed = run(foreign, resume_from=path, stop=_crash_at(10**6))
+    game, again = uninterrupted.game, resumed.game
+    for field in ("w_average", "p_average", "w_sum", "p_sum", "w_last", "p_last"):
+        value = getattr(again, field)
+        assert is_foreign(value) and backend_of(value).name == backend_of(foreign).name, field
+        assert np.array_equal(to_numpy(value), to_numpy(getattr(game, field))), field
+    if name == "frank_wolfe":  # an objective written for torch is another function than numpy's: refused, by name
+        return
+    numpy_path = str(tmp_path / "numpy.npz")
+    with pytest.raises(_Crash):
+        run(P, checkpoint=numpy_path, checkpoint_every=5, stop=_crash_at(23))
+    crossed = run(foreign, resume_from=numpy_path, stop=_crash_at(10**6)).game
+    assert backend_of(crossed.w_average).name == backend_of(foreign).name
+    assert _relative(to_numpy(crossed.w_average), to_numpy(game.w_average)) <= 1e-12
+
+
+BATCHED = {"nag_margin": {}, "smooth_perceptron": {}, "accelerated_perceptron": {}, "pnorm_perceptron": {"p": 3.0}}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", sorted(BATCHED))
+def test_batched_games_on_the_namespace(backend, name):
+    """one_vs_rest of a foreign X: the K games' products in X's namespace (the labels moved there once), the
+    batched outputs there too, equal to the numpy batch to 1e-12."""
+    from gamedyn.arrays.batched import one_vs_rest
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(40, 3))
+    X /= np.max(np.linalg.norm(X, axis=1))
+    Y = np.where(rng.normal(size=(40, 3)) > 0, 1.0, -1.0)
+    recipe = RECIPES[name].function
+    expected = recipe(one_vs_rest(X, Y), 30, **BATCHED[name])
+    foreign = convert(backend, X)
+    batch = one_vs_rest(foreign, Y)
+    assert backend_of(batch) == backend_of(foreign)  # the batch declares its backend (a capability)
+    result = recipe(batch, 30, **BATCHED[name])
+    for field in ("w_average", "p_average", "w_last", "p_last"):
+        value = getattr(result.game, field)
+        assert is_foreign(value) and backend_of(value).name == backend_of(foreign).name, field
+        assert tuple(value.shape) == getattr(expected.game, field).shape, field
+        assert _relative(to_numpy(value), getattr(expected.game, field)) <= 1e-12, field
+    got, want = np.asarray(to_numpy(result.game.w_regret), dtype=np.float64), np.asarray(expected.game.w_regret)
+    assert np.array_equal(np.isinf(got), np.isinf(want))
+    finite = np.isfinite(want)
+    assert np.all(np.abs(got[finite] - want[finite]) <= 1e-12 * np.maximum(1.0, np.abs(want[finite])))
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed (gamedyn[torch])")
+def test_no_hidden_conversion_on_the_batched_hot_path(monkeypatch):
+    """np.asarray & co. raise on a foreign array while batched games of a torch X run (the labels went to the device
+    once, when the batch was built)."""
+    from gamedyn.arrays.batched import one_vs_rest
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(40, 3))
+    X /= np.max(np.linalg.norm(X, axis=1))
+    batch = one_vs_rest(torch.asarray(X), np.where(rng.normal(size=(40, 3)) > 0, 1.0, -1.0))
+    real = {name: getattr(np, name) for name in ("asarray", "array", "ascontiguousarray", "asanyarray", "einsum")}
+
+    def guarded(name):
+        def convert_(*args, **kwargs):
+            if any(is_foreign(value) for value in args):
+                raise AssertionError(f"np.{name} called on a {type(args[-1]).__module__} array")
+            return real[name](*args, **kwargs)
+        return convert_
+
+    for name in real:
+        monkeypatch.setattr(np, name, guarded(name))
+    for name in sorted(BATCHED):
+        result = RECIPES[name].function(batch, 20, **BATCHED[name])
+        assert isinstance(result.game.w_average, torch.Tensor)

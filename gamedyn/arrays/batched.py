@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gamedyn.core.kernels import backend_of, to_numpy
 from gamedyn.core.validation import check_count, check_matrix
 
 
@@ -36,27 +37,37 @@ class BatchedMatrix:
 
     def __init__(self, X, labels=None, size=None):
         self.X = check_matrix(X, "X", allow_operator=True, sparse_formats=("csr", "csc"))
+        # A torch, JAX or array-API X (issue 20): the products in its namespace, on its device; the labels go there
+        # once (checked on the host). Declared as ``backend``, which gamedyn.core.kernels.backend_of reads.
+        self.backend = backend_of(self.X)
         n = self.X.shape[0]
         if labels is None:
             self.labels = None
             self.batch_size = check_count(size, "size")
         else:
-            labels = np.asarray(labels)
+            labels = np.asarray(to_numpy(labels))
             if labels.ndim != 2 or labels.shape[0] != n:
                 raise ValueError(f"Y must have shape (n, K) = ({n}, K), one column of +-1 labels per game; got {labels.shape}.")
             if not np.all(np.isin(labels, (-1, 1))):
                 raise ValueError("Y must contain only -1 and +1 (column k: +1 for class k, -1 for the rest); for 0/1 pass 2 * Y - 1.")
-            self.labels = labels.astype(self.X.dtype)
+            self.labels = (labels.astype(self.X.dtype) if self.backend.is_numpy
+                           else self.backend.asarray(labels, dtype=self.X.dtype))
             self.batch_size = labels.shape[1]
         self.shape = self.X.shape
         self.dtype = self.X.dtype
 
     def _columns(self, vectors):
+        if not self.backend.is_numpy:
+            vectors = self.backend.asarray(vectors, dtype=self.X.dtype)
+            return (self.backend.xp.broadcast_to(vectors[:, None], (vectors.shape[0], self.batch_size))
+                    if vectors.ndim == 1 else vectors)
         vectors = np.asarray(vectors)
         return np.repeat(vectors[:, None], self.batch_size, axis=1) if vectors.ndim == 1 else vectors
 
     def __matmul__(self, W):
-        product = np.asarray(self.X @ self._columns(W))
+        product = self.X @ self._columns(W)
+        if self.backend.is_numpy:
+            product = np.asarray(product)  # (a sparse X's product is a matrix)
         return product if self.labels is None else self.labels * product
 
     @property
@@ -71,7 +82,8 @@ class _Transposed:
 
     def __matmul__(self, P):
         P = self.batch._columns(P)
-        return np.asarray(self.batch.X.T @ (P if self.batch.labels is None else self.batch.labels * P))
+        product = self.batch.X.T @ (P if self.batch.labels is None else self.batch.labels * P)
+        return product if not self.batch.backend.is_numpy else np.asarray(product)
 
 
 def one_vs_rest(X, Y) -> BatchedMatrix:

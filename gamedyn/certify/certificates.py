@@ -424,7 +424,7 @@ class CertificateTracker(_TrackerState):
             if p.__class__ is np.ndarray and p.shape == self._dual_sum.shape and p.ndim == 1:
                 axpy(p, self._dual_sum, w_weight)  # our own float64 buffer, in place
             else:
-                add_scaled(self._dual_sum, w_weight, p)
+                self._dual_sum = add_scaled(self._dual_sum, w_weight, p)
         self._weight_total += w_weight
         self._margins = p_loss_linear_sum if self.margin_from_sums else None
         self._output_sum = w_output_sum

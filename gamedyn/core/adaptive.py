@@ -38,7 +38,7 @@ import attrs
 import numpy as np
 
 from gamedyn.core.domains import Simplex
-from gamedyn.core.kernels import axpy, dot
+from gamedyn.core.kernels import axpy, backend_of, dot, is_foreign, to_host_scalar
 from gamedyn.core.loss import Loss
 from gamedyn.core.regularizers import Entropy, Regularizer
 
@@ -98,6 +98,18 @@ def mix_loss(eta: float, cumulative) -> tuple:
     return weights, smallest - math.log(total / cumulative.size) / eta
 
 
+def _foreign_mix_loss(xp, eta: float, cumulative) -> tuple:
+    """:func:`mix_loss` for a cumulative loss of the namespace ``xp``: the weights there, the mix a host number."""
+    smallest_array = xp.min(cumulative)
+    smallest = to_host_scalar(smallest_array)
+    if eta == math.inf:
+        weights = xp.astype(cumulative == smallest_array, cumulative.dtype)
+        return weights / xp.sum(weights), smallest
+    weights = xp.exp((cumulative - smallest_array) * -eta)
+    total = xp.sum(weights)
+    return weights / total, smallest - math.log(to_host_scalar(total) / cumulative.shape[0]) / eta
+
+
 class AdaHedgeState(NamedTuple):
     """The cumulative (weighted) losses L_t, the summed mixability gaps Delta_t and the learner's round."""
 
@@ -134,7 +146,10 @@ class AdaHedge:
 
     def init(self, dimension: int, initial_loss: Loss | None = None) -> AdaHedgeState:
         """Zero cumulative loss and gap for ``dimension`` actions (``initial_loss`` is not used)."""
-        return AdaHedgeState(np.zeros(_check_dimension(self, dimension, initial_loss)), 0.0, 1)
+        dimension = _check_dimension(self, dimension, initial_loss)
+        if initial_loss is not None and is_foreign(initial_loss.linear):  # the run's namespace and device (issue 20)
+            return AdaHedgeState(backend_of(initial_loss.linear).zeros((dimension,)), 0.0, 1)
+        return AdaHedgeState(np.zeros(dimension), 0.0, 1)
 
     def play(self, state: AdaHedgeState, weight: float, current_loss: Loss | None = None):
         """The weights :math:`w_t` (``weight`` and ``current_loss`` are not used)."""
@@ -142,7 +157,9 @@ class AdaHedge:
 
     def update(self, state: AdaHedgeState, point, loss: Loss, weight: float, **_) -> AdaHedgeState:
         """The state after the loss ``weight * loss`` charged at ``point``."""
-        player = AdaHedgePlayer(self, AdaHedgeState(state.cumulative_loss.copy(), state.gap, state.round))
+        cumulative = state.cumulative_loss
+        cumulative = backend_of(cumulative).xp.asarray(cumulative, copy=True) if is_foreign(cumulative) else cumulative.copy()
+        player = AdaHedgePlayer(self, AdaHedgeState(cumulative, state.gap, state.round))
         player.update(point, loss, weight)
         return player.state
 
@@ -154,13 +171,17 @@ class AdaHedge:
 class AdaHedgePlayer:
     """AdaHedge as the mutable object :func:`gamedyn.play` runs."""
 
-    __slots__ = ("_log_size", "_played", "cumulative_loss", "gap", "learner", "round")
+    __slots__ = ("_log_size", "_played", "_xp", "cumulative_loss", "gap", "learner", "round")
 
     def __init__(self, learner, state: AdaHedgeState):
         self.learner = learner
-        self.cumulative_loss = np.array(state.cumulative_loss, dtype=np.float64)
+        # A foreign cumulative loss (torch, JAX, ...; issue 20) stays in its namespace, on its device: the vectors'
+        # steps there, the rate eta = ln K / Delta a host number (one synchronisation a round: its inf branch).
+        self._xp = backend_of(state.cumulative_loss).xp if is_foreign(state.cumulative_loss) else None
+        self.cumulative_loss = (state.cumulative_loss if self._xp is not None
+                                else np.array(state.cumulative_loss, dtype=np.float64))
         self.gap, self.round = float(state.gap), int(state.round)
-        self._log_size = math.log(self.cumulative_loss.size)
+        self._log_size = math.log(self.cumulative_loss.shape[0])
         self._played: tuple[float, float] | None = None  # (eta, M_eta(L_{t-1})) of the last play, while the state has not changed
 
     def rate(self) -> float:
@@ -168,10 +189,14 @@ class AdaHedgePlayer:
         return math.inf if self.gap == 0.0 else self._log_size / self.gap
 
     def play(self, weight, current_loss=None):
-        if self.cumulative_loss.size == 1:
-            self._played = (math.inf, float(self.cumulative_loss[0]))
-            return np.ones(1)
+        if self.cumulative_loss.shape[0] == 1:
+            self._played = (math.inf, to_host_scalar(self.cumulative_loss[0]))
+            return np.ones(1) if self._xp is None else self._xp.ones_like(self.cumulative_loss)
         eta = self.rate()
+        if self._xp is not None:
+            point, mix = _foreign_mix_loss(self._xp, eta, self.cumulative_loss)
+            self._played = (eta, mix)
+            return point
         point, mix = mix_loss(eta, self.cumulative_loss)
         self._played = (eta, mix)
         return point
@@ -185,6 +210,16 @@ class AdaHedgePlayer:
         linear = _linear_part(loss, point)
         if weight != 1.0:
             linear = weight * linear
+        if self._xp is not None:
+            xp = self._xp
+            hedge_loss = to_host_scalar(xp.sum(linear * point))
+            self.cumulative_loss = self.cumulative_loss + linear
+            if self.cumulative_loss.shape[0] > 1:
+                mix_after = _foreign_mix_loss(xp, eta, self.cumulative_loss)[1]
+                self.gap += max(0.0, hedge_loss - (mix_after - mix_before))
+            self._played = None
+            self.round += 1
+            return
         if linear.__class__ is np.ndarray and linear.dtype == np.float64 and linear.ndim == 1:
             hedge_loss = dot(linear, point)
             axpy(linear, self.cumulative_loss, 1.0)

@@ -256,8 +256,8 @@ def is_foreign(x) -> bool:
     if x.__class__ is np.ndarray or x is None:
         return False
     module = type(x).__module__
-    if module.startswith(("numpy", "scipy", "builtins", "dask")):
-        return False
+    if module.startswith(("numpy", "scipy", "builtins", "dask")) or isinstance(x, (np.ndarray, np.generic)):
+        return False  # (a numpy subclass of another module, e.g. gamedyn's UnboundedGames, is numpy)
     return hasattr(x, "__array_namespace__") or module.startswith(("torch", "jax", "jaxlib", "cupy"))
 
 
@@ -329,7 +329,14 @@ def _name_of(x) -> str:
 
 def backend_of(x) -> Backend:
     """The :class:`Backend` of an array: :data:`NUMPY` for numpy, scipy and anything not foreign
-    (:func:`is_foreign`), else its array_api_compat namespace and device (one lookup per type and device)."""
+    (:func:`is_foreign`), else its array_api_compat namespace and device (one lookup per type and device).
+    An operand that declares a ``backend`` attribute holding a :class:`Backend` (a capability, e.g.
+    :class:`gamedyn.arrays.batched.BatchedMatrix` of a torch X) has that one."""
+    if x.__class__ is np.ndarray:
+        return NUMPY
+    declared = getattr(x, "backend", None)  # an operand that declares its backend (gamedyn.BatchedMatrix of a torch X)
+    if declared.__class__ is Backend:
+        return declared
     if not is_foreign(x):
         return NUMPY
     compat = _compat()

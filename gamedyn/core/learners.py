@@ -276,6 +276,8 @@ def _batched_centre(learner, centre, initial_loss: Loss):
             f"(its argmin projects whole vectors); run these games one at a time, or use a regularizer "
             f"with supports_batches = True (Entropy, QNorm, or one on Reals)."
         )
+    if is_foreign(centre):  # the standard's reshape is a function of the namespace, not a method
+        return backend_of(centre).xp.reshape(centre, tuple(centre.shape) + (1,) * extra)
     return centre.reshape(centre.shape + (1,) * extra)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamedyn.core.kernels import axpy, inner, plus_scaled
+from gamedyn.core.kernels import axpy, backend_of, inner, is_foreign, plus_scaled
 
 __all__ = ["Loss"]
 
@@ -64,6 +64,12 @@ class Loss:
                     total += 0.5 * self.curvature * inner(z, z)
                 else:
                     total += self.curvature * float(self.convex.value(z))
+            return total
+        if is_foreign(linear):  # batched losses of a foreign namespace: one sum per game there, on the device
+            xp = backend_of(linear).xp
+            total = xp.sum(linear * z, axis=0)
+            if self.curvature:
+                total = total + 0.5 * self.curvature * xp.sum(z * z, axis=0)
             return total
         total = np.einsum("i...,i...->...", linear, z)
         if self.curvature:

@@ -38,7 +38,7 @@ import attrs
 import numpy as np
 
 from gamedyn.core.domains import Simplex
-from gamedyn.core.kernels import axpy, dot
+from gamedyn.core.kernels import axpy, backend_of, dot, is_foreign
 from gamedyn.core.loss import Loss
 
 __all__ = ["RegretMatching", "RegretMatchingPlayer", "RegretMatchingState", "regret_matching_play"]
@@ -153,6 +153,9 @@ class RegretMatching:
         if initial_loss is not None and np.ndim(initial_loss.linear) != 1:
             raise ValueError(f"{type(self).__name__} plays one game at a time; it got batched losses of shape "
                              f"{np.shape(initial_loss.linear)}. Run the games one by one.")
+        if initial_loss is not None and is_foreign(initial_loss.linear):  # the run's namespace and device (issue 20)
+            backend = backend_of(initial_loss.linear)
+            return RegretMatchingState(backend.zeros((int(dimension),)), backend.zeros((int(dimension),)), 1)
         return RegretMatchingState(np.zeros(int(dimension)), np.zeros(int(dimension)), 1)
 
     def play(self, state: RegretMatchingState, weight: float, current_loss: Loss | None = None):
@@ -161,13 +164,18 @@ class RegretMatching:
 
     def update(self, state: RegretMatchingState, point, loss: Loss, weight: float, **_) -> RegretMatchingState:
         """The state after the loss ``weight * loss`` charged at ``point``."""
+        if is_foreign(state.regrets):  # the player replaces its arrays (no in-place update): no copy needed
+            return _ForeignRegretMatchingPlayer(self, state).updated(point, loss, weight)
         player = RegretMatchingPlayer(self, RegretMatchingState(state.regrets.copy(), state.prediction.copy(),
                                                                 state.round))
         player.update(point, loss, weight)
         return player.state
 
     def player(self, state: RegretMatchingState) -> RegretMatchingPlayer:
-        """The runner's mutable form: a :class:`RegretMatchingPlayer` that updates ``state``'s arrays in place."""
+        """The runner's mutable form: a :class:`RegretMatchingPlayer` that updates ``state``'s arrays in place
+        (regrets of a foreign namespace: the same updates in that namespace, on its device)."""
+        if is_foreign(state.regrets):
+            return _ForeignRegretMatchingPlayer(self, state)  # type: ignore[return-value]
         return RegretMatchingPlayer(self, state)
 
 
@@ -220,4 +228,47 @@ class RegretMatchingPlayer:
     @property
     def state(self) -> RegretMatchingState:
         """The pure state this player is at (sharing its arrays)."""
+        return RegretMatchingState(self.regrets, self.prediction, self.round)
+
+
+class _ForeignRegretMatchingPlayer:
+    """:class:`RegretMatchingPlayer` for regrets of a torch, JAX, CuPy or array-API namespace (issue 20): the same
+    numbers, each step a function of that namespace on the regrets' device, no host synchronisation (the
+    uniform fallback of an all-non-positive round is an ``xp.where``, not a branch)."""
+
+    __slots__ = ("_plus", "_predictive", "_xp", "learner", "prediction", "regrets", "round")
+
+    def __init__(self, learner: RegretMatching, state: RegretMatchingState):
+        self.learner = learner
+        self.regrets, self.prediction, self.round = state.regrets, state.prediction, int(state.round)
+        self._plus, self._predictive = learner.plus, learner.predictive
+        self._xp = backend_of(state.regrets).xp
+
+    def play(self, weight, current_loss=None):
+        xp = self._xp
+        theta = self.regrets + weight * self.prediction if self._predictive else self.regrets
+        theta = xp.clip(theta, min=0.0)
+        total = xp.sum(theta)
+        positive = total > 0.0
+        return xp.where(positive, theta / xp.where(positive, total, 1.0), 1.0 / theta.shape[0])
+
+    def update(self, point, loss, weight, induced_loss=None) -> None:
+        xp = self._xp
+        linear = _linear_part(loss, point)
+        regret = xp.sum(linear * point) - linear  # <l, x> 1 - l, unweighted
+        regrets = self.regrets + weight * regret
+        self.regrets = xp.clip(regrets, min=0.0) if self._plus else regrets
+        if self._predictive:
+            self.prediction = regret
+        self.round += 1
+
+    def updated(self, point, loss, weight) -> RegretMatchingState:
+        self.update(point, loss, weight)
+        return self.state
+
+    def loss_sum(self):
+        return None
+
+    @property
+    def state(self) -> RegretMatchingState:
         return RegretMatchingState(self.regrets, self.prediction, self.round)

@@ -59,11 +59,28 @@ def _has_rmatvec(A) -> bool:
                 and kind._rmatmat is LinearOperator._rmatmat)
 
 
+def _check_device_operator(A, name: str, backend):
+    """:func:`_check_operator` for an operand that computes on a device backend: dtype and one probe product there."""
+    if A.dtype not in (backend.float32, backend.float64):
+        raise TypeError(f"{name} computes in dtype {A.dtype}; gamedyn needs float32 or float64 products.")
+    n, d = A.shape
+    xp = backend.xp
+    probe = A @ xp.ones((d,), dtype=A.dtype, device=backend.device)
+    if probe.shape[0] != n:
+        raise ValueError(f"{name}: the probe A @ ones(d) has shape {tuple(probe.shape)}, expected ({n}, ...).")
+    if not to_host_scalar(xp.all(xp.isfinite(probe))):
+        raise ValueError(f"{name}: the probe product A @ ones(d) is not finite; {name} contains NaN or infinite entries.")
+    return A
+
+
 def _check_operator(A, name: str):
     """Shape, dtype, that both products exist, and one probe product, instead of reading every entry."""
     shape = getattr(A, "shape", None)
     if shape is None or len(shape) != 2 or shape[0] == 0 or shape[1] == 0:
         raise ValueError(f"{name} must have a 2-D shape (n, d) with n, d >= 1, got {shape}.")
+    backend = backend_of(A)
+    if not backend.is_numpy:  # an operand declaring a device backend (a batch of a torch X): probed there
+        return _check_device_operator(A, name, backend)
     dtype = np.dtype(A.dtype) if getattr(A, "dtype", None) is not None else None
     if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise TypeError(

@@ -59,6 +59,7 @@ import attrs
 import numpy as np
 import scipy.sparse as sp
 
+from gamedyn.core.kernels import Backend, backend_of, is_foreign, to_numpy
 from gamedyn.core.loss import Loss
 
 __all__ = ["CHECKPOINT_VERSION", "CheckpointError", "CheckpointMismatchError", "RunInterrupted", "checkpoint_info"]
@@ -207,6 +208,10 @@ class _Describer:
             return {"bytes": hashlib.sha256(value).hexdigest()}
         if isinstance(value, np.generic):
             return {"array": _array_digest(np.asarray(value))}
+        if is_foreign(value):  # a torch, JAX, ... array: known by its values (a host copy), whatever its namespace
+            return {"array": _array_digest(np.asarray(to_numpy(value)))}
+        if isinstance(value, Backend):  # an objective's namespace: not part of the game's numbers
+            return {"backend": "any"}
         if isinstance(value, np.ndarray):
             if value.dtype.hasobject:
                 return {"objects": list(value.shape),
@@ -412,6 +417,10 @@ def _flatten(value, arrays: dict, where: str):
         return {"loss": [_flatten(value.linear, arrays, where + ".linear"),
                          _flatten(value.curvature, arrays, where + ".curvature")],
                 "convex": value.convex is not None}
+    if is_foreign(value):  # saved as numpy (a host copy); restored onto the resuming run's namespace and device
+        key = f"a{len(arrays)}"
+        arrays[key] = np.array(to_numpy(value))
+        return {"array": key, "scalar": None, "device": True}
     if isinstance(value, np.ndarray) or isinstance(value, (numbers.Number, np.generic)):
         key = f"a{len(arrays)}"
         arrays[key] = np.array(value)  # a copy: later in-place updates of the run do not reach it
@@ -449,6 +458,10 @@ def _rebuild(layout, arrays, template, where: str, convex=None):
     if "array" in layout:
         array = arrays[layout["array"]]
         scalar = layout["scalar"]
+        if is_foreign(template):  # the resuming run computes on a device: the saved numbers go there, in its dtype
+            return backend_of(template).asarray(array, dtype=template.dtype)
+        if layout.get("device") and array.ndim == 0 and isinstance(template, float):
+            return float(array[()])  # a device scalar (a running total) whose fresh run holds a host 0.0
         if scalar is None:
             return array.copy()
         if scalar in _SCALARS:

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from gamedyn.core.kernels import backend_of, is_foreign
 from gamedyn.engine import checkpoints as _checkpoints
 from gamedyn.engine.results import duality_gap, regret
 
@@ -321,7 +322,9 @@ class CheckpointObserver:
                     raise _checkpoints.CheckpointMismatchError(
                         f"{path!r} was written by a game whose {owner}-losses have a convex term; this run's have none.")
                 continue
-            if isinstance(value, np.ndarray) and value.dtype == np.float64 and value.ndim:  # buffers updated in place
+            if isinstance(value, np.ndarray) and is_foreign(seat.play_sum):  # (a field whose fresh value was None)
+                value = backend_of(seat.play_sum).asarray(value)  # saved as numpy, restored onto the run's device
+            elif isinstance(value, np.ndarray) and value.dtype == np.float64 and value.ndim:  # buffers updated in place
                 value = np.require(value, requirements=("C", "W", "O"))
             setattr(seat, field, value)
         for name, observer in self._stateful(run):

@@ -434,7 +434,7 @@ class RegularizedBilinear(Bilinear):
     def value(self, w, p):
         if not self.backend.is_numpy:
             w = self.backend.asarray(w)
-            return Bilinear.value(self, w, p) - 0.5 * self.strength * (w @ w)
+            return Bilinear.value(self, w, p) - Loss(self.backend.xp.zeros_like(w), self.strength).value(w)
         w = np.asarray(w)
         return Bilinear.value(self, w, p) - Loss(np.zeros_like(w), self.strength).value(w)
 

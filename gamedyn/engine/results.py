@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import numpy as np
 
-from gamedyn.core.kernels import is_foreign, to_host_scalar, to_numpy
+from gamedyn.core.kernels import backend_of, is_foreign, to_host_scalar, to_numpy
 from gamedyn.core.loss import Loss
 from gamedyn.core.numerics import NumericalRangeError
 
@@ -149,6 +149,10 @@ def _best_response(domain, loss: Loss):
         return loss.minimize_over(domain)
     columns = [domain.minimize_quadratic(loss.linear[:, k], loss.curvature) for k in range(loss.linear.shape[1])]
     bounded = np.array([column is not None for column in columns])
+    if is_foreign(loss.linear):  # a batch on a device: the best responses stacked there
+        xp = backend_of(loss.linear).xp
+        zeros = xp.zeros_like(loss.linear[:, 0])
+        return xp.stack([zeros if column is None else column for column in columns], axis=1), bounded
     points = np.stack([np.zeros(loss.linear.shape[0]) if column is None else column for column in columns], axis=1)
     return points, bounded
 
@@ -164,7 +168,7 @@ def duality_gap(payoff: Payoff, w_domain, p_domain, w_bar, p_bar) -> float | np.
     w_best = _best_response(w_domain, payoff.loss_for_w(p_bar))
     if w_bar.ndim > 1:
         (p_points, p_bounded), (w_points, w_bounded) = p_best, w_best
-        gap = np.asarray(payoff.value(w_points, p_bar) - payoff.value(w_bar, p_points), dtype=np.float64)
+        gap = np.asarray(to_numpy(payoff.value(w_points, p_bar) - payoff.value(w_bar, p_points)), dtype=np.float64)
         bounded = p_bounded & w_bounded
         return gap if bounded.all() else np.where(bounded, gap, np.inf).view(UnboundedGames)
     if p_best is None or w_best is None:

@@ -210,7 +210,7 @@ class Seat:
         :class:`gamedyn.engine.rounds.AlternatingRound` charges the second mover at its previous play
         before it plays, and the first mover once at its start before round 1."""
         if self.keeps_loss_sum and not self.learner_keeps_sum:
-            add_scaled(self.loss_linear, weight, loss.linear)
+            self.loss_linear = add_scaled(self.loss_linear, weight, loss.linear)  # (rebound: a JAX array is immutable)
             self.loss_curvature += weight * loss.curvature
             if loss.convex is not None:
                 self.loss_convex = loss.convex
@@ -224,7 +224,7 @@ class Seat:
         if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
             axpy(point, self.play_sum, output_weight)
         else:
-            add_scaled(self.play_sum, output_weight, point)
+            self.play_sum = add_scaled(self.play_sum, output_weight, point)  # (rebound: a JAX array is immutable)
         self.output_weight_total += output_weight
         self.last = point
 

@@ -33,7 +33,7 @@ import numpy as np
 import scipy.optimize
 
 from gamedyn.core.domains import Reals
-from gamedyn.core.kernels import dot
+from gamedyn.core.kernels import NUMPY, Backend, backend_of, dot, is_foreign, to_host_scalar, to_numpy
 from gamedyn.core.loss import Loss
 from gamedyn.core.validation import check_count, check_positive
 from gamedyn.engine.payoffs import ConjugateForm, Payoff, domain_validator
@@ -52,7 +52,7 @@ def _optional_dimension(value):
 
 
 def _describe(point) -> str:
-    return np.array2string(np.asarray(point, dtype=np.float64), threshold=6, edgeitems=2, precision=6, separator=", ")
+    return np.array2string(np.asarray(to_numpy(point), dtype=np.float64), threshold=6, edgeitems=2, precision=6, separator=", ")
 
 
 class ObjectiveError(ValueError):
@@ -95,6 +95,9 @@ class Objective:
     smoothness: float | None = attrs.field(default=None, converter=lambda s: _optional_positive(s, "smoothness"))
     dimension: int | None = attrs.field(default=None, kw_only=True, converter=_optional_dimension)
     conjugate: Callable | None = attrs.field(default=None, kw_only=True)
+    # the namespace and device f computes on (issue 20): a Backend, or an array of it (its data); default numpy
+    backend: Backend = attrs.field(default=None, kw_only=True, eq=False, repr=False,
+                                   converter=lambda b: NUMPY if b is None else b if isinstance(b, Backend) else backend_of(b))
     conjugate_term: Any = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self):
@@ -114,6 +117,8 @@ class Objective:
             shape; inside :func:`gamedyn.play` also the round.
         """
         raw = self.gradient(x)
+        if is_foreign(raw):  # an objective written for a namespace: checked there (one host synchronisation, the NaN check)
+            return _checked_foreign_gradient(raw, x)
         if raw.__class__ is np.ndarray and raw.dtype is _FLOAT64 and raw.ndim == 1 and raw.size:  # the usual case, cheaply
             gradient = raw.copy()
             shape = x.shape if x.__class__ is np.ndarray else np.shape(x)  # (np.shape is a call: skipped for an array)
@@ -152,6 +157,19 @@ class Objective:
         return value
 
 
+def _checked_foreign_gradient(raw, x):
+    """:meth:`Objective.gradient_at` for a gradient of a foreign namespace: a float64 array there, of x's shape, finite."""
+    backend = backend_of(raw)
+    gradient = backend.asarray(raw)
+    if tuple(gradient.shape) != tuple(x.shape):
+        raise ObjectiveError(f"Objective.gradient returned an array of shape {tuple(gradient.shape)} at x of shape "
+                             f"{tuple(x.shape)}", "it must return a finite array of the same shape as x")
+    if not to_host_scalar(backend.xp.all(backend.xp.isfinite(gradient))):
+        raise ObjectiveError(f"Objective.gradient returned {_describe(gradient)} (not finite) at x = {_describe(x)}",
+                             f"it must return a finite array of the same shape as x; {_NOT_AN_OVERFLOW}")
+    return gradient if gradient is not raw else backend.xp.asarray(raw, copy=True)
+
+
 class FenchelConjugate:
     r"""The convex function :math:`\phi=f^*` of the y-player's losses, with its argmin oracle.
 
@@ -178,7 +196,11 @@ class FenchelConjugate:
             if point is y:
                 return preimage
         for point, preimage in reversed(self._memo):
-            if point.shape == np.shape(y) and np.array_equal(point, y):
+            if is_foreign(point):
+                if is_foreign(y) and tuple(point.shape) == tuple(y.shape) and to_host_scalar(
+                        backend_of(point).xp.all(point == y)):
+                    return preimage
+            elif point.shape == np.shape(y) and np.array_equal(point, y):
                 return preimage
         return None
 
@@ -187,6 +209,11 @@ class FenchelConjugate:
         if not isinstance(domain, Reals):
             raise ValueError(f"The Fenchel game's y-player plays on R^d (its argmin is a gradient of f); got the "
                              f"domain {domain!r}. Use FTL() or OFTL() without a domain for the y-player.")
+        if is_foreign(linear):  # in its namespace, on its device
+            x = linear / -strength
+            y = self.objective.gradient_at(x)
+            self._memo.append((y, x))  # a deque of the last _MEMO_SIZE pairs
+            return y
         return self._on_reals(np.asarray(linear, dtype=np.float64), strength)
 
     def minimizer(self, domain):
@@ -197,8 +224,18 @@ class FenchelConjugate:
         return self._on_reals
 
     def _numerical_preimage(self, y):
-        y = np.asarray(y, dtype=np.float64)
-        start = self._memo[-1][1] if self._memo else np.zeros_like(y)
+        backend = self.objective.backend
+        y = np.asarray(to_numpy(y), dtype=np.float64)
+        start = np.asarray(to_numpy(self._memo[-1][1]), dtype=np.float64) if self._memo else np.zeros_like(y)
+        if not backend.is_numpy:  # a numerical oracle on the host (L-BFGS), f evaluated on its device: the boundary
+            def on_device(x):
+                x_device = backend.asarray(x)
+                gradient = np.asarray(to_numpy(self.objective.gradient_at(x_device)), dtype=np.float64)
+                return self.objective.value_at(x_device) - float(x @ y), gradient - y
+
+            solution = scipy.optimize.minimize(on_device, start, jac=True, method="L-BFGS-B",
+                                               options={"gtol": 1e-13, "ftol": 1e-16, "maxiter": 10000})
+            return backend.asarray(solution.x)
 
         def objective(x):
             return self.objective.value_at(x) - float(x @ y), self.objective.gradient_at(x) - y
@@ -217,7 +254,10 @@ class FenchelConjugate:
                                      f"f* must be finite at the gradients of f; {_NOT_AN_OVERFLOW}")
             return value
         if x is None:
-            x = self._numerical_preimage(y)
+            x = self._numerical_preimage(to_numpy(y))
+        if is_foreign(x) or is_foreign(y):
+            backend = backend_of(x if is_foreign(x) else y)
+            return to_host_scalar(backend.xp.sum(backend.asarray(x) * backend.asarray(y))) - self.objective.value_at(x)
         return float(x @ np.asarray(y)) - self.objective.value_at(x)
 
     def gradient(self, y):
@@ -245,7 +285,8 @@ def agreed_dimension(objective: Objective, domain, *, dimension=None, x0=None) -
     Box's), checked to agree; a clear error when none does or two differ."""
     given = []
     if x0 is not None:
-        given.append((f"x0 has {np.size(x0)} coordinates", np.size(x0)))
+        size = math.prod(np.shape(x0))  # (x0.shape: no conversion of a foreign x0)
+        given.append((f"x0 has {size} coordinates", size))
     if dimension is not None:
         dimension = check_count(dimension, "dimension")
         given.append((f"dimension={dimension}", dimension))
@@ -308,18 +349,30 @@ class FenchelGame(Payoff):
         """d, the length of x."""
         return self.dimension
 
+    @property
+    def backend(self) -> Backend:
+        """The namespace and device of the run: the objective's (``Objective(..., backend=X)``; numpy by default)."""
+        return self.objective.backend
+
     def value(self, w, p) -> float:
         """g(y, x) = <x, y> - f*(y) with y = w, x = p."""
+        backend = self.objective.backend
+        if not backend.is_numpy:
+            return (to_host_scalar(backend.xp.sum(backend.asarray(p) * backend.asarray(w)))
+                    - self.objective.conjugate_term.value(w))
         return float(np.asarray(p) @ np.asarray(w)) - self.objective.conjugate_term.value(w)
 
     def loss_for_p(self, w, p_played=None) -> Loss:
-        return Loss(np.asarray(w, dtype=np.float64), 0.0)
+        return Loss(w if is_foreign(w) else np.asarray(w, dtype=np.float64), 0.0)
 
     def loss_for_w(self, p, w_played=None) -> Loss:
-        return Loss(-np.asarray(p, dtype=np.float64), 1.0, self.objective.conjugate_term)
+        return Loss(-p if is_foreign(p) else -np.asarray(p, dtype=np.float64), 1.0, self.objective.conjugate_term)
 
-    def conjugate_form(self) -> ConjugateForm:
+    def conjugate_form(self) -> ConjugateForm | None:
         """The declaration that the losses are ``Loss(y)`` and ``Loss(-x, 1, f*)`` (the lean round's; see
-        :class:`gamedyn.engine.payoffs.ConjugateForm`)."""
+        :class:`gamedyn.engine.payoffs.ConjugateForm`); None for an objective on another namespace (the lean
+        round's kernels are numpy's: such a run takes the watched round, in its namespace)."""
+        if not self.objective.backend.is_numpy:
+            return None
         conjugate = self.objective.conjugate_term
         return ConjugateForm(conjugate, conjugate.minimizer)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamedyn.core.validation import check_matrix
+from gamedyn.core.kernels import backend_of, to_host_scalar, to_numpy
+from gamedyn.core.validation import check_matrix, check_vector
 from gamedyn.games.fenchel.game import Objective
 
 __all__ = ["OBJECTIVES", "least_squares", "logistic_regression", "synthetic_objective"]
@@ -26,19 +27,26 @@ def least_squares(X, b) -> Objective:
     (0.0, 2.0)
     """
     X = check_matrix(X, "X", allow_sparse=False, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    if b.shape != (X.shape[0],):
-        raise ValueError(f"b must have one target per row of X ({X.shape[0]}), got shape {b.shape}.")
+    backend = backend_of(X)  # a torch, JAX or array-API X: f and its gradient in its namespace, on its device
+    b = np.asarray(b, dtype=np.float64) if backend.is_numpy else backend.asarray(check_vector(b, "b"))
+    if tuple(b.shape) != (X.shape[0],):
+        raise ValueError(f"b must have one target per row of X ({X.shape[0]}), got shape {tuple(b.shape)}.")
     n = X.shape[0]
+    xp = backend.xp
 
     def value(x):
         residual = X @ x - b
-        return 0.5 * float(residual @ residual) / n
+        return 0.5 * to_host_scalar(xp.sum(residual * residual)) / n
 
     def gradient(x):
         return X.T @ (X @ x - b) / n
 
-    return Objective(value, gradient, smoothness=float(np.linalg.norm(X, 2) ** 2 / n), dimension=X.shape[1])
+    return Objective(value, gradient, smoothness=_spectral_norm(X) ** 2 / n, dimension=X.shape[1], backend=backend)
+
+
+def _spectral_norm(X) -> float:
+    """||X||_2, the largest singular value (on a host copy for a foreign X: once, before the rounds; the boundary)."""
+    return float(np.linalg.norm(np.asarray(to_numpy(X), dtype=np.float64), 2))
 
 
 def logistic_regression(X, labels, ridge: float = 0.1) -> Objective:
@@ -47,23 +55,35 @@ def logistic_regression(X, labels, ridge: float = 0.1) -> Objective:
     Labels in {-1, +1}; :math:`L=\|X\|_2^2/(4n)+\lambda`.
     """
     X = check_matrix(X, "X", allow_sparse=False, dtype=np.float64)
-    labels = np.asarray(labels, dtype=np.float64)
-    if labels.shape != (X.shape[0],) or not np.all(np.isin(labels, (-1.0, 1.0))):
+    backend = backend_of(X)  # a torch, JAX or array-API X: f and its gradient in its namespace, on its device
+    host_labels = np.asarray(to_numpy(labels), dtype=np.float64)
+    if host_labels.shape != (X.shape[0],) or not np.all(np.isin(host_labels, (-1.0, 1.0))):
         raise ValueError("labels must be -1 or +1, one per row of X.")
     if not ridge >= 0:
         raise ValueError(f"ridge must be >= 0, got {ridge!r}.")
-    A = X * labels[:, None]
+    xp = backend.xp
+    A = X * (host_labels[:, None] if backend.is_numpy else backend.asarray(host_labels)[:, None])
     n = A.shape[0]
 
-    def value(x):
-        return float(np.mean(np.logaddexp(0.0, -(A @ x)))) + 0.5 * ridge * float(x @ x)
+    if backend.is_numpy:
+        def value(x):
+            return float(np.mean(np.logaddexp(0.0, -(A @ x)))) + 0.5 * ridge * float(x @ x)
 
-    def gradient(x):
-        weights = np.exp(-np.logaddexp(0.0, A @ x))  # 1 / (1 + e^{a x}), without overflow
-        return -(A.T @ weights) / n + ridge * x
+        def gradient(x):
+            weights = np.exp(-np.logaddexp(0.0, A @ x))  # 1 / (1 + e^{a x}), without overflow
+            return -(A.T @ weights) / n + ridge * x
+    else:
+        def value(x):
+            return to_host_scalar(xp.mean(xp.logaddexp(xp.zeros_like(A[:, 0]), -(A @ x)))) + 0.5 * ridge * to_host_scalar(
+                xp.sum(x * x))
 
-    return Objective(value, gradient, smoothness=float(np.linalg.norm(A, 2) ** 2 / (4 * n) + ridge),
-                     dimension=A.shape[1])
+        def gradient(x):
+            margins = A @ x
+            weights = xp.exp(-xp.logaddexp(xp.zeros_like(margins), margins))  # 1 / (1 + e^{a x}), without overflow
+            return -(A.T @ weights) / n + ridge * x
+
+    return Objective(value, gradient, smoothness=_spectral_norm(A) ** 2 / (4 * n) + ridge, dimension=A.shape[1],
+                     backend=backend)
 
 
 OBJECTIVES = ("least-squares", "logistic")

@@ -55,7 +55,7 @@ def fenchel_inputs(objective, domain, x0, dimension):
         raise TypeError(f"objective must be a gamedyn.Objective(value, gradient, smoothness), got {objective!r}.")
     if x0 is not None:
         x0 = check_vector(x0, "x0")
-        if x0.size == 0:
+        if x0.shape[0] == 0:
             raise ValueError("x0 is empty; pass a start point with at least one coordinate.")
     dimension = agreed_dimension(objective, domain, dimension=dimension, x0=x0)
     if x0 is None:

@@ -37,8 +37,9 @@ import scipy.optimize
 
 from gamedyn.core.domains import Simplex
 from gamedyn.core.hints import LastLoss
+from gamedyn.core.kernels import backend_of, is_foreign, to_host_scalar, to_numpy
 from gamedyn.core.loss import Loss
-from gamedyn.core.validation import check_count
+from gamedyn.core.validation import check_count, check_matrix
 from gamedyn.engine.payoffs import Bilinear
 
 __all__ = [
@@ -66,7 +67,16 @@ def check_payoff_matrix(M, name: str = "M") -> np.ndarray:
         ``M`` is complex (its imaginary part would be lost) or not numeric.
     ValueError
         ``M`` is not 2-D, is empty, or holds NaN or infinity.
+
+    A torch, JAX, CuPy or array-API ``M`` (issue 20) is checked through its own namespace and returned there,
+    on its device (float32 stays float32: the products' dtype; every other real dtype becomes float64).
     """
+    if is_foreign(M):
+        try:
+            return check_matrix(M, name, allow_sparse=False)
+        except ValueError as error:
+            raise ValueError(f"{error} ({name} is the payoff matrix of shape (rows, columns); rows: the "
+                             f"maximiser's actions.)") from None
     if np.iscomplexobj(M):
         raise TypeError(f"{name} is complex; payoffs are real numbers. Pass {name}.real if the imaginary part is "
                         f"meant to be zero (numpy would otherwise drop it silently).")
@@ -105,6 +115,9 @@ def check_strategy(strategy, size: int, name: str, *, positive: bool = False) ->
 def payoff_range(M) -> float:
     """r = max M - min M, the range of the payoffs (0 for a constant game; inf if beyond float64)."""
     matrix = check_payoff_matrix(M)
+    if is_foreign(matrix):  # in M's namespace, one host number (float64: a float32 range may not overflow)
+        xp = backend_of(matrix).xp
+        return to_host_scalar(xp.max(matrix)) - to_host_scalar(xp.min(matrix))
     with np.errstate(over="ignore"):  # max - min of entries near +-1.8e308 is beyond float64: inf
         return float(np.max(matrix) - np.min(matrix))
 
@@ -116,7 +129,7 @@ def _checked_default_step(step: float, spread: float, formula: str, matrix) -> f
     """A default step computed from M's range, or an error naming M (not eta) and the fix: rescale M."""
     if math.isfinite(spread) and _SMALLEST_NORMAL <= step < math.inf:
         return step
-    top = float(np.max(np.abs(matrix)))
+    top = float(np.max(np.abs(to_numpy(matrix))))
     scale = math.ldexp(1.0, math.frexp(top)[1] - 1)  # a power of two (M / scale is exact) with max |M / scale| in [1, 2)
     reason = ("is beyond float64" if not math.isfinite(spread)
               else f"makes the step {step!r}, beyond float64 (r = {spread!r} is subnormal)" if step == math.inf
@@ -175,6 +188,10 @@ def solve_matrix_game(M) -> MatrixGameSolution:
     (0.0, [0.333333, 0.333333, 0.333333])
     """
     matrix = check_payoff_matrix(M)
+    backend = backend_of(matrix)
+    if not backend.is_numpy:  # an exact oracle: the LP on a host copy (the boundary), the strategies back on M's device
+        solution = solve_matrix_game(np.asarray(to_numpy(matrix), dtype=np.float64))
+        return attrs.evolve(solution, row=backend.asarray(solution.row), column=backend.asarray(solution.column))
     row, column = _optimal_pair(matrix)
     # The LP's own value variable is only as good as HiGHS's absolute tolerance (about 1e-7 of max |M|,
     # and entries that differ by less look equal to it). The strategies certify v* from both sides:
@@ -220,6 +237,12 @@ def best_response_values(M, row, column) -> tuple:
     """(max_x x^T M column, min_y row^T M y): what each player's best reply achieves."""
     matrix = check_payoff_matrix(M)
     m, n = matrix.shape
+    if is_foreign(matrix):  # the two products in M's namespace, on its device; two host numbers
+        backend = backend_of(matrix)
+        row, column = (backend.asarray(check_strategy(to_numpy(point), size, name), dtype=matrix.dtype)
+                       for point, size, name in ((row, m, "row"), (column, n, "column")))
+        xp = backend.xp
+        return to_host_scalar(xp.max(matrix @ column)), to_host_scalar(xp.min(row @ matrix))
     row, column = check_strategy(row, m, "row"), check_strategy(column, n, "column")
     return float(np.max(matrix @ column)), float(np.min(row @ matrix))
 
@@ -367,6 +390,8 @@ def value_bracket(M, row, column) -> ValueBracket:
     (True, -0.1, 0.0)
     """
     matrix = check_payoff_matrix(M)
+    if is_foreign(matrix):  # an exact evaluation (rationals): on host copies, the boundary
+        matrix, row, column = (np.asarray(to_numpy(value), dtype=np.float64) for value in (matrix, row, column))
     m, n = matrix.shape
     row, column = check_strategy(row, m, "row"), check_strategy(column, n, "column")
     return ValueBracket(_certified_worst(row, matrix), 0.0 - _certified_worst(column, -matrix.T))  # 0.0 - : no -0.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
+from gamedyn.core.kernels import backend_of, is_foreign, to_host_scalar, to_numpy
 from gamedyn.engine.recipe import Parameter, RecipeResult
 from gamedyn.engine.results import GameResult
 from gamedyn.games.matrix.game import ValueBracket, value_bracket
@@ -55,8 +56,17 @@ class MatrixGameResult(RecipeResult):
 def matrix_game_result(M, game: GameResult, steps: dict | None = None) -> MatrixGameResult:
     """Package the runner's result of the game MatrixGame(M) (row player = w, column player = p)."""
     row, column = game.w_average, game.p_average
-    best_row, best_column = float(np.max(M @ column)), float(np.min(row @ M))
-    return MatrixGameResult(row=row, column=column, value=float(row @ M @ column), nash_gap=best_row - best_column,
+    if is_foreign(M):  # the products in M's namespace and dtype, on its device; three host numbers
+        backend = backend_of(M)
+        xp = backend.xp
+        row_, column_ = xp.astype(row, M.dtype), xp.astype(column, M.dtype)
+        M_column = M @ column_
+        best_row, best_column = to_host_scalar(xp.max(M_column)), to_host_scalar(xp.min(row_ @ M))
+        value = to_host_scalar(xp.sum(row_ * M_column))
+    else:
+        best_row, best_column = float(np.max(M @ column)), float(np.min(row @ M))
+        value = float(row @ M @ column)
+    return MatrixGameResult(row=row, column=column, value=value, nash_gap=best_row - best_column,
                             game=game, steps=dict(steps or {}), matrix=M)
 
 
@@ -72,10 +82,14 @@ def matrix_game_inputs(M, T, row_start, column_start, *, positive_starts: bool =
     matrix = check_payoff_matrix(M)
     T = check_count(T, "T")
     m, n = matrix.shape
-    row_start = None if row_start is None else check_strategy(row_start, m, "row_start", positive=positive_starts)
-    column_start = (None if column_start is None
-                    else check_strategy(column_start, n, "column_start", positive=positive_starts))
-    return matrix, T, row_start, column_start
+    backend = backend_of(matrix)
+    starts = []
+    for start, size, name in ((row_start, m, "row_start"), (column_start, n, "column_start")):
+        if start is not None:  # checked on the host (a probability vector: O(m + n), once); a foreign M's run keeps it on M's device
+            start = check_strategy(to_numpy(start), size, name, positive=positive_starts)
+            start = start if backend.is_numpy else backend.asarray(start)
+        starts.append(start)
+    return (matrix, T, *starts)
 
 
 ROW_START = Parameter("row_start", "the row player's start x_0 (default uniform)", cli=False)

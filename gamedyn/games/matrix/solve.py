@@ -18,15 +18,22 @@ from typing import Any
 import attrs
 import numpy as np
 
+from gamedyn.core.kernels import NUMPY, backend_of, is_foreign, to_host_scalar
 from gamedyn.core.regret_matching import RegretMatching
-from gamedyn.core.validation import check_count
+from gamedyn.core.validation import check_count, check_matrix
 from gamedyn.engine import Bilinear, play
 
 __all__ = ["GameSolution", "NashGapStop", "solve_game"]
 
 
 def _products(M, row, column):
-    """(M column, row^T M), in M's own precision (float32 stays float32), as float64 vectors."""
+    """(M column, row^T M), in M's own precision (float32 stays float32), as float64 vectors (a foreign M: in its
+    namespace, on its device)."""
+    if is_foreign(M):
+        backend = backend_of(M)
+        xp = backend.xp
+        by_column, by_row = M @ xp.astype(column, M.dtype), xp.astype(row, M.dtype) @ M
+        return xp.astype(by_column, backend.float64), xp.astype(by_row, backend.float64)
     dtype = M.dtype if M.dtype in (np.float32, np.float64) else np.float64
     by_column = M @ np.asarray(column, dtype=dtype)
     by_row = M.T @ np.asarray(row, dtype=dtype)
@@ -76,7 +83,9 @@ class NashGapStop:
         M = M if hasattr(M, "shape") and hasattr(M, "dtype") else np.asarray(M, dtype=np.float64)
         self.M, self.gap, self.output_weight = M, float(gap), output_weight
         m, n = M.shape
-        self.row_sum, self.column_sum, self.total = np.zeros(m), np.zeros(n), 0.0
+        backend = backend_of(M)  # a foreign M: the sums in its namespace and on its device (issue 20)
+        self._backend = backend
+        self.row_sum, self.column_sum, self.total = backend.zeros((m,)), backend.zeros((n,)), 0.0
         self._previous: tuple[np.ndarray, np.ndarray, float, float] | None = None  # the last round's sums
         self._run: Any = None  # the Run, set by start()
         self.estimate = math.inf
@@ -95,12 +104,23 @@ class NashGapStop:
             w_before, p_before, w_total, p_total = self._previous
             by_column = (w_before - w_sum) / (w_seat.weight_total - w_total)  # -(h_t) / alpha_t = M y_t
             by_row = (p_sum - p_before) / (p_seat.weight_total - p_total)
-        self._previous = (np.array(w_sum), np.array(p_sum), w_seat.weight_total, p_seat.weight_total)
+        backend = self._backend
+        if backend.is_numpy:
+            self._previous = (np.array(w_sum), np.array(p_sum), w_seat.weight_total, p_seat.weight_total)
+            weight = self.output_weight(t)
+            self.row_sum += weight * by_column
+            self.column_sum += weight * by_row
+            self.total += weight
+            self.estimate = float(self.row_sum.max() - self.column_sum.min()) / self.total
+            return self.estimate <= self.gap
+        xp = backend.xp  # the same steps in M's namespace (new arrays, no in-place update); the stop's one host number
+        self._previous = (xp.asarray(w_sum, copy=True), xp.asarray(p_sum, copy=True), w_seat.weight_total,
+                          p_seat.weight_total)
         weight = self.output_weight(t)
-        self.row_sum += weight * by_column
-        self.column_sum += weight * by_row
+        self.row_sum = self.row_sum + weight * by_column
+        self.column_sum = self.column_sum + weight * by_row
         self.total += weight
-        self.estimate = float(self.row_sum.max() - self.column_sum.min()) / self.total
+        self.estimate = to_host_scalar(xp.max(self.row_sum) - xp.min(self.column_sum)) / self.total
         return self.estimate <= self.gap
 
     def checkpoint_state(self) -> dict:
@@ -114,13 +134,15 @@ class NashGapStop:
 
     def restore_state(self, state: dict) -> None:
         """Restore the running sums :meth:`checkpoint_state` saved (and recompute ``estimate`` from them)."""
-        self.row_sum, self.column_sum = np.array(state["row_sum"]), np.array(state["column_sum"])
+        on_device = getattr(self, "_backend", NUMPY).asarray  # saved as numpy, restored onto M's device
+        self.row_sum, self.column_sum = on_device(np.array(state["row_sum"])), on_device(np.array(state["column_sum"]))
         self.total = float(state["total"])
         self._previous = None
         if bool(state.get("seen", False)):
-            self._previous = (np.array(state["w_before"]), np.array(state["p_before"]), float(state["w_total"]),
-                              float(state["p_total"]))
-        self.estimate = (float(self.row_sum.max() - self.column_sum.min()) / self.total if self.total > 0
+            self._previous = (on_device(np.array(state["w_before"])), on_device(np.array(state["p_before"])),
+                              float(state["w_total"]), float(state["p_total"]))
+        xp = getattr(self, "_backend", NUMPY).xp
+        self.estimate = (to_host_scalar(xp.max(self.row_sum) - xp.min(self.column_sum)) / self.total if self.total > 0
                          else math.inf)
 
 
@@ -155,6 +177,12 @@ def _rounding_bound(matrix) -> float:
     doubled to cover the strategies' own rounding and the final float64 conversion."""
     import scipy.sparse as sp
 
+    if is_foreign(matrix):
+        xp = backend_of(matrix).xp
+        largest = to_host_scalar(xp.max(xp.abs(matrix)))
+        k = max(matrix.shape) + 1
+        u = float(np.finfo(np.float64).eps) / 2
+        return 2.0 * (k * u / (1.0 - k * u)) * largest
     data = matrix.data if sp.issparse(matrix) else matrix
     if data.size == 0:
         return 0.0
@@ -169,6 +197,9 @@ def _certificate_products(M, row, column):
     the certificate is checked in float64; the rounds keep M's own products)."""
     import scipy.sparse as sp
 
+    if is_foreign(M):  # in M's namespace: a float64 copy of a float32 M on its device (the certificate in float64)
+        backend = backend_of(M)
+        return _products(M if M.dtype == backend.float64 else backend.xp.astype(M, backend.float64), row, column)
     if M.dtype == np.float64:
         return _products(M, row, column)
     if sp.issparse(M):
@@ -186,6 +217,8 @@ def _certificate_products(M, row, column):
 def _check_matrix(M):
     import scipy.sparse as sp
 
+    if is_foreign(M):  # a torch, JAX, CuPy or array-API M: checked in its namespace, kept there (float32 kept)
+        return check_matrix(M, "M", allow_sparse=False)
     if sp.issparse(M):
         matrix = sp.csr_matrix(M)
         if matrix.dtype not in (np.float32, np.float64):
@@ -263,7 +296,8 @@ def solve_game(M, gap: float = 1e-6, *, max_rounds: int = 1_000_000) -> GameSolu
         row, column = game.w_average, game.p_average
         by_column, by_row = _certificate_products(matrix, row, column)
         slack = _rounding_bound(matrix)  # Higham: |fl(M v) - M v| <= gamma_k max|M| for a distribution v
-        upper, lower = float(by_column.max()) + slack, float(by_row.min()) - slack
+        xp = backend_of(matrix).xp
+        upper, lower = to_host_scalar(xp.max(by_column)) + slack, to_host_scalar(xp.min(by_row)) - slack
         certified = upper - lower
         if certified <= gap or game.rounds >= max_rounds or target < gap * 1e-3:
             return GameSolution(row, column, lower, upper, certified, game.rounds, certified <= gap)
