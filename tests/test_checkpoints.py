@@ -981,3 +981,37 @@ def test_the_signal_handlers_are_restored_and_threads_are_left_alone(tmp_path):
 def test_a_string_constant_is_not_a_float_constant():
     """Two functions that differ only in a constant's type (the float 1.5, the string of its hex)."""
     assert fingerprint({"f": lambda t: 1.5}) != fingerprint({"f": lambda t: "0x1.8000000000000p+0"})
+
+
+def test_a_package_in_a_site_folder_added_to_sys_path_is_installed_code(tmp_path):
+    """A venv layered on another (a ``.pth`` file or ``PYTHONPATH`` naming the other's site-packages) keeps
+    numpy, scipy ... there. Their callables (numpy's functions are dispatcher objects with ``__call__``) are
+    installed code, fingerprinted by name, not refused as user objects that may keep state: found when the
+    mutation gate ran in such a venv and ``checkpoint=`` refused a run whose objective held ``np.sum``."""
+    site = tmp_path / "other-venv" / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "layered_library.py").write_text(
+        "class Dispatcher:  # as numpy's functions: an object with __call__, named like a function\n"
+        "    def __call__(self, t):\n        return float(t)\n\n\n"
+        "linear = Dispatcher()\nlinear.__qualname__ = 'linear'\n")
+    user = tmp_path / "user-code"
+    user.mkdir()
+    (user / "own_library.py").write_text((site / "layered_library.py").read_text())
+    script = (
+        "import sys, numpy as np, layered_library, own_library\n"
+        "from gamedyn import Bilinear, Entropy, FTRL, SquaredEuclidean, play\n"
+        "from gamedyn.engine.checkpoints import CheckpointError\n"
+        "A = np.array([[1.0, -0.5], [0.25, 1.0]])\n"
+        "def run(weights, path):\n"
+        "    return play(Bilinear(A), FTRL(SquaredEuclidean(), 1.0), FTRL(Entropy(), 0.5), 5, weights=weights,\n"
+        "                checkpoint=path)\n"
+        "run(layered_library.linear, sys.argv[1] + '/a.npz')\n"
+        "try:\n"
+        "    run(own_library.linear, sys.argv[1] + '/b.npz')\n"
+        "except CheckpointError as error:\n"
+        "    print('refused:', 'cannot be fingerprinted' in str(error))\n")
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(user), os.getcwd()])}
+    finished = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True,
+                              env=environment, timeout=120)
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stdout.strip() == "refused: True"  # the same object in the user's folder: still refused

@@ -113,10 +113,18 @@ _CELL_WRITES = frozenset({"STORE_DEREF", "DELETE_DEREF"})
 _SEMANTIC_FLAGS = 0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200
 
 
+_SITE_FOLDERS = frozenset({"site-packages", "dist-packages"})
+
+
 def _library_roots() -> tuple:
+    """The folders whose modules are installed code: this interpreter's standard library and site folders,
+    and any other ``site-packages`` / ``dist-packages`` folder on ``sys.path`` (one added by a ``.pth``
+    file or ``PYTHONPATH``, as a venv layered on another does). A user's own code (a script's folder, an
+    editable install's source tree) is in none of them, so its functions are fingerprinted by content."""
     paths = sysconfig.get_paths()
-    return tuple(sorted({os.path.realpath(paths[key]) + os.sep
-                         for key in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(key)}))
+    roots = [paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(key)]
+    roots += [entry for entry in sys.path if os.path.basename(os.path.normpath(entry or ".")) in _SITE_FOLDERS]
+    return tuple(sorted({os.path.realpath(root) + os.sep for root in roots}))
 
 
 _LIBRARY_ROOTS = _library_roots()
