@@ -56,7 +56,9 @@ def rows_of(model, X, y, label):
 @pytest.mark.filterwarnings("ignore::gamedyn.sklearn.NotSeparableWarning")
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks([MarginClassifier(nu=0.3, max_iter=300), MarginClassifier(nu=0.3, solver="smooth_perceptron",
-                                                                                   max_iter=300)])
+                                                                                   max_iter=300),
+                          MarginClassifier(nu=0.5, warm_start=True, max_iter=300),
+                          MarginClassifier(nu=0.5, solver="exact")])
 def test_scikit_learn_conformance_soft(estimator, check):
     check(estimator)
 
