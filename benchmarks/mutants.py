@@ -462,6 +462,17 @@ MUTANTS = (
             "a batch of a device X keeps its labels on the host (every round mixes a numpy array into the products)",
             "                           else self.backend.asarray(labels, dtype=self.X.dtype))",
             "                           else labels.astype(np.float64))", tests=_BACKEND_BATCHED),
+    _mutant("soft-lbfgs-scalar-first-hessian", "soft margin", "gamedyn/certify/dual.py",
+            "L-BFGS on the smoothed primal with a scalar first Hessian (the constant feature's coordinate "
+            "not rescaled): the estimator's ill-conditioned direction is back",
+            "    first[-1] = 1.0 / max(ratio, 1.0)\n", "    first[-1] = 1.0\n",
+            tests=("tests/test_sklearn_soft.py",)),
+    _mutant("soft-lbfgs-upper-outside-capped-simplex", "soft margin", "gamedyn/certify/dual.py",
+            "the upper end ||A^T p|| read at a p off the capped simplex (the smoothed point unprojected)",
+            "        P, t = project_capped_columns(u - M / mu[columns], cap, None if tau[0] is None else tau[0][columns])\n",
+            "        P, t = project_capped_columns(u - M / mu[columns], cap, None if tau[0] is None else tau[0][columns])\n"
+            "        P = P + 0.5 * (u - P)\n        P[0] += 0.25\n",
+            tests=("tests/test_sklearn_soft.py",)),
     _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/games/fenchel/game.py",
             "the Fenchel game's FTL play grad f(+sum alpha x / S) with the sign of the linear part dropped",
             "x = divide(linear, -strength)  # = -linear / strength",

@@ -9,6 +9,11 @@ time (``time.process_time``) of ``MarginClassifier(nu=nu, tol=0.01).fit`` (solve
 certified 1 % relative gap, or ``max_iter``) and of ``LinearSVC().fit``; the certified gap; and the
 fit's peak memory beyond X, measured with ``tracemalloc`` on a second fit of 20 iterations (numpy and scipy allocate through it), as
 a multiple of X's bytes (data + indices + indptr).
+
+Measured (2026-12-02, branch soft, shared 2-core machine, nu = 0.5): n = 10^4 0.11 s against
+LinearSVC 1.87 s (0.06x), 35 iterations, gap 0.0085, peak 0.29x X; n = 10^5 1.12 s against 2.00 s
+(0.56x), 31 iterations, gap 0.0087, peak 0.13x X (before the diagonal first Hessian: 531 and 227
+iterations, 2.06 s and 9.40 s).
 """
 
 from __future__ import annotations
