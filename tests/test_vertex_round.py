@@ -332,3 +332,21 @@ def test_a_resumed_watched_run_equals_the_lean_run(tmp_path, monkeypatch):
     lean = play(MatrixGame(M), _best_responder(), _best_responder(), 100, regrets=False)
     assert len(built) == 1
     _assert_same_lean_run(lean, resumed)
+
+
+def test_vertex_form_declarations():
+    """Who the lean round may drive: declared by the parts (vertex plays, a hint whose guess is none or initial)."""
+    from gamedyn import OFTL, FTL
+
+    assert _best_responder().vertex_form().guess == "initial"
+    assert _best_responder(NoHint()).vertex_form().guess == "none"
+    assert FTL(Simplex()).vertex_form() is not None
+    assert OFTL(Simplex()).vertex_form() is None  # psi_t = f_{t-1}: a hint that changes each round
+    assert FTRL(Entropy(), 1.0).vertex_form() is None  # a softmax, not a vertex
+    assert FollowTheRegularizedLeader(Zero(Simplex()), "adaptive").vertex_form() is None  # its first play is z_0
+
+    class OwnBelief(InitialBelief):
+        def update(self, state, point, loss, weight):
+            return loss  # a changed update: the declaration "initial" no longer holds
+
+    assert _best_responder(OwnBelief()).vertex_form() is None
