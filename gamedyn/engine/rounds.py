@@ -631,9 +631,13 @@ class VertexRound:
         output_is_w, output_is_p = output_weight is w_weight_of, output_weight is p_weight_of
         w_sum, p_sum = w_seat.play_sum, p_seat.play_sum
         add, copyto = np.add, np.copyto
-        self.totals = [w_seat.weight_total, w_seat.output_weight_total, p_seat.weight_total,
-                       p_seat.output_weight_total, 0.0, 0.0, -1, -1, 0]  # ..., last weights, last i, j, rounds
-        totals = self.totals
+        w_total, w_output, p_total, p_output = (w_seat.weight_total, w_seat.output_weight_total, p_seat.weight_total,
+                                                p_seat.output_weight_total)
+        # one weight sequence for both seats and the output, from equal totals (a fresh run): one running total
+        single = one_weight and output_is_w and w_total == w_output == p_total == p_output
+        alpha = beta = 0.0
+        i = j = -1
+        rounds = 0
 
         def hinted(L, h, buffer, weight):
             """L + weight h, as FTRLPlayer.vertex forms it."""
@@ -648,6 +652,7 @@ class VertexRound:
             return buffer
 
         def round_(t):
+            nonlocal w_total, w_output, p_total, p_output, alpha, beta, i, j, rounds
             alpha = w_weight_of(t)
             beta = alpha if one_weight else p_weight_of(t)
             if w_leads:
@@ -658,24 +663,39 @@ class VertexRound:
                 i = w_index(hinted(Lw, hw, bw, alpha))
             w_loss = w_loss_at(j).linear if W is None else W[j]  # -A^T e_j
             p_loss = p_loss_at(i).linear if P is None else P[i]  # A e_i
-            if alpha.__class__ is float:  # FTRLPlayer.update's axpy
-                axpy(w_loss, Lw, alpha)
-            else:
+            # FTRLPlayer.update's axpy; at weight 1 the same bits in one numpy pass (y + 1.0 x is exact)
+            if alpha.__class__ is not float:
                 add_scaled(Lw, alpha, w_loss)
-            if beta.__class__ is float:
-                axpy(p_loss, Lp, beta)
+            elif alpha == 1.0:
+                add(Lw, w_loss, out=Lw)
             else:
+                axpy(w_loss, Lw, alpha)
+            if beta.__class__ is not float:
                 add_scaled(Lp, beta, p_loss)
+            elif beta == 1.0:
+                add(Lp, p_loss, out=Lp)
+            else:
+                axpy(p_loss, Lp, beta)
+            rounds += 1
+            if single:
+                w_sum[i] += alpha
+                p_sum[j] += alpha
+                w_total += alpha
+                return
             output = alpha if output_is_w else beta if output_is_p else output_weight(t)
             w_sum[i] += output
             p_sum[j] += output
-            totals[0] += alpha
-            totals[1] += output
-            totals[2] += beta
-            totals[3] += output
-            totals[4], totals[5], totals[6], totals[7] = alpha, beta, i, j
-            totals[8] += 1
+            w_total += alpha
+            w_output += output
+            p_total += beta
+            p_output += output
 
+        def now():
+            if single:
+                return rounds, (w_total, w_total, alpha, i), (w_total, w_total, beta, j)
+            return rounds, (w_total, w_output, alpha, i), (p_total, p_output, beta, j)
+
+        self.now = now
         self.play_round = round_  # the runner's loop calls play_round(t) directly
 
     def __call__(self, t: int) -> None:
@@ -684,12 +704,10 @@ class VertexRound:
 
     def settle(self) -> None:
         """Write the run's state back into the seats: the learners' rounds, the weight totals, the last plays."""
-        totals = self.totals
-        rounds = totals[8]
+        rounds, *ends = self.now()
         if not rounds:
             return  # no round played
-        for (seat, form, state), total, output_total, weight, index in zip(
-                self.seats, totals[0:4:2], totals[1:4:2], totals[4:6], totals[6:8]):
+        for (seat, form, state), (total, output_total, weight, index) in zip(self.seats, ends):
             _, _, first_round = form.sums(state)
             seat.state = form.state(state, first_round + rounds)  # the loss sum's buffer holds the rounds' sums
             seat.weight_total, seat.output_weight_total, seat.last_weight = total, output_total, weight
