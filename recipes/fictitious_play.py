@@ -31,6 +31,9 @@ def fictitious_play(M, T, *, row_start=None, column_start=None, **run_options):
     A round costs O(m + n): both best responders declare vertex plays
     (:attr:`gamedyn.FollowTheRegularizedLeader.plays_vertices`) and the game the reads of their losses
     (:meth:`gamedyn.Bilinear.vertex_losses`), so each opponent's loss is a row or a column of M, not a product.
+    The regrets are skipped unless asked (``regrets=True``; ``result.game.not_computed`` names what is
+    skipped): a run nobody watches then plays :class:`gamedyn.engine.rounds.VertexRound`, the hand
+    loop's operations and no more, with the same plays and sums bit for bit.
 
     Returns
     -------
@@ -45,6 +48,7 @@ def fictitious_play(M, T, *, row_start=None, column_start=None, **run_options):
     (True, True)
     """
     M, T, row_start, column_start = matrix_game_inputs(M, T, row_start, column_start)
+    run_options.setdefault("regrets", False)  # the averages and the Nash gap need no regrets (regrets=True: them too)
     best_responder = FollowTheRegularizedLeader(Zero(Simplex()), 1.0, InitialBelief())
     game = play(MatrixGame(M), w_learner=best_responder, p_learner=best_responder, T=T, weights="constant", first="w",
                 initial_w=row_start, initial_p=column_start, **run_options)

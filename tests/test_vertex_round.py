@@ -222,3 +222,131 @@ def test_without_regrets_the_same_plays():
                   for payoff in (MatrixGame(M), ProductsOnly(M)))
     assert fast.w_regret is None and np.array_equal(fast.w_average, slow.w_average)
     assert np.array_equal(fast.p_average, slow.p_average)
+
+
+# ------------------------------------------------------------- the lean vertex round (a run nobody watches)
+
+from gamedyn.engine import rounds as _rounds  # noqa: E402
+
+
+def _watched(**options):
+    """The same run through round_of's vertex round: a callback is an observer, so no lean round."""
+    return dict(options, callback=lambda state: None)
+
+
+def _lean_chosen(monkeypatch):
+    built = []
+    original = _rounds.VertexRound.__init__
+
+    def counting(self, *args, **kwargs):
+        built.append(self)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(_rounds.VertexRound, "__init__", counting)
+    return built
+
+
+def _assert_same_lean_run(fast, slow):
+    for name in ("w_average", "p_average", "w_last", "p_last", "w_sum", "p_sum"):
+        assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+    assert np.array_equal(fast.w_loss_sum.linear, slow.w_loss_sum.linear)
+    assert np.array_equal(fast.p_loss_sum.linear, slow.p_loss_sum.linear)
+    for name in ("weight_total", "p_weight_total", "output_weight_total", "rounds"):
+        assert getattr(fast, name) == getattr(slow, name), name
+    assert fast.not_computed == slow.not_computed
+
+
+GAMES_32 = {**GAMES, "square 5x5 float32": GAMES["square 5x5"].astype(np.float32)}
+
+
+@pytest.mark.parametrize("tables", [True, False])
+@pytest.mark.parametrize("T", [1, 2, 3, 10, 200])
+@pytest.mark.parametrize("weights", ["constant", "linear", "p_weights", "output_weights"])
+@pytest.mark.parametrize("first", ["w", "p"])
+@pytest.mark.parametrize("game", list(GAMES_32))
+def test_lean_vertex_round_is_the_watched_round_bit_for_bit(game, first, weights, T, tables, monkeypatch):
+    """VertexRound's plays, sums, loss sums and totals equal round_of's vertex round's (ties: the integer game)."""
+    if not tables:
+        monkeypatch.setattr(_rounds, "TABLE_MAX_BYTES", 0)  # the reads of A themselves, no copy
+    M = GAMES_32[game]
+    options = {"constant": {}, "linear": {"weights": "linear"},
+               "p_weights": {"weights": "linear", "p_weights": [1.0 + (t % 3) for t in range(T)]},
+               "output_weights": {"output_weights": [float(t * t) for t in range(1, T + 1)]},
+               }[weights]
+    built = _lean_chosen(monkeypatch)
+    for hint in (None, NoHint()):
+        built.clear()
+        fast = play(MatrixGame(M), _best_responder(hint), _best_responder(hint), T=T, first=first, regrets=False,
+                    **options)
+        assert len(built) == 1  # the lean round played it
+        slow = play(MatrixGame(M), _best_responder(hint), _best_responder(hint), T=T, first=first, regrets=False,
+                    **_watched(**options))
+        assert len(built) == 1  # the watched run did not
+        _assert_same_lean_run(fast, slow)
+
+
+def test_the_lean_round_is_for_runs_nobody_watches(monkeypatch):
+    M = GAMES["square 5x5"]
+    built = _lean_chosen(monkeypatch)
+    play(MatrixGame(M), _best_responder(), _best_responder(), T=5)  # regrets=True: round_of's round
+    play(MatrixGame(M), _best_responder(), _best_responder(), T=5, regrets=False, stop=lambda s: False)
+    play(MatrixGame(M), _best_responder(), FTRL(Entropy(), 0.3), T=5, regrets=False)  # one softmax seat
+    play(ProductsOnly(M), _best_responder(), _best_responder(), T=5, regrets=False)  # no reads declared
+    assert built == []
+    fictitious_play(M, 5)  # the recipe skips the regrets by default
+    assert len(built) == 1
+    assert fictitious_play(M, 5).game.w_regret is None and "w_regret" in fictitious_play(M, 5).game.not_computed
+    assert fictitious_play(M, 5, regrets=True).game.w_regret is not None
+
+
+@pytest.mark.parametrize("T", [1, 2, 3, 10, 200])
+@pytest.mark.parametrize("game", list(GAMES))
+def test_lean_fictitious_play_equals_the_original_loop(game, T):
+    """The recipe's default run (the lean round) equals Brown's loop written without the runner, to 1e-10."""
+    M = GAMES[game]
+    rng = np.random.default_rng(T)
+    for starts in ({}, {"row_start": rng.dirichlet(np.ones(M.shape[0])),
+                        "column_start": rng.dirichlet(np.ones(M.shape[1]))}):
+        result = fictitious_play(M, T, **starts)
+        reference = original_games.fictitious_play(M, T, starts.get("row_start"), starts.get("column_start"))
+        assert np.max(np.abs(result.row - reference.row_average)) <= 1e-10
+        assert np.max(np.abs(result.column - reference.column_average)) <= 1e-10
+
+
+
+def test_a_resumed_watched_run_equals_the_lean_run(tmp_path, monkeypatch):
+    """A checkpointed run (watched: round_of's round), cut and resumed, ends where the lean run of the same game does."""
+    M = GAMES["tall 8x2"]
+    path = str(tmp_path / "fp.npz")
+
+    def power_cut(round_state):
+        if round_state.t == 45:
+            raise RuntimeError("power cut")
+        return False
+
+    with pytest.raises(RuntimeError):
+        play(MatrixGame(M), _best_responder(), _best_responder(), 100, checkpoint=path, checkpoint_every=10,
+             stop=power_cut, regrets=False)
+    resumed = play(MatrixGame(M), _best_responder(), _best_responder(), 100, resume_from=path, regrets=False)
+    built = _lean_chosen(monkeypatch)
+    lean = play(MatrixGame(M), _best_responder(), _best_responder(), 100, regrets=False)
+    assert len(built) == 1
+    _assert_same_lean_run(lean, resumed)
+
+
+def test_vertex_form_declarations():
+    """Who the lean round may drive: declared by the parts (vertex plays, a hint whose guess is none or initial)."""
+    from gamedyn import OFTL, FTL
+
+    assert _best_responder().vertex_form().guess == "initial"
+    assert _best_responder(NoHint()).vertex_form().guess == "none"
+    assert FTL(Simplex()).vertex_form() is not None
+    assert OFTL(Simplex()).vertex_form() is None  # psi_t = f_{t-1}: a hint that changes each round
+    assert FTRL(Entropy(), 1.0).vertex_form() is None  # a softmax, not a vertex
+    assert FollowTheRegularizedLeader(Zero(Simplex()), "adaptive").vertex_form() is None  # its first play is z_0
+
+    class OwnBelief(InitialBelief):
+        def update(self, state, point, loss, weight):
+            return loss  # a changed update: the declaration "initial" no longer holds
+
+    assert _best_responder(OwnBelief()).vertex_form() is None

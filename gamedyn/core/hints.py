@@ -16,6 +16,7 @@ Two optional declarations let a player skip calls (the runner reads them once pe
 ``getattr``; a hint without them is simply called): ``guess`` says what ``predict`` returns —
 ``"none"`` (always None), ``"last"`` (the state, which ``update`` sets to the round's loss:
 psi_t = f_{t-1}), ``"first"`` (the state, f_0, which ``update`` sets to None: psi_1 = f_0 only),
+``"initial"`` (the state, f_0, which ``update`` keeps: psi_t = f_0 every round),
 ``"current"`` (the current loss) or None (custom, the default) — and
 ``stateless = True`` says the state is always None. A subclass inherits its base's declarations;
 one that changes ``predict`` or ``update`` must restate them (``guess = None``, ``stateless = False``).

@@ -550,6 +550,22 @@ class FollowTheRegularizedLeader(_RegularizedLearner):
         return (not self.hint.needs_current_loss
                 and callable(declared(domain, "vertex_index", ("minimize_quadratic", "linear_minimizer"), None)))
 
+    def vertex_form(self) -> "VertexForm | None":
+        r"""The play as a vertex read off the loss sum, :math:`z_t=e_i`, :math:`i=\arg\min_i(L_{t-1}+\alpha_t\psi_t)_i`,
+        or None: what the lean vertex round (:class:`gamedyn.engine.rounds.VertexRound`) needs to play
+        fictitious play without a player object. Declared by the parts: :attr:`plays_vertices`, a hint
+        whose ``guess`` is ``"none"`` (:math:`\psi_t=0`) or ``"initial"`` (:math:`\psi_t=f_0` every round,
+        :class:`gamedyn.games.matrix.InitialBelief`), and a constant or scheduled step (the adaptive
+        step's first play is its start, not a vertex). A subclass keeps it; one that changes
+        :meth:`play` or :meth:`update` must return None.
+        """
+        if not self.plays_vertices or isinstance(self.eta, AdaptiveStep):
+            return None
+        guess = hint_guess(self.hint)
+        if guess not in ("none", "initial"):
+            return None
+        return VertexForm(vertex_index_of(self), guess)
+
     def softmax_play(self, dimension: int) -> "SoftmaxPlay | None":
         r"""The play as eq. (5)'s softmax, :math:`z_t=\mathrm{softmax}(\log z_0-\eta_t(L_{t-1}+\alpha_t\psi_t))`,
         or None: what the one-pass rounds (:mod:`gamedyn.engine.rounds`) need to fuse the play with
@@ -799,6 +815,31 @@ class LeaderForm:
     def state(self, state: FTRLState, loss_sum: Loss, hint_state, round_: int) -> FTRLState:
         """``state`` with these sums, hint state and round."""
         return state._replace(loss_sum=loss_sum, hint_state=hint_state, round=round_, guessed=[None])
+
+
+@attrs.frozen
+class VertexForm:
+    r"""A learner's declaration that its play is a vertex read off its linear loss sum
+    (:meth:`FollowTheRegularizedLeader.vertex_form`): round t's play is :math:`e_i` with
+    ``i = vertex_index(L_{t-1} + alpha_t psi_t)``, its update adds :math:`\alpha_tf_t` to :math:`L` (one
+    axpy into the state's own buffer), and its hint's state never changes: None (``guess = "none"``)
+    or f_0 (``"initial"``).
+
+    :meth:`sums` reads an :class:`FTRLState` as ``(loss_sum, hint_state, round)``; :meth:`state`
+    writes the round back (the sum's buffer was added to in place), so a round that drives the sums
+    itself leaves the learner's state exactly as its player would.
+    """
+
+    vertex_index: Any = attrs.field(eq=False)
+    guess: str = attrs.field(validator=attrs.validators.in_(("none", "initial")))
+
+    def sums(self, state: FTRLState) -> tuple:
+        """``(loss_sum, hint_state, round)`` of the state."""
+        return state.loss_sum, state.hint_state, state.round
+
+    def state(self, state: FTRLState, round_: int) -> FTRLState:
+        """``state`` at this round (its loss sum's buffer holds the sums added since)."""
+        return state._replace(round=round_, guessed=[None])
 
 
 @attrs.frozen

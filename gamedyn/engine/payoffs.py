@@ -64,11 +64,17 @@ class VertexLosses:
     (row j of A, negated) -- equal to ``loss_for_p(e_i)`` and ``loss_for_w(e_j)``, in O(n) instead of O(nd);
     ``value_at(i, j)`` is :math:`g(e_i,e_j)=A_{ji}`, so the played values are
     :math:`(h(e_i),\ell(e_j))=(-A_{ji},A_{ji})` (the losses are linear).
+
+    ``tables(copy)`` (optional, None: none) gives ``(P, W)``, float64 arrays with C-contiguous rows
+    ``P[i] = p_loss_at(i).linear`` and ``W[j] = w_loss_at(j).linear`` (the same numbers), for a round
+    that reads many of them (:class:`gamedyn.engine.rounds.VertexRound`); with ``copy=False`` an entry
+    that would need a copy of A is None (then the reads).
     """
 
     p_loss_at: Callable[[int], Loss] = attrs.field(eq=False)
     w_loss_at: Callable[[int], Loss] = attrs.field(eq=False)
     value_at: Callable[[int, int], float] = attrs.field(eq=False)
+    tables: Callable[[bool], tuple] | None = attrs.field(default=None, eq=False)
 
 
 def _vertex_losses(A, dtype) -> VertexLosses:
@@ -93,7 +99,13 @@ def _vertex_losses(A, dtype) -> VertexLosses:
     def value_at(i, j):
         return float(A[j, i])
 
-    return VertexLosses(p_loss_at, w_loss_at, value_at)
+    def tables(copy):
+        # P = A^T (a view when A is F-ordered float64: its rows are A's columns); W = -A, C-ordered
+        P = A.T if column_contiguous else np.ascontiguousarray(A.T, dtype=np.float64) if copy else None
+        W = np.negative(A, dtype=np.float64, order="C") if copy else None  # -a: exact, as negative(A[j])
+        return P, W
+
+    return VertexLosses(p_loss_at, w_loss_at, value_at, tables)
 
 
 @attrs.frozen

@@ -50,13 +50,14 @@ from collections.abc import Callable
 import numpy as np
 
 from gamedyn.arrays.one_pass import one_pass_operator
-from gamedyn.core.kernels import add_scaled, axpy
+from gamedyn.core.kernels import add_scaled, axpy, plus_scaled
 from gamedyn.core.loss import Loss
 from gamedyn.core.protocols import declared
 from gamedyn.engine.seats import declares_plays_in_domain
 
-__all__ = ["AlternatingRound", "ConjugateRound", "EntropyLeaderRound", "bilinear_form_of", "conjugate_form_of",
-           "conjugate_round", "one_pass_round", "round_of", "softmax_play_of", "vertex_losses_of"]
+__all__ = ["AlternatingRound", "ConjugateRound", "EntropyLeaderRound", "VertexRound", "bilinear_form_of",
+           "conjugate_form_of", "conjugate_round", "one_pass_round", "round_of", "softmax_play_of", "vertex_losses_of",
+           "vertex_round"]
 
 Round = Callable[[int, np.ndarray, float], tuple]
 
@@ -545,6 +546,174 @@ class ConjugateRound:
         leader.weight_total, leader.output_weight_total, leader.last_weight = w_total, w_output, w_last_weight
         follower.weight_total, follower.output_weight_total, follower.last_weight = p_total, p_output, p_last_weight
         leader.last, follower.last = y, x
+
+
+TABLE_MAX_BYTES = 1 << 28
+"""The largest copy of A (bytes, float64) :class:`VertexRound` makes for contiguous rows of its reads."""
+
+
+def _vertex_seat(seat):
+    """``(form, L, h)`` of a seat the lean vertex round can drive (its learner's :class:`gamedyn.core.learners.VertexForm`,
+    its loss sum's own float64 buffer, the hint's linear part or None), or None."""
+    make = declared(seat.learner, "vertex_form", _LEARNER_METHODS, None)
+    form = make() if callable(make) else None
+    if (form is None or not declares_plays_in_domain(seat.learner) or seat.keeps_played or not seat.flat
+            or seat.play_sum.__class__ is not np.ndarray or not seat.learner_keeps_sum):
+        return None
+    loss_sum, hint, _ = form.sums(seat.state)
+    L = loss_sum.linear
+    if (L.__class__ is not np.ndarray or L.ndim != 1 or L.dtype != np.float64 or not L.flags.c_contiguous
+            or not L.flags.writeable or loss_sum.curvature or loss_sum.convex is not None):
+        return None
+    if form.guess == "none":
+        return form, L, None
+    h = getattr(hint, "linear", None)
+    if (h.__class__ is not np.ndarray or h.shape != L.shape or h.dtype != np.float64 or hint.curvature
+            or hint.convex is not None):
+        return None  # a curved or foreign f_0: round_of's round
+    return form, L, h
+
+
+def vertex_round(payoff, leader, follower, T: int, w_leads: bool, output_weight, regrets: bool,
+                 observers) -> "VertexRound | None":
+    """The lean vertex round (:class:`VertexRound`), or None for :func:`round_of`'s.
+
+    Chosen by what the objects declare, never by their types: the payoff's ``vertex_losses()`` and
+    both learners' ``vertex_form()`` (:meth:`gamedyn.FollowTheRegularizedLeader.vertex_form`: FTL on
+    the simplex with no hint or :class:`gamedyn.games.matrix.InitialBelief`, i.e. fictitious play),
+    both declaring ``plays_in_domain``. It applies to the run nobody watches: ``regrets=False``, no
+    observer (``stop``, ``record``, ``callback``, ``metrics``, ``checkpoint`` ... each keep
+    :func:`round_of`'s round), flat numpy play sums, linear loss sums the learners keep.
+    """
+    if regrets or observers:
+        return None
+    reads = vertex_losses_of(payoff)
+    if reads is None:
+        return None
+    seats = _vertex_seat(leader), _vertex_seat(follower)
+    if seats[0] is None or seats[1] is None:
+        return None
+    return VertexRound(reads, leader, follower, seats, T, w_leads, output_weight)
+
+
+class VertexRound:
+    r"""Fictitious play's round without the players' objects: both seats best-respond by an index.
+
+    With :math:`L^w_{t-1}=-\sum_{s<t}\alpha_sA^\top e_{j_s}` and :math:`L^p_{t-1}=\sum_{s<t}\beta_sAe_{i_s}`
+    (the learners' own loss sums) and the hints :math:`\psi` (None, or :math:`f_0` every round), round t is
+
+    .. math::
+
+        i_t=\arg\min_i\big(L^w_{t-1}+\alpha_t\psi^w\big)_i,\qquad j_t=\arg\min_j\big(L^p_{t-1}+\beta_t\psi^p\big)_j,
+
+    then :math:`L^w_t=L^w_{t-1}-\alpha_tA^\top e_{j_t}` (a row of A), :math:`L^p_t=L^p_{t-1}+\beta_tAe_{i_t}`
+    (a column) and the play counts at :math:`i_t, j_t`. Every operation is the one the players'
+    objects do (the same sum with the hint, the domain's ``vertex_index``, the same BLAS axpy of the
+    same numbers), in the same order, so the plays and sums are bit-identical to :func:`round_of`'s;
+    the seats (the learners' rounds, the weight totals, the last plays) are written back by
+    :meth:`settle`, which the runner calls after the loop. When T is large against A's rows and
+    the copy is at most :data:`TABLE_MAX_BYTES`, the rows and columns are read from contiguous
+    copies (``VertexLosses.tables``), built once.
+    """
+
+    def __init__(self, reads, leader, follower, seats, T, w_leads, output_weight):
+        w_seat, p_seat = (leader, follower) if w_leads else (follower, leader)
+        (w_form, Lw, hw), (p_form, Lp, hp) = seats if w_leads else seats[::-1]
+        self.seats = ((w_seat, w_form, w_seat.state), (p_seat, p_form, p_seat.state))
+        d, n = Lw.shape[0], Lp.shape[0]
+        copy = 4 * T >= n and 8 * d * n <= TABLE_MAX_BYTES  # strided rows of A cost more than one copy of A
+        P, W = reads.tables(copy) if reads.tables is not None else (None, None)
+        p_loss_at, w_loss_at = reads.p_loss_at, reads.w_loss_at
+        w_index, p_index = w_form.vertex_index, p_form.vertex_index
+        bw, bp = np.empty(d), np.empty(n)
+        w_weight_of, p_weight_of = w_seat.weight, p_seat.weight
+        one_weight = w_weight_of is p_weight_of
+        output_is_w, output_is_p = output_weight is w_weight_of, output_weight is p_weight_of
+        w_sum, p_sum = w_seat.play_sum, p_seat.play_sum
+        add, copyto = np.add, np.copyto
+        w_total, w_output, p_total, p_output = (w_seat.weight_total, w_seat.output_weight_total, p_seat.weight_total,
+                                                p_seat.output_weight_total)
+        # one weight sequence for both seats and the output, from equal totals (a fresh run): one running total
+        single = one_weight and output_is_w and w_total == w_output == p_total == p_output
+        alpha = beta = 0.0
+        i = j = -1
+        rounds = 0
+
+        def hinted(L, h, buffer, weight):
+            """L + weight h, as FTRLPlayer.vertex forms it."""
+            if h is None:
+                return L
+            if weight.__class__ is not float:
+                return plus_scaled(L, weight, h)
+            if weight == 1.0:  # y + 1.0 x: the axpy's own bits, in one pass
+                return add(L, h, out=buffer)
+            copyto(buffer, L)
+            axpy(h, buffer, weight)
+            return buffer
+
+        def round_(t):
+            nonlocal w_total, w_output, p_total, p_output, alpha, beta, i, j, rounds
+            alpha = w_weight_of(t)
+            beta = alpha if one_weight else p_weight_of(t)
+            if w_leads:
+                i = w_index(hinted(Lw, hw, bw, alpha))
+                j = p_index(hinted(Lp, hp, bp, beta))
+            else:
+                j = p_index(hinted(Lp, hp, bp, beta))
+                i = w_index(hinted(Lw, hw, bw, alpha))
+            w_loss = w_loss_at(j).linear if W is None else W[j]  # -A^T e_j
+            p_loss = p_loss_at(i).linear if P is None else P[i]  # A e_i
+            # FTRLPlayer.update's axpy; at weight 1 the same bits in one numpy pass (y + 1.0 x is exact)
+            if alpha.__class__ is not float:
+                add_scaled(Lw, alpha, w_loss)
+            elif alpha == 1.0:
+                add(Lw, w_loss, out=Lw)
+            else:
+                axpy(w_loss, Lw, alpha)
+            if beta.__class__ is not float:
+                add_scaled(Lp, beta, p_loss)
+            elif beta == 1.0:
+                add(Lp, p_loss, out=Lp)
+            else:
+                axpy(p_loss, Lp, beta)
+            rounds += 1
+            if single:
+                w_sum[i] += alpha
+                p_sum[j] += alpha
+                w_total += alpha
+                return
+            output = alpha if output_is_w else beta if output_is_p else output_weight(t)
+            w_sum[i] += output
+            p_sum[j] += output
+            w_total += alpha
+            w_output += output
+            p_total += beta
+            p_output += output
+
+        def now():
+            if single:
+                return rounds, (w_total, w_total, alpha, i), (w_total, w_total, beta, j)
+            return rounds, (w_total, w_output, alpha, i), (p_total, p_output, beta, j)
+
+        self.now = now
+        self.play_round = round_  # the runner's loop calls play_round(t) directly
+
+    def __call__(self, t: int) -> None:
+        """Play round t."""
+        self.play_round(t)
+
+    def settle(self) -> None:
+        """Write the run's state back into the seats: the learners' rounds, the weight totals, the last plays."""
+        rounds, *ends = self.now()
+        if not rounds:
+            return  # no round played
+        for (seat, form, state), (total, output_total, weight, index) in zip(self.seats, ends):
+            _, _, first_round = form.sums(state)
+            seat.state = form.state(state, first_round + rounds)  # the loss sum's buffer holds the rounds' sums
+            seat.weight_total, seat.output_weight_total, seat.last_weight = total, output_total, weight
+            last = np.zeros(seat.play_sum.shape[0])
+            last[index] = 1.0
+            seat.last = last
 
 
 class AlternatingRound:

@@ -53,7 +53,7 @@ from gamedyn.engine.results import (
     per_game,
     regret,
 )
-from gamedyn.engine.rounds import AlternatingRound, conjugate_round, one_pass_round, round_of
+from gamedyn.engine.rounds import AlternatingRound, conjugate_round, one_pass_round, round_of, vertex_round
 from gamedyn.engine.seats import Seat, check_learner, check_plays
 
 
@@ -470,17 +470,22 @@ def _requests(observers) -> dict:
 
 def round_strategy(run, payoff, first, regrets, alternating: bool = False):
     """The round (gamedyn.engine.rounds.round_of; AlternatingRound with ``alternating``; the lean ConjugateRound
-    for a Fenchel run nobody watches), built after the observers' start (a resume replaces the players; a fresh
-    alternating run plays its starts here)."""
+    for a Fenchel run nobody watches, the lean VertexRound for fictitious play's), built after the observers'
+    start (a resume replaces the players; a fresh alternating run plays its starts here)."""
     leader, follower = (run.w_seat, run.p_seat) if first == "w" else (run.p_seat, run.w_seat)
     if alternating:
         alternation = AlternatingRound(leader, follower, run.w_seat.output_weight, regrets)
         if run.start == 1 and not run.finished:
             alternation.start()  # the starts and the first mover's charge at its start (not on resume)
         return alternation
-    lean = conjugate_round(payoff, leader, follower, first == "w", run.w_seat.output_weight, regrets, run.observers)
-    if lean is not None and run.start == 1 and not run.finished:  # the Fenchel round nobody watches (rounds.py)
-        return lean
+    if run.start == 1 and not run.finished:  # the lean rounds, for a fresh run nobody watches (rounds.py)
+        lean = conjugate_round(payoff, leader, follower, first == "w", run.w_seat.output_weight, regrets, run.observers)
+        if lean is not None:
+            return lean
+        indices = vertex_round(payoff, leader, follower, run.T, first == "w", run.w_seat.output_weight, regrets,
+                               run.observers)  # fictitious play's (both seats best-respond by an index)
+        if indices is not None:
+            return indices
     return round_of(payoff, leader, follower, run.one_pass, first == "w", run.w_seat.output_weight, regrets)
 
 

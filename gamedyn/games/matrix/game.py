@@ -353,6 +353,8 @@ class InitialBelief(LastLoss):
     observation. :math:`f_0` is the loss the runner builds from the opponent's initial point.
     """
 
+    guess = "initial"  # predict returns the state, f_0, which update keeps (gamedyn.core.hints)
+
     def update(self, state, point, loss: Loss, weight: float):  # LastLoss's init and predict; f_0 is kept
         return state
 
