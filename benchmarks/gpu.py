@@ -141,6 +141,20 @@ def _row(workload, label, wall, cpu, floor, reference) -> str:
     return f"| {workload:<34} | {label:<30} | {wall * 1e3:10.3f} | {cpu * 1e3:10.3f} | {floor_text:<18} | {ratio:<9} |"
 
 
+def time_on_each_device(workload, recipe, A, found, rounds, repeats):
+    """Print one row per device: the recipe's per-round wall and CPU time on A moved there, and its read floor."""
+    reference = None
+    for label, to_device, synchronise in found:
+        on_device = to_device(A)
+        wall, cpu = per_round(lambda T, stamp, X=on_device: recipe(X, T, callback=stamp), rounds, repeats,
+                              synchronise)
+        floor = read_floor(on_device, repeats, synchronise)
+        print(_row(workload, label, wall, cpu, floor, reference))
+        sys.stdout.flush()
+        reference = wall if reference is None else reference
+        del on_device
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (well under a minute)")
@@ -172,31 +186,12 @@ def main(argv=None) -> int:
         A = unit_rows(n, d, dtype)
         rounds = 40 if args.quick else (8 if n * d >= 10**8 else 12)
         for name in MARGIN_RECIPES:
-            recipe = RECIPES[name].function
-            reference = None
-            for label, to_device, synchronise in found:
-                on_device = to_device(A)
-                wall, cpu = per_round(lambda T, stamp, X=on_device: recipe(X, T, callback=stamp), rounds, repeats,
-                                      synchronise)
-                floor = read_floor(on_device, repeats, synchronise)
-                print(_row(f"{name} {n:.0e} x {d} {dtype}", label, wall, cpu, floor, reference))
-                sys.stdout.flush()
-                reference = wall if reference is None else reference
-                del on_device
+            time_on_each_device(f"{name} {n:.0e} x {d} {dtype}", RECIPES[name].function, A, found, rounds, repeats)
         del A
     if m:
         M = np.random.default_rng(1).standard_normal((m, m))
-        recipe = RECIPES[MATRIX_RECIPE].function
-        rounds = 40 if args.quick else 12
-        reference = None
-        for label, to_device, synchronise in found:
-            on_device = to_device(M)
-            wall, cpu = per_round(lambda T, stamp, X=on_device: recipe(X, T, callback=stamp), rounds, repeats,
-                                  synchronise)
-            floor = read_floor(on_device, repeats, synchronise)
-            print(_row(f"{MATRIX_RECIPE} {m:.0e} x {m} float64", label, wall, cpu, floor, reference))
-            sys.stdout.flush()
-            reference = wall if reference is None else reference
+        time_on_each_device(f"{MATRIX_RECIPE} {m:.0e} x {m} float64", RECIPES[MATRIX_RECIPE].function, M, found,
+                            40 if args.quick else 12, repeats)
     print("done")
     return 0
 

@@ -121,29 +121,35 @@ def test_float32_stays_float32_in_the_products(backend):
     assert _relative(to_numpy(w), expected.game.w_average) <= 1e-5
 
 
+_CONVERSIONS = ("asarray", "array", "ascontiguousarray", "asanyarray")
+
+
+def guard_conversions(monkeypatch, *more):
+    """Make np.asarray & co. (and the numpy functions ``more``) raise on a foreign array for the rest of the test."""
+    for name in (*_CONVERSIONS, *more):
+        real = getattr(np, name)
+
+        def convert_(*args, _name=name, _real=real, **kwargs):
+            foreign = [value for value in args if is_foreign(value)]
+            if foreign:
+                raise AssertionError(f"np.{_name} called on a {type(foreign[0]).__module__} array")
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(np, name, convert_)
+
+
 @pytest.mark.skipif(torch is None, reason="torch is not installed (gamedyn[torch])")
 def test_no_hidden_conversion_to_numpy_on_the_hot_path(monkeypatch):
     """np.asarray / np.array / np.ascontiguousarray raise on a foreign array during the run: only the one named
     boundary (gamedyn.core.kernels.to_numpy, for the certificate's final verdict) may convert."""
     A = torch.asarray(_rows())
-    real = {name: getattr(np, name) for name in ("asarray", "array", "ascontiguousarray", "asanyarray")}
-
-    def guarded(name):
-        def convert_(value, *args, **kwargs):
-            if is_foreign(value):
-                raise AssertionError(f"np.{name} called on a {type(value).__module__} array")
-            return real[name](value, *args, **kwargs)
-        return convert_
-
-    for name in real:
-        monkeypatch.setattr(np, name, guarded(name))
+    guard_conversions(monkeypatch)
     for name in sorted(MARGIN):
         result = RECIPES[name].function(A, 30, **MARGIN[name])
         assert isinstance(result.game.w_average, torch.Tensor)
     monkeypatch.undo()
     with pytest.raises(AssertionError, match="np.asarray called"):  # the guard itself bites
-        for name in real:
-            monkeypatch.setattr(np, name, guarded(name))
+        guard_conversions(monkeypatch)
         np.asarray(A)
 
 
@@ -306,17 +312,7 @@ def test_no_hidden_conversion_on_the_matrix_games_hot_path(monkeypatch):
     from gamedyn.games.matrix.solve import solve_game
 
     M = torch.asarray(_payoffs())
-    real = {name: getattr(np, name) for name in ("asarray", "array", "ascontiguousarray", "asanyarray")}
-
-    def guarded(name):
-        def convert_(value, *args, **kwargs):
-            if is_foreign(value):
-                raise AssertionError(f"np.{name} called on a {type(value).__module__} array")
-            return real[name](value, *args, **kwargs)
-        return convert_
-
-    for name in real:
-        monkeypatch.setattr(np, name, guarded(name))
+    guard_conversions(monkeypatch)
     for name, options in MATRIX_VARIANTS:
         result = RECIPES[name].function(M, 30, **options)
         assert isinstance(result.row, torch.Tensor) and isinstance(result.nash_gap, float)
@@ -379,17 +375,7 @@ def test_no_hidden_conversion_on_the_fenchel_hot_path(monkeypatch):
     smoothness is computed before, at the boundary)."""
     X = torch.asarray(np.random.default_rng(5).normal(size=(20, 4)) / 2.0)
     objectives = {kind: _objective(kind, X) for kind in ("least-squares", "logistic")}
-    real = {name: getattr(np, name) for name in ("asarray", "array", "ascontiguousarray", "asanyarray")}
-
-    def guarded(name):
-        def convert_(value, *args, **kwargs):
-            if is_foreign(value):
-                raise AssertionError(f"np.{name} called on a {type(value).__module__} array")
-            return real[name](value, *args, **kwargs)
-        return convert_
-
-    for name in real:
-        monkeypatch.setattr(np, name, guarded(name))
+    guard_conversions(monkeypatch)
     for objective in objectives.values():
         for name, options in FENCHEL:
             result = RECIPES[name].function(objective, 30, **_fenchel_domain(options))
@@ -496,17 +482,7 @@ def test_no_hidden_conversion_on_the_batched_hot_path(monkeypatch):
     X = rng.normal(size=(40, 3))
     X /= np.max(np.linalg.norm(X, axis=1))
     batch = one_vs_rest(torch.asarray(X), np.where(rng.normal(size=(40, 3)) > 0, 1.0, -1.0))
-    real = {name: getattr(np, name) for name in ("asarray", "array", "ascontiguousarray", "asanyarray", "einsum")}
-
-    def guarded(name):
-        def convert_(*args, **kwargs):
-            if any(is_foreign(value) for value in args):
-                raise AssertionError(f"np.{name} called on a {type(args[-1]).__module__} array")
-            return real[name](*args, **kwargs)
-        return convert_
-
-    for name in real:
-        monkeypatch.setattr(np, name, guarded(name))
+    guard_conversions(monkeypatch, "einsum")
     for name in sorted(BATCHED):
         result = RECIPES[name].function(batch, 20, **BATCHED[name])
         assert isinstance(result.game.w_average, torch.Tensor)
