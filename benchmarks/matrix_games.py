@@ -469,7 +469,8 @@ def run_per_round(sizes, rounds_for, repeats, loops, out):
 
 def run_overhead(sizes, repeats, out, recipes=None):
     """Per round: each recipe (``recipes``: a subset of HAND_LOOP_OF) against its hand loop, interleaved
-    (recipe, loop, recipe, loop, ...), medians."""
+    (recipe, loop, recipe, loop, ...), medians of the slope between runs of T / 8 and T rounds (fixed costs
+    drop out; the whole-run ratio is recorded beside it)."""
     gamedyn = _gamedyn()
     records = {"uptime_before": _uptime(), "runs": []}
     for size in sizes:
@@ -481,24 +482,34 @@ def run_overhead(sizes, repeats, out, recipes=None):
             rounds = (FICTITIOUS_PLAY_ROUNDS if recipe == "fictitious_play"
                       else 20_000 if size <= 100 else max(50, int(3e8 // (size * size))))
             function = getattr(gamedyn.recipes, recipe)
+            short = max(2, rounds // 8)
             if loop == "fictitious_play":  # one column and one row of M a round, the floor issue 18 names
-                pair = {"recipe": lambda: function(M, rounds), "hand": lambda: fictitious_play(M, rounds, transposed=transposed)}
+                pair = {"recipe": lambda T: function(M, T), "hand": lambda T: fictitious_play(M, T, transposed=transposed)}
             else:
-                pair = {"recipe": lambda: function(M, rounds), "hand": lambda: LOOPS[loop](M, rounds)}
-            pair["recipe"](), pair["hand"]()  # warm-up
+                pair = {"recipe": lambda T: function(M, T), "hand": lambda T: LOOPS[loop](M, T)}
+            pair["recipe"](rounds), pair["hand"](rounds)  # warm-up
+            # Per round = the slope between runs of T / 8 and T rounds: the fixed costs (validation, the exact
+            # value bracket at the end, the hand loop's setup) drop out, as in run.py and fenchel_overhead.py.
+            # The whole run of T divided by T, fixed costs included, is kept beside it ("whole_*").
             samples = {"recipe": [], "hand": []}
+            whole = {"recipe": [], "hand": []}
             for _ in range(repeats):
                 for key in ("recipe", "hand"):
-                    cpu0, wall0 = time.process_time(), time.perf_counter()
-                    pair[key]()
-                    samples[key].append(((time.process_time() - cpu0) / rounds, (time.perf_counter() - wall0) / rounds))
+                    times = []
+                    for T in (short, rounds):
+                        cpu0, wall0 = time.process_time(), time.perf_counter()
+                        pair[key](T)
+                        times.append((time.process_time() - cpu0, time.perf_counter() - wall0))
+                    samples[key].append(tuple((times[1][k] - times[0][k]) / (rounds - short) for k in (0, 1)))
+                    whole[key].append(times[1][0] / rounds)
             cpu = {key: statistics.median(s[0] for s in value) for key, value in samples.items()}
             wall = {key: statistics.median(s[1] for s in value) for key, value in samples.items()}
-            record = {"size": size, "recipe": recipe, "hand_loop": loop, "rounds": rounds, "repeats": repeats,
-                      "recipe_cpu_us": cpu["recipe"] * 1e6, "hand_cpu_us": cpu["hand"] * 1e6,
+            whole_cpu = {key: statistics.median(value) for key, value in whole.items()}
+            record = {"size": size, "recipe": recipe, "hand_loop": loop, "rounds": rounds, "short_rounds": short,
+                      "repeats": repeats, "recipe_cpu_us": cpu["recipe"] * 1e6, "hand_cpu_us": cpu["hand"] * 1e6,
                       "recipe_wall_us": wall["recipe"] * 1e6, "hand_wall_us": wall["hand"] * 1e6,
                       "cpu_ratio": cpu["recipe"] / cpu["hand"], "wall_ratio": wall["recipe"] / wall["hand"],
-                      "uptime": _uptime()}
+                      "whole_run_cpu_ratio": whole_cpu["recipe"] / whole_cpu["hand"], "uptime": _uptime()}
             records["runs"].append(record)
             print(json.dumps(record), flush=True)
             _save(records, out)
