@@ -18,9 +18,9 @@ over its classes (``max(c.relative_gap for c in certificate_)``); scikit-learn's
 
 Fairness: the grids differ in size (3 values of nu, 7 of C), which favours gamedyn's total grid time;
 they were left as they were (no change in gamedyn's favour). Measured on synthetic-1e5 (branch soft):
-gamedyn 0.9419 in 11.4 CPU s, LogisticRegression 0.9417 in 3.10 s, LinearSVC(hinge) did not finish
-its grid within 590 s wall; synthetic-1e6: gamedyn 0.9473 in 77.2 s, LogisticRegression 0.9475 in
-36.6 s (LinearSVC not run). Output: /work/notes/soft_h2h_synthetic.txt.
+gamedyn 0.9419 in 11.4 CPU s, LogisticRegression 0.9417 in 3.10 s, LinearSVC(hinge) 0.9420 in 925 s
+(a separate run, ``--models svc``); synthetic-1e6: gamedyn 0.9473 in 77.2 s, LogisticRegression 0.9475
+in 36.6 s, LinearSVC(hinge) unfinished (stopped; a lower bound on its CPU time in the README).
 """
 
 from __future__ import annotations

@@ -386,12 +386,14 @@ def _positive_nus(Z, y, problems, directions, solver, column, distributed):
     blocks (one more pass, not worth a warning)."""
     if distributed:
         return None
+    from gamedyn.certify.dual import times_in_float64
+
     found = []
     for k, label in enumerate(problems):
         signs = np.where(y == label, 1.0, -1.0)
         w = directions[k]
         if solver == "lbfgs":
-            scores = np.asarray(Z @ w[: Z.shape[1]], dtype=np.float64)
+            scores = times_in_float64(Z, w[: Z.shape[1], None])[:, 0]
             if column is not None:
                 scores = scores + column * w[-1]
         else:

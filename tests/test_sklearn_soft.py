@@ -183,6 +183,51 @@ def test_lbfgs_fit_makes_no_copy_of_sparse_X():
     assert peak <= 1.2 * size  # beyond X itself (tracemalloc sees only what the fit allocates)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_lbfgs_fit_keeps_float32_X_float32(sparse):
+    # numpy and scipy multiply float32 by float64 on a float64 copy of X (measured before the fix: a peak of
+    # 2.03 X beyond X dense, 1.35 X in CSR); the products now convert a row block at a time.
+    rng = np.random.default_rng(5)
+    if sparse:  # the shape of the float64 test above: 20 of 2,000 features a row
+        n, d, per_row = 20_000, 2_000, 20
+        columns = np.concatenate([rng.choice(d, per_row, replace=False) for _ in range(n)])
+        X = sp.csr_matrix((rng.normal(size=n * per_row).astype(np.float32), columns,
+                           np.arange(0, n * per_row + 1, per_row)), shape=(n, d))
+        size = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    else:
+        n, d = 20_000, 200
+        X = rng.standard_normal((n, d)).astype(np.float32)
+        size = X.nbytes
+    y = np.where(X @ rng.standard_normal(d) + 0.3 * rng.standard_normal(n) > 0, 1, 0)
+    tracemalloc.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = MarginClassifier(nu=0.3, max_iter=30).fit(X, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert X.dtype == np.float32 and model.coef_.dtype == np.float64
+    assert peak <= 1.2 * size if sparse else peak <= 0.5 * size
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_blocked_float32_products_equal_the_float64_products(sparse, monkeypatch):
+    from gamedyn.certify import dual
+
+    monkeypatch.setattr(dual, "_BLOCK_ENTRIES", 64)  # many blocks (9 rows each)
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((300, 7)).astype(np.float32)
+    if sparse:
+        X = sp.csr_matrix(np.where(rng.random(X.shape) < 0.3, X, 0).astype(np.float32))
+    wide = X.astype(np.float64)
+    V, Q = rng.standard_normal((7, 3)), rng.standard_normal((300, 3))
+    # A row's product does not depend on the blocks; X^T Q is summed block by block (rounding only).
+    np.testing.assert_allclose(dual.times_in_float64(X, V), np.asarray(wide @ V), rtol=1e-14, atol=1e-14)
+    rows = dual.SignedRows(X, np.ones((300, 3)))
+    np.testing.assert_allclose(rows.transpose_times(Q), np.asarray(wide.T @ Q), rtol=1e-12, atol=1e-12)
+
+
 # ---------------------------------------------------------------------------------------------
 # Conventions.
 

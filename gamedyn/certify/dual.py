@@ -38,7 +38,8 @@ from typing import Any
 import attrs
 import numpy as np
 
-__all__ = ["DualSolution", "SignedRows", "cvar_columns", "project_capped_columns", "soft_margin_lbfgs"]
+__all__ = ["DualSolution", "SignedRows", "cvar_columns", "project_capped_columns", "soft_margin_lbfgs",
+           "times_in_float64"]
 
 _EPS = float(np.finfo(np.float64).eps)
 
@@ -73,7 +74,7 @@ class SignedRows:
     def times(self, W: np.ndarray) -> np.ndarray:
         """``M[:, k] = A_k W[:, k]``, shape (n, K)."""
         d = self.X.shape[1]
-        M = np.asarray(self.X @ W[:d], dtype=np.float64)
+        M = times_in_float64(self.X, W[:d])
         if self.column is not None:
             M += self.column * W[d]
         M *= self.signs
@@ -84,10 +85,45 @@ class SignedRows:
         """``W[:, k] = A_k^T P[:, k]``, shape (d (+1), K)."""
         Q = P * self.signs
         Q /= self.scale
-        W = np.asarray(self.X.T @ Q, dtype=np.float64)
+        W = _transpose_times_in_float64(self.X, Q)
         if self.column is not None:
             W = np.vstack([W, self.column * Q.sum(axis=0)[None, :]])
         return W
+
+
+# Entries of X converted to float64 at a time when X is stored in another type (float32): a block, not a copy.
+_BLOCK_ENTRIES = 1 << 18
+
+
+def _row_blocks(X):
+    """Row ranges of X holding about ``_BLOCK_ENTRIES`` stored entries each (at most 1/32 of X's, at least 4096)."""
+    n, d = X.shape
+    stored = int(X.nnz) if hasattr(X, "nnz") else n * d
+    entries = min(_BLOCK_ENTRIES, max(stored // 32, 4096))  # and a small part of a small X
+    rows = max(1, (entries * n) // max(stored, 1))
+    return [(start, min(n, start + rows)) for start in range(0, n, rows)]
+
+
+def times_in_float64(X, V: np.ndarray) -> np.ndarray:
+    """``X @ V`` in float64. A float64 X is used as it is; another X (float32, dense or CSR) is converted
+    a row block at a time, so the product never holds a float64 copy of X (numpy and scipy would
+    make one to multiply float32 by float64) and each entry is exactly the float64 product."""
+    if X.dtype == np.float64:
+        return np.asarray(X @ V, dtype=np.float64)
+    out = np.empty((X.shape[0], V.shape[1]))
+    for start, stop in _row_blocks(X):
+        out[start:stop] = np.asarray(X[start:stop].astype(np.float64) @ V)
+    return out
+
+
+def _transpose_times_in_float64(X, Q: np.ndarray) -> np.ndarray:
+    """``X.T @ Q`` in float64, summed over row blocks when X is not float64 (see :func:`times_in_float64`)."""
+    if X.dtype == np.float64:
+        return np.asarray(X.T @ Q, dtype=np.float64)
+    out = np.zeros((X.shape[1], Q.shape[1]))
+    for start, stop in _row_blocks(X):
+        out += np.asarray(X[start:stop].astype(np.float64).T @ Q[start:stop], dtype=np.float64)
+    return out
 
 
 def project_capped_columns(V: np.ndarray, cap: float, tau: np.ndarray | None = None):
@@ -164,7 +200,7 @@ def _first_hessian(rows: SignedRows) -> np.ndarray:
         return first
     d = rows.X.shape[1]
     z = np.random.default_rng(0).choice(np.array([-1.0, 1.0]), size=d)
-    Xz = np.asarray(rows.X @ z, dtype=np.float64)
+    Xz = times_in_float64(rows.X, z[:, None])[:, 0]
     frobenius = float(Xz @ Xz)
     ratio = n * float(rows.column) ** 2 * d / frobenius if frobenius > 0 else 1.0
     first[-1] = 1.0 / max(ratio, 1.0)
