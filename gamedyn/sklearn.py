@@ -414,18 +414,10 @@ def _suggested_nu(smallest: float) -> float:
 PROOF_AFTER = 200
 
 
-def _formed_rows(rows, k):
-    """Game k's rows as a dense float64 array (small problems only: the exact proofs need them)."""
-    X = rows.X
-    dense = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-    if rows.column is not None:
-        dense = np.hstack([dense, np.full((dense.shape[0], 1), rows.column)])
-    return dense * (rows.signs[:, k:k + 1] / rows.scale)
-
-
-def _solve_lbfgs(X, signs, column, scale, cap, tol, max_iter, previous):
-    """[(direction, certificate, iterations)] for the K games with rows ``signs_ik (x_i, column) / scale``
-    (:func:`gamedyn.certify.dual.soft_margin_lbfgs`, all K at once; X is never copied).
+def _solve_lbfgs(rows, cap, tol, max_iter, previous):
+    """[(direction, certificate, iterations)] for the games of ``rows`` (a :class:`gamedyn.certify.dual.GameRows`:
+    the K one-vs-rest games ``signs_ik (x_i, column) / scale``, or the one multiclass game on the pairs)
+    by :func:`gamedyn.certify.dual.soft_margin_lbfgs`, all at once; X is never copied.
 
     ``cap``: c = 1/(nu n), or None for the hard margin (solved with c = 1). ``previous``: per game
     None or ``(unit direction, upper)`` of the previous fit, the warm start ``w = upper * direction``.
@@ -435,11 +427,10 @@ def _solve_lbfgs(X, signs, column, scale, cap, tol, max_iter, previous):
     with an exact proof that 0 lies in the reduced hull (small problems:
     :func:`gamedyn.certify.soft_margin.reduced_hull_proof`), else None.
     """
-    from gamedyn.certify.dual import SignedRows, soft_margin_lbfgs
+    from gamedyn.certify.dual import soft_margin_lbfgs
 
-    rows = SignedRows(X, signs, column, scale)
     n, dim = rows.shape
-    K = signs.shape[1]
+    K = rows.games
     start = None
     if any(one is not None for one in previous):
         start = np.zeros((dim, K))
@@ -459,10 +450,10 @@ def _solve_lbfgs(X, signs, column, scale, cap, tol, max_iter, previous):
 
             for k in unsettled:
                 if not found.lower[k] > 0:
-                    proofs[k] = reduced_hull_proof(_formed_rows(rows, k), cap)
+                    proofs[k] = reduced_hull_proof(rows.formed(k), cap)
         rest = [k for k in unsettled if proofs[k] is None]
         if rest:
-            more = soft_margin_lbfgs(attrs.evolve(rows, signs=signs[:, rest]), 1.0 if cap is None else cap, tol=tol,
+            more = soft_margin_lbfgs(rows.restricted(rest), 1.0 if cap is None else cap, tol=tol,
                                      max_iter=max_iter - PROOF_AFTER, start=found.w[:, rest],
                                      zero_below=INFEASIBLE_BELOW)
             w, p_all, lower, upper, spent = (found.w.copy(), found.p.copy(), found.lower.copy(), found.upper.copy(),
@@ -485,7 +476,7 @@ def _solve_lbfgs(X, signs, column, scale, cap, tol, max_iter, previous):
         if proofs[k] is not None:
             separable, p = False, np.asarray(proofs[k], dtype=np.float64)
         elif separable is None and high <= INFEASIBLE_BELOW and n * dim <= 200_000:
-            A = _formed_rows(rows, k)
+            A = rows.formed(k)
             if cap is None:
                 certificate = certify_not_separable(A, Certificate(lower=low, upper=high, separable=None, p=p,
                                                                    rounds=int(found.iterations[k])))
@@ -620,6 +611,13 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         ``"exact"``, ``"lbfgs"`` (L-BFGS on the smoothed primal, :func:`gamedyn.certify.dual.soft_margin_lbfgs`),
         or a recipe name: ``"smooth_perceptron"``, ``"accelerated_perceptron"``, ``"nag_margin"``,
         ``"mirror_prox_perceptron"``.
+    multi_class : {"ovr", "weston_watkins"}, default="ovr"
+        For more than two classes: ``"ovr"``, one game per class against the rest; ``"weston_watkins"``,
+        one game for all K classes on the ``n (K - 1)`` pairs ``(i, j != y_i)``, whose margin is how far
+        class ``y_i`` scores above class ``j`` (Weston & Watkins 1999, in nu-form:
+        :class:`gamedyn.certify.dual.PairRows`; ``nu`` then bounds the fraction of pairs that are margin
+        errors, ``c = 1 / (nu n (K - 1))``). Solver ``"auto"`` or ``"lbfgs"``, in memory. For two classes
+        both are the one binary game (the same rows up to a factor sqrt 2).
     tol : float in (0, 1), default=0.01
         Certified relative margin gap (U - L)/U at which the solver stops; it bounds
         (gamma* - margin)/gamma*.
@@ -658,11 +656,14 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         ``intercept_scaling * w[d]`` (zeros without ``fit_intercept``).
     classes_ : ndarray
         The class labels.
-    n_iter_ : int or ndarray of shape (K,)
-        Rounds of the dynamics; the working-set passes for the exact oracle; 0 for a kept warm start.
-    certificate_ : Certificate or list of K
+    n_iter_ : ndarray of shape (1,) or (K,)
+        Rounds of the dynamics per game (one game for two classes or ``multi_class="weston_watkins"``);
+        the working-set passes for the exact oracle; 0 for a kept warm start.
+    certificate_ : list of Certificate, one per game
         ``lower <= gamma* <= upper`` for the rows z_i above (``separable`` True, False with a Gordan
-        witness, or None: undecided).
+        witness, or None: undecided); for ``"weston_watkins"`` one, on the pair rows
+        ``(e_{y_i} - e_j) (x) z_i / sqrt 2`` (norm <= 1), its ``p`` over the pairs in
+        :class:`gamedyn.certify.dual.PairRows`' order.
     feature_scale_ : float
         m = max_i ||x_i|| (1 with ``normalize=False``): the intercept feature is ``s * m``.
     row_scale_ : float
@@ -721,6 +722,7 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
     _parameter_constraints = {} if Interval is None else {
         "nu": [None, Interval(numbers.Real, 0, 1, closed="right")],
         "solver": [StrOptions(set(SOLVERS))],
+        "multi_class": [StrOptions({"ovr", "weston_watkins"})],
         "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "fit_intercept": ["boolean"],
@@ -733,13 +735,14 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         "normalize": ["boolean", Hidden(StrOptions({"deprecated"}))],
     }
 
-    def __init__(self, nu=None, *, solver="auto", tol=0.01, max_iter=10_000, fit_intercept=True,
+    def __init__(self, nu=None, *, solver="auto", multi_class="ovr", tol=0.01, max_iter=10_000, fit_intercept=True,
                  intercept_scaling=1.0, warm_start=False, n_jobs=None, exact_threshold=500, client=None,
                  recipe="deprecated", normalize="deprecated"):
         if _SKLEARN_MISSING is not None:
             raise ImportError("gamedyn.sklearn.MarginClassifier needs scikit-learn: pip install gamedyn[sklearn]")
         self.nu = nu
         self.solver = solver
+        self.multi_class = multi_class
         self.tol = tol
         self.max_iter = max_iter
         self.fit_intercept = fit_intercept
@@ -963,6 +966,11 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
                 raise ValueError(f"nu={nu!r} is below 1/n = {1 / n_rows:.3g} for the {n_rows} training rows (the capped "
                                  "simplex would be empty); pass nu >= 1/n (nu = 1/n is the hard margin).")
             cap = capped_simplex.cap_from_nu(nu, n_rows)
+        joint = self.multi_class == "weston_watkins" and classes.size > 2
+        if joint and (distributed or solver not in ("auto", "lbfgs")):
+            raise ValueError(f"multi_class='weston_watkins' is solved by solver='lbfgs' on X in memory; got solver="
+                             f"{solver!r}{' and a dask client or array' if distributed else ''}. Use solver='auto' "
+                             "without client=, or multi_class='ovr'.")
         if solver == "auto":
             if distributed:
                 solver = "smooth_perceptron"
@@ -987,9 +995,14 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         problems = [classes[1]] if classes.size == 2 else list(classes)
         keep = (self.warm_start and hasattr(self, "coef_") and np.array_equal(getattr(self, "classes_", []), classes)
                 and self.coef_.shape[1] + int(self.fit_intercept) == d
-                and getattr(self, "_fitted_cap", None) == (nu, n))
-        previous: list[tuple | None] = [None] * len(problems)
-        if keep:  # the previous classifier <x, coef_> + intercept_ as a direction on this fit's rows z_i
+                and getattr(self, "_fitted_cap", None) == (nu, n, joint))
+        previous: list[tuple | None] = [None] * (1 if joint else len(problems))
+        if keep and joint:  # the previous W, stacked class by class, as the start
+            old = self.coef_ * feature_scale
+            if self.fit_intercept:
+                old = np.hstack([old, self.intercept_[:, None] / self.intercept_scaling])
+            previous = [(_direction(old.ravel()), self.certificate_[0].upper / solver_scale)]
+        elif keep:  # the previous classifier <x, coef_> + intercept_ as a direction on this fit's rows z_i
             kept_coef, kept_intercept = self.coef_.copy(), self.intercept_.copy()
             old = kept_coef * feature_scale
             if self.fit_intercept:
@@ -1013,8 +1026,14 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         def solve_all():
             solved = [None] * len(problems)
             if solver == "lbfgs":
+                from gamedyn.certify.dual import PairRows, SignedRows
+
+                if joint:  # pair rows of norm <= 1: (e_y - e_j) (x) z_i / sqrt 2
+                    rows = PairRows(Z, np.searchsorted(classes, y), classes.size, column, scale * math.sqrt(2.0))
+                    pair_cap = None if nu is None else capped_simplex.cap_from_nu(nu, rows.shape[0])
+                    return _solve_lbfgs(rows, pair_cap, tol, max_iter, previous)
                 signs = np.where(y[:, None] == np.asarray(problems)[None, :], 1.0, -1.0)
-                return _solve_lbfgs(Z, signs, column, scale, cap, tol, max_iter, previous)
+                return _solve_lbfgs(SignedRows(Z, signs, column, scale), cap, tol, max_iter, previous)
             if distributed:  # one game per class on the blocks (the batched certificate needs X in memory)
                 return [solve(k) for k in range(len(problems))]
             if len(problems) > 1 and solver in _BATCHED_RECIPES:  # one batched game for the classes not kept
@@ -1037,18 +1056,22 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         with _blas_threads_for(n * d * (len(problems) if batched else 1), distributed):
             solved = solve_all()
         directions = np.array([direction for direction, _, _ in solved])
+        if joint:  # one direction W = (w_0, ..., w_{K-1}): row k of coef_ from w_k
+            directions = directions.reshape(classes.size, -1)
         certificates = [certificate for _, certificate, _ in solved]
         if solver_scale != 1.0:  # normalize=False: the certificate on the user's rows (a power of two: exact)
             certificates = [attrs.evolve(c, lower=c.lower * solver_scale, upper=c.upper * solver_scale)
                             for c in certificates]
         rounds = [r for _, _, r in solved]
-        if len(problems) == 1:
+        if joint:
+            names = [f"the {classes.size} classes' pairs (multi_class='weston_watkins')"]
+        elif len(problems) == 1:
             names = [f"class {_shown(classes[1])} against class {_shown(classes[0])}"]
         else:
             names = [f"class {_shown(label)} against the rest" for label in problems]
         warning = _fit_warning(names, certificates, rounds, tol, max_iter, nu,
-                               _positive_nus(Z, y, problems, directions, solver, column if solver == "lbfgs" else
-                                             None, distributed))
+                               None if joint else _positive_nus(Z, y, problems, directions, solver, column if solver ==
+                                                                "lbfgs" else None, distributed))
         if warning is not None:
             warnings.warn(warning[1], warning[0], stacklevel=3)
         self.classes_ = classes
@@ -1063,7 +1086,7 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
                 self.coef_[k], self.intercept_[k] = kept_coef[k], kept_intercept[k]
         self.certificate_ = certificates
         self.n_iter_ = np.array([max(r, 0) for r in rounds], dtype=np.int64)
-        self._fitted_cap = (nu, n)
+        self._fitted_cap = (nu, n, joint)
         return self
 
     def decision_function(self, X):

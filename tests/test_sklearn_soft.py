@@ -13,12 +13,13 @@ import scipy.sparse as sp
 pytest.importorskip("sklearn")
 
 from sklearn.base import clone
-from sklearn.datasets import load_breast_cancer, load_wine
+from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.model_selection import GridSearchCV
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from gamedyn.certify.dual import (
+    PairRows,
     SignedRows,
     cvar_columns,
     project_capped_columns,
@@ -58,7 +59,8 @@ def rows_of(model, X, y, label):
 @parametrize_with_checks([MarginClassifier(nu=0.3, max_iter=300), MarginClassifier(nu=0.3, solver="smooth_perceptron",
                                                                                    max_iter=300),
                           MarginClassifier(nu=0.5, warm_start=True, max_iter=300),
-                          MarginClassifier(nu=0.5, solver="exact")])
+                          MarginClassifier(nu=0.5, solver="exact"),
+                          MarginClassifier(nu=0.3, multi_class="weston_watkins", max_iter=300)])
 def test_scikit_learn_conformance_soft(estimator, check):
     check(estimator)
 
@@ -339,3 +341,124 @@ def test_row_norms_of_csr_read_the_stored_entries_and_equal_the_dense_ones(norm)
     duplicated = sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([1, 1, 0]), np.array([0, 2, 3])), shape=(2, 3))
     assert not duplicated.has_canonical_format
     np.testing.assert_allclose(row_norms(duplicated, 2.0, 1.0), [3.0, 3.0], rtol=1e-15)
+
+
+# ---------------------------------------------------------------------------------------------
+# multi_class="weston_watkins": one game on the pairs (i, j != y_i), against independent formations.
+
+def pair_matrix(Z, labels, K):
+    """The pair rows (e_{y_i} - e_j) (x) z_i, written out entry by entry, in PairRows' order."""
+    n, dim = Z.shape
+    rows = []
+    for i in range(n):
+        for t in range(K - 1):
+            j = (labels[i] + 1 + t) % K
+            row = np.zeros(K * dim)
+            row[labels[i] * dim:(labels[i] + 1) * dim] += Z[i]
+            row[j * dim:(j + 1) * dim] -= Z[i]
+            rows.append(row)
+    return np.array(rows)
+
+
+def blobs(n=240, K=4, d=6, spread=1.6, seed=0):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(K, d)) * spread
+    y = rng.integers(0, K, size=n)
+    return centres[y] + rng.normal(size=(n, d)), y
+
+
+@pytest.mark.parametrize("kind", ["dense", "csr", "float32"])
+@pytest.mark.parametrize("column", [None, 0.7])
+def test_pair_rows_products_equal_the_written_out_pair_matrix(kind, column):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 5)) * (rng.random((30, 5)) < 0.6)
+    labels = rng.integers(0, 4, size=30)
+    given = {"dense": X, "csr": sp.csr_matrix(X), "float32": X.astype(np.float32)}[kind]
+    base = np.asarray(given, dtype=np.float64) if kind != "csr" else X
+    Z = base if column is None else np.hstack([base, np.full((30, 1), column)])
+    A = pair_matrix(Z, labels, 4) / 3.0
+    rows = PairRows(given, labels, 4, column, 3.0)
+    assert rows.shape == A.shape and rows.games == 1
+    W, P = rng.normal(size=(A.shape[1], 1)), rng.random((A.shape[0], 1))
+    tolerance = 1e-6 if kind == "float32" else 1e-12
+    np.testing.assert_allclose(rows.times(W), A @ W, rtol=tolerance, atol=tolerance)
+    np.testing.assert_allclose(rows.transpose_times(P), A.T @ P, rtol=tolerance, atol=tolerance)
+    np.testing.assert_allclose(rows.formed(0), A, rtol=tolerance, atol=tolerance)
+
+
+def weston_watkins_data(name):
+    if name == "wine":
+        return standardised(load_wine)
+    if name == "iris":
+        return standardised(load_iris)
+    return blobs()
+
+
+@pytest.mark.parametrize("data", ["wine", "iris", "blobs"])
+@pytest.mark.parametrize("nu", [0.1, 0.3, 0.6])
+def test_weston_watkins_certificate_brackets_the_exact_pair_margin(data, nu):
+    # The certificate is stated on the pair rows (e_y - e_j) (x) z_i / sqrt 2: formed here from the
+    # fitted scales, solved by the exact QP. Bracket, true gap <= tol, and the direction: for a unit W
+    # with CVaR_c(A W) >= (1 - tol) gamma*, <W, w*/gamma*> >= CVaR_c(A W)/gamma* (weak duality at
+    # p*), so ||W - w*/gamma*||^2 <= 2 tol.
+    X, y = weston_watkins_data(data)
+    tol = 1e-3
+    model = MarginClassifier(nu=nu, multi_class="weston_watkins", tol=tol).fit(X, y)
+    K = model.classes_.size
+    assert model.coef_.shape == (K, X.shape[1]) and model.intercept_.shape == (K,)
+    assert len(model.certificate_) == 1 and model.n_iter_.shape == (1,)
+    labels = np.searchsorted(model.classes_, y)
+    m, r, s = model.feature_scale_, model.row_scale_, model.intercept_scaling
+    Z = np.hstack([X, np.full((X.shape[0], 1), s * m)]) / r
+    A = pair_matrix(Z, labels, K) / np.sqrt(2.0)
+    assert np.max(np.linalg.norm(A, axis=1)) <= 1 + 1e-12
+    exact = soft_margin(A, nu)
+    certificate = model.certificate_[0]
+    assert certificate.cap == pytest.approx(1.0 / (nu * A.shape[0]), rel=1e-12)
+    assert certificate.lower <= exact.upper * (1 + 1e-12) and exact.lower <= certificate.upper * (1 + 1e-12)
+    assert exact.verdict == "positive" and certificate.lower >= exact.upper * (1 - tol) - 1e-12
+    W = np.hstack([model.coef_ * m, model.intercept_[:, None] / s]).ravel()
+    W /= np.linalg.norm(W)
+    star = exact.direction
+    assert float(np.sum((W - star) ** 2)) <= 2 * tol + 1e-9
+    # The lower end is the CVaR of the classifier's own pair margins (decision_function, rescaled).
+    scores = model.decision_function(X) * (m / r) / np.linalg.norm(np.hstack([model.coef_ * m,
+                                                                                model.intercept_[:, None] / s]))
+    pairs = np.array([scores[i, labels[i]] - scores[i, (labels[i] + 1 + t) % K]
+                      for i in range(X.shape[0]) for t in range(K - 1)]) / np.sqrt(2.0)
+    assert certificate.lower == pytest.approx(capped_simplex.cvar(pairs, certificate.cap), rel=1e-9, abs=1e-12)
+    # p is a point of the capped simplex over the pairs, and its ||A^T p|| is the upper end.
+    p = certificate.p
+    assert p.shape == (A.shape[0],) and np.all(p >= 0) and np.all(p <= certificate.cap * (1 + 1e-12))
+    assert abs(p.sum() - 1) <= 1e-12 and np.linalg.norm(A.T @ p) <= certificate.upper * (1 + 1e-9) + 1e-15
+
+
+def test_weston_watkins_is_the_binary_game_for_two_classes():
+    X, y = overlapping()
+    ovr = MarginClassifier(nu=0.6).fit(X, y)
+    joint = MarginClassifier(nu=0.6, multi_class="weston_watkins").fit(X, y)
+    assert ovr.certificate_[0].lower > 0
+    assert np.array_equal(ovr.coef_, joint.coef_) and np.array_equal(ovr.intercept_, joint.intercept_)
+
+
+def test_weston_watkins_warm_start_starts_from_the_previous_solution():
+    X, y = standardised(load_wine)
+    model = MarginClassifier(nu=0.3, multi_class="weston_watkins", warm_start=True, tol=1e-3).fit(X, y)
+    first = int(model.n_iter_[0])
+    model.fit(X, y)
+    assert model.n_iter_[0] < first / 4 and model.certificate_[0].relative_gap <= 1e-3
+    cold = MarginClassifier(nu=0.3, multi_class="weston_watkins", tol=1e-3).fit(X, y)
+    assert int(cold.n_iter_[0]) == first
+    # A one-vs-rest fit is not the start of a joint one (another game): that fit starts cold.
+    switched = MarginClassifier(nu=0.3, warm_start=True, tol=1e-3).fit(X, y)
+    switched.set_params(multi_class="weston_watkins").fit(X, y)
+    assert int(switched.n_iter_[0]) == first
+
+
+@pytest.mark.parametrize("options", [{"solver": "smooth_perceptron"}, {"solver": "exact"}])
+def test_weston_watkins_refuses_the_solvers_that_play_one_vs_rest(options):
+    X, y = standardised(load_wine)
+    with pytest.raises(ValueError, match="multi_class='weston_watkins' is solved by solver='lbfgs'.*multi_class='ovr'"):
+        MarginClassifier(nu=0.3, multi_class="weston_watkins", **options).fit(X, y)
+    with pytest.raises(ValueError, match="'multi_class' parameter of MarginClassifier must be"):
+        MarginClassifier(nu=0.3, multi_class="crammer_singer").fit(X, y)

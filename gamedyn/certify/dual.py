@@ -33,15 +33,50 @@ and the scale into vectors of length n or d (``X.T`` of a CSR matrix is a CSC vi
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
 import numpy as np
 
-__all__ = ["DualSolution", "SignedRows", "cvar_columns", "project_capped_columns", "soft_margin_lbfgs",
-           "times_in_float64"]
+__all__ = ["DualSolution", "GameRows", "PairRows", "SignedRows", "cvar_columns", "project_capped_columns",
+           "soft_margin_lbfgs", "times_in_float64"]
 
 _EPS = float(np.finfo(np.float64).eps)
+
+
+@runtime_checkable
+class GameRows(Protocol):
+    """What :func:`soft_margin_lbfgs` needs of the rows of its games: K games of the same shape (N rows
+    of dimension d' each), their two products, and nothing formed.
+
+    Implemented by :class:`SignedRows` (one-vs-rest: K games on the rows of X) and :class:`PairRows`
+    (one multiclass game on the pairs (i, j), j != y_i).
+    """
+
+    column: float | None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(N, d')``: the rows of each game and their dimension."""
+
+    @property
+    def games(self) -> int:
+        """K, the number of games (columns of ``times``' argument)."""
+
+    def times(self, W: np.ndarray) -> np.ndarray:
+        """``M[:, k] = A_k W[:, k]``, shape (N, K)."""
+
+    def transpose_times(self, P: np.ndarray) -> np.ndarray:
+        """``W[:, k] = A_k^T P[:, k]``, shape (d', K)."""
+
+    def restricted(self, games: np.ndarray) -> GameRows:
+        """The same rows for the listed games only."""
+
+    def first_hessian(self) -> np.ndarray:
+        """A positive diagonal, shape (d', 1): L-BFGS's first inverse Hessian (a scaling only)."""
+
+    def formed(self, game: int) -> np.ndarray:
+        """Game ``game``'s rows as a dense float64 array, shape (N, d') (small problems only)."""
 
 
 @attrs.frozen
@@ -89,6 +124,137 @@ class SignedRows:
         if self.column is not None:
             W = np.vstack([W, self.column * Q.sum(axis=0)[None, :]])
         return W
+
+    @property
+    def games(self) -> int:
+        """K, one game per column of ``signs``."""
+        return int(self.signs.shape[1])
+
+    def restricted(self, games: np.ndarray) -> SignedRows:
+        """The rows of the listed games (columns of ``signs``)."""
+        return self if len(games) == self.games else attrs.evolve(self, signs=self.signs[:, games])
+
+    def first_hessian(self) -> np.ndarray:
+        """1, and for the constant feature ``b`` the ratio of :func:`_constant_column_ratio`, shape (d', 1)."""
+        first = np.ones((self.shape[1], 1))
+        if self.column is not None and self.column != 0.0:
+            first[-1] = 1.0 / _constant_column_ratio(self.X, self.column)
+        return first
+
+    def formed(self, game: int) -> np.ndarray:
+        """Game ``game``'s rows ``s_ik (x_i, b) / r``, dense float64 (small problems only)."""
+        return _with_column(self.X, self.column) * (self.signs[:, game:game + 1] / self.scale)
+
+
+@attrs.frozen
+class PairRows:
+    r"""The rows of the multiclass (Weston & Watkins 1999) margin game, one row per pair ``(i, j)``, ``j != y_i``:
+
+    .. math::
+
+        a_{ij} = (e_{y_i} - e_j)\otimes(x_i, b)\,/\,r\in\mathbb R^{K d'},\qquad
+        a_{ij}^\top W = \big(\langle w_{y_i}, (x_i, b)\rangle - \langle w_j, (x_i, b)\rangle\big)/r,
+
+    for ``W = (w_0, ..., w_{K-1})`` stacked class by class. The soft-margin game on these ``n (K - 1)``
+    rows, :math:`\max_W \min_{p\in\Delta_c} p^\top A W - \tfrac12\|W\|^2`, is the nu-form of the
+    Weston-Watkins multiclass SVM: :math:`\min_{p\in\Delta_c} p^\top AW` is the average of the
+    :math:`1/c` smallest pair margins (how far each example's own class scores above each other
+    class), and the classifier predicts :math:`\arg\max_k\langle w_k, (x, b)\rangle`. One game
+    (``games == 1``); its products are one ``X @ (K columns)`` and one ``X.T @ (K columns)``, the same
+    as K one-vs-rest games. Pair ``(i, j)`` is row ``i (K - 1) + t`` for ``j = (y_i + 1 + t) mod K``.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix, shape (n, d)
+        The rows (never copied; float32 stays float32, as in :class:`SignedRows`).
+    labels : ndarray of int, shape (n,)
+        ``y_i`` in ``0, ..., classes - 1``.
+    classes : int >= 2
+        K.
+    column : float or None
+        The constant feature ``b`` (an intercept), or None.
+    scale : float
+        The positive divisor ``r`` (``sqrt(2)`` times the largest ``||(x_i, b)||`` gives ``||a_ij|| <= 1``).
+    """
+
+    X: Any
+    labels: np.ndarray
+    classes: int
+    column: float | None = None
+    scale: float = 1.0
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(n (K - 1), K d')``."""
+        n, d = self.X.shape
+        return n * (self.classes - 1), self.classes * (d + (self.column is not None))
+
+    @property
+    def games(self) -> int:
+        """1: the K classes play one game."""
+        return 1
+
+    def others(self) -> np.ndarray:
+        """``j`` of pair ``(i, t)``: ``(y_i + 1 + t) mod K``, shape (n, K - 1) (every class but ``y_i``)."""
+        return (self.labels[:, None] + np.arange(1, self.classes)[None, :]) % self.classes
+
+    def times(self, W: np.ndarray) -> np.ndarray:
+        """The pair margins ``A W``, shape (n (K - 1), 1), from one product ``X @ (K columns)``."""
+        K = self.classes
+        stacked = W.reshape(K, -1).T  # (d', K): column k is w_k
+        d = self.X.shape[1]
+        scores = times_in_float64(self.X, np.ascontiguousarray(stacked[:d]))
+        if self.column is not None:
+            scores += self.column * stacked[d]
+        own = scores[np.arange(scores.shape[0]), self.labels]
+        M = own[:, None] - np.take_along_axis(scores, self.others(), axis=1)
+        M /= self.scale
+        return M.reshape(-1, 1)
+
+    def transpose_times(self, P: np.ndarray) -> np.ndarray:
+        """``A^T P``, shape (K d', 1), from one product ``X.T @ (K columns)``."""
+        K, n = self.classes, self.X.shape[0]
+        weights = P.reshape(n, K - 1) / self.scale
+        Q = np.zeros((n, K))
+        np.put_along_axis(Q, self.others(), -weights, axis=1)
+        Q[np.arange(n), self.labels] = weights.sum(axis=1)
+        W = _transpose_times_in_float64(self.X, Q)
+        if self.column is not None:
+            W = np.vstack([W, self.column * Q.sum(axis=0)[None, :]])
+        return W.T.reshape(-1, 1)
+
+    def restricted(self, games: np.ndarray) -> PairRows:
+        """Itself (the one game)."""
+        if list(games) != [0]:
+            raise ValueError(f"PairRows holds one game; got games {list(games)!r}.")
+        return self
+
+    def first_hessian(self) -> np.ndarray:
+        """Per class block as :meth:`SignedRows.first_hessian`: each constant coordinate scaled by the ratio."""
+        first = np.ones((self.classes, self.shape[1] // self.classes))
+        if self.column is not None and self.column != 0.0:
+            first[:, -1] = 1.0 / _constant_column_ratio(self.X, self.column)
+        return first.reshape(-1, 1)
+
+    def formed(self, game: int = 0) -> np.ndarray:
+        """The ``n (K - 1)`` pair rows, dense float64, shape (n (K - 1), K d') (small problems only)."""
+        Z = _with_column(self.X, self.column) / self.scale
+        n, dim = Z.shape
+        K = self.classes
+        A = np.zeros((n, K - 1, K, dim))
+        rows = np.arange(n)
+        A[rows, :, self.labels, :] = Z[:, None, :]
+        others = self.others()
+        for t in range(K - 1):
+            A[rows, t, others[:, t], :] -= Z
+        return A.reshape(n * (K - 1), K * dim)
+
+
+def _with_column(X, column) -> np.ndarray:
+    """``(x_i, b)`` as a dense float64 array (``x_i`` alone without ``b``)."""
+    dense = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+    dense = np.asarray(dense, dtype=np.float64)
+    return dense if column is None else np.hstack([dense, np.full((dense.shape[0], 1), float(column))])
 
 
 # Entries of X converted to float64 at a time when X is stored in another type (float32): a block, not a copy.
@@ -182,29 +348,24 @@ def cvar_columns(M: np.ndarray, cap: float) -> np.ndarray:
     return values + rest * part[count]
 
 
-def _first_hessian(rows: SignedRows) -> np.ndarray:
-    r"""The diagonal of L-BFGS's first inverse Hessian, shape (d', 1): 1, and for the constant feature
-    ``b`` the ratio of an average feature column's squared norm to its own.
+def _constant_column_ratio(X, column: float) -> float:
+    r"""How much longer the constant feature ``b``'s column is than an average feature column, squared
+    (at least 1): ``n b^2 d / ||X||_F^2``. L-BFGS's first inverse Hessian divides that coordinate by it.
 
     The Hessian of the smoothed primal is ``I + A^T D A / mu`` (D the free rows); the constant
     column's squared norm ``n b^2 / r^2`` exceeds an average feature column's, ``||X||_F^2 / (d r^2)``,
-    by ``n b^2 d / ||X||_F^2`` (about ``d`` for the estimator's ``b = max ||x_i||``), and a scalar first
-    Hessian then leaves that one direction ill-conditioned (measured: 531 against 63 iterations on
-    the sparse benchmark at n = 10^4). ``||X||_F^2`` is estimated by one product, ``E ||X z||^2`` for a
+    by this ratio (about ``d`` for the estimator's ``b = max ||x_i||``), and a scalar first Hessian
+    then leaves that one direction ill-conditioned (measured: 531 against 63 iterations on the
+    sparse benchmark at n = 10^4). ``||X||_F^2`` is estimated by one product, ``E ||X z||^2`` for a
     Rademacher ``z`` (Hutchinson 1989; fixed seed): a scaling only, any positive diagonal keeps
     L-BFGS a descent method, and the bracket does not depend on it.
     """
-    n, dim = rows.shape
-    first = np.ones((dim, 1))
-    if rows.column is None or rows.column == 0.0:
-        return first
-    d = rows.X.shape[1]
+    n, d = X.shape
     z = np.random.default_rng(0).choice(np.array([-1.0, 1.0]), size=d)
-    Xz = times_in_float64(rows.X, z[:, None])[:, 0]
+    Xz = times_in_float64(X, z[:, None])[:, 0]
     frobenius = float(Xz @ Xz)
-    ratio = n * float(rows.column) ** 2 * d / frobenius if frobenius > 0 else 1.0
-    first[-1] = 1.0 / max(ratio, 1.0)
-    return first
+    ratio = n * float(column) ** 2 * d / frobenius if frobenius > 0 else 1.0
+    return max(ratio, 1.0)
 
 
 @attrs.frozen
@@ -233,7 +394,7 @@ class DualSolution:
     products: int
 
 
-def soft_margin_lbfgs(rows: SignedRows, cap: float, *, tol: float = 0.01, max_iter: int = 1000, memory: int = 10,
+def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter: int = 1000, memory: int = 10,
                       start: np.ndarray | None = None, zero_below: float = 0.0) -> DualSolution:
     r"""The soft margin of every game k by L-BFGS on the smoothed primal, certified by the game's bracket.
 
@@ -259,8 +420,8 @@ def soft_margin_lbfgs(rows: SignedRows, cap: float, *, tol: float = 0.01, max_it
 
     Parameters
     ----------
-    rows : SignedRows
-        The K games' rows.
+    rows : GameRows
+        The K games' rows (:class:`SignedRows`: one-vs-rest; :class:`PairRows`: the multiclass game).
     cap : float in [1/n, 1]
         ``c = 1 / (nu n)``; 1 is the hard margin (slow: the smoothing must then be fine).
     tol : float in (0, 1), default 0.01
@@ -293,7 +454,7 @@ def soft_margin_lbfgs(rows: SignedRows, cap: float, *, tol: float = 0.01, max_it
     True
     """
     n, dim = rows.shape
-    K = rows.signs.shape[1]
+    K = rows.games
     if not (isinstance(cap, (int, float, np.floating)) and 1.0 / n * (1 - 4 * _EPS) <= cap <= 1.0):
         raise ValueError(f"cap must be in [1/n, 1] = [{1.0 / n!r}, 1] (c = 1 / (nu n)); got {cap!r}.")
     if not 0.0 < tol < 1.0:
@@ -322,10 +483,10 @@ def soft_margin_lbfgs(rows: SignedRows, cap: float, *, tol: float = 0.01, max_it
         return value, M, P
 
     def rows_k(columns):
-        return rows if columns is None or len(columns) == K else attrs.evolve(rows, signs=rows.signs[:, columns])
+        return rows if columns is None else rows.restricted(columns)
 
     everything = np.arange(K)
-    first = _first_hessian(rows)
+    first = rows.first_hessian()
     products += rows.column is not None and rows.column != 0.0
     # Start: the centre's upper end sets the first mu.
     M0 = rows.times(W)
