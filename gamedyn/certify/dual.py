@@ -413,8 +413,11 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
     ``CVaR_c(Aw)/||w|| <= gamma* <= ||A^T p_mu(w)||`` for free (both products are the gradient's).
     At the minimiser of phi_mu, ``w = A^T p`` and the relative gap is at most
     ``mu * max_{p in Delta_c} ||p - u||^2 / (2 U^2) <= mu c / (2 U^2)``; so mu follows the best upper
-    end, ``mu = tol U^2 / c`` (bound tol / 2 at the minimiser; the memory is cleared when it
-    changes by more than a factor 2). The solver stops once each game's certified relative gap is at
+    end, ``mu = tol U^2 / c`` (bound tol / 2 at the minimiser; when it falls by more than a factor 2,
+    the memory's pairs are rescaled to the new mu, exact on the piece each was measured on). Along a
+    direction q, ``A(w + t q) = Aw + t Aq``: an iteration costs two products (``A q`` for its whole
+    line search, ``A^T p`` for the gradient) however many steps the search tries, and the lower end
+    of a game about to stop is computed again from a product. The solver stops once each game's certified relative gap is at
     most ``tol``, or its upper end is at most ``zero_below`` (no soft margin above it), or after
     ``max_iter`` iterations.
 
@@ -469,11 +472,12 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
     products = 0
     tau: list[np.ndarray | None] = [None]
 
-    def evaluate(W, mu, columns):
-        """(value, M, P) at W for the given columns (one product)."""
+    def evaluate(W, mu, columns, M=None):
+        """(value, M, P) at W for the given columns; ``M = A W`` is one product unless given."""
         nonlocal products
-        M = rows_k(columns).times(W)
-        products += 1
+        if M is None:
+            M = rows_k(columns).times(W)
+            products += 1
         P, t = project_capped_columns(u - M / mu[columns], cap, None if tau[0] is None else tau[0][columns])
         if tau[0] is not None:
             tau[0][columns] = t
@@ -488,17 +492,17 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
     everything = np.arange(K)
     first = rows.first_hessian()
     products += rows.column is not None and rows.column != 0.0
-    # Start: the centre's upper end sets the first mu.
+    # Start: the first mu from the centre's upper end, or from a warm start's norm (||w|| ~ gamma).
     M0 = rows.times(W)
     products += 1
-    P0 = np.full((n, K), u) if not np.any(W) else None
-    mu = np.ones(K)
-    if P0 is not None:
-        U0 = np.sqrt(np.einsum("ij,ij->j", *(2 * [rows.transpose_times(P0)])))
+    start_norms = np.sqrt(np.einsum("ij,ij->j", W, W))
+    mu = np.maximum(tol * start_norms * start_norms / cap, 1e-300)
+    if not np.all(start_norms > 0):
+        U0 = np.sqrt(np.einsum("ij,ij->j", *(2 * [rows.transpose_times(np.full((n, K), u))])))
         products += 1
-        mu = np.maximum(tol * U0 * U0 / cap, 1e-300)
+        mu = np.where(start_norms > 0, mu, np.maximum(tol * U0 * U0 / cap, 1e-300))
     tau[0] = np.zeros(K)
-    value, M, P = evaluate(W, mu, everything)
+    value, M, P = evaluate(W, mu, everything, M0)
     best_lower = np.full(K, -np.inf)
     best_upper = np.full(K, np.inf)
     best_W, best_P = W.copy(), P.copy()
@@ -520,6 +524,15 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
         low = (lower > best_lower) & ~done
         best_lower[low], best_W[:, low] = lower[low], W[:, low]
         met = ~done & ((best_upper - best_lower <= tol * best_upper) | (best_upper <= zero_below))
+        if np.any(met):  # the lower end of a game about to stop, again from a product (M carried as sums)
+            ending = np.flatnonzero(met)
+            norms = np.sqrt(np.einsum("ij,ij->j", best_W[:, ending], best_W[:, ending]))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                best_lower[ending] = np.where(norms > 0, cvar_columns(rows_k(ending).times(best_W[:, ending]), cap)
+                                              / norms, -np.inf)
+            products += 1
+            met[ending] = ((best_upper[ending] - best_lower[ending] <= tol * best_upper[ending])
+                           | (best_upper[ending] <= zero_below))
         iterations[~done] = iteration
         done[met] = True
         return W - Z
@@ -532,11 +545,13 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
         target = np.maximum(tol * best_upper * best_upper / cap, 1e-300)
         changed = (mu > 2 * target) & ~done
         if np.any(changed):
+            ratio = np.where(changed, mu / np.where(changed, target, mu), 1.0)
             mu = np.where(changed, target, mu)
-            for S, Yv in zip(S_hist, Y_hist):  # a new function for those games: forget their pairs
-                S[:, changed] = 0.0
-                Yv[:, changed] = 0.0
-            value, M, P = evaluate(W, mu, everything)
+            # A new function for those games, with the Hessian I + A^T D A / mu on each piece (D its free
+            # rows): their pairs y = s + A^T D A s / mu_old are carried over as s + (y - s) mu_old / mu_new.
+            for S, Yv in zip(S_hist, Y_hist):
+                Yv[:, changed] = S[:, changed] + (Yv[:, changed] - S[:, changed]) * ratio[changed]
+            value, M, P = evaluate(W, mu, everything, M)
             G = gradient_and_settle(W, M, P, iteration)
             if np.all(done):
                 break
@@ -565,9 +580,14 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
         step = np.ones(K)
         W_new, M_new, P_new, value_new = W.copy(), M.copy(), P.copy(), value.copy()
         searching = np.flatnonzero(~done)
+        # A (W + t Q) = A W + t A Q: one product for the whole line search (the trial points cost a
+        # projection each; the drift of the sums from the products is settled at the end).
+        AQ = np.zeros((M.shape[0], K))
+        AQ[:, searching] = rows_k(searching).times(Q[:, searching])
+        products += 1
         for _ in range(40):
             trial = W[:, searching] + step[searching] * Q[:, searching]
-            v, Mt, Pt = evaluate(trial, mu, searching)
+            v, Mt, Pt = evaluate(trial, mu, searching, M[:, searching] + step[searching] * AQ[:, searching])
             ok = v <= value[searching] + 1e-4 * step[searching] * slope[searching]
             accepted = searching[ok]
             W_new[:, accepted], M_new[:, accepted], P_new[:, accepted] = trial[:, ok], Mt[:, ok], Pt[:, ok]
@@ -586,6 +606,11 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
             if len(S_hist) > memory:
                 S_hist.pop(0), Y_hist.pop(0)
         W, M, P, value, G = W_new, M_new, P_new, value_new, G_new
+    # The lower ends again from products (M was carried as sums along the line searches).
+    norms = np.sqrt(np.einsum("ij,ij->j", best_W, best_W))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        best_lower = np.where(norms > 0, cvar_columns(rows.times(best_W), cap) / norms, -np.inf)
+    products += 1
     return DualSolution(w=best_W, p=best_P, lower=best_lower, upper=best_upper, iterations=iterations,
                         products=products)
 
