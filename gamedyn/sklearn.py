@@ -971,6 +971,8 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
             raise ValueError(f"multi_class='weston_watkins' is solved by solver='lbfgs' on X in memory; got solver="
                              f"{solver!r}{' and a dask client or array' if distributed else ''}. Use solver='auto' "
                              "without client=, or multi_class='ovr'.")
+        if joint:
+            solver = "lbfgs"
         if solver == "auto":
             if distributed:
                 solver = "smooth_perceptron"

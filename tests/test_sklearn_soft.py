@@ -479,3 +479,25 @@ def test_lbfgs_line_search_costs_one_product_however_many_steps_it_tries():
         found = soft_margin_lbfgs(SignedRows(X, signs, m, np.hypot(m, m)), cap, tol=1e-3, max_iter=400)
         iterations = int(found.iterations[0])
         assert iterations >= 10 and found.products <= 3 * iterations + 6
+
+
+def test_weston_watkins_hard_margin_brackets_the_exact_pair_margin_or_proves_overlap():
+    # nu=None: the hard margin on the pairs (c = 1), solved by lbfgs. Separable blobs: certified, the
+    # bracket against the exact QP. Iris: versicolor and virginica overlap, so no W separates every
+    # pair; the verdict "not separable" comes only with the exact Gordan proof, which the QP confirms.
+    X, y = blobs(n=200, K=4, d=5, spread=6.0)
+    model = MarginClassifier(multi_class="weston_watkins", tol=1e-3).fit(X, y)
+    assert model.solver_ == "lbfgs" and model.certificate_[0].cap is None
+    m, r, s = model.feature_scale_, model.row_scale_, model.intercept_scaling
+    A = pair_matrix(np.hstack([X, np.full((len(y), 1), s * m)]) / r, y, 4) / np.sqrt(2.0)
+    exact = soft_margin(A, cap=1.0)
+    certificate = model.certificate_[0]
+    assert certificate.separable is True and exact.verdict == "positive"
+    assert certificate.lower <= exact.upper * (1 + 1e-12) and exact.lower <= certificate.upper * (1 + 1e-12)
+    assert certificate.lower >= exact.upper * (1 - 1e-3) - 1e-12
+    X, y = load_iris(return_X_y=True)
+    with pytest.warns(NotSeparableWarning, match="pairs.*not separable"):
+        model = MarginClassifier(multi_class="weston_watkins").fit(X, y)
+    m, r, s = model.feature_scale_, model.row_scale_, model.intercept_scaling
+    A = pair_matrix(np.hstack([X, np.full((len(y), 1), s * m)]) / r, y, 3) / np.sqrt(2.0)
+    assert model.certificate_[0].separable is False and soft_margin(A, cap=1.0).verdict == "zero"

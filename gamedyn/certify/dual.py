@@ -201,6 +201,8 @@ class PairRows:
     def times(self, W: np.ndarray) -> np.ndarray:
         """The pair margins ``A W``, shape (n (K - 1), 1), from one product ``X @ (K columns)``."""
         K = self.classes
+        if W.ndim != 2 or W.shape != (self.shape[1], 1):
+            raise ValueError(f"PairRows.times takes one stacked W of shape {(self.shape[1], 1)}; got {W.shape}.")
         stacked = W.reshape(K, -1).T  # (d', K): column k is w_k
         d = self.X.shape[1]
         scores = times_in_float64(self.X, np.ascontiguousarray(stacked[:d]))
