@@ -420,7 +420,9 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
     by :func:`gamedyn.certify.dual.soft_margin_lbfgs`, all at once; X is never copied.
 
     ``cap``: c = 1/(nu n), or None for the hard margin (solved with c = 1). ``previous``: per game
-    None or ``(unit direction, upper)`` of the previous fit, the warm start ``w = upper * direction``.
+    None or ``(unit direction, upper, p)`` of the previous fit, the warm start ``w = upper * direction``
+    with the previous certified ``p`` as the first point of the capped simplex (the centre for a game
+    without one).
     The certificate's lower end is recomputed from the final direction's margins, correctly rounded
     (:func:`gamedyn.core.capped_simplex.cvar`; the minimum for the hard margin); ``separable`` is
     True when it is positive beyond the products' rounding (:func:`margin_is_certified`), False only
@@ -431,14 +433,15 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
 
     n, dim = rows.shape
     K = rows.games
-    start = None
+    start = start_p = None
     if any(one is not None for one in previous):
-        start = np.zeros((dim, K))
+        start, start_p = np.zeros((dim, K)), np.full((n, K), 1.0 / n)
         for k, one in enumerate(previous):
             if one is not None:
                 start[:, k] = one[0] * one[1]
+                start_p[:, k] = one[2]
     found = soft_margin_lbfgs(rows, 1.0 if cap is None else cap, tol=tol, max_iter=min(max_iter, PROOF_AFTER),
-                              start=start, zero_below=INFEASIBLE_BELOW)
+                              start=start, start_p=start_p, zero_below=INFEASIBLE_BELOW)
     proofs = [None] * K
     unsettled = [k for k in range(K) if not (found.upper[k] - found.lower[k] <= tol * found.upper[k]
                                              or found.upper[k] <= INFEASIBLE_BELOW)]
@@ -455,7 +458,7 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
         if rest:
             more = soft_margin_lbfgs(rows.restricted(rest), 1.0 if cap is None else cap, tol=tol,
                                      max_iter=max_iter - PROOF_AFTER, start=found.w[:, rest],
-                                     zero_below=INFEASIBLE_BELOW)
+                                     start_p=found.p[:, rest], zero_below=INFEASIBLE_BELOW)
             w, p_all, lower, upper, spent = (found.w.copy(), found.p.copy(), found.lower.copy(), found.upper.copy(),
                                              found.iterations.copy())
             w[:, rest], p_all[:, rest], lower[rest], upper[rest] = more.w, more.p, more.lower, more.upper
@@ -631,7 +634,10 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         Rescale as above (the theorems assume ``||z_i|| <= 1``); with False, rows ``(x_i, s)`` of
         norm > 1 raise a ValueError.
     warm_start : bool, default=False
-        Reuse the previous fit's classifier when it still certifies ``tol`` on the new data.
+        Start from the previous fit (same classes, features, ``nu``, ``multi_class`` and n): solver
+        ``"lbfgs"`` from its ``w`` and its certified ``p`` (a refit that still certifies ``tol`` ends at
+        iteration 0 with the same classifier); the other solvers keep the previous classifier when it
+        still certifies ``tol`` on the new data, else fit anew.
     n_jobs : int or None, default=None
         Binary problems solved in parallel (joblib) for multiclass data (``-1``: all cores); not 0.
     exact_threshold : int >= 1, default=500
@@ -1003,14 +1009,14 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
             old = self.coef_ * feature_scale
             if self.fit_intercept:
                 old = np.hstack([old, self.intercept_[:, None] / self.intercept_scaling])
-            previous = [(_direction(old.ravel()), self.certificate_[0].upper / solver_scale)]
+            previous = [(_direction(old.ravel()), self.certificate_[0].upper / solver_scale, self.certificate_[0].p)]
         elif keep:  # the previous classifier <x, coef_> + intercept_ as a direction on this fit's rows z_i
             kept_coef, kept_intercept = self.coef_.copy(), self.intercept_.copy()
             old = kept_coef * feature_scale
             if self.fit_intercept:
                 old = np.hstack([old, kept_intercept[:, None] / self.intercept_scaling])
             if solver == "lbfgs":  # a warm start: L-BFGS starts from the previous w (its norm the previous upper end)
-                previous = [(_direction(old[k]), self.certificate_[k].upper / solver_scale)
+                previous = [(_direction(old[k]), self.certificate_[k].upper / solver_scale, self.certificate_[k].p)
                             for k in range(len(problems))]
             else:
                 previous = [(_direction(old[k]), self.certificate_[k].p) for k in range(len(problems))]

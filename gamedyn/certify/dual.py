@@ -397,7 +397,8 @@ class DualSolution:
 
 
 def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter: int = 1000, memory: int = 10,
-                      start: np.ndarray | None = None, zero_below: float = 0.0) -> DualSolution:
+                      start: np.ndarray | None = None, start_p: np.ndarray | None = None,
+                      zero_below: float = 0.0) -> DualSolution:
     r"""The soft margin of every game k by L-BFGS on the smoothed primal, certified by the game's bracket.
 
     The primal of the soft-margin game is :math:`\max_w \operatorname{CVaR}_c(Aw) - \tfrac12\|w\|^2`
@@ -437,6 +438,10 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
         The L-BFGS pairs kept.
     start : ndarray, shape (d', K), optional
         A first ``w`` (a warm start, e.g. the previous fit's; scale: ``||w|| ~ gamma``). Default 0.
+    start_p : ndarray, shape (N, K), optional
+        A first point of the capped simplex per game (e.g. the previous fit's certified ``p``; projected
+        onto it first, which changes a point of it only by rounding): its ``||A^T p||`` is the first
+        best upper end, so a warm start that still certifies ``tol`` stops at iteration 0.
     zero_below : float, default 0
         Also stop a game once its upper end is at most this (no soft margin above it).
 
@@ -447,7 +452,8 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
     Raises
     ------
     ValueError
-        ``cap`` outside ``[1/n, 1]``, ``tol`` outside (0, 1), ``max_iter < 1``, a non-finite ``start``.
+        ``cap`` outside ``[1/n, 1]``, ``tol`` outside (0, 1), ``max_iter < 1``, a non-finite ``start``,
+        a ``start_p`` of another shape or not finite.
 
     Examples
     --------
@@ -508,6 +514,15 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
     best_lower = np.full(K, -np.inf)
     best_upper = np.full(K, np.inf)
     best_W, best_P = W.copy(), P.copy()
+    if start_p is not None:  # the previous p's upper end is the first best one
+        start_p = np.asarray(start_p, dtype=np.float64)
+        if start_p.shape != (n, K) or not np.all(np.isfinite(start_p)):
+            raise ValueError(f"start_p must be a finite array of shape {(n, K)} (a point of the capped simplex per "
+                             f"game); got shape {start_p.shape}.")
+        best_P, _ = project_capped_columns(start_p, cap)
+        Z0 = rows.transpose_times(best_P)
+        products += 1
+        best_upper = np.sqrt(np.einsum("ij,ij->j", Z0, Z0))
     done = np.zeros(K, dtype=bool)
     iterations = np.zeros(K, dtype=np.int64)
     S_hist: list[np.ndarray] = []
