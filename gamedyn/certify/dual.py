@@ -420,9 +420,9 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
     the memory's pairs are rescaled to the new mu, exact on the piece each was measured on). Along a
     direction q, ``A(w + t q) = Aw + t Aq``: an iteration costs two products (``A q`` for its whole
     line search, ``A^T p`` for the gradient) however many steps the search tries, and the lower end
-    of a game about to stop is computed again from a product. The solver stops once each game's certified relative gap is at
-    most ``tol``, or its upper end is at most ``zero_below`` (no soft margin above it), or after
-    ``max_iter`` iterations.
+    of a game about to stop (or stopped by ``max_iter``) is computed again from a product. The solver
+    stops once each game's certified relative gap is at most ``tol``, or its upper end is at most
+    ``zero_below`` (no soft margin above it), or after ``max_iter`` iterations.
 
     Parameters
     ----------
@@ -623,11 +623,13 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
             if len(S_hist) > memory:
                 S_hist.pop(0), Y_hist.pop(0)
         W, M, P, value, G = W_new, M_new, P_new, value_new, G_new
-    # The lower ends again from products (M was carried as sums along the line searches).
-    norms = np.sqrt(np.einsum("ij,ij->j", best_W, best_W))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        best_lower = np.where(norms > 0, cvar_columns(rows.times(best_W), cap) / norms, -np.inf)
-    products += 1
+    if not np.all(done):  # the games stopped by max_iter: their lower ends again from a product, as at a stop
+        open_games = np.flatnonzero(~done)
+        norms = np.sqrt(np.einsum("ij,ij->j", best_W[:, open_games], best_W[:, open_games]))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            best_lower[open_games] = np.where(
+                norms > 0, cvar_columns(rows_k(open_games).times(best_W[:, open_games]), cap) / norms, -np.inf)
+        products += 1
     return DualSolution(w=best_W, p=best_P, lower=best_lower, upper=best_upper, iterations=iterations,
                         products=products)
 
