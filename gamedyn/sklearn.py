@@ -1005,17 +1005,15 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
                 and self.coef_.shape[1] + int(self.fit_intercept) == d
                 and getattr(self, "_fitted_cap", None) == (nu, n, joint))
         previous: list[tuple | None] = [None] * (1 if joint else len(problems))
-        if keep and joint:  # the previous W, stacked class by class, as the start
-            old = self.coef_ * feature_scale
-            if self.fit_intercept:
-                old = np.hstack([old, self.intercept_[:, None] / self.intercept_scaling])
-            previous = [(_direction(old.ravel()), self.certificate_[0].upper / solver_scale, self.certificate_[0].p)]
-        elif keep:  # the previous classifier <x, coef_> + intercept_ as a direction on this fit's rows z_i
+        if keep:  # the previous classifier <x, coef_> + intercept_ as a direction on this fit's rows z_i
             kept_coef, kept_intercept = self.coef_.copy(), self.intercept_.copy()
             old = kept_coef * feature_scale
             if self.fit_intercept:
                 old = np.hstack([old, kept_intercept[:, None] / self.intercept_scaling])
-            if solver == "lbfgs":  # a warm start: L-BFGS starts from the previous w (its norm the previous upper end)
+            if joint:  # one W, stacked class by class
+                previous = [(_direction(old.ravel()), self.certificate_[0].upper / solver_scale,
+                             self.certificate_[0].p)]
+            elif solver == "lbfgs":  # a warm start: L-BFGS starts from the previous w (its norm the previous upper end)
                 previous = [(_direction(old[k]), self.certificate_[k].upper / solver_scale, self.certificate_[k].p)
                             for k in range(len(problems))]
             else:
