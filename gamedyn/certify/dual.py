@@ -38,8 +38,8 @@ from typing import Any, Protocol, runtime_checkable
 import attrs
 import numpy as np
 
-__all__ = ["DualSolution", "GameRows", "PairRows", "SignedRows", "cvar_columns", "project_capped_columns",
-           "soft_margin_lbfgs", "times_in_float64"]
+__all__ = ["DualSolution", "GameRows", "PairRows", "ShiftedRows", "SignedRows", "cvar_columns",
+           "project_capped_columns", "shrinking_round", "soft_margin_lbfgs", "times_in_float64"]
 
 _EPS = float(np.finfo(np.float64).eps)
 
@@ -77,6 +77,9 @@ class GameRows(Protocol):
 
     def formed(self, game: int) -> np.ndarray:
         """Game ``game``'s rows as a dense float64 array, shape (N, d') (small problems only)."""
+
+    def subset(self, game: int, index: np.ndarray) -> GameRows:
+        """The rows ``index`` of game ``game``, as one game (a few rows: the shrinking rounds' problems)."""
 
 
 @attrs.frozen
@@ -144,6 +147,10 @@ class SignedRows:
     def formed(self, game: int) -> np.ndarray:
         """Game ``game``'s rows ``s_ik (x_i, b) / r``, dense float64 (small problems only)."""
         return _with_column(self.X, self.column) * (self.signs[:, game:game + 1] / self.scale)
+
+    def subset(self, game: int, index: np.ndarray) -> SignedRows:
+        """The rows ``index`` of game ``game`` (``X[index]``: a copy of those rows only; CSR and float32 kept)."""
+        return SignedRows(self.X[index], self.signs[index, game:game + 1], self.column, self.scale)
 
 
 @attrs.frozen
@@ -251,6 +258,79 @@ class PairRows:
             A[rows, t, others[:, t], :] -= Z
         return A.reshape(n * (K - 1), K * dim)
 
+    def subset(self, game: int, index: np.ndarray) -> SignedRows:
+        """The pair rows ``index`` (pair ``(i, t)`` is row ``i (K - 1) + t``), formed: dense float64, shape
+        (len(index), K d'), as one game of :class:`SignedRows` (signs 1)."""
+        if game != 0:
+            raise ValueError(f"PairRows holds one game; got game {game!r}.")
+        K = self.classes
+        index = np.asarray(index)
+        examples, t = np.divmod(index, K - 1)
+        Z = _with_column(self.X[examples], self.column) / self.scale
+        m, dim = Z.shape
+        A = np.zeros((m, K, dim))
+        A[np.arange(m), self.labels[examples], :] = Z
+        A[np.arange(m), (self.labels[examples] + 1 + t) % K, :] -= Z
+        return SignedRows(A.reshape(m, K * dim), np.ones((m, 1)))
+
+
+@attrs.frozen
+class ShiftedRows:
+    """One game's rows ``a_i + o``: ``base``'s rows shifted by a common vector ``o``, never formed.
+
+    The problem a shrinking round leaves (:func:`shrinking_round`): ``(A + 1 o^T) w = A w + (o . w) 1``
+    and ``(A + 1 o^T)^T p = A^T p + o sum(p)``, one product with ``base`` each.
+
+    Parameters
+    ----------
+    base : GameRows
+        One game's rows (``base.games == 1``).
+    offset : ndarray, shape (d', 1)
+        ``o``.
+    """
+
+    base: GameRows
+    offset: np.ndarray
+
+    @property
+    def column(self) -> float | None:
+        """``base``'s constant feature (its first Hessian is ``base``'s)."""
+        return self.base.column
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``base.shape``."""
+        return self.base.shape
+
+    @property
+    def games(self) -> int:
+        """1."""
+        return 1
+
+    def times(self, W: np.ndarray) -> np.ndarray:
+        """``A w + (o . w) 1``, shape (N, 1)."""
+        return self.base.times(W) + np.einsum("ij,ij->j", self.offset, W)
+
+    def transpose_times(self, P: np.ndarray) -> np.ndarray:
+        """``A^T p + o sum(p)``, shape (d', 1)."""
+        return self.base.transpose_times(P) + self.offset * P.sum(axis=0)
+
+    def restricted(self, games: np.ndarray) -> ShiftedRows:
+        """Itself (the one game)."""
+        return self
+
+    def first_hessian(self) -> np.ndarray:
+        """``base``'s (a scaling only)."""
+        return self.base.first_hessian()
+
+    def formed(self, game: int = 0) -> np.ndarray:
+        """The rows ``a_i + o``, dense float64 (small problems only)."""
+        return self.base.formed(0) + self.offset[:, 0]
+
+    def subset(self, game: int, index: np.ndarray) -> ShiftedRows:
+        """The rows ``index``, shifted by the same ``o``."""
+        return ShiftedRows(self.base.subset(0, index), self.offset)
+
 
 def _with_column(X, column) -> np.ndarray:
     """``(x_i, b)`` as a dense float64 array (``x_i`` alone without ``b``)."""
@@ -330,7 +410,9 @@ def project_capped_columns(V: np.ndarray, cap: float, tau: np.ndarray | None = N
     if np.any(short):
         for k in np.flatnonzero(short):
             room = cap - P[:, k]
-            P[:, k] += room * ((1.0 - total[k]) / room.sum())
+            spare = room.sum()
+            if spare > 0:  # (no room: every coordinate at the cap, the single point of cap = 1/n, short by rounding)
+                P[:, k] += room * ((1.0 - total[k]) / spare)
     np.minimum(P, cap, out=P)
     return P, t
 
@@ -339,15 +421,21 @@ def cvar_columns(M: np.ndarray, cap: float) -> np.ndarray:
     """``min_{p in Delta_c} <p, M[:, k]>`` for every column: ``cap`` times the sum of the
     ``K = floor(1/cap)`` smallest entries plus ``(1 - K cap)`` times the next one."""
     n = M.shape[0]
-    count = min(int(math.floor(1.0 / cap * (1 + 4 * _EPS))), n)
-    while count > 0 and count * cap > 1.0:
-        count -= 1
+    count = _rows_at_cap(cap, n)
     rest = 1.0 - count * cap
     if count >= n:
         return cap * M.sum(axis=0)
     part = np.partition(M, count, axis=0)
     values = cap * part[:count].sum(axis=0) if count else np.zeros(M.shape[1])
     return values + rest * part[count]
+
+
+def _rows_at_cap(cap: float, n: int) -> int:
+    """``K = floor(1/cap)`` (at most n, and ``K cap <= 1``): the rows a point of the capped simplex can hold at its cap."""
+    count = min(int(math.floor(1.0 / cap * (1 + 4 * _EPS))), n)
+    while count > 0 and count * cap > 1.0:
+        count -= 1
+    return count
 
 
 def _constant_column_ratio(X, column: float) -> float:
@@ -385,7 +473,8 @@ class DualSolution:
     iterations : ndarray of int, shape (K,)
         The iteration at which each game met ``tol`` (or the last one).
     products : int
-        Products with A (each ``A W`` or ``A^T P`` for all K counts one).
+        Products with A (each ``A W`` or ``A^T P`` for all K counts one); a shrinking round counts its
+        three with all the rows, not its small game's with the window's rows.
     """
 
     w: np.ndarray
@@ -396,9 +485,100 @@ class DualSolution:
     products: int
 
 
+# Shrinking rounds: the first at this iteration, then at twice the last one's; the window's half-width
+# starts at these fractions of the rows (of at least SHRINK_DIMENSIONS times the dimension) and
+# doubles for a game whose round did not settle it. Games of fewer rows than SHRINK_MIN_ROWS are not
+# shrunk: there an iteration is mostly the solver's own overhead, and the small game's hundred or so
+# iterations cost more than the L-BFGS iterations they save (measured with rounds at every size: the
+# head-to-head's grid on digits 21 -> 72 CPU s, on breast cancer 3.3 -> 6.7 s).
+SHRINK_FIRST = 3
+SHRINK_NEAR, SHRINK_FROM_BOTTOM, SHRINK_DIMENSIONS = 1 / 40, 1 / 10, 4
+SHRINK_MIN_ROWS = 20_000
+
+
+def shrinking_round(rows: GameRows, cap: float, games: np.ndarray, margins: np.ndarray, reach: np.ndarray,
+                     from_bottom: np.ndarray, tol: float, zero_below: float):
+    r"""One shrinking round (Joachims 1999; libsvm's shrinking) for the listed games, from the margins of a good
+    direction: ``(P, W, iterations)``, a point of the capped simplex and a direction per game.
+
+    At the optimum, :math:`p^*_i = c` on the rows whose margin is below the CVaR threshold, 0 above it,
+    and free only on the few rows at it. Ranked by a good direction's margins, the rows far below
+    (``B``, the lowest ``K - h``, ``K = floor(1/c)``) are fixed at ``c``, those far above at 0, and the
+    window ``F`` (ranks ``K - h .. K + h``) is left: with ``g = c \sum_{i\in B} a_i`` and
+    ``s = 1 - c|B|``,
+
+    .. math::
+
+        \min_{p_F\in[0,c]^F,\ \sum p_F = s}\|g + A_F^	op p_F\|
+        = s\min_{q\in\Delta_{c/s}(F)}\|(A_F + \mathbf 1 g^	op/s)^	op q\|,
+
+    a soft-margin game on the ``|F|`` shifted rows ``a_i + g/s`` (:class:`ShiftedRows`), solved by
+    :func:`soft_margin_lbfgs` at ``tol / 4``. ``p = c 1_B + s q`` lies in :math:`\Delta_c` whatever the
+    ranking, so its ``||A^T p||`` is an upper end, and the inner game's direction (the full game's
+    direction when the ranking is right) gives a lower end from its margins: the caller computes both
+    from products with all the rows, so a wrong ranking costs time, never the bracket. A game whose
+    best direction has no positive CVaR (``from_bottom``: 0 is likely in the reduced hull) keeps no
+    row at the cap and takes the window from the bottom (ranks ``0 .. K + h``): a working set.
+
+    Parameters
+    ----------
+    rows : GameRows
+        All the games' rows (N of dimension d' each).
+    cap : float in [1/N, 1]
+        ``c``.
+    games : ndarray of int, shape (G,)
+        The games to shrink.
+    margins : ndarray, shape (N, G)
+        Their ranking: the margins ``A_k w_k`` of a good direction per game.
+    reach : ndarray, shape (G,)
+        ``h`` per game (at least 1).
+    from_bottom : ndarray of bool, shape (G,)
+        The games whose window starts at rank 0 (no row fixed at the cap).
+    tol : float in (0, 1)
+        The full game's ``tol`` (the inner games are solved at ``tol / 4``).
+    zero_below : float
+        The full game's ``zero_below`` (the inner games stop at ``zero_below / s``).
+
+    Returns
+    -------
+    P : ndarray, shape (N, G)
+        ``c 1_B + s q`` per game, a point of the capped simplex.
+    W : ndarray, shape (d', G)
+        The inner games' directions.
+    iterations : ndarray of int, shape (G,)
+        The inner games' L-BFGS iterations.
+    """
+    N, dim = rows.shape
+    count = _rows_at_cap(cap, N)
+    P = np.zeros((N, len(games)))
+    W = np.zeros((dim, len(games)))
+    fixed = np.zeros((N, len(games)))
+    windows = []
+    for j in range(len(games)):
+        low = 0 if from_bottom[j] else max(0, count - int(reach[j]))
+        high = min(N, count + max(1, int(reach[j])))
+        order = np.argpartition(margins[:, j], sorted({low, high - 1}))
+        fixed[order[:low], j] = cap
+        windows.append((order[:low], order[low:high]))
+    kept = rows.restricted(games).transpose_times(fixed)  # g = c sum_{i in B} a_i, one product for the games
+    iterations = np.zeros(len(games), dtype=np.int64)
+    for j, (below, window) in enumerate(windows):
+        share = 1.0 - cap * below.size  # s, the mass the window holds
+        inner = ShiftedRows(rows.subset(int(games[j]), window), kept[:, j:j + 1] / share)
+        inner_cap = min(1.0, max(cap / share, 1.0 / window.size))
+        found = soft_margin_lbfgs(inner, inner_cap, tol=tol / 4, max_iter=300, zero_below=zero_below / share,
+                                  shrinking=False)
+        P[below, j] = cap
+        P[window, j] = share * found.p[:, 0]
+        W[:, j] = found.w[:, 0]
+        iterations[j] = found.iterations[0]
+    P, _ = project_capped_columns(P, cap)  # in Delta_c already, up to rounding
+    return P, W, iterations
+
+
 def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter: int = 1000, memory: int = 10,
                       start: np.ndarray | None = None, start_p: np.ndarray | None = None,
-                      zero_below: float = 0.0) -> DualSolution:
+                      zero_below: float = 0.0, shrinking: bool = True) -> DualSolution:
     r"""The soft margin of every game k by L-BFGS on the smoothed primal, certified by the game's bracket.
 
     The primal of the soft-margin game is :math:`\max_w \operatorname{CVaR}_c(Aw) - \tfrac12\|w\|^2`
@@ -444,6 +624,15 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
         best upper end, so a warm start that still certifies ``tol`` stops at iteration 0.
     zero_below : float, default 0
         Also stop a game once its upper end is at most this (no soft margin above it).
+    shrinking : bool, default True
+        Shrinking rounds (:func:`shrinking_round`) at iterations 3, 6, 12, ...: the rows far from the
+        CVaR threshold of the best direction are fixed (at the cap below it, at 0 above) and the few
+        near it solved as a small game; the round's point and direction are checked with two products
+        with all the rows, and a game they settle stops. A game whose round did not settle it doubles
+        its window the next time; a window of more than half the rows is not tried, nor are games of
+        fewer than ``SHRINK_MIN_ROWS`` (20,000) rows (no saving there). On the synthetic
+        80,000 x 100 games of the head-to-head (5 % label noise, nu = 0.03, 0.1, 0.3) the solver ends
+        at iteration 3 instead of 34, 33 and 104.
 
     Returns
     -------
@@ -513,7 +702,7 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
     value, M, P = evaluate(W, mu, everything, M0)
     best_lower = np.full(K, -np.inf)
     best_upper = np.full(K, np.inf)
-    best_W, best_P = W.copy(), P.copy()
+    best_W, best_P, best_M = W.copy(), P.copy(), M.copy()
     if start_p is not None:  # the previous p's upper end is the first best one
         start_p = np.asarray(start_p, dtype=np.float64)
         if start_p.shape != (n, K) or not np.all(np.isfinite(start_p)):
@@ -539,7 +728,13 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
         up = (upper < best_upper) & ~done
         best_upper[up], best_P[:, up] = upper[up], P[:, up]
         low = (lower > best_lower) & ~done
-        best_lower[low], best_W[:, low] = lower[low], W[:, low]
+        best_lower[low], best_W[:, low], best_M[:, low] = lower[low], W[:, low], M[:, low]
+        settle(iteration)
+        return W - Z
+
+    def settle(iteration):
+        """Mark the games whose best ends meet the stop rule done (their lower ends again from a product)."""
+        nonlocal products
         met = ~done & ((best_upper - best_lower <= tol * best_upper) | (best_upper <= zero_below))
         if np.any(met):  # the lower end of a game about to stop, again from a product (M carried as sums)
             ending = np.flatnonzero(met)
@@ -552,8 +747,36 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
                            | (best_upper[ending] <= zero_below))
         iterations[~done] = iteration
         done[met] = True
-        return W - Z
 
+    def shrink():
+        """A shrinking round (:func:`shrinking_round`) for the open games whose window holds at most half the rows."""
+        nonlocal products
+        open_games = np.flatnonzero(~done)
+        from_bottom = ~(best_lower[open_games] > 0)
+        base = np.where(from_bottom, SHRINK_FROM_BOTTOM, SHRINK_NEAR) * n
+        reach = np.maximum(base, SHRINK_DIMENSIONS * dim) * 2.0 ** failures[open_games]
+        width = np.where(from_bottom, _rows_at_cap(cap, n), np.minimum(reach, _rows_at_cap(cap, n))) + reach
+        small = width <= n / 2
+        games, from_bottom, reach = open_games[small], from_bottom[small], reach[small]
+        if games.size == 0:
+            return
+        P_s, W_s, _ = shrinking_round(rows, cap, games, best_M[:, games], reach, from_bottom, tol, zero_below)
+        Z = rows_k(games).transpose_times(P_s)
+        M_s = rows_k(games).times(W_s)
+        products += 3
+        upper = np.sqrt(np.einsum("ij,ij->j", Z, Z))
+        norms = np.sqrt(np.einsum("ij,ij->j", W_s, W_s))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lower = np.where(norms > 0, cvar_columns(M_s, cap) / norms, -np.inf)
+        up = upper < best_upper[games]
+        best_upper[games[up]], best_P[:, games[up]] = upper[up], P_s[:, up]
+        low = lower > best_lower[games]
+        best_lower[games[low]], best_W[:, games[low]], best_M[:, games[low]] = lower[low], W_s[:, low], M_s[:, low]
+        settle(iteration)
+        failures[games[~done[games]]] += 1
+
+    failures = np.zeros(K, dtype=np.int64)
+    shrink_at = SHRINK_FIRST if shrinking and n >= SHRINK_MIN_ROWS else max_iter + 1
     G = gradient_and_settle(W, M, P, 0)
     iteration = 0
     while not np.all(done) and iteration < max_iter:
@@ -623,6 +846,9 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
             if len(S_hist) > memory:
                 S_hist.pop(0), Y_hist.pop(0)
         W, M, P, value, G = W_new, M_new, P_new, value_new, G_new
+        if iteration == shrink_at and not np.all(done):
+            shrink_at *= 2
+            shrink()
     if not np.all(done):  # the games stopped by max_iter: their lower ends again from a product, as at a stop
         open_games = np.flatnonzero(~done)
         norms = np.sqrt(np.einsum("ij,ij->j", best_W[:, open_games], best_W[:, open_games]))
