@@ -25,11 +25,12 @@ sets), which favours gamedyn's total grid time; the nu grid was left as it was (
 gamedyn's favour). ``multi_class`` was added to the multiclass grids once the pair game existed
 (issue 19: on digits one-vs-rest reached 0.9599, below the bar, and the pair game 0.9688 at nu = 0.03
 in a 5-fold run; on wine the pair game is lower than one-vs-rest, so neither alone is the default).
-Measured on synthetic-1e5 (``--models gamedyn,logistic``, the final tree of issue 19's fourth session, a
-machine then ~1.6x slower): gamedyn 0.9433 in 13.9 CPU s, LogisticRegression 0.9417 in 5.08 s; LinearSVC(hinge)
-0.9420 in 925 s (an earlier, separate run, ``--models svc``); synthetic-1e6: gamedyn 0.9479 in 100.1 s,
-LogisticRegression 0.9475 in 51.6 s, LinearSVC(hinge) unfinished (stopped; a lower bound on its CPU
-time in the README).
+Measured on synthetic-1e5 (``--models gamedyn,logistic``, issue 19's fifth session, with the solver's
+shrinking rounds): gamedyn 0.9433 in 6.14 CPU s, LogisticRegression 0.9417 in 6.49 s (an earlier run that
+day: 4.71 against 5.17 s); synthetic-1e6: gamedyn 0.9477 in 56.7 s, LogisticRegression 0.9475 in 60.7 s
+(earlier: 43.6 against 51.2 s). Before the rounds (fourth session): 13.9 against 5.08 s and 100.1 against
+51.6 s. LinearSVC(hinge): 0.9420 in 925 s at 10^5 (a separate run, ``--models svc``), unfinished at 10^6
+(stopped; a lower bound on its CPU time in the README).
 """
 
 from __future__ import annotations
