@@ -53,7 +53,9 @@ class GameRows(Protocol):
     (one multiclass game on the pairs (i, j), j != y_i).
     """
 
-    column: float | None
+    @property
+    def column(self) -> float | None:
+        """The constant feature ``b`` of the rows (an intercept), or None."""
 
     @property
     def shape(self) -> tuple[int, int]:
