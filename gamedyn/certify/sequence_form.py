@@ -16,9 +16,9 @@ players; LiteEFG prints the full gap under that name).
 :func:`sequence_form_bracket` certifies the bracket of the **behavioural strategies** of x and y
 (what :meth:`gamedyn.games.efg.ExtensiveFormGame.policy` exports): it recomputes their sequence forms
 from the local distributions, takes the two products and the two passes in float64 and widens each
-end by a bound on every rounding on the way (Higham 2002, eq. 3.5: :math:`\gamma_K` times the same
-pass on the magnitudes :math:`|A|`, K the longest chain of roundings), so that
-``lower <= v* <= upper`` holds in exact arithmetic for those policies.
+end by a bound on every rounding on the way (Higham 2002, eq. 3.5: :math:`\gamma_K` times the pass
+on the magnitudes :math:`|A|\mathbf 1`, K the longest chain of roundings; :class:`SequenceFormProducts`),
+so that ``lower <= v* <= upper`` holds in exact arithmetic for those policies.
 
 :class:`SequenceFormTracker` is :func:`gamedyn.play`'s certificate of such a game (nothing per round,
 the bracket from the averaged strategies when asked); :class:`ExploitabilityStop` is the stop rule:
@@ -90,41 +90,35 @@ def _chain(treeplex) -> int:
 
 
 class SequenceFormProducts:
-    r"""The products a certificate takes, two matrix-vector products for four vectors: :math:`(Ay,|A|y)` and
-    :math:`(A^\top x,|A|^\top x)`, each pair one product with ``[A; |A|]`` stacked (built once), and the
-    rounding constant :math:`\gamma_K` of the chains that lead to a best response's value."""
+    r"""What a certificate of one game reuses: A (CSR) and its transpose, and the rounding bounds of each end.
+
+    Every rounding on the way to :math:`\max_{x'}x'^\top Ay` (the product's sums, the policy's sequence
+    form, the backward pass's sums) is at most :math:`\gamma_K\max_{x'}x'^\top|A|y` along the longest
+    chain K of sums (Higham 2002, eq. 3.5), and, a policy's sequence form being at most 1 entrywise,
+    :math:`\max_{x'}x'^\top|A|y\le C_X=\max_{x'}x'^\top|A|\mathbf 1`: a constant of the game, one
+    product and one pass, computed here once (likewise :math:`C_Y` for the lower end). The widening of
+    each end is then :math:`\gamma_KC` (the built-in games: at most 4e-11, Liar's dice with 6 faces).
+    """
 
     def __init__(self, A, treeplexes):
         A = _as_csr(A)
         self.A, self.treeplexes = A, tuple(treeplexes)
-        magnitude = abs(A)
-        self._by_y = sp.vstack([A, magnitude], format="csr")
-        self._by_x = sp.vstack([A.T, magnitude.T], format="csr")
+        self.A_transpose = A.T.tocsr()
         rows = int(np.max(np.diff(A.indptr), initial=0))
-        columns = int(np.max(np.bincount(A.indices, minlength=A.shape[1]), initial=0)) if A.nnz else 0
+        columns = int(np.max(np.diff(self.A_transpose.indptr), initial=0))
         k = rows + columns + sum(_chain(treeplex) for treeplex in self.treeplexes) + 16
-        self.gamma = 2.0 * k * _UNIT / (1.0 - k * _UNIT)  # doubled: the bound's own pass and product round too
-
-    def by_y(self, y) -> tuple:
-        """``(A y, |A| y)``: the first player's utilities and their magnitudes."""
-        both = self._by_y @ y
-        n = self.A.shape[0]
-        return both[:n], both[n:]
-
-    def by_x(self, x) -> tuple:
-        """``(A^T x, |A|^T x)``: the second player's losses and their magnitudes."""
-        both = self._by_x @ x
-        m = self.A.shape[1]
-        return both[:m], both[m:]
+        gamma = 2.0 * k * _UNIT / (1.0 - k * _UNIT)  # doubled: the bounds' own products and passes round too
+        magnitude = abs(A)
+        X, Y = self.treeplexes
+        self.upper_widening = gamma * X.best_response_value(magnitude @ np.ones(Y.dimension), maximize=True)
+        self.lower_widening = gamma * Y.best_response_value(magnitude.T @ np.ones(X.dimension), maximize=True)
 
 
 def sequence_form_bracket(A, treeplexes, x, y, *, products: SequenceFormProducts | None = None) -> SequenceFormBracket:
     r"""The certified bracket of :math:`v^\star` from the policies of ``x`` and ``y`` (see the module docstring).
 
-    Each end is computed in float64 and widened by :math:`\gamma_KB`, B the same backward pass on the
-    magnitudes (:math:`\max_{x'}x'^\top|A|y`, :math:`\max_{y'}x^\top|A|y'`): every rounding of the
-    products, of the policies' sequence forms and of the passes is at most that (Higham 2002, eq. 3.5,
-    along each chain of sums).
+    Two products and two backward passes, each end widened by its rounding bound
+    (:class:`SequenceFormProducts`).
 
     Parameters
     ----------
@@ -136,7 +130,7 @@ def sequence_form_bracket(A, treeplexes, x, y, *, products: SequenceFormProducts
         Sequence-form strategies (the averages of a run); their behavioural strategies are certified
         (uniform at infosets they never reach).
     products : SequenceFormProducts, optional
-        The stacked products of A, to reuse across calls (built here when not given).
+        A's transpose and the rounding bounds, to reuse across calls (built here when not given).
 
     Returns
     -------
@@ -148,14 +142,12 @@ def sequence_form_bracket(A, treeplexes, x, y, *, products: SequenceFormProducts
     X, Y = products.treeplexes
     x_policy = X.to_sequence(X.to_behavioural(x))
     y_policy = Y.to_sequence(Y.to_behavioural(y))
-    utility, utility_size = products.by_y(y_policy)  # the first player's: x'^T A y
-    loss, loss_size = products.by_x(x_policy)  # the second player's: x^T A y'
+    utility = products.A @ y_policy  # the first player's: x'^T A y
     upper = X.best_response_value(utility, maximize=True)
-    lower = Y.best_response_value(loss)
+    lower = Y.best_response_value(products.A_transpose @ x_policy)  # min over y' of x^T A y'
     value = float(x_policy @ utility)
-    gamma = products.gamma
-    upper = float(np.nextafter(upper + gamma * X.best_response_value(utility_size, maximize=True), math.inf))
-    lower = float(np.nextafter(lower - gamma * Y.best_response_value(loss_size, maximize=True), -math.inf))
+    upper = float(np.nextafter(upper + products.upper_widening, math.inf))
+    lower = float(np.nextafter(lower - products.lower_widening, -math.inf))
     return SequenceFormBracket(lower, upper, value=value)
 
 

@@ -124,7 +124,7 @@ def counterfactual_regrets(treeplex, utility, behaviour, regret_out=None) -> tup
     q = treeplex.bottom_up(utility, local)
     r = np.empty(treeplex.dimension) if regret_out is None else regret_out
     r[0] = 0.0
-    np.subtract(q[1:], np.repeat(values, treeplex.sizes), out=r[1:])
+    np.subtract(q[1:], values.repeat(treeplex.sizes), out=r[1:])
     return r, q
 
 
@@ -157,7 +157,7 @@ def _counterfactual_prediction_play(treeplex, regrets, last_loss, previous, weig
 
     def local(level, q):
         span, offsets, sizes = level.sequences, level.offsets, level.sizes
-        v = q - np.repeat(add(previous[span] * q, offsets), sizes)
+        v = q - add(previous[span] * q, offsets).repeat(sizes)
         theta = regrets[span] + weight * v
         regret_matching_into(theta, offsets, sizes)
         b[span] = theta

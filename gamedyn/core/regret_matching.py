@@ -124,7 +124,7 @@ def regret_matching_into(theta: np.ndarray, offsets=None, sizes=None) -> np.ndar
     if empty.any():  # every entry of such a segment is 0: each becomes 1, the total its size (1/size exactly)
         theta += np.repeat(empty, sizes)
         totals[empty] = sizes[empty]
-    theta /= np.repeat(totals, sizes)
+    theta /= totals.repeat(sizes)
     return theta
 
 
@@ -159,10 +159,10 @@ def hedge_into(theta: np.ndarray, eta: float, offsets=None, sizes=None) -> np.nd
         np.exp(theta, out=theta)
         theta /= theta.sum()
         return theta
-    theta -= np.repeat(np.maximum.reduceat(theta, offsets), sizes)
+    theta -= np.maximum.reduceat(theta, offsets).repeat(sizes)
     theta *= eta
     np.exp(theta, out=theta)
-    theta /= np.repeat(np.add.reduceat(theta, offsets), sizes)
+    theta /= np.add.reduceat(theta, offsets).repeat(sizes)
     return theta
 
 

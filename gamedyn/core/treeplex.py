@@ -246,7 +246,7 @@ class Treeplex:
         """A per-infoset vector on the sequences: entry (j, a) is ``per_infoset[j]``, the empty sequence ``empty``."""
         out = np.empty(self.dimension)
         out[0] = empty
-        out[1:] = np.repeat(np.asarray(per_infoset, dtype=np.float64), self._sizes)
+        out[1:] = np.asarray(per_infoset, dtype=np.float64).repeat(self._sizes)
         return out
 
     def bottom_up(self, values, local: Callable[[Level, np.ndarray], np.ndarray]) -> np.ndarray:
@@ -274,10 +274,10 @@ class Treeplex:
         b = np.asarray(behaviour, dtype=np.float64)
         x = np.empty(self.dimension)
         x[0] = 1.0
-        take = np.take
+        take, multiply = x.take, np.multiply
         for level in self._levels:
             span = level.sequences
-            np.multiply(b[span], take(x, level.sequence_parents), out=x[span])
+            multiply(b[span], take(level.sequence_parents), out=x[span])
         return x
 
     def to_behavioural(self, x, fallback=None) -> np.ndarray:
@@ -357,12 +357,17 @@ class Treeplex:
         first[1:] = chosen & (counts - np.repeat(before, self._sizes) == 1)
         return float(q[0]), self.to_sequence(first)
 
-    def best_response_value(self, linear, maximize: bool = False) -> float:
-        r""":math:`\min_{x\in X}\langle\ell,x\rangle` (or the max): one backward pass, no strategy built."""
+    def best_response_value(self, linear, maximize: bool = False):
+        r""":math:`\min_{x\in X}\langle\ell,x\rangle` (or the max): one backward pass, no strategy built.
+
+        ``linear`` of shape (n, k) gives the k values of its columns in one pass (an array).
+        """
         linear = np.asarray(linear, dtype=np.float64)
-        self._check_shape(linear, "linear")
+        if linear.shape[:1] != (self.dimension,) or linear.ndim > 2:
+            self._check_shape(linear, "linear")
         reduce = np.maximum.reduceat if maximize else np.minimum.reduceat
-        return float(self.bottom_up(linear, lambda level, q: reduce(q, level.offsets))[0])
+        top = self.bottom_up(linear, lambda level, q: reduce(q, level.offsets))[0]
+        return float(top) if linear.ndim == 1 else top
 
     def linear_minimizer(self, linear) -> np.ndarray:
         """argmin over the treeplex of <linear, x>: a pure strategy (the best response, one backward pass)."""
