@@ -33,9 +33,9 @@ def _exponent(value, name: str, allow_infinite: bool) -> float:
             weights="alpha_t = 1 for the learners;  output weights t^gamma",
             first="player 0; alternating (the second player's update of round t sees x_t)",
             output="x = x_bar_T, y = y_bar_T (sequence form);  certified value bracket, Nash gap, exploitability"),
-    parameters=(Parameter("alpha", "the discount exponent of the positive regrets", 1.5),
-                Parameter("beta", "the discount exponent of the negative regrets", 0.0),
-                Parameter("gamma", "the exponent of the averaging weights t^gamma", 2.0),
+    parameters=(Parameter("alpha", "the discount exponent of the positive regrets", 1.5, cli=False),
+                Parameter("beta", "the discount exponent of the negative regrets", 0.0, cli=False),
+                Parameter("gamma", "the exponent of the averaging weights t^gamma", 2.0, cli=False),
                 alternating_parameter(True)),
     page="extensive-form-games",
 )
@@ -49,6 +49,11 @@ def dcfr(game, T, *, alpha=1.5, beta=0.0, gamma=2.0, alternating=True, **run_opt
     -------
     EFGResult
         ``x``, ``y``, ``lower``, ``upper``, ``nash_gap``, ``exploitability``, ``policy(player)``, ``game``.
+
+    Raises
+    ------
+    ValueError
+        A NaN ``alpha`` or ``beta``, a negative or infinite ``gamma``.
 
     Examples
     --------

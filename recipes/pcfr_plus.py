@@ -39,6 +39,11 @@ def pcfr_plus(game, T, *, prediction="counterfactual", alternating=True, averagi
     EFGResult
         ``x``, ``y``, ``lower``, ``upper``, ``nash_gap``, ``exploitability``, ``policy(player)``, ``game``.
 
+    Raises
+    ------
+    ValueError
+        A ``prediction`` other than ``"counterfactual"`` or ``"simple"``.
+
     Examples
     --------
     >>> from gamedyn.games.efg import kuhn_poker

@@ -259,9 +259,9 @@ def cfr(tree_or_rules, T: int, *, local: str = "rm", order: str = "simultaneous"
         raise ValueError(f"local must be one of {RULES} and order one of {ORDERS}, got {local!r} and {order!r}.")
     tree = tree_or_rules if isinstance(tree_or_rules, HistoryTree) else HistoryTree(tree_or_rules)
     players = [_Player(tree, p, local, alpha, beta, eta, prediction) for p in (0, 1)]
-    sums = [{}, {}]
+    sums: list[dict] = [{}, {}]
     total = 0.0
-    plays = []
+    plays: list = []
 
     def add(player, weight):
         form = players[player].sequence_form()

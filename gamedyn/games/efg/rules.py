@@ -21,17 +21,59 @@ from fractions import Fraction
 
 import attrs
 
-__all__ = ["CHANCE", "TERMINAL", "GoofspielRules", "KuhnRules", "LeducRules", "LiarsDiceRules"]
+__all__ = ["CHANCE", "TERMINAL", "GoofspielRules", "KuhnRules", "LeducRules", "LiarsDiceRules", "Rules"]
 
 CHANCE = -1
 TERMINAL = -4
+
+
+class Rules:
+    """The interface of a game's rules (each built-in game's class implements it; see the module docstring)."""
+
+    @property
+    def name(self) -> str:
+        """The game's name in gamedyn (``"kuhn_poker"``, ``"goofspiel(4)"``, ...)."""
+        raise NotImplementedError
+
+    @property
+    def openspiel(self) -> str:
+        """The same game's ``pyspiel.load_game`` string."""
+        raise NotImplementedError
+
+    def initial(self):
+        """The state before any move (immutable)."""
+        raise NotImplementedError
+
+    def to_move(self, state) -> int:
+        """Who moves at ``state``: :data:`CHANCE`, :data:`TERMINAL`, 0 or 1."""
+        raise NotImplementedError
+
+    def chance_outcomes(self, state) -> list:
+        """``[(action, probability), ...]`` at a chance state (OpenSpiel's order)."""
+        raise NotImplementedError
+
+    def legal_actions(self, state) -> list:
+        """The action ids of the player to move (OpenSpiel's, in its order)."""
+        raise NotImplementedError
+
+    def child(self, state, action):
+        """The state after ``action``."""
+        raise NotImplementedError
+
+    def returns(self, state) -> float:
+        """The first player's payoff at a terminal state (the second's is its negative)."""
+        raise NotImplementedError
+
+    def information_state(self, state, player: int) -> str:
+        """OpenSpiel's information-state string of ``player`` at ``state``."""
+        raise NotImplementedError
 
 
 # ------------------------------------------------------------------------------------------- Kuhn poker
 
 
 @attrs.frozen
-class KuhnRules:
+class KuhnRules(Rules):
     """Kuhn poker (Kuhn 1950) as OpenSpiel's ``kuhn_poker``: cards 0 < 1 < 2, ante 1, one bet of 1.
 
     Actions: 0 = pass, 1 = bet. Information state: the player's card, then the history as ``p`` / ``b``.
@@ -108,7 +150,7 @@ class _Leduc:
 
 
 @attrs.frozen
-class LeducRules:
+class LeducRules(Rules):
     """Leduc poker (Southey et al. 2005) as OpenSpiel's ``leduc_poker`` (2 players, default parameters).
 
     Six cards 0..5 (rank = card // 2: J J Q Q K K), ante 1, two rounds of at most two raises (2 in
@@ -236,7 +278,7 @@ class _Goof:
 
 
 @attrs.frozen
-class GoofspielRules:
+class GoofspielRules(Rules):
     """Goofspiel as OpenSpiel's ``goofspiel(imp_info=True,num_cards=N,points_order=descending)`` made turn-based
     (``pyspiel.convert_to_turn_based``; returns_type ``win_loss``, the default).
 
@@ -317,7 +359,7 @@ class GoofspielRules:
 
 
 @attrs.frozen
-class LiarsDiceRules:
+class LiarsDiceRules(Rules):
     """Liar's dice as OpenSpiel's ``liars_dice(numdice=1,dice_sides=F)``: one die each, F faces (face F wild).
 
     Bids are (quantity q in 1..2, face f in 1..F), action ``(q - 1) F + (f - 1)``, each higher than the

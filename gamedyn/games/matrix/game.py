@@ -464,8 +464,8 @@ class MatrixGame(Bilinear):
             matrix = check_payoff_matrix(M)
             self.__attrs_init__(matrix.T)
             return
-        row = Simplex() if row_domain is None else row_domain
-        column = Simplex() if column_domain is None else column_domain
+        row: Any = Simplex() if row_domain is None else row_domain
+        column: Any = Simplex() if column_domain is None else column_domain
         matrix = _sequence_form_matrix(M)
         for domain, size, name, what in ((row, matrix.shape[0], "row_domain", "rows"),
                                          (column, matrix.shape[1], "column_domain", "columns")):
