@@ -186,3 +186,59 @@ def test_exploitability_is_openspiels_on_the_same_policy(name, capsys):
     assert result.exploitability == game.exploitability(result.x, result.y)
     with capsys.disabled():
         print(f"\n{name}: exploitability of 3 policy pairs: largest |gamedyn - pyspiel.exploitability| = {worst:.2e}")
+
+
+# ------------------------------------------------------------------------------------ the certificate
+
+
+def test_the_certified_bracket_holds_in_exact_arithmetic():
+    """Kuhn, random policies: the exact best-response values of the policies (rational sequence forms of the float
+    local distributions, normalised exactly; every pure strategy evaluated in fractions) lie inside the bracket."""
+    from fractions import Fraction
+
+    game = efg.kuhn_poker()
+    X, Y = game.treeplexes
+    A = game.A.toarray()
+    exact_A = [[Fraction(float(a)) for a in row] for row in A]
+    pures = [[int(v) for v in x] for x in X.pure_strategies()], [[int(v) for v in y] for y in Y.pure_strategies()]
+    rng = np.random.default_rng(2)
+
+    def exact_form(treeplex, b):
+        b = [Fraction(float(v)) for v in b]
+        totals = {}
+        for j in range(treeplex.number_of_infosets):
+            lo, hi = int(treeplex.starts[j]), int(treeplex.starts[j + 1])
+            totals.update({s: sum(b[lo:hi]) for s in range(lo, hi)})
+        form = [Fraction(1)] + [Fraction(0)] * (treeplex.dimension - 1)
+        for s in range(1, treeplex.dimension):  # parents come first: the infosets are ordered by depth
+            form[s] = form[int(treeplex.sequence_parents[s])] * b[s] / totals[s]
+        return form
+
+    def random_form(treeplex):
+        b = rng.uniform(0.01, 1.0, treeplex.dimension) ** 3
+        b[1:] /= np.repeat(treeplex.segment_sum(b), treeplex.sizes)
+        return treeplex.to_sequence(b)
+
+    for _ in range(20):
+        x, y = random_form(X), random_form(Y)
+        bracket = game.bracket(x, y)
+        ex, ey = exact_form(X, X.to_behavioural(x)), exact_form(Y, Y.to_behavioural(y))
+        Ay = [sum(a * v for a, v in zip(row, ey)) for row in exact_A]
+        xA = [sum(ex[i] * exact_A[i][j] for i in range(len(ex))) for j in range(len(ey))]
+        upper = max(sum(Fraction(p) * u for p, u in zip(pure, Ay)) for pure in pures[0])
+        lower = min(sum(Fraction(p) * u for p, u in zip(pure, xA)) for pure in pures[1])
+        assert Fraction(bracket.lower) <= lower and upper <= Fraction(bracket.upper)
+
+
+def test_each_end_is_widened_by_its_rounding_bound():
+    from gamedyn.certify.sequence_form import SequenceFormProducts
+
+    game = efg.leduc_poker()
+    X, Y = game.treeplexes
+    products = SequenceFormProducts(game.A, game.treeplexes)
+    x, y = X.default_centre(X.dimension), Y.default_centre(Y.dimension)
+    bracket = game.bracket(x, y)
+    raw_upper = X.best_response_value(game.A @ y, maximize=True)
+    raw_lower = Y.best_response_value(game.A.T @ x)
+    assert 0 < products.upper_widening < 1e-10 and 0 < products.lower_widening < 1e-10
+    assert bracket.upper - raw_upper >= products.upper_widening and raw_lower - bracket.lower >= products.lower_widening
