@@ -267,19 +267,23 @@ MUTANTS = (
     # ---- the regret-matching family and AdaHedge (issue 18): each breaks its learner's rate row
     _mutant("rm-argmax", "matrix games", "gamedyn/core/regret_matching.py",
             "RM and RM+ playing the argmax of the regrets (follow the leader on regrets) instead of [R]^+/||[R]^+||_1",
-            "            theta = np.maximum(regrets, 0.0)\n",
-            "            theta = np.zeros_like(regrets)\n"
-            "            theta[int(np.argmax(regrets))] = 1.0 if regrets.max() > 0.0 else 0.0\n",
+            "        return regret_matching_into(theta)  # the local rule, on one segment\n",
+            "        if not self._predictive:\n"
+            "            best = int(np.argmax(theta))\n"
+            "            theta = np.zeros_like(theta)\n"
+            "            theta[best] = 1.0 if self.regrets[best] > 0.0 else 0.0\n"
+            "        return regret_matching_into(theta)  # the local rule, on one segment\n",
             tests=_REGRET, reproduce=True),
     _mutant("prm-argmax", "matrix games", "gamedyn/core/regret_matching.py",
             "PRM and PRM+ playing the argmax of the predicted regrets (predictive best response)",
-            "            np.maximum(theta, 0.0, out=theta)\n",
+            "            axpy(self.prediction, theta, weight)\n",
+            "            axpy(self.prediction, theta, weight)\n"
             "            best = int(np.argmax(theta))\n"
             "            theta = np.zeros_like(theta) if theta[best] <= 0.0 else np.eye(theta.size)[best]\n",
             tests=_REGRET, reproduce=True),
     _mutant("rmplus-no-clip", "matrix games", "gamedyn/core/regret_matching.py",
             "RM+ without the '+' clip of the stored regrets (it is RM: its rate row holds, its equivalence rows fail)",
-            "            np.maximum(self.regrets, 0.0, out=self.regrets)\n", "            pass\n",
+            "        np.maximum(regrets, 0.0, out=regrets)\n", "        pass\n",
             tests=_REGRET, reproduce=True),
     _mutant("adahedge-fixed-step", "matrix games", "gamedyn/core/adaptive.py",
             "AdaHedge with a fixed step eta = 1 (Hedge) instead of eta_t = ln K / Delta_(t-1)",

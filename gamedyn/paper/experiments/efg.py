@@ -66,7 +66,7 @@ def equivalence_error(recipe: str, game_name: str, T: int) -> float:
     from gamedyn.games.efg import load_game, original
 
     game = load_game(game_name)
-    path = original.cfr(game.rules, T, trajectory=True, **ORIGINAL_FORMS[recipe])
+    path = original.cfr(game.rules, T, trajectory=True, **ORIGINAL_FORMS[recipe])  # type: ignore[arg-type]
     result = getattr(recipes, recipe)(game, T, record=True)
     errors = [_relative(result.x, _vector(game, 0, path.x)), _relative(result.y, _vector(game, 1, path.y))]
     for player, seat in ((0, "w"), (1, "p")):
@@ -176,7 +176,7 @@ def efg_claims() -> list:
                     "every play and both averages", "extensive-form games", (recipe, REFERENCES[recipe]),
                     "max rel err", "<=", _equivalence_check(recipe))
               for recipe, form in ORIGINAL_FORMS.items()]
-    claims.append(Claim("CFR / CFR+: regret bound", "RM and RM+ on every infoset (self-play): treeplex regret <= "
+    claims.append(Claim("CFR / CFR+: laminar regret bounds", "RM and RM+ on every infoset (self-play): treeplex regret <= "
                         "max_x sum_j x_p(j) sqrt(sum_t ||r_t^j||^2) <= Delta |J| sqrt(|A|) sqrt(T)",
                         "extensive-form games", ("cfr", "cfr_plus", "Zinkevich et al. 2007", "Farina et al. 2019"),
                         "max R_T/bound", "<=", _regret_check))
