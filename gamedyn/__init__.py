@@ -90,6 +90,18 @@ _EXPORTS = {
     "shared_matrix": "gamedyn.arrays.batched",
     "signed_rows": "gamedyn.io.datasets",
     "solve_matrix_game": "gamedyn.games.matrix.game",
+    # issue 34: general-sum and n-player games, coarse correlated and correlated equilibria
+    "BimatrixGame": "gamedyn.games.general_sum.game",
+    "CCEGapStop": "gamedyn.games.general_sum.solve",
+    "CEGapStop": "gamedyn.games.general_sum.solve",
+    "NormalFormGame": "gamedyn.games.general_sum.game",
+    "SwapRegret": "gamedyn.core.swap_regret",
+    "SwapRegretMatching": "gamedyn.core.swap_regret",
+    "cce_gap": "gamedyn.games.general_sum.certificates",
+    "ce_gap": "gamedyn.games.general_sum.certificates",
+    "play_n": "gamedyn.engine.players",
+    "solve_cce": "gamedyn.games.general_sum.solve",
+    "solve_ce": "gamedyn.games.general_sum.solve",
 }
 
 # the layer packages, front ends and the command line, as attributes (``gamedyn.engine``, ...)

@@ -1,12 +1,15 @@
 """Layer 5, the problem families: :mod:`~gamedyn.games.margin` (linear separators, the accelerated
 perceptrons), :mod:`~gamedyn.games.matrix` (zero-sum matrix games) and :mod:`~gamedyn.games.fenchel`
-(Fenchel games: convex minimisation), each with its recipes' result type and its original algorithms
+(Fenchel games: convex minimisation), :mod:`~gamedyn.games.general_sum` (general-sum n-player
+games: certified coarse correlated and correlated equilibria), each with its recipes' result type and its original algorithms
 (``original``, the papers' loops the recipes are checked against).
 """
 
 from gamedyn.games.fenchel import FenchelConjugate, FenchelGame, FenchelResult, Objective
+from gamedyn.games.general_sum import BimatrixGame, NormalFormGame, solve_ce, solve_cce
 from gamedyn.games.margin import MarginResult, RecipeResult
 from gamedyn.games.matrix import MatrixGame, MatrixGameResult, ValueBracket, nash_gap, solve_matrix_game
 
-__all__ = ["FenchelConjugate", "FenchelGame", "FenchelResult", "MarginResult", "MatrixGame", "MatrixGameResult",
+__all__ = ["BimatrixGame", "NormalFormGame", "solve_ce", "solve_cce",  # issue 34
+           "FenchelConjugate", "FenchelGame", "FenchelResult", "MarginResult", "MatrixGame", "MatrixGameResult",
            "Objective", "RecipeResult", "ValueBracket", "nash_gap", "solve_matrix_game"]
