@@ -225,4 +225,6 @@ def test_the_face_offers_the_same_public_names_as_before_plus_the_layers():
     added |= {"CappedSimplex", "soft_margin"}  # issue 19: the soft-margin game's domain and exact oracle
     added |= {"AdaHedge", "AdaptiveFTRL", "AdaptiveStep", "GameSolution", "NashGapStop", "RegretMatching",
               "solve_game"}  # issue 18
+    added |= {"BimatrixGame", "CCEGapStop", "CEGapStop", "NormalFormGame", "SwapRegret", "SwapRegretMatching", "cce_gap",
+              "ce_gap", "play_n", "solve_cce", "solve_ce"}  # issue 34: general-sum games, CCE and CE
     assert set(gamedyn.__all__) == before | protocols | added | {"core", "arrays", "certify", "engine", "games", "io", "paper"}

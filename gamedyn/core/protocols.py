@@ -475,7 +475,7 @@ class NormalForm(Protocol):
     shape: tuple
 
     def losses(self, plays: Any) -> Any:
-        """The n players' round losses against the others' plays.
+        r"""The n players' round losses against the others' plays.
 
         Parameters
         ----------

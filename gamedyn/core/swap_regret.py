@@ -50,6 +50,7 @@ __all__ = ["SwapRegret", "SwapRegretMatching", "SwapRegretMatchingState", "SwapR
            "swap_regret"]
 
 _RESIDUAL = 1e-12  # |x Q - x| accepted from the LU solve (else the closed-class path)
+_PIVOT = 1e-9  # an LU pivot at most this: the balance equations are (nearly) singular, several closed classes
 
 
 def _gth(P: np.ndarray) -> np.ndarray:
@@ -85,9 +86,9 @@ def _closed_class(Q: np.ndarray) -> np.ndarray:
 def stationary_distribution(Q) -> np.ndarray:
     r"""A stationary distribution :math:`x=xQ` of the row-stochastic matrix ``Q`` (a new probability vector).
 
-    Where it is unique (one closed communicating class), the LU solve of the balance equations
-    :math:`x(Q-I)=0,\ \sum_kx_k=1` gives it (checked: entries >= 0 up to rounding, residual
-    :math:`\max_k|(xQ-x)_k|\le10^{-12}`). Otherwise (several closed classes, or a solve that fails
+    Where it is unique (one closed communicating class) and well determined, the LU solve of the
+    balance equations :math:`x(Q-I)=0,\ \sum_kx_k=1` gives it (checked: every pivot above
+    :math:`10^{-9}`, entries >= 0 up to rounding, residual :math:`\max_k|(xQ-x)_k|\le10^{-12}`). Otherwise (several closed classes, or a solve that fails
     the check) it is the stationary distribution of the closed class that holds the smallest state
     among all closed classes (strongly connected components of the graph of Q's positive entries),
     by Grassmann, Taksar & Heyman's elimination, and 0 elsewhere. Every stationary distribution
@@ -127,10 +128,12 @@ def stationary_distribution(Q) -> np.ndarray:
     system[-1] = 1.0
     right = np.zeros(K)
     right[-1] = 1.0
-    try:
-        x = np.linalg.solve(system, right)
-    except np.linalg.LinAlgError:
-        x = None
+    from scipy.linalg.lapack import dgetrf, dgetrs
+
+    lu, pivots, info = dgetrf(system)
+    x = None
+    if info == 0 and np.min(np.abs(np.diag(lu))) > _PIVOT:  # nonsingular: one closed class, one stationary point
+        x, info = dgetrs(lu, pivots, right)
     if x is not None and np.all(np.isfinite(x)) and x.min() >= -1e-12:
         x = np.maximum(x, 0.0)
         x /= x.sum()
@@ -289,8 +292,8 @@ class SwapRegret:
         K = int(dimension)
         stacked = self.stacked(K)
         if stacked is not None:
-            share = np.zeros((K, K)) if initial_loss is None else np.repeat(initial_loss.linear[:, None] / K, K, axis=1)
-            return SwapRegretState((stacked.init(K, Loss(share)),), K, 1)
+            columns = np.zeros((K, K)) if initial_loss is None else np.repeat(initial_loss.linear[:, None] / K, K, axis=1)
+            return SwapRegretState((stacked.init(K, Loss(columns)),), K, 1)
         share = None if initial_loss is None else initial_loss.scaled(1.0 / K)
         return SwapRegretState(tuple(copy.init(K, share) for copy in self.copies(K)), K, 1)
 
@@ -366,16 +369,16 @@ class StackedSwapRegretPlayer:
     def __init__(self, learner: SwapRegret, stacked, state: SwapRegretState):
         self.learner, self.actions = learner, int(state.actions)
         self._player = _driven(stacked, state.copies[0])
-        self.proposals: np.ndarray | None = None  # the copies' plays as columns (K, K)
+        self.proposals: np.ndarray | None = None  # the rows q_j of the last play (a view of the batched columns)
         self.round = int(state.round)
 
     def play(self, weight, current_loss=None):
         columns = self._player.play(weight)
-        self.proposals = columns
-        return stationary_distribution(_markov_rows(columns.T))
+        self.proposals = columns.T
+        return stationary_distribution(_markov_rows(self.proposals))
 
     def update(self, point, loss, weight, induced_loss=None) -> None:
-        columns = self.proposals if self.proposals is not None else self._player.play(weight)
+        columns = self.proposals.T if self.proposals is not None else self._player.play(weight)
         linear = loss.linear if loss.curvature == 0.0 and loss.convex is None else loss.gradient(point)
         self._player.update(columns, Loss(np.outer(linear, point)), weight)  # column j: x(j) l
         self.proposals = None

@@ -656,6 +656,9 @@ def build_claims() -> list:
     from gamedyn.paper.experiments.soft_margin import soft_margin_claims
 
     claims += soft_margin_claims()
+    from gamedyn.paper.experiments.general_sum import general_sum_claims
+
+    claims += general_sum_claims()  # issue 34
     return claims
 
 

@@ -23,6 +23,8 @@ player i the loss :math:`\ell_i=-u_i(\cdot,x_{-i})` (learners minimise).
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 import numpy as np
 
@@ -136,7 +138,7 @@ class NormalFormGame:
         actions in their order, the last fastest)."""
         return self._matrices[i]
 
-    def others(self, plays, i: int) -> np.ndarray:
+    def others(self, plays, i: int) -> Any:
         """The product :math:`\\bigotimes_{j\\ne i}x_j` of the others' strategies, flattened in :meth:`matrix`'s order."""
         product = None
         for j, x in enumerate(plays):

@@ -80,7 +80,7 @@ class ProductJoint:
         return tuple(beta @ x for x in self.plays)
 
 
-@attrs.frozen(eq=False)
+@attrs.frozen(init=False, eq=False)
 class CountJoint:
     """A joint distribution on pure profiles: ``profiles`` (m, n) action indices with ``counts`` (m,) > 0.
 

@@ -54,7 +54,7 @@ def _rm_rows(R: np.ndarray) -> np.ndarray:
 
 class _BlumMansour:
     def __init__(self, K: int, base: str, eta: float | None):
-        self.base, self.eta, self.K = base, eta, K
+        self.base, self.eta, self.K = base, 0.0 if eta is None else float(eta), K
         self.R = np.zeros((K, K))  # regret matching: copy j's regrets; Hedge: copy j's cumulative losses
 
     def play(self) -> np.ndarray:

@@ -20,7 +20,7 @@ when that gap is at most the target (``certified``, ``joint`` hold the proof).
 asked for. The dynamics are those measured fastest in ``benchmarks/general_sum.py`` (see
 :data:`CCE_DYNAMICS`, :data:`CE_DYNAMICS`); the exact LP (:mod:`~gamedyn.games.general_sum.lp`, the
 welfare-maximising equilibrium) answers where it is faster (games of at most
-:data:`LP_FIRST_NONZEROS` constraint entries) and where the dynamics do not reach the gap in
+:data:`LP_FIRST_NONZEROS` constraint entries, per kind) and where the dynamics do not reach the gap in
 ``max_rounds`` (if the LP is at most :data:`LP_LARGEST_NONZEROS` entries).
 """
 
@@ -43,15 +43,16 @@ from gamedyn.games.general_sum.game import NormalFormGame
 from gamedyn.games.general_sum.joint import ProductJoint
 from gamedyn.games.general_sum.lp import solve_cce_lp, solve_ce_lp
 
-__all__ = ["CCEGapStop", "CEGapStop", "CCE_DYNAMICS", "CE_DYNAMICS", "EquilibriumSolution", "LP_FIRST_NONZEROS",
+__all__ = ["CCEGapStop", "CEGapStop", "CCE_DYNAMICS", "CE_DYNAMICS", "EquilibriumSolution", "LP_FIRST_NONZEROS", "lp_nonzeros",
            "LP_LARGEST_NONZEROS", "solve_cce", "solve_ce"]
 
 
 def _check_gap(gap, name: str = "gap") -> float:
-    if isinstance(gap, bool) or not isinstance(gap, numbers.Real) or not (math.isfinite(gap) and gap > 0):
+    value = float(gap) if isinstance(gap, numbers.Real) and not isinstance(gap, bool) else math.nan
+    if not (math.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a positive finite number (the largest gain a deviation may have), "
                          f"got {gap!r}.")
-    return float(gap)
+    return value
 
 
 class _GapStop:
@@ -221,7 +222,10 @@ class EquilibriumSolution:
 CCE_DYNAMICS = ("PRM+ self-play, linear weights", lambda actions: RegretMatching(plus=True, predictive=True), "linear")
 CE_DYNAMICS = ("Blum-Mansour over RM+ copies, linear weights", lambda actions: SwapRegret(RegretMatching(plus=True)),
                "linear")
-LP_FIRST_NONZEROS = 2_000  # constraint entries below which the LP answers first (it is faster there)
+# constraint entries up to which the LP (welfare) answers first: measured faster there (benchmarks/general_sum.py,
+# section 2: CCE, the LP wins up to 8 x 8 x 8 (12288 entries) and the dynamics from 20 x 20 (16000); CE, the LP wins
+# on every size measured, up to 50 x 50 (245000 entries))
+LP_FIRST_NONZEROS = {"CCE": 15_000, "CE": 250_000}
 LP_LARGEST_NONZEROS = 20_000_000  # the largest LP tried after the dynamics missed the gap
 
 
@@ -232,7 +236,8 @@ def _check_game(game) -> NormalFormGame:
     return game
 
 
-def _lp_nonzeros(game, kind: str) -> int:
+def lp_nonzeros(game, kind: str) -> int:
+    """The entries of the CCE (``kind="CCE"``) or CE LP's inequality rows for ``game``."""
     N = int(np.prod(game.shape))
     if kind == "CCE":
         return N * int(sum(game.shape))
@@ -246,8 +251,8 @@ def _solve(game, gap, kind, method, max_rounds, dynamics, stop_type, lp, certify
     if method not in ("auto", "dynamics", "lp"):
         raise ValueError(f"method must be 'auto', 'dynamics' or 'lp', got {method!r}.")
     started = time.process_time()
-    nonzeros = _lp_nonzeros(game, kind)
-    if method == "lp" or (method == "auto" and nonzeros <= LP_FIRST_NONZEROS):
+    nonzeros = lp_nonzeros(game, kind)
+    if method == "lp" or (method == "auto" and nonzeros <= LP_FIRST_NONZEROS[kind]):
         return _from_lp(lp(game), kind, gap, started)
     label, learner_for, weights = dynamics
     stop = stop_type(gap)
