@@ -327,13 +327,13 @@ def joint_convergence(game, T: int = 2000, *, learners=None, checkpoints: int = 
     projection[0, 1] = projection[1, 2] = 1.0  # (sigma(1, 2), sigma(2, 1)) in C order
 
     def polygon(rows):
-        points = []
+        found = []
         for angle in np.linspace(0.0, 2 * math.pi, directions, endpoint=False):
             direction = np.array([math.cos(angle), math.sin(angle)])
-            found = scipy.optimize.linprog(-(direction @ projection), A_ub=rows, b_ub=np.zeros(len(rows)),
-                                           A_eq=np.ones((1, 4)), b_eq=[1.0], bounds=(0, None), method="highs")
-            points.append(projection @ found.x)
-        points = np.array(points)
+            solution = scipy.optimize.linprog(-(direction @ projection), A_ub=rows, b_ub=np.zeros(len(rows)),
+                                              A_eq=np.ones((1, 4)), b_eq=[1.0], bounds=(0, None), method="highs")
+            found.append(projection @ solution.x)
+        points = np.array(found)
         keep = np.any(np.abs(points - np.roll(points, 1, axis=0)) > 1e-9, axis=1)  # one copy of each vertex
         keep[0] = True
         return points[keep]

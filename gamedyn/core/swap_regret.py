@@ -45,6 +45,7 @@ import numpy as np
 
 from gamedyn.core.domains import Simplex
 from gamedyn.core.loss import Loss
+from gamedyn.core.protocols import declared
 
 __all__ = ["SwapRegret", "SwapRegretMatching", "SwapRegretMatchingState", "SwapRegretState", "stationary_distribution",
            "swap_regret"]
@@ -278,7 +279,7 @@ class SwapRegret:
         """The copies' one learner when they can be stacked (equal, ``supports_batches = True``), else None."""
         copies = self.copies(dimension)
         first = copies[0]
-        if getattr(first, "supports_batches", False) is not True:
+        if declared(first, "supports_batches", ("init", "play", "update", "player")) is not True:
             return None
         return first if all(copy is first or bool(copy == first) for copy in copies[1:]) else None
 
@@ -487,10 +488,7 @@ class SwapRegretMatchingPlayer:
 
     def __init__(self, learner: SwapRegretMatching, state: SwapRegretMatchingState):
         self.learner, self._plus = learner, learner.plus
-        regrets = state.regrets
-        if not (regrets.__class__ is np.ndarray and regrets.dtype == np.float64 and regrets.flags.c_contiguous
-                and regrets.flags.writeable):
-            regrets = np.array(regrets, dtype=np.float64)
+        regrets = np.require(state.regrets, dtype=np.float64, requirements=("C", "W"))  # the state's own array if it can
         self.regrets, self.round = regrets, int(state.round)
 
     def play(self, weight, current_loss=None):
