@@ -268,7 +268,7 @@ class _BatchedRegretMatchingPlayer:
         regret = np.einsum("kb,kb->b", linear, point)[None, :] - linear  # <l, x> 1 - l per game, unweighted
         self.regrets += weight * regret
         if self._plus:
-            np.maximum(self.regrets, 0.0, out=self.regrets)
+            np.maximum(self.regrets, 0.0, out=self.regrets)  # every game's Q_t >= 0
         if self._predictive:
             self.prediction = regret
         self.round += 1
