@@ -110,12 +110,8 @@ def run_dynamics(game, candidate, stop_type, gap, max_rounds):
     learner_for, weights = candidate
     stop = stop_type(gap)
     result = play_n(game, [learner_for(a) for a in game.shape], max_rounds, weights=weights, observers=[stop])
-    certified = stop.certified if stop.joint is not None else math_inf()
+    certified = stop.certified if stop.joint is not None else float("inf")
     return result.rounds, certified
-
-
-def math_inf():
-    return float("inf")
 
 
 def which_dynamics(quick: bool, repeats: int) -> None:

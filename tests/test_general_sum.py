@@ -151,6 +151,16 @@ def test_bad_payoffs_are_refused_naming_the_fix(payoffs, error, match):
         NormalFormGame(payoffs)
 
 
+def test_the_zero_sum_front_door_points_to_the_general_sum_one():
+    from gamedyn import solve_game
+
+    A, B = np.eye(2), np.ones((2, 2))
+    with pytest.raises(TypeError, match="BimatrixGame"):
+        MatrixGame(A, B)
+    with pytest.raises(ValueError, match="BimatrixGame"):
+        solve_game(np.stack([A, B]))
+
+
 def test_a_bimatrix_game_needs_matrices():
     with pytest.raises(ValueError, match="A must be a 2-D payoff matrix"):
         BimatrixGame(np.zeros(3), np.zeros((1, 3)))

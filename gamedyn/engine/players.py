@@ -27,7 +27,6 @@ import numpy as np
 
 from gamedyn.core.domains import Simplex
 from gamedyn.core.kernels import single_blas_thread
-from gamedyn.core.loss import Loss
 from gamedyn.core.validation import check_count
 from gamedyn.core.weights import weight_function
 from gamedyn.engine.observers import check_observer
@@ -339,7 +338,6 @@ def _result(run, rounds, stop_reason, observed, regrets: bool, same_weights: boo
     return PlayersResult(averages=averages, sums=tuple(seat.play_sum for seat in seats),
                          last=tuple(seat.last for seat in seats), weight_total=first.weight_total,
                          output_weight_total=first.output_weight_total, rounds=rounds, regrets=found,
-                         loss_sums=tuple(loss if loss is None else Loss(loss.linear, loss.curvature, loss.convex)
-                                         for loss in loss_sums),
+                         loss_sums=loss_sums,
                          played_losses=played, cce_gap=gap, stopped_early=rounds < run.T, stop_reason=stop_reason,
                          observed=observed)
