@@ -96,6 +96,18 @@ _EXPORTS = {
     "ExploitabilityStop": "gamedyn.certify.sequence_form",
     "ExtensiveFormGame": "gamedyn.games.efg.game",
     "EFGResult": "gamedyn.games.efg.result",
+    # issue 34: general-sum and n-player games, coarse correlated and correlated equilibria
+    "BimatrixGame": "gamedyn.games.general_sum.game",
+    "CCEGapStop": "gamedyn.games.general_sum.solve",
+    "CEGapStop": "gamedyn.games.general_sum.solve",
+    "NormalFormGame": "gamedyn.games.general_sum.game",
+    "SwapRegret": "gamedyn.core.swap_regret",
+    "SwapRegretMatching": "gamedyn.core.swap_regret",
+    "cce_gap": "gamedyn.games.general_sum.certificates",
+    "ce_gap": "gamedyn.games.general_sum.certificates",
+    "play_n": "gamedyn.engine.players",
+    "solve_cce": "gamedyn.games.general_sum.solve",
+    "solve_ce": "gamedyn.games.general_sum.solve",
 }
 
 # the layer packages, front ends and the command line, as attributes (``gamedyn.engine``, ...)

@@ -20,6 +20,7 @@ protocol        required
 :class:`Payoff`      ``w_dimension``, ``p_dimension``, ``value(w, p)``, ``loss_for_p(w, p_played)``,
                      ``loss_for_w(p, w_played)``
 :class:`Observer`    ``observe(state) -> bool | None``
+:class:`NormalForm`  ``shape``, ``losses(plays)`` (an n-player game of :func:`gamedyn.engine.players.play_n`)
 =============== ===========================================================================
 
 The how-tos (docs/how-to/write-a-learner.md, write-a-regularizer.md, write-a-payoff.md,
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Domain", "Hint", "Learner", "Observer", "Payoff", "Player", "Regularizer"]
+__all__ = ["Domain", "Hint", "Learner", "NormalForm", "Observer", "Payoff", "Player", "Regularizer"]
 
 
 @runtime_checkable
@@ -457,6 +458,34 @@ class Observer(Protocol):
         -------
         bool or None
             True asks the run to stop after this round.
+        """
+
+
+@runtime_checkable
+class NormalForm(Protocol):
+    r"""An n-player game in normal form, as :func:`gamedyn.engine.players.play_n` plays it (issue 34).
+
+    Required: ``shape`` (the tuple :math:`(a_1,\dots,a_n)` of each player's number of actions) and
+    ``losses(plays)``: for the players' mixed strategies ``plays`` (n vectors), the tuple of the n
+    round losses :math:`\ell_i=-u_i(\cdot,x_{-i})` (a :class:`gamedyn.Loss` each: player i's negated
+    expected utility of each of its actions against the others' plays). Every player minimises its
+    loss on its simplex. Optional: ``utilities(plays)`` (the n utility vectors).
+    """
+
+    shape: tuple
+
+    def losses(self, plays: Any) -> Any:
+        r"""The n players' round losses against the others' plays.
+
+        Parameters
+        ----------
+        plays : sequence of numpy.ndarray
+            One mixed strategy per player (lengths ``shape``).
+
+        Returns
+        -------
+        tuple of Loss
+            Player i's loss :math:`-u_i(\cdot, x_{-i})` (length ``shape[i]``).
         """
 
 

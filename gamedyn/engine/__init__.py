@@ -1,7 +1,7 @@
 """Layer 4, the engine: payoffs, the runner :func:`play` (Protocol 1), results, checkpoints, recipes' declaration.
 
 :mod:`~gamedyn.engine.payoffs` (g(w, p) and the losses it hands to each player),
-:mod:`~gamedyn.engine.runner` (:func:`play`), :mod:`~gamedyn.engine.rounds` (the one-pass rounds),
+:mod:`~gamedyn.engine.runner` (:func:`play`), :mod:`~gamedyn.engine.players` (:func:`play_n`: n players, simultaneous), :mod:`~gamedyn.engine.rounds` (the one-pass rounds),
 :mod:`~gamedyn.engine.seats` (each player's running sums), :mod:`~gamedyn.engine.results`,
 :mod:`~gamedyn.engine.online` (online learning against fixed losses),
 :mod:`~gamedyn.engine.checkpoints` and :mod:`~gamedyn.engine.recipe` (:class:`Recipe`).
@@ -9,6 +9,7 @@
 
 from gamedyn.engine.checkpoints import CheckpointError, CheckpointMismatchError, checkpoint_info
 from gamedyn.engine.online import online
+from gamedyn.engine.players import PlayersResult, PlaysTrace, play_n
 from gamedyn.engine.payoffs import Bilinear, ConcaveConvex, Payoff, RegularizedBilinear
 from gamedyn.engine.recipe import Recipe
 from gamedyn.engine.results import GameResult, OnlineResult, RoundState
@@ -18,4 +19,5 @@ from gamedyn.engine.seats import InvalidPlayError
 __all__ = [
     "Bilinear", "CheckpointError", "CheckpointMismatchError", "ConcaveConvex", "GameResult", "InvalidPlayError",
     "OnlineResult", "Payoff", "Recipe", "RegularizedBilinear", "RoundState", "checkpoint_info", "online", "play",
+    "PlayersResult", "PlaysTrace", "play_n",  # issue 34: n players
 ]

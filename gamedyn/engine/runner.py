@@ -489,14 +489,25 @@ def round_strategy(run, payoff, first, regrets, alternating: bool = False):
     return round_of(payoff, leader, follower, run.one_pass, first == "w", run.w_seat.output_weight, regrets)
 
 
-def _loop(run, round_):
+def rounds_loop(run, round_, snapshot) -> tuple:
+    """The one round loop of gamedyn's runners (:func:`play`'s, :func:`gamedyn.engine.players.play_n`'s).
+
+    ``run`` has ``observers``, ``T``, ``start``, ``finished``, ``stop_reason`` and ``stopped_by``
+    (:class:`gamedyn.engine.observers.Run`); ``round_(t)`` (or ``round_.play_round(t)``) plays round t;
+    ``snapshot(run)`` returns ``t -> round state`` for the observers that read one. Returns
+    ``(rounds played, stop reason, {observer name: what its finish returned})``.
+    """
+    return _loop(run, round_, snapshot)
+
+
+def _loop(run, round_, snapshot=None):
     """Play rounds run.start..T; after each, every observer sees it and may ask to stop.
 
     Returns ``(rounds played, stop reason, {observer name: what its finish returned})``."""
     observers = run.observers
     calls = tuple((observer.observe, getattr(observer, "needs_round_state", True)) for observer in observers)
     needs_state = any(wants for _, wants in calls)
-    snapshot = _snapshot(run)  # called only when needs_state
+    snapshot = (_snapshot if snapshot is None else snapshot)(run)  # called only when needs_state
     rounds, stop_reason = (run.start - 1, run.stop_reason) if run.finished else (run.T, run.stop_reason)
     start = run.T + 1 if run.finished else run.start  # a finished run (last round or a stop rule) plays no more
     contexts = [make() for make in (getattr(o, "context", None) for o in observers) if make is not None]

@@ -238,7 +238,10 @@ def _check_matrix(M):
                 raise TypeError(f"M must be a 2-D array of real payoffs, got dtype {matrix.dtype}.") from error
         data = matrix
     if matrix.ndim != 2 or matrix.shape[0] < 1 or matrix.shape[1] < 1:
-        raise ValueError(f"M must be a 2-D payoff matrix of shape (rows, columns), got shape {matrix.shape}.")
+        general = (" solve_game solves zero-sum games (one payoff matrix); for a general-sum game of two players "
+                   "pass gamedyn.BimatrixGame(A, B) to gamedyn.solve_cce or gamedyn.solve_ce."
+                   if matrix.ndim == 3 and matrix.shape[0] == 2 else "")
+        raise ValueError(f"M must be a 2-D payoff matrix of shape (rows, columns), got shape {matrix.shape}.{general}")
     if not np.all(np.isfinite(data)):
         raise ValueError("M must have finite entries; it contains NaN or infinity.")
     return matrix
