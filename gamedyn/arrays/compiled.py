@@ -57,7 +57,7 @@ _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 split so that k * _LN2_HI is exact for |k| < 2^11 (Cody & Waite)
 _LN2_LO = 1.90821492927058770002e-10
 _SLACK = 32.0  # a logit may exceed the reference maximum by this much before S and v are rescaled
-_EXP_FLOOR = -708.0  # below it e^x < 2^-1021: returned as 0 (a weight relative to the maximum's 1, absolute error < 3e-308)
+_EXP_FLOOR = -708.0  # below it e^x < 2^-1021: returned as 0 (a weight relative to the maximum's 1, absolute error < 3.3e-308)
 
 if _numba is not None:
     _njit, _prange, _types = _numba.njit, _numba.prange, _numba.types
