@@ -97,7 +97,9 @@ def test_float32_compiled_keeps_the_documented_float32_accuracy(name, A, built):
 @pytest.mark.parametrize("threads", [1, 2])
 def test_kernels_equal_the_float64_products_of_the_entries(A, kind, threads, monkeypatch):
     """One step of each kernel against numpy's float64 products on the same entries (a float32 A widened):
-    z = A w and r = A^T softmax(log p_0 - eta (base + alpha z)) to 1e-12 relative; both products likewise."""
+    z = A w and r = A^T softmax(log p_0 - eta (base + alpha z)) to 1e-12 relative, also with every logit near
+    -1800 (only the shift by their maximum keeps the weights), spanning ~150 (the running maximum rescales);
+    both products likewise."""
     monkeypatch.setattr(compiled, "ENABLED", True)
     matrix = {"float64": A, "float32": A.astype(np.float32), "csr": sp.csr_matrix(np.where(np.abs(A) > 0.15, A, 0.0))}[kind]
     wide = matrix.astype(np.float64)
@@ -105,10 +107,11 @@ def test_kernels_equal_the_float64_products_of_the_entries(A, kind, threads, mon
     w, base = rng.normal(size=A.shape[1]), rng.normal(size=A.shape[0]) * 30
     centre = np.log(rng.dirichlet(np.ones(A.shape[0])))
     rows = compiled.CompiledRows(matrix, threads=threads)
-    for log_centre in (None, centre):
-        z, r = rows.softmax_pass(log_centre)(w, base, 1.7, 0.9)
+    for log_centre, shift in ((None, 0.0), (centre, 0.0), (None, 1000.0)):  # shift: logits near -1800, all e^l = 0
+        z, r = rows.softmax_pass(log_centre)(w, base + shift, 1.7, 0.9)
+        base_shifted = base + shift
         expected_z = wide @ w
-        logits = -0.9 * (base + 1.7 * expected_z) + (0.0 if log_centre is None else log_centre)
+        logits = -0.9 * (base_shifted + 1.7 * expected_z) + (0.0 if log_centre is None else log_centre)
         p = np.exp(logits - logits.max())
         p /= p.sum()
         assert relative_error(z, expected_z) <= TOLERANCE and relative_error(r, wide.T @ p) <= TOLERANCE

@@ -21,14 +21,14 @@ the two-pass round run, unchanged.
 
 **Threads.** :data:`THREADS` (default 1) splits the rows into that many contiguous chunks run by
 numba's thread pool; each chunk returns its ``(m, S, v)`` and the driver merges them exactly by
-log-sum-exp (:func:`gamedyn.arrays.one_pass.merge_log_sum_exp`), as the blocks of a distributed A
-are merged. ``benchmarks/run.py`` (section "one read of A") measures 1 and 2 threads.
+log-sum-exp (as :func:`gamedyn.arrays.one_pass.merge_log_sum_exp` merges the blocks of a distributed A). ``benchmarks/run.py`` (section "one read of A") measures 1 and 2 threads.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from typing import Any
 
 import numpy as np
 
@@ -37,10 +37,15 @@ __all__ = ["ENABLED", "THREADS", "CompiledRows", "available", "compiled_operator
 THREADS = 1  # row chunks run in parallel by numba's pool (merged by log-sum-exp); 1: the serial kernels
 ENABLED = os.environ.get("GAMEDYN_NUMBA", "1") != "0"  # False: the numpy kernels (one_pass.py) and two-pass rounds
 
+_numba: Any = None
+_ir: Any = None
+_intrinsic: Any = None
 try:  # the optional extra: numba (pip install 'gamedyn[numba]')
+    import llvmlite.ir
     import numba as _numba
-    from llvmlite import ir as _ir
-    from numba.extending import intrinsic as _intrinsic
+    import numba.extending
+
+    _ir, _intrinsic = llvmlite.ir, numba.extending.intrinsic
 except ImportError:  # pragma: no cover - the extra is missing: every caller takes the numpy path
     _numba = None
 
@@ -254,16 +259,22 @@ def _is_csr(A) -> bool:
 
 
 def _merge(tops, totals, V):
-    """``sum_c e^{m_c - m} v_c / sum_c e^{m_c - m} S_c`` over the chunks, or None (out of range, nothing left)."""
-    if len(tops) == 1:
-        top, total = float(tops[0]), float(totals[0])
-        if not (top > -math.inf and 0.0 < total < math.inf):
-            return None
-        vector = V[0] / total
-        return vector if bool(np.isfinite(vector).all()) else None
-    from gamedyn.arrays.one_pass import merge_log_sum_exp
-
-    return merge_log_sum_exp([(float(tops[c]), float(totals[c]), V[c]) for c in range(len(tops))], V.shape[1])
+    r""":math:`\sum_ce^{m_c-m}v_c/\sum_ce^{m_c-m}S_c` over the chunks' ``(m_c, S_c, v_c)`` (the rows of V), or None
+    when every weight vanished or the result is not finite (the same merge as one_pass.merge_log_sum_exp)."""
+    top = float(np.max(tops))
+    if not top > -math.inf:
+        return None
+    total, vector = 0.0, np.zeros(V.shape[1])
+    for c in range(len(tops)):
+        if tops[c] == -math.inf:
+            continue
+        scale = math.exp(float(tops[c]) - top)
+        total += scale * float(totals[c])
+        vector += scale * V[c]
+    if not (0.0 < total < math.inf):
+        return None
+    vector /= total
+    return vector if bool(np.isfinite(vector).all()) else None
 
 
 class CompiledRows:
@@ -287,6 +298,7 @@ class CompiledRows:
         n = self.shape[0]
         chunks = max(1, min(self.threads, n))
         self._bounds = np.linspace(0, n, chunks + 1).astype(np.int64)  # the chunks' rows (one chunk: all of them)
+        self._operands: tuple
         if _is_csr(A):
             self._operands = (A.data, A.indices, A.indptr)
             self._softmax, self._products = kernels["csr_softmax"], kernels["csr_products"]
