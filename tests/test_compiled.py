@@ -4,8 +4,8 @@ With numba installed, a dense A (and a CSR A when ``COMPILED_CSR``) takes :class
 rounds of gamedyn.engine.rounds, chosen by the same declarations, with each round's pass one compiled loop.
 The sums run in another order than two BLAS calls, so every number a run reports must agree with the
 two-pass round to 1e-12 relative (``same_game.TOLERANCE``): the recipes and the play() configurations of
-tests/test_one_pass.py, float64, float32 (against the float64 round on the same entries: the kernel
-widens them as it reads), CSR, two threads, a resumed run, logits beyond float64. The thresholds are
+tests/test_one_pass.py, float64, float32 (to the documented float32 accuracy: the kernel sums a float32 A in
+float32, as its BLAS would), CSR, two threads, a resumed run, logits beyond float64. The thresholds are
 lowered here so that small matrices take the path. Without numba (or with the kernels switched off)
 the numpy path runs: tested here with ``ENABLED = False``, and by tests/test_one_pass.py.
 """
@@ -97,7 +97,8 @@ def test_float32_compiled_keeps_the_documented_float32_accuracy(name, A, built):
 @pytest.mark.parametrize("threads", [1, 2])
 def test_kernels_equal_the_float64_products_of_the_entries(A, kind, threads, monkeypatch):
     """One step of each kernel against numpy's float64 products on the same entries (a float32 A widened):
-    z = A w and r = A^T softmax(log p_0 - eta (base + alpha z)) to 1e-12 relative, also with every logit near
+    z = A w and r = A^T softmax(log p_0 - eta (base + alpha z)) to 1e-12 relative (float32: to 1e-6, the
+    documented float32 accuracy, since its kernel sums in float32 as float32 BLAS does), also with every logit near
     -1800 (only the shift by their maximum keeps the weights), spanning ~150 (the running maximum rescales);
     both products likewise."""
     monkeypatch.setattr(compiled, "ENABLED", True)
@@ -114,8 +115,9 @@ def test_kernels_equal_the_float64_products_of_the_entries(A, kind, threads, mon
         logits = -0.9 * (base_shifted + 1.7 * expected_z) + (0.0 if log_centre is None else log_centre)
         p = np.exp(logits - logits.max())
         p /= p.sum()
-        assert relative_error(z, expected_z) <= TOLERANCE and relative_error(r, wide.T @ p) <= TOLERANCE
-    z, v = rows.products(w, p)
+        tolerance = 1e-6 if kind == "float32" else TOLERANCE
+        assert relative_error(z, expected_z) <= tolerance and relative_error(r, wide.T @ p) <= tolerance
+    z, v = rows.products(w, p)  # (mirror prox's products widen every entry: float64 sums)
     assert relative_error(z, wide @ w) <= TOLERANCE and relative_error(v, wide.T @ p) <= TOLERANCE
 
 

@@ -2,13 +2,15 @@ r"""The compiled one-pass kernels (the optional extra ``gamedyn[numba]``): a rou
 
 :mod:`gamedyn.arrays.one_pass` reads A once per round in cache-sized row groups driven from Python
 (numpy and BLAS calls per group). Here the same round is one compiled loop (numba) over the rows:
-each row gives :math:`z_i=a_i^\top w` (float64 accumulation), its logit
+each row gives :math:`z_i=a_i^\top w`, its logit
 :math:`l_i=\log p_{0,i}-\eta(\mathrm{base}_i+\alpha z_i)`, its exponential :math:`e^{l_i-m}`
 (:func:`exp_nonpositive`) and its share :math:`e^{l_i-m}a_i` of :math:`A^\top e^{l-m}` while the row is
 in L1 cache: the online softmax, whose reference maximum m is raised (the sums rescaled) only when a
-logit passes it by more than 32. A is read from memory once; float32 entries are widened to float64
-as they are read, so a float32 A costs its own bytes and rounds like the float64 round on the same
-entries. Dense C-ordered float32 / float64 arrays and scipy CSR matrices (any index dtype) are supported.
+logit passes it by more than 32. A is read from memory once. A float64 A is summed in float64; a
+float32 A in float32, as its BLAS would (z_i a float32 sum, the shares of :math:`A^\top e` summed in
+float32 over at most 64 rows, then in float64), so it keeps the documented float32 accuracy (1e-6)
+at the cost of its own bytes. (The products of :meth:`CompiledRows.products`, mirror prox's, widen
+every entry to float64.) Dense C-ordered float32 / float64 arrays and scipy CSR matrices (any index dtype) are supported.
 
 **Where it is used.** :func:`gamedyn.arrays.one_pass.one_pass_operator` gives A this capability
 (:class:`CompiledRows`) when numba is importable and :data:`ENABLED` (the environment variable
@@ -62,6 +64,7 @@ _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 split so that k * _LN2_HI is exact for |k| < 2^11 (Cody & Waite)
 _LN2_LO = 1.90821492927058770002e-10
 _SLACK = 32.0  # a logit may exceed the reference maximum by this much before S and v are rescaled
+_SINGLE_FLUSH = 64  # a float32 A's shares of A^T e are summed in float32 over at most this many rows
 _EXP_FLOOR = -708.0  # below it e^x < 2^-1021: returned as 0 (a weight relative to the maximum's 1, absolute error < 3.3e-308)
 
 if _numba is not None:
@@ -148,6 +151,53 @@ if _numba is not None:
                 v[j] += e * A[i, j]
         return top, total, valid
 
+    @_njit(fastmath=_FAST, cache=True)
+    def dense_softmax_single(A, w, base, weight, eta, centre, use_centre, z, v, start, stop):
+        """:func:`dense_softmax` for a float32 A, in float32 as its BLAS would compute: each row's z_i
+        (float32 sum of float32 products of A and w rounded to float32), its share e_i a_i added into a
+        float32 vector flushed into the float64 v every :data:`_SINGLE_FLUSH` rows (so a float32 sum
+        never runs over more than that many rows); the logits, exponentials and S in float64."""
+        d = A.shape[1]
+        w32 = w.astype(np.float32)
+        partial = np.zeros(d, dtype=np.float32)
+        for j in range(d):
+            v[j] = 0.0
+        top, total, valid, count = -np.inf, 0.0, True, 0
+        for i in range(start, stop):
+            s = np.float32(0.0)
+            for j in range(d):
+                s += A[i, j] * w32[j]
+            z[i] = s
+            if not valid:
+                continue
+            logit = _logit(np.float64(s), base[i], weight, eta, centre, use_centre, i)
+            if not logit < np.inf:
+                valid = False
+                continue
+            if logit > top + _SLACK:
+                shrink = math.exp(top - logit)
+                total *= shrink
+                for j in range(d):
+                    v[j] = (v[j] + partial[j]) * shrink
+                    partial[j] = 0.0
+                top = logit
+            if logit == -np.inf:
+                continue
+            e = _exp_nonpositive(logit - top)
+            total += e
+            e32 = np.float32(e)
+            for j in range(d):
+                partial[j] += e32 * A[i, j]
+            count += 1
+            if count == _SINGLE_FLUSH:
+                for j in range(d):
+                    v[j] += partial[j]
+                    partial[j] = 0.0
+                count = 0
+        for j in range(d):
+            v[j] += partial[j]
+        return top, total, valid
+
     @_njit(fastmath={"contract"}, cache=True)  # (no reassociation: short rows run faster in order)
     def csr_softmax(data, indices, indptr, w, base, weight, eta, centre, use_centre, z, v, start, stop):
         """Rows start..stop of a CSR A: as :func:`dense_softmax`."""
@@ -217,6 +267,12 @@ if _numba is not None:
                                                           bounds[c], bounds[c + 1])
 
     @_njit(parallel=True, cache=True)
+    def dense_softmax_single_chunks(A, w, base, weight, eta, centre, use_centre, z, V, bounds, tops, totals, valids):
+        for c in _prange(bounds.shape[0] - 1):
+            tops[c], totals[c], valids[c] = dense_softmax_single(A, w, base, weight, eta, centre, use_centre, z, V[c],
+                                                                 bounds[c], bounds[c + 1])
+
+    @_njit(parallel=True, cache=True)
     def csr_softmax_chunks(data, indices, indptr, w, base, weight, eta, centre, use_centre, z, V, bounds, tops,
                            totals, valids):
         for c in _prange(bounds.shape[0] - 1):
@@ -238,6 +294,7 @@ if _numba is not None:
 def _build() -> dict:
     """The kernels by name (compiled on first call, cached on disk by numba)."""
     return {"exp_array": exp_array, "dense_softmax": dense_softmax, "csr_softmax": csr_softmax,
+            "dense_softmax_single": dense_softmax_single, "dense_softmax_single_chunks": dense_softmax_single_chunks,
             "dense_products": dense_products, "csr_products": csr_products,
             "dense_softmax_chunks": dense_softmax_chunks, "csr_softmax_chunks": csr_softmax_chunks,
             "dense_products_chunks": dense_products_chunks, "csr_products_chunks": csr_products_chunks}
@@ -305,8 +362,10 @@ class CompiledRows:
             self._softmax_chunks, self._products_chunks = kernels["csr_softmax_chunks"], kernels["csr_products_chunks"]
         else:
             self._operands = (A,)
-            self._softmax, self._products = kernels["dense_softmax"], kernels["dense_products"]
-            self._softmax_chunks = kernels["dense_softmax_chunks"]
+            single = self.dtype == np.float32  # float32 products, as float32 BLAS (dense_softmax_single)
+            self._softmax = kernels["dense_softmax_single" if single else "dense_softmax"]
+            self._softmax_chunks = kernels["dense_softmax_single_chunks" if single else "dense_softmax_chunks"]
+            self._products = kernels["dense_products"]
             self._products_chunks = kernels["dense_products_chunks"]
 
     def products(self, w, p):

@@ -24,9 +24,9 @@ in-memory A.
 (16 MiB) takes :class:`gamedyn.arrays.compiled.CompiledRows` instead: the same capability, each round
 one compiled pass (measured, one thread: 0.48-0.60 of the two BLAS calls with the softmax between them
 at 5000-10000 x 500, 19-38 MiB; 1.3-1.6 in cache, at 1000-2000 x 500). A float32 A with rows shorter than
-:data:`COMPILED_MIN_FLOAT32_ROW` keeps the numpy kernels (float32 BLAS): widening each entry to float64
-costs more than its bytes there (the recipes' round took 2.7 read of A compiled, 2.1 numpy, at 100000 x 100,
-against 1.2 and 1.6 at 20000 x 500). A CSR A keeps the two-pass round
+:data:`COMPILED_MIN_FLOAT32_ROW` keeps the numpy kernels (float32 BLAS): each row's fixed cost (its
+reductions, its exponential) outweighs its bytes there (the compiled float32 pass took 1.7 of a float32
+``A @ x`` at 100000 x 100, against 0.74-0.93 at 20000 x 500). A CSR A keeps the two-pass round
 unless :data:`COMPILED_CSR` (two sparse products took 0.65-0.8 of the compiled pass at 1 % density,
 20000 x 500 and 100000 x 100: A is in cache there and each row's short loop costs more than its bytes).
 
