@@ -567,6 +567,11 @@ MUTANTS = (
             "the online softmax raises its reference maximum without rescaling the sum of the exponentials so far",
             "                total *= shrink\n                for j in range(d):\n",
             "                for j in range(d):\n", tests=("tests/test_compiled.py",)),
+    _mutant("compiled-rm-prediction-unweighted", "compiled and exact", "gamedyn/arrays/compiled.py",
+            "the compiled matrix-game round's predictive regret matching adds the prediction unweighted (R + P, "
+            "not R + alpha_t P)",
+            "value = regrets[i] + weight * prediction[i] if predictive else regrets[i]",
+            "value = regrets[i] + prediction[i] if predictive else regrets[i]", tests=("tests/test_compiled.py",)),
     _mutant("lp-dual-sign", "compiled and exact", "gamedyn/games/matrix/solve.py",
             "the LP's column strategy read from its duals without scipy's sign (a <= row's dual is <= 0)",
             "column = np.maximum(-solution.ineqlin.marginals, 0.0)", "column = np.maximum(solution.ineqlin.marginals, 0.0)",

@@ -225,3 +225,89 @@ def test_resumed_compiled_run_is_bit_identical(A, built, tmp_path):
         recipes.nag_margin(A, ROUNDS, checkpoint=path, checkpoint_every=3, stop=crash_at_8)
     resumed = recipes.nag_margin(A, ROUNDS, resume_from=path)
     assert np.array_equal(resumed.w, uninterrupted.w) and np.array_equal(resumed.p, uninterrupted.p)
+
+
+# ------------------------------------------------------------- the compiled matrix-game round (item 3)
+
+import gamedyn.engine.compiled_rounds as compiled_rounds  # noqa: E402
+from gamedyn import MatrixGame, NashGapStop, RegretMatching  # noqa: E402
+
+
+@pytest.fixture
+def rounds_built(monkeypatch):
+    """``rounds_built[0]`` counts the CompiledAlternatingRound made; chunks of 7 rounds (several calls a run)."""
+    counter = [0]
+    make = compiled_rounds.CompiledAlternatingRound.__init__
+
+    def counting(self, *args, **kwargs):
+        counter[0] += 1
+        make(self, *args, **kwargs)
+
+    monkeypatch.setattr(compiled, "ENABLED", True)
+    monkeypatch.setattr(compiled_rounds, "CHUNK", 7)
+    monkeypatch.setattr(compiled_rounds.CompiledAlternatingRound, "__init__", counting)
+    return counter
+
+
+def python_rounds(run):
+    before, compiled.ENABLED = compiled.ENABLED, False
+    try:
+        return run()
+    finally:
+        compiled.ENABLED = before
+
+
+@pytest.mark.parametrize("plus, predictive, averaging", [(False, False, "uniform"), (True, False, "linear"),
+                                                        (False, True, None), (True, True, "quadratic")])
+@pytest.mark.parametrize("regrets", [True, False])
+def test_compiled_regret_matching_round_reports_what_the_alternating_round_does(plus, predictive, averaging, regrets,
+                                                                                 rounds_built):
+    """RM, RM+, PRM, PRM+ alternating on a 7 x 5 game (rows maximise), 20 rounds in chunks of 7: every sum, regret,
+    play and state equals AlternatingRound's to 1e-12 (the products' sums run in another order; over hundreds of
+    rounds the clipping's switches amplify that rounding, as between any two implementations)."""
+    M = np.random.default_rng(11).uniform(-1, 1, (7, 5))
+    learner = RegretMatching(plus=plus, predictive=predictive)
+    run = lambda: play(MatrixGame(M), learner, learner, 20, alternating=True, output_weights=averaging,  # noqa: E731
+                       weights="linear" if predictive else "constant", regrets=regrets)
+    reference = python_rounds(run)
+    assert rounds_built[0] == 0
+    result = run()
+    assert rounds_built[0] == 1
+    if regrets:
+        assert_same_game(result, reference)
+    else:  # (no played losses, regrets or bound: the plays, sums and the duality gap)
+        for field in ("w_average", "p_average", "w_sum", "p_sum", "w_last", "p_last"):
+            assert relative_error(getattr(result, field), getattr(reference, field)) <= TOLERANCE, field
+        assert relative_error(result.p_loss_sum.linear, reference.p_loss_sum.linear) <= TOLERANCE
+        assert result.w_played_loss is None and result.w_regret is None
+        assert (result.duality_gap is None if reference.duality_gap is None
+                else abs(result.duality_gap - reference.duality_gap) <= TOLERANCE)
+        assert (result.weight_total, result.output_weight_total) == (reference.weight_total,
+                                                                     reference.output_weight_total)
+    assert result.rounds == 20 and result.w_last.shape == (7,) and result.p_last.shape == (5,)
+
+
+def test_compiled_regret_matching_learner_states_continue_as_the_python_ones(rounds_built):
+    """The states written back (regrets, prediction, round) are the Python round's: a pure play from them agrees."""
+    M = np.random.default_rng(12).uniform(-1, 1, (4, 6))
+    learner = RegretMatching(plus=True, predictive=True)
+    from gamedyn.games.matrix import solve_game  # noqa: F401  (the module's import order, as users have it)
+
+    result = play(MatrixGame(M), learner, learner, 25, alternating=True, output_weights="quadratic")
+    reference = python_rounds(lambda: play(MatrixGame(M), learner, learner, 25, alternating=True,
+                                           output_weights="quadratic"))
+    assert rounds_built[0] == 1
+    assert relative_error(result.w_sum, reference.w_sum) <= TOLERANCE
+    assert relative_error(result.p_loss_sum.linear, reference.p_loss_sum.linear) <= TOLERANCE
+
+
+def test_an_observer_or_simultaneous_play_keeps_the_python_round(rounds_built):
+    M = np.random.default_rng(13).uniform(-1, 1, (5, 5))
+    learner = RegretMatching(plus=True)
+    stop = NashGapStop(M, 1e-12, lambda t: 1.0)
+    play(MatrixGame(M), learner, learner, 20, alternating=True, observers=[stop])
+    play(MatrixGame(M), learner, learner, 20)  # simultaneous
+    play(RegularizedBilinear(M.T), learner, learner, 20, alternating=True)  # curved w-losses: not a matrix game
+    assert rounds_built[0] == 0
+    play(MatrixGame(M), learner, learner, 20, alternating=True)
+    assert rounds_built[0] == 1

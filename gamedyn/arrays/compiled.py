@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ENABLED", "THREADS", "CompiledRows", "available", "compiled_operator", "exp_nonpositive"]
+__all__ = ["ENABLED", "THREADS", "CompiledRows", "available", "compiled_operator", "exp_nonpositive", "kernels"]
 
 THREADS = 1  # row chunks run in parallel by numba's pool (merged by log-sum-exp); 1: the serial kernels
 ENABLED = os.environ.get("GAMEDYN_NUMBA", "1") != "0"  # False: the numpy kernels (one_pass.py) and two-pass rounds
@@ -290,11 +290,95 @@ if _numba is not None:
             csr_products(data, indices, indptr, w, p, z, V[c], bounds[c], bounds[c + 1])
 
 
+    @_njit(inline="always")
+    def _regret_play(regrets, prediction, weight, predictive, out):
+        """[R + weight P]^+ normalised into ``out`` (uniform when no entry is positive), as RegretMatchingPlayer.play."""
+        total = 0.0
+        for i in range(regrets.shape[0]):
+            value = regrets[i] + weight * prediction[i] if predictive else regrets[i]
+            value = value if value > 0.0 else 0.0
+            out[i] = value
+            total += value
+        if total > 0.0:
+            for i in range(out.shape[0]):
+                out[i] /= total
+        else:
+            for i in range(out.shape[0]):
+                out[i] = 1.0 / out.shape[0]
+
+    @_njit(inline="always")
+    def _regret_update(regrets, prediction, point, loss, sign, weight, plus, predictive):
+        """R += weight r, r = <sign loss, point> 1 - sign loss (clipped with plus; P = r when predictive)."""
+        value = 0.0
+        for i in range(point.shape[0]):
+            value += sign * loss[i] * point[i]
+        for i in range(point.shape[0]):
+            r = value - sign * loss[i]
+            updated = regrets[i] + weight * r
+            regrets[i] = updated if (not plus or updated > 0.0) else 0.0
+            if predictive:
+                prediction[i] = r
+        return value
+
+    @_njit(fastmath={"contract"}, cache=True)
+    def alternating_regret_matching(A, x_regrets, x_prediction, y_regrets, y_prediction, x_sum, y_sum, x_loss, y_loss,
+                                    x, y, l, u, weights_x, weights_y, outputs, flags, totals):
+        """Rounds of alternating regret matching on the game A (n x m: the column player's loss A x, the row
+        player's -A^T y), as gamedyn.engine.rounds.AlternatingRound plays them: per round k, x from the row
+        regrets; l = A x; the column's regrets updated at its previous play y; y from them; u = A^T y; the row's
+        regrets updated with the loss -u at x; the seats' sums. ``flags``: x plus, x predictive, y plus, y
+        predictive, keep x's loss sum, keep y's, keep the played losses; ``totals`` (in place): x's played loss,
+        weight total, output total, y's the same; ``y`` holds y_{t-1} on entry and y_t on exit, ``x`` x_t."""
+        n, m = A.shape
+        x_plus, x_predictive, y_plus, y_predictive = flags[0], flags[1], flags[2], flags[3]
+        keep_x, keep_y, keep_played = flags[4], flags[5], flags[6]
+        for k in range(weights_x.shape[0]):
+            alpha, beta, output = weights_x[k], weights_y[k], outputs[k]
+            _regret_play(x_regrets, x_prediction, alpha, x_predictive, x)
+            for i in range(n):
+                s = 0.0
+                for j in range(m):
+                    s += A[i, j] * x[j]
+                l[i] = s
+            charged = _regret_update(y_regrets, y_prediction, y, l, 1.0, beta, y_plus, y_predictive)  # <l, y_{t-1}>
+            if keep_y:
+                for i in range(n):
+                    y_loss[i] += beta * l[i]
+            if keep_played:
+                totals[3] += beta * charged
+            totals[4] += beta
+            _regret_play(y_regrets, y_prediction, beta, y_predictive, y)
+            for j in range(m):
+                u[j] = 0.0
+            for i in range(n):
+                weight = y[i]
+                for j in range(m):
+                    u[j] += weight * A[i, j]
+            played = _regret_update(x_regrets, x_prediction, x, u, -1.0, alpha, x_plus, x_predictive)  # <-u, x>
+            if keep_x:
+                for j in range(m):
+                    x_loss[j] += alpha * -u[j]
+            if keep_played:
+                totals[0] += alpha * played
+            totals[1] += alpha
+            for j in range(m):
+                x_sum[j] += output * x[j]
+            totals[2] += output
+            for i in range(n):
+                y_sum[i] += output * y[i]
+            totals[5] += output
+
+
+
+def kernels() -> dict:
+    """The kernels by name (compiled on first call, cached on disk by numba); requires :func:`available`."""
+    return _build()
+
 
 def _build() -> dict:
     """The kernels by name (compiled on first call, cached on disk by numba)."""
     return {"exp_array": exp_array, "dense_softmax": dense_softmax, "csr_softmax": csr_softmax,
-            "dense_softmax_single": dense_softmax_single, "dense_softmax_single_chunks": dense_softmax_single_chunks,
+            "dense_softmax_single": dense_softmax_single, "alternating_regret_matching": alternating_regret_matching, "dense_softmax_single_chunks": dense_softmax_single_chunks,
             "dense_products": dense_products, "csr_products": csr_products,
             "dense_softmax_chunks": dense_softmax_chunks, "csr_softmax_chunks": csr_softmax_chunks,
             "dense_products_chunks": dense_products_chunks, "csr_products_chunks": csr_products_chunks}
