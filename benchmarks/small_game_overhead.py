@@ -5,7 +5,9 @@ Run: ``python benchmarks/small_game_overhead.py`` (one BLAS thread; numba needed
 The peer is RM+ (alternating, linear averaging, regret-matching+ both players) written as one numba loop:
 what a compiled library (e.g. OpenSpiel's C++ CFR+ on a normal-form game) pays a round, the floor for a
 10 x 10 game. Beside it: gamedyn's ``regret_matching_plus`` and ``predictive_regret_matching_plus`` recipes
-(the same dynamics through ``gamedyn.play``) and the numpy hand loop of ``benchmarks/matrix_games.py``.
+(the same dynamics through ``gamedyn.play``; with the numba extra they take
+:class:`gamedyn.engine.compiled_rounds.CompiledAlternatingRound`, since nobody observes their rounds) and the
+numpy hand loop of ``benchmarks/matrix_games.py``.
 Per round = the median over interleaved repeats of the slope between runs of T / 8 and T rounds (fixed
 costs drop out), CPU time and wall time. Target: recipe / compiled peer <= 2.
 """
