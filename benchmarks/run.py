@@ -286,14 +286,14 @@ def _threads(function, threads: int):
     return run
 
 
-def section_one_read(sizes, T, repeats):
+def section_one_read(sizes, T, repeats, kinds=("float64", "float32", "csr")):
     from gamedyn.arrays import compiled
 
     extra = "numba extra installed" if compiled.available() else "numba extra NOT installed: both columns are the numpy path"
     print(f"8. one read of A: recipe round / one A @ x (slope between T / 16 and T = {T} rounds), {extra}")
     print("   columns: with the extra (cpu, wall) [<= 1.1] | the numpy path (cpu, wall)")
     for n, d in sizes:
-        for kind in ("float64", "float32", "csr"):
+        for kind in kinds:
             A = sparse_data(n, d) if kind == "csr" else data(n, d, np.float64 if kind == "float64" else np.float32)
             x = np.random.default_rng(1).normal(size=d).astype(np.float64 if kind == "csr" else A.dtype)
             print(f" {n} x {d} {kind}" + (f" (nnz {A.nnz})" if kind == "csr" else f" ({A.nbytes / 2**20:.0f} MiB)"))
