@@ -657,6 +657,36 @@ MUTANTS = (
             "self.regrets += (weighted * linear)[:, None] - np.outer(weighted, linear)",
             "self.regrets += ((weighted * linear)[:, None] - np.outer(weighted, linear)).T",
             tests=("tests/test_swap_regret.py",), reproduce=True),
+    # ---- issue 35: the compiled one-pass round (gamedyn.arrays.compiled) and solve_game's LP switch
+    _mutant("compiled-softmax-shift-dropped", "compiled and exact", "gamedyn/arrays/compiled.py",
+            "the compiled round's exponentials e^l without the shift by the logits' maximum (e^(l - m)): equal in "
+            "exact arithmetic, 0 / 0 once the logits are far from 0",
+            "            e = _exp_nonpositive(logit - top)\n            total += e\n            for j in range(d):\n",
+            "            e = _exp_nonpositive(logit)\n            total += e\n            for j in range(d):\n",
+            tests=("tests/test_compiled.py",)),
+    _mutant("compiled-rescale-skipped", "compiled and exact", "gamedyn/arrays/compiled.py",
+            "the online softmax raises its reference maximum without rescaling the sum of the exponentials so far",
+            "                total *= shrink\n                for j in range(d):\n                    v[j] *= shrink\n",
+            "                for j in range(d):\n                    v[j] *= shrink\n", tests=("tests/test_compiled.py",)),
+    _mutant("compiled-rm-prediction-unweighted", "compiled and exact", "gamedyn/arrays/compiled.py",
+            "the compiled matrix-game round's predictive regret matching adds the prediction unweighted (R + P, "
+            "not R + alpha_t P)",
+            "value = regrets[i] + weight * prediction[i] if predictive else regrets[i]",
+            "value = regrets[i] + prediction[i] if predictive else regrets[i]", tests=("tests/test_compiled.py",)),
+    _mutant("hinted-guess-sign", "compiled and exact", "gamedyn/engine/rounds.py",
+            "mirror prox's one-pass hints: the w-player's hint loss +A^T p~ instead of -A^T p~ (the sign of h = -g(., p))",
+            "        Aw, ATp = self.products(w_point, p_point)\n        np.negative(ATp, out=ATp)\n",
+            "        Aw, ATp = self.products(w_point, p_point)\n", tests=("tests/test_one_pass.py", "tests/test_compiled.py")),
+    _mutant("lp-dual-sign", "compiled and exact", "gamedyn/games/matrix/solve.py",
+            "the LP's column strategy read from its duals without scipy's sign (a <= row's dual is <= 0)",
+            "column = np.maximum(-solution.ineqlin.marginals, 0.0)", "column = np.maximum(solution.ineqlin.marginals, 0.0)",
+            tests=("tests/test_solve_lp.py",)),
+    _mutant("lp-bracket-wrong-player", "compiled and exact", "gamedyn/games/matrix/solve.py",
+            "the LP's bracket certified with the two strategies swapped (the primal taken as the column player's)",
+            "                lower, upper = _bracket(matrix, row, column)\n",
+            "                lower, upper = _bracket(matrix, column, row) if matrix.shape[0] == matrix.shape[1] else "
+            "_bracket(matrix, row, column)\n",
+            tests=("tests/test_solve_lp.py",)),
 )
 
 

@@ -41,8 +41,8 @@ from gamedyn.core.domains import Simplex
 from gamedyn.core.kernels import axpy, backend_of, dot, is_foreign
 from gamedyn.core.loss import Loss
 
-__all__ = ["RegretMatching", "RegretMatchingPlayer", "RegretMatchingState", "accumulate_regrets", "discount_regrets",
-           "hedge_into", "linear_part", "regret_matching_into", "regret_matching_play"]
+__all__ = ["RegretMatching", "RegretMatchingForm", "RegretMatchingPlayer", "RegretMatchingState", "accumulate_regrets",
+           "discount_regrets", "hedge_into", "linear_part", "regret_matching_into", "regret_matching_play"]
 
 
 class RegretMatchingState(NamedTuple):
@@ -262,6 +262,14 @@ class RegretMatching:
         player.update(point, loss, weight)
         return player.state
 
+    def regret_form(self) -> "RegretMatchingForm":
+        r"""The rule as data, what a round that drives the regrets itself needs (the compiled matrix-game round,
+        :mod:`gamedyn.engine.compiled_rounds`): play :math:`[R+\alpha_t P]^+` normalised (uniform when nothing is
+        positive; P the prediction, 0 unless ``predictive``), update :math:`R\leftarrow R+\alpha_t r_t`,
+        :math:`r_t=\langle\ell,x\rangle\mathbf 1-\ell` (clipped at 0 with ``plus``; ``P = r_t`` when predictive).
+        A subclass keeps it; one that changes :meth:`play` or :meth:`update` must return None."""
+        return RegretMatchingForm(self.plus, self.predictive)
+
     def player(self, state: RegretMatchingState) -> RegretMatchingPlayer:
         """The runner's mutable form: a :class:`RegretMatchingPlayer` that updates ``state``'s arrays in place
         (regrets of a foreign namespace: the same updates in that namespace, on its device)."""
@@ -270,6 +278,28 @@ class RegretMatching:
         if np.ndim(state.regrets) == 2:
             return _BatchedRegretMatchingPlayer(self, state)  # type: ignore[return-value]
         return RegretMatchingPlayer(self, state)
+
+
+@attrs.frozen
+class RegretMatchingForm:
+    """A learner's declaration that it is regret matching (:meth:`RegretMatching.regret_form`): ``plus``,
+    ``predictive``; :meth:`sums` reads a state as ``(regrets, prediction, round)`` (float64 arrays a round may
+    update in place), :meth:`state` writes them back."""
+
+    plus: bool
+    predictive: bool
+
+    def sums(self, state: RegretMatchingState) -> tuple | None:
+        """``(regrets, prediction, round)`` of the state (numpy float64 arrays), or None (another namespace)."""
+        regrets, prediction = state.regrets, state.prediction
+        if not all(a.__class__ is np.ndarray and a.dtype == np.float64 and a.ndim == 1 and a.flags.c_contiguous
+                   and a.flags.writeable for a in (regrets, prediction)):
+            return None
+        return regrets, prediction, int(state.round)
+
+    def state(self, regrets, prediction, round_: int) -> RegretMatchingState:
+        """The state with these regrets, prediction and round."""
+        return RegretMatchingState(regrets, prediction, int(round_))
 
 
 class RegretMatchingPlayer:

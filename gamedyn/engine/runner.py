@@ -31,6 +31,7 @@ from gamedyn.core.kernels import NUMPY, SMALL_PRODUCT, is_foreign, single_blas_t
 from gamedyn.core.validation import check_count, check_vector
 from gamedyn.core.weights import weight_function
 from gamedyn.engine import checkpoints as _checkpoints
+from gamedyn.engine.compiled_rounds import compiled_alternating_round
 from gamedyn.engine.observers import (
     CallbackObserver,
     CertificateObserver,
@@ -477,6 +478,10 @@ def round_strategy(run, payoff, first, regrets, alternating: bool = False):
         alternation = AlternatingRound(leader, follower, run.w_seat.output_weight, regrets)
         if run.start == 1 and not run.finished:
             alternation.start()  # the starts and the first mover's charge at its start (not on resume)
+            compiled = compiled_alternating_round(payoff, leader, follower, first == "w", run.w_seat.output_weight,
+                                                  run.observers)  # regret matching nobody watches (numba extra)
+            if compiled is not None:
+                return compiled
         return alternation
     if run.start == 1 and not run.finished:  # the lean rounds, for a fresh run nobody watches (rounds.py)
         lean = conjugate_round(payoff, leader, follower, first == "w", run.w_seat.output_weight, regrets, run.observers)
@@ -516,7 +521,10 @@ def _loop(run, round_, snapshot=None):
             if context is not None:
                 stack.enter_context(context)
         play_round = getattr(round_, "play_round", round_)  # a round object's own function (no __call__ hop)
-        with _Rounds(start, run.T) as round_numbers:
+        play_rounds = None if calls else getattr(round_, "play_rounds", None)  # many rounds a call, nobody watching
+        if play_rounds is not None and start <= run.T:
+            play_rounds(start, run.T)
+        with _Rounds(start, run.T if play_rounds is None else start - 1) as round_numbers:
             for t in round_numbers:
                 play_round(t)
                 if calls:
