@@ -367,7 +367,7 @@ class _BatchedRegretMatchingPlayer:
         return theta
 
     def update(self, point, loss, weight, induced_loss=None) -> None:
-        linear = _linear_part(loss, point)
+        linear = linear_part(loss, point)
         regret = np.einsum("kb,kb->b", linear, point)[None, :] - linear  # <l, x> 1 - l per game, unweighted
         self.regrets += weight * regret
         if self._plus:
