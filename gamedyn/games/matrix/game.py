@@ -338,7 +338,9 @@ def hedge_gap_bound(M, T, eta_row, eta_column, row_start=None, column_start=None
     column_start = None if column_start is None else check_strategy(column_start, n, "column_start")
     total = 0.0
     for eta, start, size in ((eta_row, row_start, m), (eta_column, column_start, n)):
-        total += _start_divergence(start, size) / eta + eta * T * spread**2 / 8
+        # eta r and r T, not eta T r^2: at a range near float64's smallest normal, eta ~ 1/r and eta T overflows
+        # to inf while r^2 underflows to 0 (inf * 0 = NaN); eta r is about 1 at any scale
+        total += _start_divergence(start, size) / eta + (eta * spread) * (spread * T) / 8
     return total / T
 
 
@@ -360,7 +362,7 @@ def optimistic_hedge_gap_bound(M, T, eta, row_start=None, column_start=None) -> 
     row_start = None if row_start is None else check_strategy(row_start, m, "row_start")
     column_start = None if column_start is None else check_strategy(column_start, n, "column_start")
     range_terms = _start_divergence(row_start, m) + _start_divergence(column_start, n)
-    return (range_terms / eta + 2 * eta * spread**2) / T
+    return (range_terms / eta + 2 * (eta * spread) * spread) / T  # eta r first: r^2 may underflow
 
 
 @attrs.frozen
