@@ -229,6 +229,7 @@ def regret_curves(payoff, w_learner, p_learner, T: int, **play_options) -> dict:
     Read from :func:`gamedyn.play`'s per-round state (``play_options`` go to ``play``; weights
     must be the same for both players, as Theorem 2 needs).
     """
+    from gamedyn.engine.observers import each_round
     from gamedyn.engine.runner import play
     from gamedyn.paper.exploration import averaged_gap
 
@@ -241,7 +242,7 @@ def regret_curves(payoff, w_learner, p_learner, T: int, **play_options) -> dict:
         rows.append((state.t, state.w_regret, state.p_regret, (state.w_regret + state.p_regret) / total,
                      averaged_gap(payoff, state.w_domain, state.p_domain, state.w_sum / total, state.p_sum / total)))
 
-    play(payoff, w_learner, p_learner, T, callback=record, **play_options)
+    play(payoff, w_learner, p_learner, T, observers=[each_round(record)], **play_options)
     t, w_regret, p_regret, bound, gap = np.array(rows).T
     return {"t": t, "w_regret": w_regret, "p_regret": p_regret, "bound": bound, "gap": gap}
 

@@ -40,6 +40,7 @@ from gamedyn import (
 )
 from gamedyn.core import protocols
 from gamedyn.engine import rounds
+from gamedyn import stop_when
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 A = np.random.default_rng(3).uniform(-1, 1, size=(30, 6))
@@ -62,7 +63,7 @@ def test_every_built_in_learner_and_its_player_satisfy_their_protocols(learner):
     assert isinstance(learner, gamedyn.Learner)
     assert isinstance(learner.domain, gamedyn.Domain)
     assert isinstance(learner.regularizer, gamedyn.Regularizer)
-    assert isinstance(learner.regularizer, protocols.Regularizer)
+    assert isinstance(learner.regularizer, protocols.RegularizerProtocol)
     assert isinstance(learner.hint, gamedyn.Hint)
     state = learner.init(A.shape[1] if isinstance(learner.domain, (Reals, Ball)) else A.shape[0])
     assert isinstance(learner.player(state), gamedyn.Player)
@@ -75,9 +76,9 @@ def test_built_in_parts_satisfy_their_protocols():
         assert isinstance(hint, gamedyn.Hint)
     for payoff in (Bilinear(A), RegularizedBilinear(A),
                    ConcaveConvex(lambda w, p: 0.0, lambda w, p: w, lambda w, p: p, w_dimension=2, p_dimension=2)):
-        assert isinstance(payoff, gamedyn.Payoff) and isinstance(payoff, protocols.Payoff)
+        assert isinstance(payoff, gamedyn.Payoff) and isinstance(payoff, protocols.PayoffProtocol)
     for regularizer in (Entropy(), SquaredEuclidean(), QNorm(1.5), Zero()):
-        assert isinstance(regularizer, protocols.Regularizer)
+        assert isinstance(regularizer, protocols.RegularizerProtocol)
 
 
 def test_a_duck_typed_payoff_and_regularizer_pass_the_base_names_isinstance():
@@ -204,7 +205,7 @@ def test_a_linear_operator_keeps_its_certificate():
     assert dense.certificate.separable is True and unstated.certificate.separable is None  # no norm: undecided
     with pytest.raises(ValueError, match="row_norm_bound"):
         play(Bilinear(operator), OFTRL(SquaredEuclidean(radius=1.0), 0.5), OFTRL(Entropy(), 0.5), 3,
-             stop=gamedyn.certify.stops.infeasible(0.01))
+             observers=[stop_when(gamedyn.certify.stops.infeasible(0.01))])
 
 
 # ---------------------------------------------------------------- no type switches in the runner's parts

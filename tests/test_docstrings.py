@@ -84,7 +84,10 @@ def _methods(cls) -> dict:
 def _protocols() -> dict:
     """``{name: (protocol class, its public method names)}`` of :mod:`gamedyn.core.protocols`."""
     module = importlib.import_module("gamedyn.core.protocols")
-    return {name: (getattr(module, name), tuple(sorted(_methods(getattr(module, name))))) for name in module.__all__}
+    protocols = {name: getattr(module, name) for name in module.__all__}
+    return {name: (protocol, tuple(sorted(method for method, member in _methods(protocol).items()
+                                          if not isinstance(member, property))))  # members read-only: fields too
+            for name, protocol in protocols.items() if getattr(protocol, "_is_protocol", False)}
 
 
 def _satisfied_protocols(cls) -> list:
@@ -156,7 +159,11 @@ def _listed_api() -> dict:
         listed[f"gamedyn.recipes.{name}"] = recipe.function
     stops = importlib.import_module("gamedyn.certify.stops")
     listed.update({f"gamedyn.certify.stops.{name}": getattr(stops, name) for name in stops.__all__})
-    kinds = [protocols[kind][0] for kind in ("Learner", "Regularizer", "Domain", "Payoff")]
+    observers = importlib.import_module("gamedyn.engine.observers")  # play's observers, the recipes' run options
+    listed.update({f"gamedyn.engine.observers.{name}": getattr(observers, name)
+                   for name in ("stop_when", "record_plays", "each_round", "track_metrics", "checkpoint", "compare_with",
+                                "skip_regrets", "run_observers")})
+    kinds = [protocols[kind][0] for kind in ("Learner", "RegularizerProtocol", "Domain", "PayoffProtocol")]
     for qualified, value in _public_objects().items():
         if inspect.isclass(value) and any(protocol in _satisfied_protocols(value) for protocol in kinds):
             listed[qualified] = value

@@ -68,11 +68,18 @@ def test_every_recipe_has_the_one_shape(name):
     assert [p.name for p in parameters[2:-1]] == list(recipes.RECIPES[name].options)
 
 
-def test_run_options_are_plays_keywords_that_no_box_fixes():
-    """Read from play's signature: a keyword play gains is a run option of every recipe without a change."""
+def test_run_options_are_a_declared_tuple_each_turned_into_observers():
+    """run_options() is its own declared tuple (RUN_OPTIONS), exactly the keywords of run_observers, which turns
+    each into observers of play; play itself takes the protocol's arguments (the box's) and observers=, at most 12."""
+    from gamedyn.engine.observers import RUN_OPTIONS, run_observers
+
+    assert run_options() == RUN_OPTIONS
+    assert set(inspect.signature(run_observers).parameters) == set(RUN_OPTIONS)
+    assert {"stop", "callback", "record", "metrics", "checkpoint", "checkpoint_every", "resume_from", "w_comparators",
+            "p_comparators", "regrets", "observers"} == set(run_options())
     keywords = set(inspect.signature(play).parameters)
-    assert set(run_options()) == keywords - BOX_KEYWORDS
-    assert {"stop", "callback", "record", "metrics", "checkpoint", "checkpoint_every", "resume_from"} <= set(run_options())
+    assert keywords == BOX_KEYWORDS | {"observers"} and len(keywords) <= 12
+    assert not set(run_options()) & BOX_KEYWORDS
 
 
 @pytest.mark.parametrize("name", sorted(PROBLEMS))

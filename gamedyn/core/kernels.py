@@ -16,8 +16,8 @@ from scipy.linalg.blas import daxpy as _daxpy
 from scipy.linalg.blas import ddot as _ddot
 from scipy.linalg.blas import dscal as _dscal
 
-__all__ = ["LEVEL1_BLOCK", "NUMPY", "Backend", "add_scaled", "asum", "axpy", "backend_of", "dot", "inner", "is_foreign",
-           "namespace_of", "ones", "plus_scaled", "scal", "to_host_scalar", "to_numpy"]
+__all__ = ["LEVEL1_BLOCK", "NUMPY", "Backend", "add_scaled", "all_finite", "asum", "axpy", "backend_of", "dot", "inner",
+           "is_foreign", "is_real_floating", "namespace_of", "ones", "plus_scaled", "scal", "to_host_scalar", "to_numpy"]
 
 _FLOAT64 = np.dtype(np.float64)
 
@@ -378,3 +378,24 @@ def to_numpy(x):
     except Exception:  # a namespace whose CPU device has another name (array_api_strict)
         pass
     return _np_asarray(x)
+
+
+def all_finite(x) -> bool:
+    """Whether every entry of ``x`` (a number, a numpy array or an array of another namespace, on its device)
+    is finite: one reduction, and for a device array one host synchronisation (for checks at a run's door)."""
+    if is_foreign(x):
+        xp = namespace_of(x)
+        return bool(to_host_scalar(xp.all(xp.isfinite(x))))
+    return bool(np.all(np.isfinite(x)))
+
+
+def is_real_floating(x) -> bool:
+    """Whether ``x`` holds real floating-point numbers (float64, float32, ...; a Python float), in any namespace."""
+    if is_foreign(x):
+        xp = namespace_of(x)
+        isdtype = getattr(xp, "isdtype", None)
+        if isdtype is not None:
+            return bool(isdtype(x.dtype, "real floating"))
+        return x.dtype in (xp.float64, xp.float32)
+    dtype = getattr(x, "dtype", None)
+    return isinstance(x, float) if dtype is None else np.dtype(dtype).kind == "f"

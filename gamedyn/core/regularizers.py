@@ -30,7 +30,7 @@ import scipy.optimize
 
 from gamedyn.core import capped_simplex
 from gamedyn.core.protocols import Domain
-from gamedyn.core.protocols import Regularizer as RegularizerProtocol
+from gamedyn.core.protocols import RegularizerProtocol
 from gamedyn.core.protocols import StructuralMeta
 from gamedyn.core.domains import Ball, CappedSimplex, Reals, Simplex
 from gamedyn.core.kernels import dot, is_foreign, namespace_of, ones, scal, to_host_scalar

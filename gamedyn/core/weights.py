@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Callable
+from collections.abc import Sequence
+from typing import Any, Callable, Union
 
 import attrs
 import numpy as np
 
-__all__ = ["AVERAGING", "StepSchedule", "weight_function"]
+__all__ = ["AVERAGING", "StepSchedule", "Weights", "weight_function"]
+
+Weights = Union[str, float, Sequence[float], np.ndarray, Callable[[int], float]]
+"""What ``weights=`` takes: a named schedule, a positive number, a sequence of T numbers or t -> alpha_t."""
 
 AVERAGING = ("uniform", "linear", "quadratic")  # the named averaging schemes: alpha_t = 1, t, t^2
 

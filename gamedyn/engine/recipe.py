@@ -13,11 +13,13 @@ comparator and the rates. Everything that shows or runs a recipe reads that one 
 - the explorer's named pairs (:data:`gamedyn.paper.exploration.PAPER_PAIRS`) and the iterations
   experiment (which games it plays, each theorem's round count).
 
-**Run options.** Every recipe takes the same run options, whatever its family: the keywords of
-:func:`gamedyn.play` that the box does not fix (``stop``, ``callback``, ``record``, ``metrics``,
-``checkpoint``, ``checkpoint_every``, ``resume_from``, the comparators, and any keyword ``play``
-gains later). They go to ``play`` untouched; a keyword that is neither a parameter of the recipe nor
-a run option is a ``TypeError`` naming it, and so is one the box fixes (``weights``, ``first`` ...).
+**Run options.** Every recipe takes the same run options, whatever its family
+(:data:`gamedyn.engine.observers.RUN_OPTIONS`: ``stop``, ``record``, ``callback``, ``metrics``, the
+comparators, ``checkpoint``, ``checkpoint_every``, ``resume_from``, ``observers``, ``regrets``). The
+declaration turns them into observers (:func:`gamedyn.engine.observers.run_observers`) and the recipe
+passes them to :func:`gamedyn.play` as ``observers=[...]``; a keyword that is neither a parameter of
+the recipe nor a run option is a ``TypeError`` naming it, and so is one the box fixes (``weights``,
+``first`` ...).
 
 **Deprecated call forms** (one release, each with a ``DeprecationWarning``): the old step names a
 declaration lists in ``renamed`` (``eta_row`` -> ``eta_w`` ...), and the old positional orders it
@@ -36,6 +38,7 @@ from typing import Any, Callable, Generic, ParamSpec, Protocol, TypeVar, cast
 
 import attrs
 
+from gamedyn.engine.observers import RUN_OPTIONS, run_observers
 from gamedyn.engine.results import GameResult
 
 __all__ = ["BOX_KEYWORDS", "Box", "FENCHEL", "Family", "MARGIN", "MATRIX", "Parameter", "Recipe", "RecipeResult",
@@ -179,6 +182,7 @@ class Recipe:
     page: str | None = None
     box_variants: tuple = ()  # (title, Box) further tables, e.g. another theta
     pair: tuple | None = None
+    run_defaults: dict = attrs.field(factory=dict)  # run options used unless given, over the family's defaults
 
     @property
     def options(self) -> tuple:
@@ -258,18 +262,14 @@ class Recipe:
 
 
 BOX_KEYWORDS = frozenset({"payoff", "w_learner", "p_learner", "T", "weights", "p_weights", "output_weights", "first",
-                          "initial_w", "initial_p", "margin_norm", "alternating"})
+                          "initial_w", "initial_p", "alternating"})
 """The keywords of :func:`gamedyn.play` a recipe's box fixes: not run options."""
 
 
-@functools.lru_cache(maxsize=1)
 def run_options() -> tuple:
-    """The run options every recipe takes: :func:`gamedyn.play`'s keywords that no box fixes (read from
-    ``play``'s signature, so a keyword ``play`` gains is a run option of every recipe)."""
-    from gamedyn.engine.runner import play
-
-    return tuple(name for name, parameter in inspect.signature(play).parameters.items()
-                 if name not in BOX_KEYWORDS and parameter.kind is not inspect.Parameter.VAR_KEYWORD)
+    """The run options every recipe takes (:data:`gamedyn.engine.observers.RUN_OPTIONS`), each turned into
+    observers of :func:`gamedyn.play` by :func:`gamedyn.engine.observers.run_observers`."""
+    return RUN_OPTIONS
 
 
 def _is_count(value) -> bool:
@@ -385,9 +385,11 @@ def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box,
                 raise TypeError(f"{name}() got an unexpected keyword argument {key!r} ({why}); its parameters are "
                                 f"{declared_names or 'none'} and its run options (passed to gamedyn.play) "
                                 f"{list(allowed)}.")
-            for key, value in family.defaults.items():
-                kwargs.setdefault(key, value)
-            return function(problem, T, **kwargs)
+            options = {key: kwargs.pop(key) for key in allowed if key in kwargs}
+            for key, value in {**family.defaults, **declaration.run_defaults}.items():
+                options.setdefault(key, value)
+            call: Callable[..., Any] = function  # (problem, T, its parameters, observers=...)
+            return call(problem, T, **kwargs, observers=run_observers(**options))
 
         declaration = Recipe(name=name, family=family, reference=reference, summary=summary, box=box,
                              parameters=tuple(parameters), function=run, **declared)
@@ -414,8 +416,8 @@ def _parameters_section(declaration: Recipe, problem: str) -> str:
         annotation = ", ".join(part for part in (kind, optional) if part)
         lines.append(f"{parameter.name} : {annotation}" if annotation else parameter.name)
         lines.append(f"    {parameter.help[:1].upper()}{parameter.help[1:]}.")
-    lines += ["**run_options", "    The keywords of :func:`gamedyn.play` that the box does not fix (``stop``, ``record``, "
-              "``callback``,", "    ``metrics``, ``checkpoint`` ...: :func:`run_options`), passed to it untouched."]
+    lines += ["**run_options", "    ``stop``, ``record``, ``callback``, ``metrics``, ``checkpoint`` ... (:func:`run_options`), "
+              "passed to", "    :func:`gamedyn.play` as its observers (:func:`gamedyn.engine.observers.run_observers`)."]
     return "\n".join(lines)
 
 

@@ -67,8 +67,9 @@ class RoundState:
 def _kept(played: float | np.ndarray | None, loss_sum: Loss | None) -> tuple[float | np.ndarray, Loss]:
     """The played loss and the loss sum behind a regret; an error when the run did not keep them."""
     if played is None or loss_sum is None:
-        raise ValueError("the regrets were not computed: this run has regrets=False; pass regrets=True to play "
-                         "(or to the recipe) to read them.")
+        raise ValueError("the regrets were not computed: this run skipped them (skip_regrets(), a recipe's "
+                         "regrets=False); drop skip_regrets() from play's observers (or pass regrets=True to the recipe) "
+                         "to read them.")
     return played, loss_sum
 
 
@@ -112,7 +113,7 @@ class GameResult:
     # without one; a payoff of the user's may declare a tracker of its own, whose certificate is kept as it is
     certificate: Any = None
     metrics: dict[str, np.ndarray] | None = None  # metrics=: one array per quantity (see gamedyn.play)
-    not_computed: tuple[str, ...] = ()  # the fields play(..., regrets=False) skipped (each None)
+    not_computed: tuple[str, ...] = ()  # the fields a run with skip_regrets() (regrets=False) skipped (each None)
 
     def w_regret_against(self, u) -> float | np.ndarray:
         """R_w(u) = sum_t alpha_t (h_t(w_t) - h_t(u)) for a fixed comparator u (one per game when batched)."""

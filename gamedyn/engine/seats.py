@@ -109,7 +109,7 @@ class Seat:
     def keep(self, *, played: bool = True, loss_sum: bool = True) -> None:
         """What this seat accumulates beyond the plays: the played losses sum_t alpha_t f_t(z_t) (``played``)
         and, for a learner that keeps none, the loss sum (``loss_sum``). Both are needed only for the
-        regrets (``play(..., regrets=False)`` skips them) and the loss sum also for the certificate
+        regrets (:func:`gamedyn.skip_regrets` skips them) and the loss sum also for the certificate
         and the round states; what is not kept is None in the result."""
         self.keeps_played, self.keeps_loss_sum = played, loss_sum or self.learner_keeps_sum
         if not self.keeps_loss_sum:

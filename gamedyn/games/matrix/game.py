@@ -448,7 +448,7 @@ class MatrixGame(Bilinear):
         """:func:`value_bracket` of this game's matrix at the strategies ``row`` (w) and ``column`` (p)."""
         return value_bracket(self.M, row, column)
 
-    def certificate(self, w_domain, q: float = 2.0, margin_from_sums: bool = True):
+    def certificate(self, w_domain, q: float | None = None, margin_from_sums: bool = True):
         r"""The value bracket as :func:`gamedyn.play`'s certificate: ``play(MatrixGame(M), ...).certificate``.
 
         A :class:`ValueBracketTracker`: nothing per round (``observes_rounds = False``); at the end it
