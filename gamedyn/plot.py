@@ -132,17 +132,22 @@ def matrix_game_dynamics(M, T: int = 3000, *, row_start=None, column_start=None,
     """
     from gamedyn.recipes import fictitious_play, hedge, optimistic_hedge, regret_matching_plus
 
+    def row_plays(result) -> np.ndarray:
+        trace = result.game.trace  # recorded: each recipe below runs with record=True
+        assert trace is not None
+        return trace["w"]
+
     starts = {"row_start": row_start, "column_start": column_start}
     fictitious = fictitious_play(M, T, **starts, record=True)
-    T = len(fictitious.game.trace["w"])
+    T = len(row_plays(fictitious))
     rounds = np.arange(1, T + 1)[:, None]
-    rm_plus = regret_matching_plus(np.asarray(M, dtype=np.float64), T, record=True).game.trace["w"]
+    rm_plus = row_plays(regret_matching_plus(np.asarray(M, dtype=np.float64), T, record=True))
     linear = np.cumsum(rounds * rm_plus, axis=0) / np.cumsum(rounds, axis=0)  # its output: sum_t t x_t / sum_t t
     return {
-        "fictitious play (FTL vs FTL): averages": np.cumsum(fictitious.game.trace["w"], axis=0) / rounds,
-        f"Hedge (FTRL, eta = {eta:g}): plays": hedge(M, T, eta_w=eta, eta_p=eta, **starts, record=True).game.trace["w"],
+        "fictitious play (FTL vs FTL): averages": np.cumsum(row_plays(fictitious), axis=0) / rounds,
+        f"Hedge (FTRL, eta = {eta:g}): plays": row_plays(hedge(M, T, eta_w=eta, eta_p=eta, **starts, record=True)),
         "RM+ (alternating, linear averaging): averages": linear,
-        "optimistic Hedge (OFTRL): plays": optimistic_hedge(M, T, **starts, record=True).game.trace["w"],
+        "optimistic Hedge (OFTRL): plays": row_plays(optimistic_hedge(M, T, **starts, record=True)),
     }
 
 

@@ -10,6 +10,7 @@ from gamedyn.engine import play
 from gamedyn.engine.recipe import MATRIX, Box, recipe
 from gamedyn.games.matrix import InitialBelief, MatrixGame
 from gamedyn.games.matrix.result import COLUMN_START, ROW_START, matrix_game_inputs, matrix_game_result
+from gamedyn.games.matrix import MatrixGameResult
 
 
 @recipe(
@@ -23,7 +24,7 @@ from gamedyn.games.matrix.result import COLUMN_START, ROW_START, matrix_game_inp
     parameters=(ROW_START, COLUMN_START), page="matrix-games",
     run_defaults={"regrets": False},  # the averages and the Nash gap need no regrets (regrets=True: them too)
 )
-def fictitious_play(M, T, *, row_start=None, column_start=None, **run_options):
+def fictitious_play(M, T, *, row_start=None, column_start=None, **run_options) -> MatrixGameResult:
     r"""Fictitious play for T rounds on M: each player best-responds to the other's empirical play.
 
     No step size. ``row_start`` / ``column_start`` (default uniform) are the prior beliefs

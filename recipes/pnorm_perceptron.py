@@ -55,9 +55,9 @@ def _regret_bound(n, options):
     comparator=_max_margin_direction,
     comparator_note="R_w is R_w(u) against the unit q-norm max-margin direction u (Theorem 7): the w-player's "
                     "domain is all of R^d, where the regret against the best point is infinite",
-    legacy_order=("T", "p"), page="pnorm-perceptron",
+    page="pnorm-perceptron",
 )
-def pnorm_perceptron(A, T, *, p, nu=None, normalize=False, **run_options):
+def pnorm_perceptron(A, T, *, p, nu=None, normalize=False, **run_options) -> MarginResult:
     r"""Theorem 7: min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n)/T. ``.w`` = w_bar_T, ``.p`` = pi_bar_T.
 
     ``.steps`` holds eta_w and eta_p; ``run_options`` go to :func:`gamedyn.play`.

@@ -2,9 +2,7 @@
 layer to a higher one, and no private name imported from another module.
 
 Every module is parsed with ``ast`` (nothing is imported): module-level AND function-level imports,
-imports under ``if TYPE_CHECKING:``, ``importlib.import_module("...")`` with a literal name, and the
-tables of the deprecated aliases (``moved(__name__, "gamedyn.protocol", {...: "gamedyn.engine.runner"})``)
-are edges. ``from gamedyn import play`` is an import of the face (``gamedyn/__init__.py``), the top
+imports under ``if TYPE_CHECKING:`` and ``importlib.import_module("...")`` with a literal name are edges. ``from gamedyn import play`` is an import of the face (``gamedyn/__init__.py``), the top
 layer: no library module may use it. docs/explanation/architecture.md draws the same layers.
 """
 
@@ -30,7 +28,6 @@ LAYERS = (
     ("paper", ("gamedyn.paper",)),
     ("front ends", ("gamedyn.sklearn", "gamedyn.plot")),
     ("cli", ("gamedyn.cli", "gamedyn.__main__")),
-    ("deprecated aliases", ()),  # the old paths: every module that calls gamedyn.core.deprecation.moved
     ("face", ("gamedyn",)),
 )
 LAYER_NAMES = [name for name, _ in LAYERS]
@@ -64,14 +61,7 @@ def _is_package(name: str) -> bool:
     return MODULES[name].name == "__init__.py"
 
 
-def _is_alias(name: str) -> bool:
-    """A deprecated old path: its module calls ``moved(...)``."""
-    return any(isinstance(node, ast.Call) and getattr(node.func, "id", None) == "moved" for node in ast.walk(TREES[name]))
-
-
 def layer_of(name: str) -> str | None:
-    if _is_alias(name):
-        return "deprecated aliases"
     best = None
     for layer, prefixes in LAYERS:
         for prefix in prefixes:
@@ -146,12 +136,6 @@ def imports_of(name: str) -> list:
                 if isinstance(target, str) and target.split(".")[0] == "gamedyn":
                     private = next((part for part in target.split(".") if _is_private(part)), None)
                     add(node.lineno, target, f"importlib.import_module({target!r})", private)
-            elif called == "moved" and len(node.args) >= 3:  # a deprecated alias's table: name -> new module
-                for table in [*node.args[2:], *(keyword.value for keyword in node.keywords)]:
-                    if isinstance(table, ast.Dict):
-                        for value in table.values:
-                            if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                                add(node.lineno, value.value, f"moved(..., {value.value!r})")
     for node in ast.walk(TREES[name]):  # module._private, on a module bound by an import
         if isinstance(node, ast.Attribute) and _is_private(node.attr):
             dotted = _dotted_name(node.value)

@@ -27,7 +27,7 @@ RECIPES = {
     "accelerated_ji": lambda A, T, **k: recipes.accelerated_perceptron(A, T, theta="ji", **k),
     "nag": lambda A, T, **k: recipes.nag_margin(A, T, **k),
     "mirror_prox": lambda A, T, **k: recipes.mirror_prox_perceptron(A, T, **k),
-    "pnorm_p3": lambda A, T, **k: recipes.pnorm_perceptron(A, T, 3.0, **k),
+    "pnorm_p3": lambda A, T, **k: recipes.pnorm_perceptron(A, T, p=3.0, **k),
 }
 SEPARABLE = {"n>d": (120, 6, 0.08, 1), "n<d": (15, 30, 0.1, 2), "thin": (200, 3, 0.02, 3)}
 

@@ -84,7 +84,7 @@ def test_recipe_output_read_from_the_running_sums_is_the_recipes_output(name, op
         return False
 
     function = getattr(recipes, name)
-    result = function(A, T, options["p"], stop=stop) if "p" in options else function(A, T, **options, stop=stop)
+    result = function(A, T, **options, stop=stop)
     np.testing.assert_allclose(seen["w"], result.w, rtol=1e-13, atol=1e-15)
 
 

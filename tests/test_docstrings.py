@@ -360,6 +360,4 @@ def test_api_pages_list_every_declared_name():
         elif home != module and name not in linked[module]:
             missing.append(f"{module}.{name} (no link to {home})")
     assert not missing, f"declared names no API page renders: {missing}"
-    deprecated = [module for module in api_pages.public_modules() if api_pages.is_deprecated_alias(module)]
-    assert not deprecated
     assert api_pages.page_path("gamedyn.protocol") not in pages and api_pages.page_path("gamedyn.engine.runner") in pages

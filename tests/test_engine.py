@@ -28,7 +28,7 @@ RECIPES = {
     "accelerated_perceptron_ji": lambda A, T: recipes.accelerated_perceptron(A, T, theta="ji"),
     "mirror_prox_perceptron": lambda A, T: recipes.mirror_prox_perceptron(A, T),
     "nag_margin": lambda A, T: recipes.nag_margin(A, T),
-    "pnorm_perceptron": lambda A, T: recipes.pnorm_perceptron(A, T, 2.0),
+    "pnorm_perceptron": lambda A, T: recipes.pnorm_perceptron(A, T, p=2.0),
 }
 
 

@@ -33,7 +33,7 @@ and ``||w||^2 = CVaR_c(A w)``), so the bracket closes to rounding. The active se
 refined from correctly rounded residuals; measured relative gap: 1e-16 .. 1e-13, up to ~1e-11
 when the margin is 1e-4 of the row norms and the bounded rows' terms cancel in ``p^T A A^T p``.
 
-**Verdict**, as :func:`gamedyn.margins.max_margin` gives one: ``"positive"`` when the direction's
+**Verdict**, as :func:`gamedyn.certify.margins.max_margin` gives one: ``"positive"`` when the direction's
 CVaR, from correctly rounded margins (exact products, ``math.fsum``), exceeds its rounding bound
 (half an ulp on each margin, CVaR being monotone and 1-Lipschitz in the max norm), so
 ``gamma* >= rho* > 0`` for certain; ``"zero"`` when 0 is proved to lie in the

@@ -21,9 +21,6 @@ passes them to :func:`gamedyn.play` as ``observers=[...]``; a keyword that is ne
 the recipe nor a run option is a ``TypeError`` naming it, and so is one the box fixes (``weights``,
 ``first`` ...).
 
-**Deprecated call forms** (one release, each with a ``DeprecationWarning``): the old step names a
-declaration lists in ``renamed`` (``eta_row`` -> ``eta_w`` ...), and the old positional orders it
-lists in ``legacy_order`` (``frank_wolfe(objective, domain, T)``, ``pnorm_perceptron(A, T, p)`` ...).
 """
 
 from __future__ import annotations
@@ -31,9 +28,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import numbers
 import re
-import warnings
 from typing import Any, Callable, Generic, ParamSpec, Protocol, TypeVar, cast
 
 import attrs
@@ -156,9 +151,7 @@ class Recipe:
     the number of rounds after which the recipe's theorem guarantees a positive margin on ``n`` rows of
     margin ``gamma`` (None where no theorem gives one); ``regret_bound(n, options) -> (label, bound) |
     None`` is the theorem's bound on ``R_w + R_p``; ``variants`` lists further ``(label, options)`` plays
-    the experiments make besides the default one. ``renamed`` maps deprecated keyword names to the new
-    ones (a tuple: the old name set several); ``legacy_order`` is the old positional order of the
-    arguments after the problem (e.g. ``("domain", "T")``), accepted with a ``DeprecationWarning``.
+    the experiments make besides the default one.
     ``page`` is the docs page that shows the box (``docs/recipes/<page>.md``). ``pair`` names the
     recipe's seating in the explorer's terms, ``(w-learner, p-learner, weights, first)`` with the names of
     :func:`gamedyn.paper.exploration.separator_learners` (the explorer's named pairs read it), or None.
@@ -177,8 +170,6 @@ class Recipe:
     rounds_to_separate: Callable | None = None
     regret_bound: Callable | None = None
     variants: tuple = ()
-    renamed: dict = attrs.field(factory=dict)
-    legacy_order: tuple = ()
     page: str | None = None
     box_variants: tuple = ()  # (title, Box) further tables, e.g. another theta
     pair: tuple | None = None
@@ -272,29 +263,10 @@ def run_options() -> tuple:
     return RUN_OPTIONS
 
 
-def _is_count(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _legacy_arguments(declaration: Recipe, args: tuple, kwargs: dict) -> tuple:
-    """``(T, kwargs)`` from the positional arguments after the problem, translating the deprecated forms."""
-    name = declaration.name
-    order = declaration.legacy_order
-    use_legacy = len(args) > 1 or (len(args) == 1 and order and order[0] != "T" and not _is_count(args[0]))
-    if use_legacy:
-        if not order or len(args) > len(order):
-            raise TypeError(f"{name}() takes the problem and T positionally; pass its parameters "
-                            f"{list(declaration.options)} by keyword.")
-        new_form = ", ".join(f"{key}=..." for key in order if key != "T")
-        warnings.warn(f"{name}({', '.join(['problem', *order[:len(args)]])}) with positional "
-                      f"{', '.join(key for key in order[:len(args)] if key != 'T') or 'arguments'} is deprecated "
-                      f"and will be removed in the next release; call {name}(problem, T, {new_form}).",
-                      DeprecationWarning, stacklevel=3)
-        for key, value in zip(order, args):
-            if key in kwargs:
-                raise TypeError(f"{name}() got multiple values for argument {key!r}.")
-            kwargs[key] = value
-        args = ()
+def _arguments(name: str, args: tuple, kwargs: dict) -> tuple:
+    """``(T, kwargs)``: T given positionally after the problem, or as ``T=``; every parameter by keyword."""
+    if len(args) > 1:
+        raise TypeError(f"{name}() takes the problem and T positionally; pass its other parameters by keyword.")
     if args:
         if "T" in kwargs:
             raise TypeError(f"{name}() got multiple values for argument 'T'.")
@@ -302,30 +274,6 @@ def _legacy_arguments(declaration: Recipe, args: tuple, kwargs: dict) -> tuple:
     if "T" not in kwargs:
         raise TypeError(f"{name}() missing the required argument 'T' (the number of rounds).")
     return kwargs.pop("T"), kwargs
-
-
-def _renamed_arguments(declaration: Recipe, kwargs: dict) -> dict:
-    """The deprecated keyword names replaced by the declared ones (a DeprecationWarning each)."""
-    single = {old: new for old, new in declaration.renamed.items() if isinstance(new, str)}
-    several = {old: new for old, new in declaration.renamed.items() if not isinstance(new, str)}
-    given = set(kwargs)
-    for old, new in [*single.items(), *several.items()]:
-        if old not in kwargs:
-            continue
-        targets = (new,) if isinstance(new, str) else tuple(new)
-        warnings.warn(f"{declaration.name}({old}=...) is deprecated and will be removed in the next release; "
-                      f"pass {' and '.join(f'{target}=' for target in targets)} instead.", DeprecationWarning,
-                      stacklevel=3)
-        value = kwargs.pop(old)
-        for target in targets:
-            if target in given:
-                if isinstance(new, str):
-                    raise TypeError(f"{declaration.name}() got both {old}= (deprecated) and {target}=; pass only "
-                                    f"{target}=.")
-                continue  # an old name that set several: the explicit new ones win
-            kwargs[target] = value
-            given.add(target)
-    return kwargs
 
 
 _P = ParamSpec("_P")
@@ -346,8 +294,8 @@ def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box,
     """Declare the decorated function a recipe: its :class:`Recipe` is built once, here.
 
     The function's signature must be ``(problem, T, *, <the declared parameters>, **run_options)``
-    (checked at import). The returned function has the same signature; it translates the deprecated
-    call forms the declaration lists, refuses keywords that are neither parameters nor run options,
+    (checked at import). The returned function has the same signature; it refuses keywords that are
+    neither parameters nor run options,
     adds the family's default run options, and carries the declaration as ``.recipe``. Its docstring
     gets the box table after its first paragraph and a ``Parameters`` section read from the declaration.
     """
@@ -374,8 +322,7 @@ def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box,
 
         @functools.wraps(function)
         def run(problem, *args, **kwargs):
-            T, kwargs = _legacy_arguments(declaration, args, kwargs)
-            kwargs = _renamed_arguments(declaration, kwargs)
+            T, kwargs = _arguments(name, args, kwargs)
             allowed = run_options()
             unknown = [key for key in kwargs if key not in declared_names and key not in allowed]
             if unknown:
