@@ -107,7 +107,7 @@ class NotSeparableWarning(UserWarning):
 
 
 def _recipes():
-    from gamedyn import recipes
+    import gamedyn.recipes as recipes
 
     return {
         "smooth_perceptron": recipes.smooth_perceptron,

@@ -416,7 +416,7 @@ def _logistic_data(name: str):
 
 def _gd_runs(context: Context) -> list:
     """(label, gamma, schedule, GD result) for each GD data set of the profile."""
-    from gamedyn import logistic
+    import gamedyn.logistic as logistic
     from gamedyn.certify.margins import max_margin
 
     def compute():
