@@ -269,3 +269,27 @@ def test_the_check_sees_a_cycle_and_a_private_name(monkeypatch):
         test_no_import_cycle()
     with pytest.raises(AssertionError, match="_same_array"):
         test_no_private_name_imported_from_another_module()
+
+
+# ------------------------------------------------------------------ behaviour by capability, not by class
+
+_EXACT_CLASS = __import__("re").compile(r"\.__class__\s*(is|in|not in|==|!=)\b|\btype\([^()]*\)\s*(is|in|not in|==|!=)\s")
+
+
+def test_no_module_chooses_behaviour_by_exact_class():
+    """Behaviour is chosen by what objects declare (gamedyn.core.protocols.declared, e.g. a domain's
+    ``distributions``, a step's ``step_kind``), never by exact class: ``type(x) is C`` / ``x.__class__ is C``
+    would make a subclass silently lose a closed form. The numpy fast-path test (``is_numpy``,
+    ``is_python_float``) lives in one place, the backend seam gamedyn/core/kernels.py."""
+    seam = "gamedyn.core.kernels"
+    found = []
+    for name, path in MODULES.items():
+        if name == seam:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            code = line.split("#", 1)[0]
+            if _EXACT_CLASS.search(code) and "__class__ =" not in code:
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == []
+    kernels = MODULES[seam].read_text()
+    assert kernels.count("__class__ is") == 2  # is_numpy and is_python_float, nothing else

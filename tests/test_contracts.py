@@ -260,3 +260,44 @@ def test_no_frozen_object_is_mutated_by_the_mirror_step_memo():
 
     mirror_prox_perceptron(A, 20)
     assert dict(getattr(regularizer, "__dict__", {})) == before
+
+
+def test_a_subclass_keeps_the_closed_forms_its_parent_declares():
+    """Behaviour by declared capability, not by exact class (issue 31): a trivial subclass of Simplex keeps
+    Entropy's closed form (the softmax, the one-pass rounds' declaration) and a Bilinear p-player's place; a
+    subclass that overrides the set's methods loses the declaration and is refused with the fix; a subclass of
+    StepSchedule is still called with the round."""
+    import attrs
+
+    from gamedyn import Bilinear, Entropy, FTRL, Simplex, StepSchedule, play
+
+    @attrs.frozen
+    class NamedSimplex(Simplex):
+        label: str = "mixed strategies"
+
+    @attrs.frozen
+    class Shifted(Simplex):
+        def project(self, z):
+            return Simplex.project(np.asarray(z) + 0.1)
+
+    entropy = Entropy(domain=NamedSimplex())
+    linear = np.array([0.3, -1.0, 2.0])
+    assert entropy.argmin_is_softmax and entropy.legendre
+    np.testing.assert_array_equal(entropy.argmin(linear, 0.0, 0.7, np.full(3, 1 / 3)),
+                                  Entropy().argmin(linear, 0.0, 0.7, np.full(3, 1 / 3)))
+    A = np.array([[0.5, -0.2], [0.1, 0.4], [-0.3, 0.2]])
+    plain = play(Bilinear(A), FTRL(SquaredEuclidean(radius=1.0), 0.5), FTRL(Entropy(), 0.5), 20)
+    named = play(Bilinear(A, p_domain=NamedSimplex()), FTRL(SquaredEuclidean(radius=1.0), 0.5), FTRL(entropy, 0.5), 20)
+    np.testing.assert_array_equal(plain.w_average, named.w_average)
+    with pytest.raises(ValueError, match="Entropy's domain must be Simplex"):
+        Entropy(domain=Shifted())
+
+    class Halving(StepSchedule):
+        pass
+
+    halving = FTRL(Entropy(), Halving(lambda t: 0.5 ** t))
+    schedule = FTRL(Entropy(), StepSchedule(lambda t: 0.5 ** t))
+    payoff = Bilinear(A)
+    first = play(payoff, FTRL(SquaredEuclidean(radius=1.0), 0.5), halving, 10)
+    second = play(payoff, FTRL(SquaredEuclidean(radius=1.0), 0.5), schedule, 10)
+    np.testing.assert_array_equal(first.p_average, second.p_average)

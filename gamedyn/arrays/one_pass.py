@@ -36,6 +36,8 @@ import math
 
 import numpy as np
 
+from gamedyn.core.kernels import is_numpy
+
 __all__ = ["GROUP_BYTES", "ONE_PASS_MIN_BYTES", "InMemoryRows", "merge_log_sum_exp", "one_pass_operator",
            "row_groups", "rows_both_products", "rows_softmax_response", "slabs"]
 
@@ -81,7 +83,7 @@ def one_pass_operator(A):
     :class:`InMemoryRows` for a large dense numpy A, else None."""
     if _capable(A):
         return A
-    if (A.__class__ is np.ndarray and A.ndim == 2 and A.dtype in (np.float32, np.float64)
+    if (is_numpy(A) and A.ndim == 2 and A.dtype in (np.float32, np.float64)
             and A.flags.c_contiguous and A.nbytes >= ONE_PASS_MIN_BYTES):
         return InMemoryRows(A)
     return None

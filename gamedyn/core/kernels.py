@@ -8,7 +8,7 @@ checks that no other module imports a level-1 routine).
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 from scipy.linalg.blas import dasum as _dasum
@@ -17,7 +17,8 @@ from scipy.linalg.blas import ddot as _ddot
 from scipy.linalg.blas import dscal as _dscal
 
 __all__ = ["LEVEL1_BLOCK", "NUMPY", "Backend", "add_scaled", "all_finite", "asum", "axpy", "backend_of", "dot", "inner",
-           "is_foreign", "is_real_floating", "namespace_of", "ones", "plus_scaled", "scal", "to_host_scalar", "to_numpy"]
+           "is_foreign", "is_numpy", "is_python_float", "is_real_floating", "namespace_of", "ones", "plus_scaled", "scal",
+           "to_host_scalar", "to_numpy"]
 
 _FLOAT64 = np.dtype(np.float64)
 
@@ -44,11 +45,30 @@ LEVEL1_BLOCK = 8192
 
 
 _np_asarray = np.asarray  # the one conversion of a foreign array to numpy: to_numpy, at a boundary
+_NDARRAY = np.ndarray
+
+
+# ------------------------------------------------------------------------------------------------
+# The fast-path tests, in this one place. The numpy/CPU specialisations of the hot path (BLAS level 1 in
+# place, a float64 buffer reused, a Python float's arithmetic) apply to exactly a numpy ndarray, not to a
+# subclass of it (a masked array, a matrix, gamedyn's own UnboundedGames), nor to another namespace's
+# array (torch, JAX, CuPy, array_api_strict: the Backend below). Every module asks these two predicates;
+# none tests a class itself (tests/test_architecture.py checks it).
+
+
+def is_numpy(x: Any) -> TypeGuard[np.ndarray]:
+    """Whether ``x`` is exactly a numpy ``ndarray`` (the numpy fast paths' test; a subclass or a foreign array is not)."""
+    return x.__class__ is _NDARRAY
+
+
+def is_python_float(x: Any) -> TypeGuard[float]:
+    """Whether ``x`` is exactly a Python ``float`` (the scalar fast paths' test: no numpy scalar, no 0-d array)."""
+    return x.__class__ is float
 
 
 def _contiguous(x):
     """x as a C-contiguous float64 array (itself when it is one): BLAS offsets need one stride."""
-    if x.__class__ is np.ndarray and x.dtype is _FLOAT64 and x.flags.c_contiguous:
+    if is_numpy(x) and x.dtype is _FLOAT64 and x.flags.c_contiguous:
         return x
     return np.ascontiguousarray(x, dtype=np.float64)
 
@@ -92,7 +112,7 @@ def inner(x, y, _block=LEVEL1_BLOCK, _len=len) -> float:
     """``float(x @ y)`` for 1-D arrays of any float dtype (numpy's own product, so the same result as
     ``x @ y``) up to :data:`LEVEL1_BLOCK` numbers; beyond it the blocks' products added in order.
     Foreign arrays (:func:`is_foreign`): ``x @ y`` as a 0-d array of their namespace, on their device."""
-    if x.__class__ is not np.ndarray and is_foreign(x):
+    if not is_numpy(x) and is_foreign(x):
         return x @ y  # a 0-d array on x's device: no host synchronisation
     n = _len(x)
     if n <= _block:
@@ -194,7 +214,7 @@ def add_scaled(target, weight, vector):
     of a round; otherwise numpy's two passes. Either way the sum is the same up to rounding (daxpy
     may fuse the multiply-add).
     """
-    if (vector.__class__ is np.ndarray and target.dtype is _FLOAT64 and vector.dtype is _FLOAT64
+    if (is_numpy(vector) and target.dtype is _FLOAT64 and vector.dtype is _FLOAT64
             and target.shape == vector.shape and target.flags.c_contiguous and vector.flags.c_contiguous
             and target.size and isinstance(weight, (float, np.floating))):
         if target.ndim == 1:
@@ -253,7 +273,7 @@ def is_foreign(x) -> bool:
     """Whether ``x`` is an array of another namespace than numpy's (a torch tensor, a JAX or CuPy array, ...).
 
     numpy arrays and scalars, scipy.sparse matrices and operators, Python numbers and lists are not."""
-    if x.__class__ is np.ndarray or x is None:
+    if is_numpy(x) or x is None:
         return False
     module = type(x).__module__
     if module.startswith(("numpy", "scipy", "builtins", "dask")) or isinstance(x, (np.ndarray, np.generic)):
@@ -332,10 +352,10 @@ def backend_of(x) -> Backend:
     (:func:`is_foreign`), else its array_api_compat namespace and device (one lookup per type and device).
     An operand that declares a ``backend`` attribute holding a :class:`Backend` (a capability, e.g.
     :class:`gamedyn.arrays.batched.BatchedMatrix` of a torch X) has that one."""
-    if x.__class__ is np.ndarray:
+    if is_numpy(x):
         return NUMPY
     declared = getattr(x, "backend", None)  # an operand that declares its backend (gamedyn.BatchedMatrix of a torch X)
-    if declared.__class__ is Backend:
+    if isinstance(declared, Backend):
         return declared
     if not is_foreign(x):
         return NUMPY
@@ -358,7 +378,7 @@ def to_host_scalar(x) -> float:
 
     Used only where a scalar is genuinely needed (stop rules, NaN checks, certificates' verdicts);
     on a GPU it waits for the device. Every other step of a round stays on the device."""
-    if x.__class__ is float:
+    if is_python_float(x):
         return x
     return float(x)
 
@@ -366,7 +386,7 @@ def to_host_scalar(x) -> float:
 def to_numpy(x):
     """A numpy array of ``x``'s values on the host (a copy for a device array; numpy input unchanged)."""
     if not is_foreign(x):
-        return x if x.__class__ is np.ndarray else _np_asarray(x)
+        return x if is_numpy(x) else _np_asarray(x)
     module = type(x).__module__
     if module.startswith("torch"):
         return x.detach().cpu().numpy()

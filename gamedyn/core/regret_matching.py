@@ -38,7 +38,7 @@ import attrs
 import numpy as np
 
 from gamedyn.core.domains import Simplex
-from gamedyn.core.kernels import axpy, backend_of, dot, is_foreign
+from gamedyn.core.kernels import axpy, backend_of, dot, is_foreign, is_numpy
 from gamedyn.core.loss import Loss
 
 __all__ = ["RegretMatching", "RegretMatchingPlayer", "RegretMatchingState", "regret_matching_play"]
@@ -187,7 +187,7 @@ class RegretMatchingPlayer:
     def __init__(self, learner: RegretMatching, state: RegretMatchingState):
         self.learner = learner
         regrets, prediction = state.regrets, state.prediction
-        if not (regrets.__class__ is np.ndarray and regrets.dtype == np.float64 and regrets.flags.c_contiguous
+        if not (is_numpy(regrets) and regrets.dtype == np.float64 and regrets.flags.c_contiguous
                 and regrets.flags.writeable):
             regrets = np.array(regrets, dtype=np.float64)
         self.regrets = regrets

@@ -26,8 +26,8 @@ from gamedyn.arrays.operators import is_dask_array
 from gamedyn.core.protocols import Domain
 from gamedyn.core.protocols import PayoffProtocol
 from gamedyn.core.protocols import StructuralMeta, declared
-from gamedyn.core.domains import Simplex
-from gamedyn.core.kernels import Backend, all_finite, backend_of, dot, is_real_floating, scal
+from gamedyn.core.domains import Simplex, is_simplex
+from gamedyn.core.kernels import Backend, all_finite, backend_of, dot, is_numpy, is_real_floating, scal
 from gamedyn.core.loss import Loss
 from gamedyn.core.validation import check_matrix, check_positive
 
@@ -250,9 +250,7 @@ def domain_validator(instance, attribute, value):
 
 def _simplex_domain(instance, attribute, value):
     """Bilinear's p-player plays on the simplex or on a capped simplex (the soft-margin game)."""
-    from gamedyn.core.domains import CappedSimplex
-
-    if value.__class__ not in (Simplex, CappedSimplex):
+    if not is_simplex(value):  # declared (gamedyn.core.domains.is_simplex): a subclass keeps its place
         raise ValueError(f"p_domain must be Simplex() or CappedSimplex(cap) (the rows are mixed), got {value!r}; "
                          "e.g. Bilinear(A, p_domain=CappedSimplex.from_nu(0.1, A.shape[0])).")
 
@@ -404,7 +402,7 @@ class Bilinear(Payoff):
         ([2.0, 4.0, 6.0], [-5.0, -6.0])
         """
         A = self.A
-        if A.__class__ is not np.ndarray or A.ndim != 2 or not self.backend.is_numpy or self.batch_size:
+        if not is_numpy(A) or A.ndim != 2 or not self.backend.is_numpy or self.batch_size:
             return None
         return _vertex_losses(A, self._product_dtype)
 
