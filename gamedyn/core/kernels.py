@@ -17,7 +17,7 @@ from scipy.linalg.blas import ddot as _ddot
 from scipy.linalg.blas import dscal as _dscal
 
 __all__ = ["LEVEL1_BLOCK", "NUMPY", "Backend", "add_scaled", "all_finite", "asum", "axpy", "backend_of", "dot", "inner",
-           "is_foreign", "is_numpy", "is_python_float", "is_real_floating", "namespace_of", "ones", "plus_scaled", "scal",
+           "host_device", "is_foreign", "is_numpy", "is_python_float", "is_real_floating", "namespace_of", "ones", "plus_scaled", "scal",
            "to_host_scalar", "to_numpy"]
 
 _FLOAT64 = np.dtype(np.float64)
@@ -383,8 +383,28 @@ def to_host_scalar(x) -> float:
     return float(x)
 
 
+def host_device(xp):
+    """The CPU device of the array namespace ``xp`` (the one a host copy goes to): the device of its
+    ``__array_namespace_info__().devices()`` whose name says CPU (array_api_strict's ``CPU_DEVICE``, torch's
+    and JAX's ``cpu``), else ``"cpu"``."""
+    info = getattr(xp, "__array_namespace_info__", None)
+    if info is not None:
+        try:
+            devices = info().devices()
+        except Exception:  # pragma: no cover - a namespace whose inspection fails
+            devices = ()
+        for device in devices:
+            if "cpu" in str(device).lower():
+                return device
+    return "cpu"
+
+
 def to_numpy(x):
-    """A numpy array of ``x``'s values on the host (a copy for a device array; numpy input unchanged)."""
+    """A numpy array of ``x``'s values on the host (a copy for a device array; numpy input unchanged).
+
+    The one explicit, device-aware host copy: a device array is moved to its namespace's CPU device
+    first (:func:`host_device`; torch's ``.cpu()``, CuPy's ``.get()``), so an array on a GPU (or on
+    array_api_strict's ``Device("device1")``, which stands in for one) converts instead of raising."""
     if not is_foreign(x):
         return x if is_numpy(x) else _np_asarray(x)
     module = type(x).__module__
@@ -394,8 +414,8 @@ def to_numpy(x):
         return x.get()
     compat = _compat()
     try:
-        x = compat.to_device(x, "cpu")
-    except Exception:  # a namespace whose CPU device has another name (array_api_strict)
+        x = compat.to_device(x, host_device(compat.array_namespace(x)))
+    except Exception:  # a namespace without a CPU device among its devices: its own conversion
         pass
     return _np_asarray(x)
 

@@ -28,7 +28,7 @@ from typing import Any, Literal
 import numpy as np
 
 from gamedyn.core.domains import learner_example
-from gamedyn.core.kernels import NUMPY, SMALL_PRODUCT, is_foreign, single_blas_thread, to_host_scalar
+from gamedyn.core.kernels import NUMPY, SMALL_PRODUCT, is_foreign, single_blas_thread, to_host_scalar, to_numpy
 from gamedyn.core.protocols import Learner, Observer, PayoffProtocol, declared
 from gamedyn.core.validation import check_count, check_vector
 from gamedyn.core.weights import Weights, weight_function
@@ -83,7 +83,8 @@ def _started(learner, given, point, player: str):
         )
     if learner.centre is None:
         return started_at(point)
-    centre = np.asarray(learner.centre, dtype=np.float64)
+    centre = np.asarray(to_numpy(learner.centre), dtype=np.float64)  # (a device array: an explicit host copy, once)
+    point = np.asarray(to_numpy(point), dtype=np.float64)
     if centre.shape != point.shape or not np.allclose(centre, point, rtol=1e-12, atol=0.0):
         raise ValueError(
             f"{name} and {player}_learner's centre= are both the start z_0 but differ; pass only one of them."
