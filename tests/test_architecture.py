@@ -291,5 +291,6 @@ def test_no_module_chooses_behaviour_by_exact_class():
             if _EXACT_CLASS.search(code) and "__class__ =" not in code:
                 found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert found == []
-    kernels = MODULES[seam].read_text()
-    assert kernels.count("__class__ is") == 2  # is_numpy and is_python_float, nothing else
+    kernels = MODULES[seam].read_text()  # the seam tests against exactly numpy's ndarray and Python's float
+    tested = __import__("re").findall(r"\.__class__ is (?:not )?(\w+)", kernels)
+    assert tested and set(tested) == {"_NDARRAY", "float"}, tested

@@ -149,3 +149,61 @@ def test_schedule_errors_name_the_fix():
         play(Bilinear(RPS.T), FTRL(Entropy(), lambda t: 1.0 if t == 1 else -1.0), FTRL(Entropy(), 0.1), 3)
     with pytest.raises(ValueError, match="positive finite steps"):
         StepSchedule([0.1, 0.0])
+
+
+# ------------------------------------------------------------------ the payoff at the door (issue 31, item 6)
+
+
+def _concave_convex(gradient_w=None, gradient_p=None, value=None, d=6, n=4):
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(n, d))
+    return ConcaveConvex(value or (lambda w, p: p @ A @ w), gradient_w or (lambda w, p: A.T @ p),
+                         gradient_p or (lambda w, p: A @ w), w_dimension=d, p_dimension=n, p_domain=Simplex())
+
+
+def _learners():
+    return OMD(SquaredEuclidean(radius=1.0), 0.1), OMD(Entropy(), 0.1)
+
+
+@pytest.mark.parametrize("fault, match", [
+    ({"gradient_w": lambda w, p: np.ones(5)},
+     r"payoff ConcaveConvex\.loss_for_w\(p_0, w_0\) returned a loss whose linear part has shape \(5,\), but the "
+     r"w-player's points have shape \(6,\).*the payoff is at fault, not the learner"),
+    ({"gradient_p": lambda w, p: np.ones((4, 1))},
+     r"payoff ConcaveConvex\.loss_for_p\(w_0, p_0\) returned a loss whose linear part has shape \(4, 1\)"),
+    ({"gradient_w": lambda w, p: np.full(6, np.nan)},
+     r"payoff ConcaveConvex\.loss_for_w\(p_0, w_0\) at the starts returned a loss with NaN or infinite entries"),
+    ({"gradient_p": lambda w, p: np.log(-np.ones(4))},
+     r"payoff ConcaveConvex\.loss_for_p\(w_0, p_0\) at the starts returned a loss with NaN"),
+    ({"value": lambda w, p: float("nan")}, r"payoff ConcaveConvex\.value\(w_0, p_0\) = nan at the starts is not finite"),
+])
+def test_a_payoffs_fault_is_named_as_the_payoffs_before_round_1(fault, match):
+    """play evaluates the payoff once at the starts: a wrong shape or a NaN names the payoff and its method, not a
+    learner, and no round is played (before: a numpy broadcast error, "w_learner ... played an array of shape
+    (5,)", "an earlier step overflowed float64. Rescale the game", or a silent NaN value)."""
+    rounds = []
+    with np.errstate(invalid="ignore"), pytest.raises(ValueError, match=match):
+        play(_concave_convex(**fault), *_learners(), 10, observers=[each_round(lambda state: rounds.append(state.t))])
+    assert rounds == []
+
+
+def test_a_payoff_with_integer_losses_is_refused_at_the_door():
+    from gamedyn import Loss, Payoff
+
+    class Counts(Payoff):
+        w_dimension, p_dimension, p_domain = 2, 2, Simplex()
+
+        def value(self, w, p):
+            return 0.0
+
+        def loss_for_p(self, w, p_played=None):
+            return Loss(np.array([1, 2]), 0.0)
+
+        def loss_for_w(self, p, w_played=None):
+            return Loss(np.zeros(2), 0.0)
+
+    with pytest.raises(ValueError, match=r"payoff Counts\.loss_for_p\(w_0, p_0\) returned a loss whose linear part "
+                                         r"has dtype int64, not a real floating one"):
+        play(Counts(), *_learners(), 3)
+    healthy = play(_concave_convex(), *_learners(), 10)  # the same checks pass a sound payoff: a normal run
+    assert healthy.rounds == 10 and np.isfinite(healthy.w_regret)

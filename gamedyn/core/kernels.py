@@ -52,7 +52,8 @@ _NDARRAY = np.ndarray
 # The fast-path tests, in this one place. The numpy/CPU specialisations of the hot path (BLAS level 1 in
 # place, a float64 buffer reused, a Python float's arithmetic) apply to exactly a numpy ndarray, not to a
 # subclass of it (a masked array, a matrix, gamedyn's own UnboundedGames), nor to another namespace's
-# array (torch, JAX, CuPy, array_api_strict: the Backend below). Every module asks these two predicates;
+# array (torch, JAX, CuPy, array_api_strict: the Backend below). Every other module asks these two
+# predicates (this seam's own kernels test inline against the same two classes, a call fewer a round);
 # none tests a class itself (tests/test_architecture.py checks it).
 
 
@@ -68,7 +69,7 @@ def is_python_float(x: Any) -> TypeGuard[float]:
 
 def _contiguous(x):
     """x as a C-contiguous float64 array (itself when it is one): BLAS offsets need one stride."""
-    if is_numpy(x) and x.dtype is _FLOAT64 and x.flags.c_contiguous:
+    if x.__class__ is _NDARRAY and x.dtype is _FLOAT64 and x.flags.c_contiguous:
         return x
     return np.ascontiguousarray(x, dtype=np.float64)
 
@@ -112,7 +113,7 @@ def inner(x, y, _block=LEVEL1_BLOCK, _len=len) -> float:
     """``float(x @ y)`` for 1-D arrays of any float dtype (numpy's own product, so the same result as
     ``x @ y``) up to :data:`LEVEL1_BLOCK` numbers; beyond it the blocks' products added in order.
     Foreign arrays (:func:`is_foreign`): ``x @ y`` as a 0-d array of their namespace, on their device."""
-    if not is_numpy(x) and is_foreign(x):
+    if x.__class__ is not _NDARRAY and is_foreign(x):
         return x @ y  # a 0-d array on x's device: no host synchronisation
     n = _len(x)
     if n <= _block:
@@ -214,7 +215,7 @@ def add_scaled(target, weight, vector):
     of a round; otherwise numpy's two passes. Either way the sum is the same up to rounding (daxpy
     may fuse the multiply-add).
     """
-    if (is_numpy(vector) and target.dtype is _FLOAT64 and vector.dtype is _FLOAT64
+    if (vector.__class__ is _NDARRAY and target.dtype is _FLOAT64 and vector.dtype is _FLOAT64
             and target.shape == vector.shape and target.flags.c_contiguous and vector.flags.c_contiguous
             and target.size and isinstance(weight, (float, np.floating))):
         if target.ndim == 1:
@@ -273,7 +274,7 @@ def is_foreign(x) -> bool:
     """Whether ``x`` is an array of another namespace than numpy's (a torch tensor, a JAX or CuPy array, ...).
 
     numpy arrays and scalars, scipy.sparse matrices and operators, Python numbers and lists are not."""
-    if is_numpy(x) or x is None:
+    if x.__class__ is _NDARRAY or x is None:
         return False
     module = type(x).__module__
     if module.startswith(("numpy", "scipy", "builtins", "dask")) or isinstance(x, (np.ndarray, np.generic)):
@@ -352,7 +353,7 @@ def backend_of(x) -> Backend:
     (:func:`is_foreign`), else its array_api_compat namespace and device (one lookup per type and device).
     An operand that declares a ``backend`` attribute holding a :class:`Backend` (a capability, e.g.
     :class:`gamedyn.arrays.batched.BatchedMatrix` of a torch X) has that one."""
-    if is_numpy(x):
+    if x.__class__ is _NDARRAY:
         return NUMPY
     declared = getattr(x, "backend", None)  # an operand that declares its backend (gamedyn.BatchedMatrix of a torch X)
     if isinstance(declared, Backend):
@@ -378,7 +379,7 @@ def to_host_scalar(x) -> float:
 
     Used only where a scalar is genuinely needed (stop rules, NaN checks, certificates' verdicts);
     on a GPU it waits for the device. Every other step of a round stays on the device."""
-    if is_python_float(x):
+    if x.__class__ is float:
         return x
     return float(x)
 
@@ -406,7 +407,7 @@ def to_numpy(x):
     first (:func:`host_device`; torch's ``.cpu()``, CuPy's ``.get()``), so an array on a GPU (or on
     array_api_strict's ``Device("device1")``, which stands in for one) converts instead of raising."""
     if not is_foreign(x):
-        return x if is_numpy(x) else _np_asarray(x)
+        return x if x.__class__ is _NDARRAY else _np_asarray(x)
     module = type(x).__module__
     if module.startswith("torch"):
         return x.detach().cpu().numpy()
