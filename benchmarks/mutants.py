@@ -97,6 +97,7 @@ _CERTIFICATES = ("tests/test_certificates.py",)
 _CHECKPOINTS = ("tests/test_checkpoints.py",)
 _EXPLORATION = ("tests/test_exploration.py",)
 _ESTIMATOR = ("tests/test_sklearn.py",)
+_SEE = ("tests/test_weak_spots.py",)  # issue 31: the tests that see
 _SOFT = ("tests/test_soft_margin_game.py",)
 _BACKEND_MATRIX = ("tests/test_backends.py", "-k", "matrix or solve_game")
 _BACKEND_FENCHEL = ("tests/test_backends.py", "-k", "fenchel")
@@ -556,6 +557,32 @@ MUTANTS = (
     _mutant("lean-leader-weight", "fenchel", "gamedyn/engine/rounds.py",
             "the lean round adds the x-player's play to the y-player's sum with the x-player's weight, not the y-player's",
             "axpy(x, L, -alpha)  # L_t", "axpy(x, L, -weight)  # L_t", tests=_FENCHEL),
+    # ---- tests that see (issue 31): what the earlier tests looked past (each survived them)
+    _mutant("prm-prediction-unweighted", "tests that see", "gamedyn/core/regret_matching.py",
+            "PRM / PRM+ add the prediction with weight 1 instead of the round's alpha_t (invisible while alpha_t = 1)",
+            "            axpy(self.prediction, theta, weight)", "            axpy(self.prediction, theta, 1.0)",
+            tests=_SEE),
+    _mutant("rm-regret-unweighted", "tests that see", "gamedyn/core/regret_matching.py",
+            "RM / RM+ accumulate the instantaneous regret with weight 1 instead of alpha_t (non-constant weights)",
+            "        axpy(regret, self.regrets, weight)", "        axpy(regret, self.regrets, 1.0)", tests=_SEE),
+    _mutant("rmplus-clip-before-add", "tests that see", "gamedyn/core/regret_matching.py",
+            "RM+ keeps [Q_(t-1)]^+ + alpha_t r_t as its state (the plays are RM+'s, the state Q_t >= 0 is not)",
+            "        axpy(regret, self.regrets, weight)\n        if self._plus:\n"
+            "            np.maximum(self.regrets, 0.0, out=self.regrets)\n",
+            "        if self._plus:\n            np.maximum(self.regrets, 0.0, out=self.regrets)\n"
+            "        axpy(regret, self.regrets, weight)\n", tests=_SEE),
+    _mutant("solve-no-slack", "tests that see", "gamedyn/games/matrix/solve.py",
+            "solve_game's bracket without its rounding slack (the float64 best replies taken as exact)",
+            "        slack = _rounding_bound(matrix)  #", "        slack = 0.0 * _rounding_bound(matrix)  #", tests=_SEE),
+    _mutant("solve-stop-linear-weights", "tests that see", "gamedyn/games/matrix/solve.py",
+            "solve_game's stop averages with t while the run averages with t^2 (it stops at another round)",
+            "    output_weight = lambda t: float(t * t)", "    output_weight = lambda t: float(t)", tests=_SEE),
+    _mutant("capped-projection-unshifted", "tests that see", "gamedyn/core/capped_simplex.py",
+            "the capped-simplex projection without the shift by the maximum (its precision then depends on the "
+            "magnitude: what the scale-derived idempotence and shift-invariance bounds see, whatever the seed)",
+            "        shifted = values - top if divisor == 1.0 else (values - top) / divisor",
+            "        shifted = values if divisor == 1.0 else (values - top) / divisor",
+            tests=("tests/test_capped_simplex.py", "-k", "idempotent")),
 )
 
 
