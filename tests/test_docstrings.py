@@ -361,3 +361,22 @@ def test_api_pages_list_every_declared_name():
             missing.append(f"{module}.{name} (no link to {home})")
     assert not missing, f"declared names no API page renders: {missing}"
     assert api_pages.page_path("gamedyn.protocol") not in pages and api_pages.page_path("gamedyn.engine.runner") in pages
+
+
+def test_protocol_1_renders_as_four_numbered_steps():
+    """The runner's page lists Protocol 1's steps 1-4 (issue 31: written on two lines, Markdown rendered step 4
+    as "2."); and no docstring runs numbered steps together on one line (``1. ...  2. ...``)."""
+    markdown = pytest.importorskip("markdown", reason="Python-Markdown comes with the docs extra: pip install '.[docs]'")
+    import re
+
+    from docsite.griffe_rst import rewrite
+
+    runner = importlib.import_module("gamedyn.engine.runner")
+    rendered = markdown.markdown(rewrite(inspect.getdoc(runner)), extensions=["tables"])
+    first = re.search(r"<ol>(.*?)</ol>", rendered, flags=re.S)
+    assert first is not None
+    steps = re.findall(r"<li>(.*?)</li>", first.group(1), flags=re.S)
+    assert len(steps) == 4 and steps[0].startswith("w_t") and steps[3].startswith("OL_w receives"), steps
+    run_together = [name for name in api_pages.public_modules()
+                    if re.search(r"^[ \t]*1\. [^\n]*[ \t]2\. ", inspect.getdoc(importlib.import_module(name)) or "", re.M)]
+    assert run_together == []

@@ -287,3 +287,17 @@ def _write_pages():  # pragma: no cover - a maintenance command
 
 if __name__ == "__main__":  # pragma: no cover
     _write_pages()
+
+
+@pytest.mark.parametrize("name", sorted(PROBLEMS))
+def test_the_docs_pages_box_renders_as_its_text(name):
+    """Rendered as the site renders it (Python-Markdown's tables), each cell of the box shows the declared text
+    exactly: no ``\\|\\|w\\|\\|`` for ``||w||`` (issue 31), no emphasis made of the subscripts' underscores."""
+    markdown = pytest.importorskip("markdown", reason="Python-Markdown comes with the docs extra: pip install '.[docs]'")
+    import html
+
+    declaration = recipes.RECIPES[name]
+    rendered = markdown.markdown(declaration.box_markdown(), extensions=["tables"])
+    cells = [html.unescape(cell) for cell in re.findall(r"<code>(.*?)</code>", rendered, flags=re.S)]
+    assert cells == [" ".join(text.split()) for _, box in declaration._tables() for _, text in box.lines(declaration.family)]
+    assert "\\|" not in rendered and "<em>" not in rendered

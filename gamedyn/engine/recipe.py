@@ -26,6 +26,7 @@ the recipe nor a run option is a ``TypeError`` naming it, and so is one the box 
 from __future__ import annotations
 
 import functools
+import html
 import inspect
 import math
 import re
@@ -242,15 +243,24 @@ class Recipe:
         return "\n\n".join(blocks)
 
     def box_markdown(self) -> str:
-        """The box as Markdown tables (the docs/recipes page's), one per variant."""
+        """The box as Markdown tables (the docs/recipes page's), one per variant.
+
+        Each cell is an HTML ``<code>`` element, its ``|`` written ``&#124;`` (and the other characters Markdown
+        would read there as entities): a Markdown code span would
+        show the table's escaped ``\\|`` literally (``\\|\\|w\\|\\|`` for ``||w||``, issue 31)."""
         blocks = []
         for title, box in self._tables():
-            cells = [(label, " ".join(text.split()).replace("|", "\\|")) for label, text in box.lines(self.family)]
-            rows = [f"| {label} | `{cell}` |" for label, cell in cells]  # a | in a cell is escaped
+            cells = [(label, html.escape(" ".join(text.split()), quote=False).translate(_MARKDOWN_ENTITIES))
+                     for label, text in box.lines(self.family)]
+            rows = [f"| {label} | <code>{cell}</code> |" for label, cell in cells]
             table = "\n".join([f"| {self.name} | {self.reference} |", "|---|---|", *rows])
             blocks.append(("" if title is None else f"{title}:\n\n") + table)
         return "\n\n".join(blocks)
 
+
+# the characters Markdown would read inside a table cell's inline HTML (a cell, emphasis, a link, a code span, an
+# escape), written as entities: the box shows its text as it is
+_MARKDOWN_ENTITIES = str.maketrans({character: f"&#{ord(character)};" for character in "|*_[]`\\"})
 
 BOX_KEYWORDS = frozenset({"payoff", "w_learner", "p_learner", "T", "weights", "p_weights", "output_weights", "first",
                           "initial_w", "initial_p", "alternating"})

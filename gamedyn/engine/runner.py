@@ -2,7 +2,9 @@ r"""Protocol 1: two online learners play max_w min_p g(w, p) (spec section 3).
 
 :func:`play` is the one runner. **w first** (Protocol 1), for t = 1..T:
 
-1. w_t <- OL_w;  2. OL_p receives alpha_t and l_t = g(w_t, .);  3. p_t <- OL_p;
+1. w_t <- OL_w;
+2. OL_p receives alpha_t and l_t = g(w_t, .);
+3. p_t <- OL_p;
 4. OL_w receives alpha_t and h_t = -g(., p_t).
 
 **p first** (Algorithm 3) swaps the seats. A learner that must see its current loss (FTRL+) is
