@@ -49,7 +49,6 @@ import numbers
 
 import attrs
 import numpy as np
-import scipy.optimize
 import scipy.sparse as sp
 
 from gamedyn.arrays.operators import dense_rows, largest_row_norm, matvec, unit_of
@@ -459,6 +458,7 @@ class CertificateTracker(_TrackerState):
         """A sharper dual bound: the min-norm point of the convex hull of the ``rows`` rows that carry
         the most weight in the witness (default 2(d + 1)), by NNLS; any distribution on them is a valid
         witness, so the bound stays certified. Costs O(rows^2 d); returns the (possibly) new upper."""
+        import scipy.optimize  # here, not at import: a first import loads no optimiser
         if self.q != 2.0 or self.cap is not None:
             return self.upper  # the min-norm point is an l2 construction on the plain simplex
         n, d = self.A.shape

@@ -53,7 +53,6 @@ from fractions import Fraction
 import attrs
 import numpy as np
 import scipy.linalg
-import scipy.optimize
 import scipy.sparse as sp
 
 from gamedyn.core.capped_simplex import (
@@ -583,6 +582,7 @@ def reduced_hull_proof(A, cap: float):
     >>> print(reduced_hull_proof([[1.0, 0.0], [0.0, 1.0]], 1.0))
     None
     """
+    import scipy.optimize  # here, not at import: a first import loads no optimiser
     A = _dense_rows(A)
     cap = check_cap(cap)
     n, d = A.shape

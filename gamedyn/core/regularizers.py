@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, cast
 
 import attrs
 import numpy as np
-import scipy.optimize
 
 from gamedyn.core import capped_simplex
 from gamedyn.core.protocols import Domain
@@ -576,6 +575,7 @@ def numerical_argmin(regularizer: Regularizer, linear, curvature: float, eta: fl
     * Otherwise (Euclidean on a ball or simplex, the zero regularizer): SLSQP on z with the
       domain's constraints.
     """
+    import scipy.optimize  # here, not at import: a first import loads no optimiser
     linear = np.asarray(linear, dtype=np.float64)
     centre = np.asarray(centre, dtype=np.float64)
     shift = regularizer.mirror_map(centre)

@@ -30,7 +30,6 @@ from typing import Any, Callable
 
 import attrs
 import numpy as np
-import scipy.optimize
 
 from gamedyn.core.domains import Reals
 from gamedyn.core.kernels import NUMPY, Backend, backend_of, dot, is_foreign, is_numpy, to_host_scalar, to_numpy
@@ -224,6 +223,7 @@ class FenchelConjugate:
         return self._on_reals
 
     def _numerical_preimage(self, y):
+        import scipy.optimize  # here, not at import: a first import loads no optimiser
         backend = self.objective.backend
         y = np.asarray(to_numpy(y), dtype=np.float64)
         start = np.asarray(to_numpy(self._memo[-1][1]), dtype=np.float64) if self._memo else np.zeros_like(y)

@@ -33,7 +33,6 @@ from typing import Any
 
 import attrs
 import numpy as np
-import scipy.optimize
 
 from gamedyn.core.domains import Simplex
 from gamedyn.core.hints import LastLoss
@@ -154,6 +153,7 @@ class MatrixGameSolution:
 
 def _maximin(matrix) -> tuple:
     """max_{x in simplex} min_j (x^T M)_j as the LP  min -v  s.t.  v <= (M^T x)_j, sum x = 1, x >= 0."""
+    import scipy.optimize  # here, not at import: a first import loads no optimiser
     m, n = matrix.shape
     # HiGHS's tolerances are absolute (about 1e-7): solve on M / 2^k with max |M| / 2^k in [1/2, 1)
     # (exact in floating point) and scale the value back, so the answer does not depend on M's units.
