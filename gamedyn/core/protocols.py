@@ -451,12 +451,16 @@ class Observer(Protocol):
 
     Optional (defaults in brackets): ``name`` [the class name] (``stop_reason`` names it);
     ``start(run)`` [nothing] (called once before round 1 with the :class:`gamedyn.engine.observers.Run`:
-    payoff, seats, T; it may return the first round to play, for resuming); ``finish(run, rounds,
-    stop_reason)`` [nothing] (after the last round; its return value, if not None, is kept in
-    ``result.observed[name]``); ``checkpoint_state() -> dict`` and ``restore_state(dict)``
+    payoff, seats, T, the comparators and the configuration); ``finish(run, rounds, stop_reason)``
+    [nothing] (after the last round; the built-ins named ``"trace"`` and ``"metrics"`` return
+    ``result.trace`` and ``result.metrics``); ``checkpoint_state() -> dict`` and ``restore_state(dict)``
     [stateless] (an observer with state across rounds saves and restores itself through these, so
     a checkpointed run resumes it); ``needs_round_state`` [True] (False: ``observe`` is called with
-    ``None`` and no round state is built for it).
+    the round number and no round state is built for it); ``history`` [None] (what it keeps of every
+    round that a checkpoint does not hold: a resumed run refuses it); ``saves_run`` [False] (it saves
+    the run: called after every other observer); ``measures`` [None] (a setting of what the run
+    measures, read before round 1 and never called: :func:`gamedyn.compare_with`,
+    :func:`gamedyn.skip_regrets`). docs/reference/observers.md shows the whole contract.
     """
 
     def observe(self, state: Any) -> bool | None:
