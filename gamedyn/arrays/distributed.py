@@ -57,7 +57,6 @@ import itertools
 import os
 import threading
 import uuid
-import warnings
 import weakref
 from typing import Any
 
