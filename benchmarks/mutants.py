@@ -103,6 +103,10 @@ _BACKEND_MATRIX = ("tests/test_backends.py", "-k", "matrix or solve_game")
 _BACKEND_FENCHEL = ("tests/test_backends.py", "-k", "fenchel")
 _BACKEND_CHECKPOINTS = ("tests/test_backends.py", "-k", "checkpoint")
 _BACKEND_BATCHED = ("tests/test_backends.py", "-k", "batched")
+_TREEPLEX = ("tests/test_treeplex.py", "tests/test_efg_games.py")
+_COUNTERFACTUAL = ("tests/test_counterfactual.py", "tests/test_efg_recipes.py")
+_EFG_CERTIFICATE = ("tests/test_efg_games.py", "tests/test_efg_recipes.py")
+_EFG_RECIPES = ("tests/test_efg_recipes.py",)
 
 MUTANTS = (
     # ---- the margin recipes (recipes/*perceptron*, nag_margin): published algorithms
@@ -264,19 +268,23 @@ MUTANTS = (
     # ---- the regret-matching family and AdaHedge (issue 18): each breaks its learner's rate row
     _mutant("rm-argmax", "matrix games", "gamedyn/core/regret_matching.py",
             "RM and RM+ playing the argmax of the regrets (follow the leader on regrets) instead of [R]^+/||[R]^+||_1",
-            "            theta = np.maximum(regrets, 0.0)\n",
-            "            theta = np.zeros_like(regrets)\n"
-            "            theta[int(np.argmax(regrets))] = 1.0 if regrets.max() > 0.0 else 0.0\n",
+            "        return regret_matching_into(theta)  # the local rule, on one segment\n",
+            "        if not self._predictive:\n"
+            "            best = int(np.argmax(theta))\n"
+            "            theta = np.zeros_like(theta)\n"
+            "            theta[best] = 1.0 if self.regrets[best] > 0.0 else 0.0\n"
+            "        return regret_matching_into(theta)  # the local rule, on one segment\n",
             tests=_REGRET, reproduce=True),
     _mutant("prm-argmax", "matrix games", "gamedyn/core/regret_matching.py",
             "PRM and PRM+ playing the argmax of the predicted regrets (predictive best response)",
-            "            np.maximum(theta, 0.0, out=theta)\n",
+            "            axpy(self.prediction, theta, weight)\n",
+            "            axpy(self.prediction, theta, weight)\n"
             "            best = int(np.argmax(theta))\n"
             "            theta = np.zeros_like(theta) if theta[best] <= 0.0 else np.eye(theta.size)[best]\n",
             tests=_REGRET, reproduce=True),
     _mutant("rmplus-no-clip", "matrix games", "gamedyn/core/regret_matching.py",
             "RM+ without the '+' clip of the stored regrets (it is RM: its rate row holds, its equivalence rows fail)",
-            "            np.maximum(self.regrets, 0.0, out=self.regrets)\n", "            pass\n",
+            "        np.maximum(regrets, 0.0, out=regrets)\n", "        pass\n",
             tests=_REGRET, reproduce=True),
     _mutant("adahedge-fixed-step", "matrix games", "gamedyn/core/adaptive.py",
             "AdaHedge with a fixed step eta = 1 (Hedge) instead of eta_t = ln K / Delta_(t-1)",
@@ -583,6 +591,72 @@ MUTANTS = (
             "        shifted = values - top if divisor == 1.0 else (values - top) / divisor",
             "        shifted = values if divisor == 1.0 else (values - top) / divisor",
             tests=("tests/test_capped_simplex.py", "-k", "idempotent")),
+    # ---- issue 32: extensive-form games (the treeplex, the counterfactual pass, the local rules, the certificate,
+    # the CFR recipes); the algorithm-changing ones also fail the `extensive-form games` rows of gamedyn reproduce
+    _mutant("efg-pass-top-down", "extensive-form games", "gamedyn/core/treeplex.py",
+            "the treeplex's backward pass taken shallowest level first (an infoset's value before the infosets below it)",
+            "        for level in reversed(self._levels):\n            add_at(",
+            "        for level in self._levels:\n            add_at(", tests=_TREEPLEX, reproduce=True),
+    _mutant("efg-best-response-ties", "extensive-form games", "gamedyn/core/treeplex.py",
+            "the best response follows every action attaining an infoset's value (ties: a point off the treeplex)",
+            "first[1:] = chosen & (counts - np.repeat(before, self._sizes) == 1)", "first[1:] = chosen",
+            tests=_TREEPLEX),
+    _mutant("efg-contains-no-flow", "extensive-form games", "gamedyn/core/treeplex.py",
+            "contains checks x >= 0 and x_empty = 1 but not that each infoset's actions sum to its parent",
+            "        return bool(np.all(np.abs(self.segment_sum(z) - z[self._parents]) <= tolerance))",
+            "        return True", tests=_TREEPLEX),
+    _mutant("efg-forward-no-parent", "extensive-form games", "gamedyn/core/treeplex.py",
+            "the sequence form of a behavioural strategy without the parent's probability (x_ja = b_j(a))",
+            "            multiply(b[span], take(level.sequence_parents), out=x[span])",
+            "            multiply(b[span], 1.0, out=x[span])", tests=_TREEPLEX, reproduce=True),
+    _mutant("efg-counterfactual-myopic", "extensive-form games", "gamedyn/core/counterfactual.py",
+            "the counterfactual pass without the values of the infosets below (q_ja = u_ja: a myopic regret)",
+            "        values[level.infosets] = v\n        return v\n",
+            "        values[level.infosets] = v\n        return 0.0 * v\n", tests=_COUNTERFACTUAL, reproduce=True),
+    _mutant("efg-counterfactual-uniform", "extensive-form games", "gamedyn/core/counterfactual.py",
+            "an infoset's value taken under the uniform strategy, not the one played (V_j = mean of q_j)",
+            "        v = add(behaviour[level.sequences] * q, level.offsets)\n",
+            "        v = add(q, level.offsets) / level.sizes\n", tests=_COUNTERFACTUAL, reproduce=True),
+    _mutant("efg-charged-at-old-strategy", "extensive-form games", "gamedyn/core/counterfactual.py",
+            "the player charges its loss at the strategy of the play before its last one (the new one not kept)",
+            "        self.behaviour = b\n        return self._treeplex.to_sequence(b)",
+            "        return self._treeplex.to_sequence(b)", tests=_COUNTERFACTUAL, reproduce=True),
+    _mutant("efg-rm-plus-not-clipped", "extensive-form games", "gamedyn/core/counterfactual.py",
+            "CFR+'s regrets not clipped at 0 (RM on every infoset: vanilla CFR's rule in CFR+'s order and averages)",
+            'self._plus = learner.local in ("rm+", "prm+")', 'self._plus = learner.local in ("prm+",)',
+            tests=_COUNTERFACTUAL, reproduce=True),
+    _mutant("efg-dcfr-exponents-swapped", "extensive-form games", "gamedyn/core/counterfactual.py",
+            "DCFR's discounts swapped: positive regrets times t^beta/(t^beta+1), negative ones times t^alpha/(t^alpha+1)",
+            "discount_regrets(self.regrets, dcfr_factor(self.round, alpha), dcfr_factor(self.round, beta))",
+            "discount_regrets(self.regrets, dcfr_factor(self.round, beta), dcfr_factor(self.round, alpha))",
+            tests=_COUNTERFACTUAL, reproduce=True),
+    _mutant("efg-prediction-unpaired", "extensive-form games", "gamedyn/core/counterfactual.py",
+            "PCFR+'s counterfactual prediction not paired with the previous strategy (v = q_hat, not q_hat - <b, q_hat>)",
+            "        v = q - add(previous[span] * q, offsets).repeat(sizes)\n", "        v = q\n",
+            tests=_COUNTERFACTUAL, reproduce=True),
+    _mutant("efg-segment-uniform-fallback", "extensive-form games", "gamedyn/core/regret_matching.py",
+            "an infoset with no positive regret plays 1 on each action instead of 1/|A_j| (the shared local rule)",
+            "        totals[empty] = sizes[empty]\n", "        totals[empty] = 1.0\n", tests=_COUNTERFACTUAL,
+            reproduce=True),
+    _mutant("efg-exploitability-full-gap", "extensive-form games", "gamedyn/certify/sequence_form.py",
+            "exploitability reported as the full Nash gap (LiteEFG's naming) instead of NashConv / 2 (OpenSpiel's)",
+            "        return 0.5 * self.nash_gap\n", "        return self.nash_gap\n", tests=_EFG_CERTIFICATE),
+    _mutant("efg-bracket-not-widened", "extensive-form games", "gamedyn/certify/sequence_form.py",
+            "the certified bracket's ends as computed, not widened by their rounding bound",
+            "    upper = float(np.nextafter(upper + products.upper_widening, math.inf))\n",
+            "    upper = float(upper)\n", tests=_EFG_CERTIFICATE),
+    _mutant("efg-stop-learner-weights", "extensive-form games", "gamedyn/certify/sequence_form.py",
+            "ExploitabilityStop sums the rounds with the learners' weights (1), not the output weights (t): it judges "
+            "uniform averages a linear-averaging run does not report",
+            "        weight = w_seat.output_weight(t)\n", "        weight = w_seat.weight(t)\n", tests=_EFG_CERTIFICATE),
+    _mutant("efg-cfr-plus-simultaneous", "extensive-form games", "recipes/cfr_plus.py",
+            "CFR+ with simultaneous updates instead of alternating ones",
+            "check_alternating(alternating), check_averaging(averaging), run_options)",
+            "False, check_averaging(averaging), run_options)", tests=_EFG_RECIPES, reproduce=True),
+    _mutant("efg-cfr-plus-uniform-averages", "extensive-form games", "recipes/cfr_plus.py",
+            "CFR+ with uniform instead of linear averaging",
+            "check_alternating(alternating), check_averaging(averaging), run_options)",
+            "check_alternating(alternating), None, run_options)", tests=_EFG_RECIPES, reproduce=True),
 )
 
 

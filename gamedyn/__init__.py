@@ -99,6 +99,12 @@ _EXPORTS = {
     "shared_matrix": "gamedyn.arrays.batched",
     "signed_rows": "gamedyn.io.datasets",
     "solve_matrix_game": "gamedyn.games.matrix.game",
+    # extensive-form games (issue 32)
+    "Treeplex": "gamedyn.core.treeplex",
+    "CounterfactualRegret": "gamedyn.core.counterfactual",
+    "ExploitabilityStop": "gamedyn.certify.sequence_form",
+    "ExtensiveFormGame": "gamedyn.games.efg.game",
+    "EFGResult": "gamedyn.games.efg.result",
 }
 
 # the layer packages, front ends and the command line, as attributes (``gamedyn.engine``, ...)

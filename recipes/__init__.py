@@ -3,7 +3,7 @@
 Installed as ``gamedyn.recipes``; each module reads like the paper's box, declared once with
 :func:`gamedyn.engine.recipe.recipe`. Every recipe has one shape, ``name(problem, T, *, <its
 parameters>, **run_options)``, and returns a :class:`RecipeResult` (``.game``, ``.certificate``,
-``.steps``). Three families:
+``.steps``). Four families:
 
 - margin (``A``, the signed rows): smooth_perceptron, accelerated_perceptron, mirror_prox_perceptron,
   nag_margin, pnorm_perceptron -> :class:`gamedyn.games.margin.MarginResult` (``w``, ``p``, ``row_scale``);
@@ -11,7 +11,9 @@ parameters>, **run_options)``, and returns a :class:`RecipeResult` (``.game``, `
   regret_matching_plus, predictive_regret_matching_plus, ada_hedge ->
   :class:`MatrixGameResult` (``row``, ``column``, ``value``, ``nash_gap``);
 - Fenchel games (an :class:`gamedyn.Objective`): frank_wolfe, accelerated_gradient, heavy_ball ->
-  :class:`FenchelResult` (``x``, ``value``).
+  :class:`FenchelResult` (``x``, ``value``);
+- extensive-form games (a :mod:`gamedyn.games.efg` game): cfr, cfr_plus, dcfr, pcfr_plus ->
+  :class:`EFGResult` (``x``, ``y``, ``lower``, ``upper``, ``nash_gap``, ``exploitability``, ``policy``).
 
 :data:`RECIPES` (name -> :class:`Recipe`) lists every recipe of every family, read from the
 modules' declarations; :func:`of_family` those of one family. The names and the meaning of the
@@ -23,6 +25,7 @@ import pkgutil
 from typing import TYPE_CHECKING
 
 from gamedyn.engine.recipe import FAMILIES, Recipe, RecipeResult
+from gamedyn.games.efg import EFGResult
 from gamedyn.games.fenchel import FenchelResult
 from gamedyn.games.margin import MarginResult
 from gamedyn.games.matrix import MatrixGameResult
@@ -36,6 +39,9 @@ if TYPE_CHECKING:  # the recipe functions, named for type checkers (at run time 
         accelerated_perceptron as accelerated_perceptron,
     )
     from gamedyn.recipes.ada_hedge import ada_hedge as ada_hedge
+    from gamedyn.recipes.cfr import cfr as cfr
+    from gamedyn.recipes.cfr_plus import cfr_plus as cfr_plus
+    from gamedyn.recipes.dcfr import dcfr as dcfr
     from gamedyn.recipes.fictitious_play import fictitious_play as fictitious_play
     from gamedyn.recipes.frank_wolfe import frank_wolfe as frank_wolfe
     from gamedyn.recipes.heavy_ball import heavy_ball as heavy_ball
@@ -45,6 +51,7 @@ if TYPE_CHECKING:  # the recipe functions, named for type checkers (at run time 
     )
     from gamedyn.recipes.nag_margin import nag_margin as nag_margin
     from gamedyn.recipes.optimistic_hedge import optimistic_hedge as optimistic_hedge
+    from gamedyn.recipes.pcfr_plus import pcfr_plus as pcfr_plus
     from gamedyn.recipes.pnorm_perceptron import pnorm_perceptron as pnorm_perceptron
     from gamedyn.recipes.predictive_regret_matching_plus import (
         predictive_regret_matching_plus as predictive_regret_matching_plus,
@@ -55,10 +62,11 @@ if TYPE_CHECKING:  # the recipe functions, named for type checkers (at run time 
     )
     from gamedyn.recipes.smooth_perceptron import smooth_perceptron as smooth_perceptron
 
-_FAMILY_ORDER = tuple(FAMILIES)  # margin, matrix, fenchel
+_FAMILY_ORDER = tuple(FAMILIES)  # margin, matrix, fenchel, efg
 _ORDER = ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin", "pnorm_perceptron",
           "hedge", "optimistic_hedge", "fictitious_play", "regret_matching", "regret_matching_plus",
-          "predictive_regret_matching_plus", "ada_hedge", "frank_wolfe", "accelerated_gradient", "heavy_ball")
+          "predictive_regret_matching_plus", "ada_hedge", "frank_wolfe", "accelerated_gradient", "heavy_ball",
+          "cfr", "cfr_plus", "dcfr", "pcfr_plus")
 
 
 def _declared_recipes() -> dict:
@@ -81,11 +89,11 @@ globals().update({name: recipe.function for name, recipe in RECIPES.items()})  #
 
 
 def of_family(family: str) -> dict:
-    """name -> :class:`Recipe` of the recipes of one family (``"margin"``, ``"matrix"`` or ``"fenchel"``)."""
+    """name -> :class:`Recipe` of the recipes of one family (``"margin"``, ``"matrix"``, ``"fenchel"`` or ``"efg"``)."""
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {list(FAMILIES)}, got {family!r}.")
     return {name: recipe for name, recipe in RECIPES.items() if recipe.family.name == family}
 
 
-__all__ = ["FenchelResult", "MarginResult", "MatrixGameResult", "Recipe", "RecipeResult", "RECIPES", "of_family",
+__all__ = ["EFGResult", "FenchelResult", "MarginResult", "MatrixGameResult", "Recipe", "RecipeResult", "RECIPES", "of_family",
            *RECIPES]

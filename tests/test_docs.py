@@ -128,7 +128,10 @@ REFERENCED_MODULES = ["gamedyn", "gamedyn.recipes", "gamedyn.games.margin.origin
                       "gamedyn.engine.checkpoints", "gamedyn.arrays.one_pass", "gamedyn.engine.rounds", "gamedyn.core",
                       "gamedyn.arrays", "gamedyn.certify", "gamedyn.engine", "gamedyn.games", "gamedyn.io", "gamedyn.paper",
                       "gamedyn.core.regret_matching", "gamedyn.core.adaptive", "gamedyn.games.matrix.solve",
-                      "gamedyn.games.matrix.original_rm"]
+                      "gamedyn.games.matrix.original_rm",
+                      # issue 32: the extensive-form family
+                      "gamedyn.core.treeplex", "gamedyn.core.counterfactual", "gamedyn.certify.sequence_form",
+                      "gamedyn.games.efg", "gamedyn.games.efg.original", "gamedyn.games.efg.rules"]
 
 
 @pytest.mark.parametrize("name", REFERENCED_MODULES)

@@ -162,6 +162,7 @@ def test_the_face_offers_the_same_public_names_as_before_plus_the_layers():
               "solve_game"}  # issue 18
     added |= {"checkpoint", "compare_with", "each_round", "record_plays", "skip_regrets", "stop_when",
               "track_metrics"}  # issue 31: the observers of play
+    added |= {"Treeplex", "CounterfactualRegret", "ExploitabilityStop", "ExtensiveFormGame", "EFGResult"}  # issue 32
     assert set(gamedyn.__all__) == before | protocols | added | {"core", "arrays", "certify", "engine", "games", "io", "paper"}
 
 

@@ -29,7 +29,7 @@ def _load():
 
 gate = _load()
 FAMILIES = {"margin recipes", "fenchel", "matrix games", "certificates", "stops", "one-pass", "batched",
-            "checkpoints", "explorer", "estimator", "logistic"}
+            "checkpoints", "explorer", "estimator", "logistic", "extensive-form games"}
 
 
 def test_at_least_forty_mutants_over_every_family_each_with_existing_tests():

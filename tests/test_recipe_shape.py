@@ -23,6 +23,7 @@ from gamedyn.core import FTRL, Entropy, Simplex
 from gamedyn.engine import Bilinear, play
 from gamedyn.engine.checkpoints import checkpoint_info
 from gamedyn.engine.recipe import BOX_KEYWORDS, RecipeResult, run_options
+from gamedyn.games.efg import kuhn_poker
 from gamedyn.games.fenchel import Objective
 from gamedyn.games.matrix import MatrixGame, solve_matrix_game, value_bracket
 from gamedyn.io.datasets import make_separable, signed_rows
@@ -32,6 +33,7 @@ A = signed_rows(*make_separable(40, 5, 0.1, seed=3))
 M = np.random.default_rng(7).uniform(-1, 1, size=(6, 4))
 TARGET = np.array([0.1, 0.7, 0.2, 0.4])
 SQUARE = Objective(lambda x: float((x - TARGET) @ (x - TARGET)), lambda x: 2 * (x - TARGET), smoothness=2.0)
+KUHN = kuhn_poker()
 
 # name -> (problem, the parameters a run needs beyond T)
 PROBLEMS = {
@@ -42,6 +44,8 @@ PROBLEMS = {
     "ada_hedge": (M, {}),
     "frank_wolfe": (SQUARE, {"domain": Simplex(), "dimension": 4}), "accelerated_gradient": (SQUARE, {"dimension": 4}),
     "heavy_ball": (SQUARE, {"dimension": 4}),
+    # issue 32: the extensive-form family (Kuhn poker; its value is -1/18)
+    "cfr": (KUHN, {}), "cfr_plus": (KUHN, {}), "dcfr": (KUHN, {}), "pcfr_plus": (KUHN, {}),
 }
 
 
@@ -91,6 +95,8 @@ def test_every_result_shares_one_base(name):
         assert result.certificate is result.game.certificate and result.certificate.lower <= result.certificate.upper
     elif family == "matrix":
         assert result.certificate.contains(solve_matrix_game(M).value)
+    elif family == "efg":
+        assert result.certificate is result.game.certificate and result.certificate.contains(-1 / 18)
     else:
         assert result.certificate is None
 

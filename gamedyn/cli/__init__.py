@@ -145,6 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "matrix recipes m,n (a U(-1, 1) game, default 50,50); Fenchel recipes n,d (data for "
                              "--problem, default 200,50)")
     source.add_argument("--matrix", metavar="FILE", help="matrix recipes: the payoff matrix (.npy, or .csv rows); rows maximise")
+    run.add_argument("--game", metavar="NAME",
+                     help="extensive-form recipes: kuhn_poker (default), leduc_poker, goofspiel(N) or liars_dice(N)")
     run.add_argument("--problem", choices=("least-squares", "logistic"),
                      help="Fenchel recipes: the built-in objective on the --synthetic data (default least-squares)")
     run.add_argument("--domain", choices=("simplex", "ball", "l1", "reals"),

@@ -35,6 +35,8 @@ _FAMILY_TITLES = {
                "gamedyn run NAME [--matrix FILE.npy|.csv | --synthetic m,n] [--seed S] [--T N]"),
     "fenchel": ("Fenchel-game recipes (gamedyn.recipes; minimise a convex f)",
                 "gamedyn run NAME [--problem least-squares|logistic] [--synthetic n,d] [--domain ...] [--T N]"),
+    "efg": ("Extensive-form recipes (gamedyn.recipes; a two-player zero-sum game in sequence form)",
+            "gamedyn run NAME [--game kuhn_poker|leduc_poker|goofspiel(N)|liars_dice(N)] [--T N]"),
 }
 
 

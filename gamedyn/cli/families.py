@@ -1,4 +1,4 @@
-"""``gamedyn run`` for the matrix-game and Fenchel-game recipes: how each family builds its problem from
+"""``gamedyn run`` for the matrix-game, Fenchel-game and extensive-form recipes: how each family builds its problem from
 the command line and reports its progress (the margin family's run is in :mod:`gamedyn.cli.commands`).
 
 Each family is one :class:`CommandLineFamily`: its problem sources (``--synthetic`` spec and default,
@@ -14,6 +14,9 @@ declarations (:class:`gamedyn.engine.recipe.Parameter`).
   ``--seed``, default ``200,50``; :func:`gamedyn.games.fenchel.objectives.synthetic_objective`) and
   ``--domain simplex|ball|l1|reals`` (radius 1; Frank-Wolfe's default the simplex, the others' R^d);
   each step reports f(x_bar_t) and Theorem 2's bound (R_y + R_x)/A_t on f(x_bar_t) - min_K f.
+- extensive form (:data:`EFG`): ``--game`` a built-in game (:func:`gamedyn.games.efg.load_game`: ``kuhn_poker``,
+  the default, ``leduc_poker``, ``goofspiel(N)``, ``liars_dice(N)``); each step reports the certified
+  exploitability and value bracket of the averages (:meth:`gamedyn.games.efg.ExtensiveFormGame.bracket`).
 """
 
 from __future__ import annotations
@@ -162,6 +165,36 @@ def _fenchel_final(objective, result):
             f"{result.game.theorem2_bound if result.game.theorem2_bound is not None else float('nan'):.3g}")
 
 
+# --------------------------------------------------------------------------------- extensive form
+
+
+def _efg_problem(args):
+    from gamedyn.games.efg import load_game
+
+    for given, flag in ((args.synthetic, "--synthetic"), (args.seed, "--seed")):
+        if given is not None:
+            raise ValueError(f"{flag} has no effect on the extensive-form recipes; name a built-in game with --game "
+                             "(kuhn_poker, leduc_poker, goofspiel(N), liars_dice(N)): drop it.")
+    game = load_game(args.game or "kuhn_poker")
+    sizes = " and ".join(str(treeplex.dimension) for treeplex in game.treeplexes)
+    return game, f"{game.name}: {sizes} sequences, {game.A.nnz} payoff entries (player 0 maximises x^T A y)"
+
+
+def _efg_columns(bracket):
+    return {"exploitability": bracket.exploitability, "lower": bracket.lower, "upper": bracket.upper}
+
+
+def _efg_round(game, state):
+    # the output-weighted sums: their empty-sequence entry is the sum of the weights
+    return _efg_columns(game.bracket(state.w_sum / state.w_sum[0], state.p_sum / state.p_sum[0]))
+
+
+def _efg_final(game, result):
+    bracket = result.certificate
+    return (_efg_columns(bracket), {"x": result.x, "y": result.y},
+            f"value in [{bracket.lower:.6g}, {bracket.upper:.6g}] (certified), exploitability {bracket.exploitability:.3g}")
+
+
 # ----------------------------------------------------------------------------------- families
 
 
@@ -191,9 +224,11 @@ MATRIX = CommandLineFamily("matrix", "50,50", "m,n: a U(-1, 1) game with m rows 
 FENCHEL = CommandLineFamily("fenchel", "200,50", "n,d: n Gaussian rows in d dimensions for --problem",
                             ("f", "bound"), _fenchel_problem, _fenchel_round, _fenchel_final, _fenchel_parameters,
                             options=("problem", "domain"))
-FAMILY_COMMANDS = {"matrix": MATRIX, "fenchel": FENCHEL}
+EFG = CommandLineFamily("efg", "", "(none: --game names a built-in game)", ("exploitability", "lower", "upper"),
+                        _efg_problem, _efg_round, _efg_final, options=("game",))
+FAMILY_COMMANDS = {"matrix": MATRIX, "fenchel": FENCHEL, "efg": EFG}
 _FLAGS = {"matrix": "--matrix", "problem": "--problem", "domain": "--domain", "data": "--data",
-          "npy_layout": "--npy-layout"}
+          "npy_layout": "--npy-layout", "game": "--game"}
 
 
 def check_family_options(args, family: str) -> None:
@@ -252,7 +287,7 @@ _WIDTH = 15
 
 
 _SHOWN = {"lower": "lower L_t", "upper": "upper U_t", "nash_gap": "Nash gap", "f": "f(x_bar_t)",
-          "bound": "(R_y+R_x)/A_t"}
+          "bound": "(R_y+R_x)/A_t", "exploitability": "exploitability"}
 
 
 def header(family: str) -> str:

@@ -5,6 +5,7 @@ docs/explanation/architecture.md for the layers and the import rule.
 """
 
 from gamedyn.core.adaptive import AdaHedge, AdaptiveFTRL, AdaptiveStep
+from gamedyn.core.counterfactual import CounterfactualRegret
 from gamedyn.core.domains import Ball, Box, CappedSimplex, L1Ball, Reals, Simplex
 from gamedyn.core.hints import CurrentLoss, FirstRoundLoss, LastLoss, NoHint, OpponentSecondary
 from gamedyn.core.learners import (
@@ -23,10 +24,11 @@ from gamedyn.core.protocols import Domain, Hint, Learner, Observer, Player
 from gamedyn.core.numerics import NumericalRangeError
 from gamedyn.core.regret_matching import RegretMatching
 from gamedyn.core.regularizers import Entropy, QNorm, Regularizer, SquaredEuclidean, Zero, numerical_argmin
+from gamedyn.core.treeplex import Treeplex
 from gamedyn.core.weights import StepSchedule
 
 __all__ = [
-    "AdaHedge", "AdaptiveFTRL", "AdaptiveStep", "RegretMatching",
+    "AdaHedge", "AdaptiveFTRL", "AdaptiveStep", "CounterfactualRegret", "RegretMatching", "Treeplex",
     "Ball", "BestResponse", "Domain", "Hint", "Learner", "Observer", "Player", "Box", "CappedSimplex", "CurrentLoss", "Entropy", "FTL", "FTRL", "FTRLPlus", "FirstRoundLoss",
     "FollowTheRegularizedLeader", "L1Ball", "LastLoss", "Loss", "MirrorDescent", "NoHint", "NumericalRangeError",
     "OFTL", "OFTRL", "OMD", "OpponentSecondary", "QNorm", "Reals", "Regularizer", "Simplex", "SquaredEuclidean",

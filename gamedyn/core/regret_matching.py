@@ -41,7 +41,8 @@ from gamedyn.core.domains import Simplex
 from gamedyn.core.kernels import axpy, backend_of, dot, is_foreign, is_numpy
 from gamedyn.core.loss import Loss
 
-__all__ = ["RegretMatching", "RegretMatchingPlayer", "RegretMatchingState", "regret_matching_play"]
+__all__ = ["RegretMatching", "RegretMatchingPlayer", "RegretMatchingState", "accumulate_regrets", "discount_regrets",
+           "hedge_into", "linear_part", "regret_matching_into", "regret_matching_play"]
 
 
 class RegretMatchingState(NamedTuple):
@@ -82,7 +83,90 @@ def regret_matching_play(theta) -> np.ndarray:
     return positive
 
 
-def _linear_part(loss: Loss, point):
+# ----------------------------------------------------------------------------- the local rules
+# Written once, for one segment (the simplex: the matrix-game learner below) or for many at once (the
+# actions of every infoset of a treeplex: gamedyn.core.counterfactual.CounterfactualRegret). A segment
+# is given by its first entry (``offsets``, increasing, the first 0) and its length (``sizes``); None:
+# the whole vector is one segment.
+
+
+def regret_matching_into(theta: np.ndarray, offsets=None, sizes=None) -> np.ndarray:
+    r"""Regret matching's play, in place: :math:`[\theta]^+` normalised on each segment, uniform on a
+    segment with no positive entry.
+
+    Parameters
+    ----------
+    theta : numpy.ndarray
+        Float64 regrets (plus a prediction), overwritten with the play.
+    offsets, sizes : numpy.ndarray, optional
+        The segments (each infoset's actions); None: one segment, the whole vector.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``theta``, now a distribution on each segment.
+
+    Examples
+    --------
+    >>> regret_matching_into(np.array([2.0, -1.0, 2.0, -3.0, 0.0]), np.array([0, 3]), np.array([3, 2])).tolist()
+    [0.5, 0.0, 0.5, 0.5, 0.5]
+    """
+    np.maximum(theta, 0.0, out=theta)
+    if offsets is None:
+        total = theta.sum()
+        if total > 0.0:
+            theta /= total
+        else:
+            theta.fill(1.0 / theta.size)
+        return theta
+    totals = np.add.reduceat(theta, offsets)
+    empty = totals <= 0.0
+    if empty.any():  # every entry of such a segment is 0: each becomes 1, the total its size (1/size exactly)
+        theta += np.repeat(empty, sizes)
+        totals[empty] = sizes[empty]
+    theta /= totals.repeat(sizes)
+    return theta
+
+
+def accumulate_regrets(regrets: np.ndarray, regret: np.ndarray, weight: float, plus: bool) -> None:
+    r"""RM's :math:`R_t=R_{t-1}+\alpha_tr_t`, or RM+'s :math:`Q_t=[Q_{t-1}+\alpha_tr_t]^+` (``plus``), in place.
+
+    The same for every segment (the clip is entrywise): one BLAS axpy and, for RM+, one maximum.
+    """
+    axpy(regret, regrets, weight)
+    if plus:
+        np.maximum(regrets, 0.0, out=regrets)
+
+
+def discount_regrets(regrets: np.ndarray, positive: float, negative: float) -> None:
+    r"""DCFR's discount (Brown & Sandholm 2019), in place: entries >= 0 times ``positive``
+    (:math:`t^\alpha/(t^\alpha+1)`), negative ones times ``negative`` (:math:`t^\beta/(t^\beta+1)`)."""
+    np.multiply(regrets, np.where(regrets >= 0.0, positive, negative), out=regrets)
+
+
+def hedge_into(theta: np.ndarray, eta: float, offsets=None, sizes=None) -> np.ndarray:
+    r"""Hedge's play on each segment, in place: :math:`\propto\exp(\eta\,\theta)` (the largest entry
+    of each segment subtracted first, so nothing overflows).
+
+    Examples
+    --------
+    >>> hedge_into(np.array([0.0, np.log(3.0), 5.0]), 1.0, np.array([0, 2]), np.array([2, 1])).round(12).tolist()
+    [0.25, 0.75, 1.0]
+    """
+    if offsets is None:
+        theta -= theta.max()
+        theta *= eta
+        np.exp(theta, out=theta)
+        theta /= theta.sum()
+        return theta
+    theta -= np.maximum.reduceat(theta, offsets).repeat(sizes)
+    theta *= eta
+    np.exp(theta, out=theta)
+    theta /= np.add.reduceat(theta, offsets).repeat(sizes)
+    return theta
+
+
+def linear_part(loss: Loss, point):
     """The loss vector regret matching charges: the linear part, or the gradient at the play."""
     if loss.curvature == 0.0 and loss.convex is None:
         return loss.linear
@@ -197,27 +281,16 @@ class RegretMatchingPlayer:
         self._buffer = np.empty_like(regrets)
 
     def play(self, weight, current_loss=None):
-        regrets = self.regrets
+        theta = self.regrets.copy()
         if self._predictive:
-            theta = regrets.copy()
             axpy(self.prediction, theta, weight)
-            np.maximum(theta, 0.0, out=theta)
-        else:
-            theta = np.maximum(regrets, 0.0)
-        total = theta.sum()
-        if total > 0.0:
-            theta /= total
-        else:
-            theta.fill(1.0 / theta.size)
-        return theta
+        return regret_matching_into(theta)  # the local rule, on one segment
 
     def update(self, point, loss, weight, induced_loss=None) -> None:
-        linear = _linear_part(loss, point)
+        linear = linear_part(loss, point)
         regret = self._buffer
         np.subtract(dot(linear, point), linear, out=regret)  # <l, x> 1 - l, unweighted
-        axpy(regret, self.regrets, weight)
-        if self._plus:
-            np.maximum(self.regrets, 0.0, out=self.regrets)
+        accumulate_regrets(self.regrets, regret, weight, self._plus)
         if self._predictive:
             self.prediction, self._buffer = regret, self.prediction  # swap: no new array
         self.round += 1
@@ -254,7 +327,7 @@ class _ForeignRegretMatchingPlayer:
 
     def update(self, point, loss, weight, induced_loss=None) -> None:
         xp = self._xp
-        linear = _linear_part(loss, point)
+        linear = linear_part(loss, point)
         regret = xp.sum(linear * point) - linear  # <l, x> 1 - l, unweighted
         regrets = self.regrets + weight * regret
         self.regrets = xp.clip(regrets, min=0.0) if self._plus else regrets

@@ -248,11 +248,20 @@ def domain_validator(instance, attribute, value):
         )
 
 
+def is_sequence_form(domain) -> bool:
+    """Whether ``domain`` declares itself a sequence-form strategy set (``sequence_form = True``: a
+    :class:`gamedyn.Treeplex`), on which the rows of A are a player's sequences."""
+    return getattr(domain, "sequence_form", False) is True
+
+
 def _simplex_domain(instance, attribute, value):
-    """Bilinear's p-player plays on the simplex or on a capped simplex (the soft-margin game)."""
-    if not is_simplex(value):  # declared (gamedyn.core.domains.is_simplex): a subclass keeps its place
-        raise ValueError(f"p_domain must be Simplex() or CappedSimplex(cap) (the rows are mixed), got {value!r}; "
-                         "e.g. Bilinear(A, p_domain=CappedSimplex.from_nu(0.1, A.shape[0])).")
+    """Bilinear's p-player plays on the simplex, on a capped simplex (the soft-margin game) or on a
+    sequence-form strategy set (an extensive-form game: a :class:`gamedyn.Treeplex`)."""
+    # declared capabilities (gamedyn.core.domains.is_simplex, is_sequence_form): a subclass keeps its place
+    if not is_simplex(value) and not is_sequence_form(value):
+        raise ValueError(f"p_domain must be Simplex(), CappedSimplex(cap) (the rows are mixed) or a Treeplex (the rows "
+                         f"are sequences), got {value!r}; e.g. Bilinear(A, p_domain=CappedSimplex.from_nu(0.1, "
+                         "A.shape[0])).")
 
 
 def _margin_norm(instance, attribute, value):
@@ -285,9 +294,11 @@ class Bilinear(Payoff):
     ``scipy.sparse.linalg.LinearOperator``, a batch of games (:func:`gamedyn.one_vs_rest`), or a
     row-chunked dask array (wrapped in :class:`gamedyn.arrays.distributed.RowBlockedOperator`: one task
     per row block, the blocks persisted where they are).
-    The p-player must play on the simplex (``p_domain = Simplex()``: the rows are mixed), or on
+    The p-player must play on the simplex (``p_domain = Simplex()``: the rows are mixed), on
     the capped simplex given as ``p_domain=CappedSimplex(c)`` (the soft-margin game, ``c = 1/(nu n)``:
-    docs/explanation/soft-margin.md); the w-player on any domain (``w_domain = None``).
+    docs/explanation/soft-margin.md), or on a treeplex (``p_domain=Treeplex(...)``: the rows are a
+    player's sequences, an extensive-form game in sequence form, A sparse; :class:`gamedyn.MatrixGame`
+    names both treeplexes); the w-player on any domain (``w_domain = None``).
 
     **Which side the rows are.** The rows of A are the p-player's actions (p mixes the rows, and
     minimises) and the columns the w-player's coordinates (w maximises). So with w on the simplex,
@@ -307,9 +318,9 @@ class Bilinear(Payoff):
     row_norm_bound : float, optional
         A stated bound b >= max_i ||a_i||_2, which the certificate needs for a matrix-free A (a
         LinearOperator without row norms).
-    p_domain : Simplex or CappedSimplex, default Simplex()
-        The p-player's set: the simplex, or ``CappedSimplex(c)`` with ``c = 1/(nu n)`` for the
-        soft-margin game (any other domain raises a ValueError).
+    p_domain : Simplex, CappedSimplex or Treeplex, default Simplex()
+        The p-player's set: the simplex, ``CappedSimplex(c)`` with ``c = 1/(nu n)`` for the
+        soft-margin game, or a treeplex of A's rows (any other domain raises a ValueError).
     margin_norm : float, default 2.0
         q in (1, 2], the norm of w in the margin certificate (:meth:`certificate`): 2, or q = p/(p-1)
         for data with ``||x_i||_p <= 1`` (the p-norm perceptron's).
@@ -339,6 +350,9 @@ class Bilinear(Payoff):
         check_dimension = getattr(self.p_domain, "check_dimension", None)  # a capped simplex: non-empty on n rows
         if check_dimension is not None:
             check_dimension(A.shape[0], "Bilinear(A, p_domain=CappedSimplex(cap))")
+        if is_sequence_form(self.p_domain) and self.p_domain.dimension != A.shape[0]:
+            raise ValueError(f"p_domain {self.p_domain!r} has {self.p_domain.dimension} sequences but A has "
+                             f"{A.shape[0]} rows: the payoff and the treeplex belong to different games.")
 
     @property
     def w_dimension(self) -> int:
@@ -421,8 +435,8 @@ class Bilinear(Payoff):
         (the soft-margin game) the tracker is given the domain's ``cap``: ``lower`` is then the CVaR_c of
         the output's margins over its norm, ``upper`` the same ``||A^T p_bar||`` (docs/explanation/soft-margin.md).
         """
-        if w_domain == Simplex():
-            return None
+        if w_domain == Simplex() or is_sequence_form(self.p_domain) or is_sequence_form(w_domain):
+            return None  # a matrix or sequence-form game: gamedyn.MatrixGame's bracket, not the margin's
         from gamedyn.certify import certificates
 
         q = self.margin_norm if q is None else q  # w measured in the q-norm (``margin_norm``, default 2)

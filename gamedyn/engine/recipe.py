@@ -2,7 +2,7 @@
 
 A recipe is a function ``name(problem, T, *, <its parameters>, **run_options)`` decorated with
 :func:`recipe`, which records its :class:`Recipe` declaration: the family (:data:`MARGIN`,
-:data:`MATRIX`, :data:`FENCHEL`), the paper's reference, the box (:class:`Box`: payoff, the two
+:data:`MATRIX`, :data:`FENCHEL`, :data:`EFG`), the paper's reference, the box (:class:`Box`: payoff, the two
 players, weights, first mover, output), its parameters (:class:`Parameter`), the output rule, the
 comparator and the rates. Everything that shows or runs a recipe reads that one declaration:
 
@@ -37,7 +37,7 @@ import attrs
 from gamedyn.engine.observers import RUN_OPTIONS, run_observers
 from gamedyn.engine.results import GameResult
 
-__all__ = ["BOX_KEYWORDS", "Box", "FENCHEL", "Family", "MARGIN", "MATRIX", "Parameter", "Recipe", "RecipeResult",
+__all__ = ["BOX_KEYWORDS", "Box", "EFG", "FENCHEL", "Family", "MARGIN", "MATRIX", "Parameter", "Recipe", "RecipeResult",
            "average", "recipe", "run_options", "rounds_with_linear_rate", "rounds_with_quadratic_rate"]
 
 
@@ -89,7 +89,10 @@ MATRIX = Family("matrix", "M: the payoff matrix (m x n); the row player maximise
 # objective's value on top of its gradient, and their rate rows need only the iterates' values.
 FENCHEL = Family("fenchel", "objective: a gamedyn.Objective f (value, gradient, smoothness L)",
                  seats=("y-player", "x-player"), defaults={"regrets": False})
-FAMILIES = {family.name: family for family in (MARGIN, MATRIX, FENCHEL)}
+# The extensive-form recipes (issue 32): two treeplexes, the sparse sequence-form payoff of a built-in or loaded game.
+EFG = Family("efg", "game: an extensive-form game (gamedyn.games.efg: kuhn_poker(), leduc_poker(), goofspiel(4), "
+             "liars_dice(6), or one of their names)", seats=("x (player 0)", "y (player 1)"))
+FAMILIES = {family.name: family for family in (MARGIN, MATRIX, FENCHEL, EFG)}
 
 
 # ------------------------------------------------------------------------------- the declaration

@@ -29,6 +29,9 @@ Groups of claims (a name on the command line selects a group, a recipe or a pape
 * ``soft margin`` -- :mod:`gamedyn.paper.experiments.soft_margin`: each margin recipe with ``nu`` (the
   p-player on the capped simplex) against its theorem with ``D_c = log(n c) + r log(r/c)`` in place of
   ``log n`` (the bound from the stated formula) and the soft margin from the exact QP, on non-separable data.
+* ``extensive-form games`` -- :mod:`gamedyn.paper.experiments.efg`: cfr, cfr_plus, dcfr and pcfr_plus
+  against their original-form loops on the built-in games (1e-10), CFR's and CFR+'s regret bounds, and
+  CFR+'s certified bracket around Kuhn's and Leduc's exact values.
 
 A rate row is only evidence if a plausible wrong algorithm fails it: ``benchmarks/mutants.py``
 re-injects such algorithms and checks that the rows (and the tests) see each one.
@@ -656,6 +659,9 @@ def build_claims() -> list:
     from gamedyn.paper.experiments.soft_margin import soft_margin_claims
 
     claims += soft_margin_claims()
+    from gamedyn.paper.experiments.efg import efg_claims
+
+    claims += efg_claims()
     return claims
 
 

@@ -38,8 +38,9 @@ from gamedyn.core.domains import Simplex
 from gamedyn.core.hints import LastLoss
 from gamedyn.core.kernels import backend_of, is_foreign, to_host_scalar, to_numpy
 from gamedyn.core.loss import Loss
+from gamedyn.certify.sequence_form import SequenceFormTracker, sequence_form_bracket
 from gamedyn.core.validation import check_count, check_matrix
-from gamedyn.engine.payoffs import Bilinear
+from gamedyn.engine.payoffs import Bilinear, is_sequence_form
 
 __all__ = [
     "InitialBelief", "MatrixGame", "MatrixGameSolution", "ValueBracket", "value_bracket", "best_response_values", "check_payoff_matrix", "check_strategy", "default_hedge_steps", "default_optimistic_hedge_step", "hedge_gap_bound", "nash_gap", "optimistic_hedge_gap_bound", "payoff_range", "solve_matrix_game",
@@ -233,6 +234,21 @@ def _certified_worst(x, matrix) -> float:
     return rounded if Fraction(rounded) <= worst else float(np.nextafter(rounded, -np.inf))
 
 
+def _sequence_form_matrix(M):
+    """A sequence-form payoff: a finite float64 CSR matrix from a scipy.sparse M, else :func:`check_payoff_matrix`."""
+    import scipy.sparse as sp
+
+    if not sp.issparse(M):
+        return check_payoff_matrix(M)
+    matrix = sp.csr_matrix(M, dtype=np.float64)
+    if matrix.shape[0] < 1 or matrix.shape[1] < 1:
+        raise ValueError(f"M must be a 2-D payoff matrix of shape (rows, columns), got shape {matrix.shape}.")
+    if not np.all(np.isfinite(matrix.data)):
+        raise ValueError("M must have finite entries; it contains NaN or infinity.")
+    matrix.sum_duplicates()
+    return matrix
+
+
 def best_response_values(M, row, column) -> tuple:
     """(max_x x^T M column, min_y row^T M y): what each player's best reply achieves."""
     matrix = check_payoff_matrix(M)
@@ -410,15 +426,26 @@ class MatrixGame(Bilinear):
     strategy and ``p_average`` the column player's; :meth:`value_bracket` turns them into the
     certified bracket of :math:`v^\star` (:func:`solve_matrix_game`'s value lies inside).
 
+    **Sequence form.** With ``row_domain`` / ``column_domain`` a :class:`gamedyn.Treeplex` the game
+    is an extensive-form game in sequence form, :math:`\max_{x\in X}\min_{y\in Y}x^\top My`: M's rows
+    are the first player's sequences, its columns the second player's, and M may be a scipy.sparse
+    matrix (kept sparse, CSR: one sparse product per loss). :meth:`value_bracket` and the run's
+    certificate are then the certified bracket of :mod:`gamedyn.certify.sequence_form` (best responses
+    by backward passes); :func:`gamedyn.games.efg.kuhn_poker` and the other built-in games build it.
+
     Parameters
     ----------
-    M : array_like of shape (m, n)
-        The payoff matrix: rows are the maximiser's actions, columns the minimiser's (float64, finite).
+    M : array_like or scipy.sparse matrix of shape (m, n)
+        The payoff matrix: rows are the maximiser's actions, columns the minimiser's (float64, finite;
+        sparse only with a treeplex).
+    row_domain, column_domain : Simplex or Treeplex, optional
+        Each player's strategy set (default: the simplex).
 
     Raises
     ------
     TypeError, ValueError
-        ``M`` is not a finite real 2-D matrix (:func:`check_payoff_matrix`).
+        ``M`` is not a finite real 2-D matrix (:func:`check_payoff_matrix`); a domain that is neither the
+        simplex nor a treeplex, or whose dimension is not M's.
 
     Examples
     --------
@@ -430,32 +457,65 @@ class MatrixGame(Bilinear):
     (True, (2,))
     """
 
-    w_domain = Simplex()
+    w_domain: Any = attrs.field(default=Simplex(), kw_only=True)
 
-    def __init__(self, M):
-        matrix = check_payoff_matrix(M)
-        self.__attrs_init__(matrix.T)
+    def __init__(self, M, *, row_domain=None, column_domain=None):
+        if row_domain is None and column_domain is None:
+            matrix = check_payoff_matrix(M)
+            self.__attrs_init__(matrix.T)
+            return
+        row: Any = Simplex() if row_domain is None else row_domain
+        column: Any = Simplex() if column_domain is None else column_domain
+        matrix = _sequence_form_matrix(M)
+        for domain, size, name, what in ((row, matrix.shape[0], "row_domain", "rows"),
+                                         (column, matrix.shape[1], "column_domain", "columns")):
+            if is_sequence_form(domain):
+                if domain.dimension != size:
+                    raise ValueError(f"{name} {domain!r} has {domain.dimension} sequences but M has {size} {what}: "
+                                     "the payoff and the treeplex belong to different games.")
+            elif domain != Simplex():
+                raise ValueError(f"{name} must be Simplex() or a Treeplex, got {domain!r}.")
+        if not (is_sequence_form(row) and is_sequence_form(column)) and not isinstance(matrix, np.ndarray):
+            matrix = matrix.toarray()  # a simplex player: the dense matrix game's products and reads
+        self.__attrs_init__(matrix.T, p_domain=column, w_domain=row)
 
     @property
     def M(self) -> np.ndarray:
-        """The payoff matrix (m x n): a view of ``A.T``."""
+        """The payoff matrix (m x n): a view of ``A.T`` (CSR for a sparse sequence-form M)."""
         return self.A.T
 
-    def __repr__(self) -> str:
-        return f"MatrixGame(M of shape {self.M.shape})"
+    @property
+    def sequence_form(self) -> bool:
+        """Whether both players play on treeplexes (an extensive-form game in sequence form)."""
+        return is_sequence_form(self.w_domain) and is_sequence_form(self.p_domain)
 
-    def value_bracket(self, row, column) -> ValueBracket:
-        """:func:`value_bracket` of this game's matrix at the strategies ``row`` (w) and ``column`` (p)."""
+    def __repr__(self) -> str:
+        if self.w_domain == Simplex() and self.p_domain == Simplex():
+            return f"MatrixGame(M of shape {self.M.shape})"
+        return f"MatrixGame(M of shape {self.M.shape}, row_domain={self.w_domain!r}, column_domain={self.p_domain!r})"
+
+    def value_bracket(self, row, column):
+        """:func:`value_bracket` of this game's matrix at the strategies ``row`` (w) and ``column`` (p); for
+        two treeplexes :func:`gamedyn.certify.sequence_form.sequence_form_bracket` (a
+        :class:`gamedyn.certify.sequence_form.SequenceFormBracket`)."""
+        if self.sequence_form:
+            return sequence_form_bracket(self.M, (self.w_domain, self.p_domain), row, column)
+        if self.w_domain != Simplex() or self.p_domain != Simplex():
+            raise ValueError(f"{self!r}: a value bracket is certified for two simplices or two treeplexes.")
         return value_bracket(self.M, row, column)
 
     def certificate(self, w_domain, q: float | None = None, margin_from_sums: bool = True):
         r"""The value bracket as :func:`gamedyn.play`'s certificate: ``play(MatrixGame(M), ...).certificate``.
 
-        A :class:`ValueBracketTracker`: nothing per round (``observes_rounds = False``); at the end it
-        brackets :math:`v^\star` by the output's averaged strategies (:func:`value_bracket`, certified).
-        ``q`` and ``margin_from_sums`` belong to the margin certificate and are not used.
+        A :class:`ValueBracketTracker` (two simplices) or a
+        :class:`gamedyn.certify.sequence_form.SequenceFormTracker` (two treeplexes): nothing per round
+        (``observes_rounds = False``); at the end it brackets :math:`v^\star` by the output's averaged
+        strategies (:func:`value_bracket` or :func:`gamedyn.certify.sequence_form.sequence_form_bracket`,
+        certified). ``q`` and ``margin_from_sums`` belong to the margin certificate and are not used.
         """
-        return ValueBracketTracker(self) if w_domain == Simplex() else None
+        if self.sequence_form and w_domain == self.w_domain:
+            return SequenceFormTracker(self.M, (self.w_domain, self.p_domain))
+        return ValueBracketTracker(self) if w_domain == Simplex() and self.p_domain == Simplex() else None
 
 
 class ValueBracketTracker:
