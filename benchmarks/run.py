@@ -21,6 +21,12 @@ Sections (targets of the issue in brackets):
 5. batched K = 10 one-vs-rest NAG per game / one separate run [<= 0.5];
 6. memory in T: peak of ``play`` at T = 4000 / at T = 500 [~1: O(n + d) in T].
 
+8. one read of A (issue 35): recipe round / one ``A @ x`` for the margin recipes at 20000 x 500 and
+   100000 x 100, float64 and float32 dense and CSR (density 1 %) [<= 1.1 with the numba extra], the
+   numpy path's figure beside it (the compiled kernels switched off, ``gamedyn.arrays.compiled.ENABLED``);
+   mirror prox needs two reads a round (its hints' products), so its round is divided by two reads; the
+   compiled round with 2 threads (``gamedyn.arrays.compiled.THREADS``) for the smooth perceptron;
+
 7. with ``--dask``: the out-of-core benchmark, ``benchmarks/dask_bench.py``'s ``run(quick=...)``
    (dask operator / numpy per round at n = 2e6, d = 100, driver peak RSS from ``.npy`` chunks).
 """
@@ -233,6 +239,87 @@ def section_memory_in_T():
     print(f"  T = 500: {peaks[0] / 1024:.0f} KiB, T = 4000: {peaks[1] / 1024:.0f} KiB, ratio {peaks[1] / peaks[0]:.2f}   [~1]")
 
 
+ONE_READ_RECIPES = {  # name -> (recipe call, reads of A a round needs)
+    "smooth_perceptron": (lambda A, T: recipes.smooth_perceptron(A, T), 1),
+    "accelerated_perceptron": (lambda A, T: recipes.accelerated_perceptron(A, T), 1),
+    "accelerated_perceptron ji": (lambda A, T: recipes.accelerated_perceptron(A, T, theta="ji"), 1),
+    "nag_margin": (lambda A, T: recipes.nag_margin(A, T), 1),
+    "pnorm_perceptron p=2": (lambda A, T: recipes.pnorm_perceptron(A, T, p=2), 1),
+    "mirror_prox_perceptron": (lambda A, T: recipes.mirror_prox_perceptron(A, T), 2),
+}
+
+
+def sparse_data(n: int, d: int, density: float = 0.01, seed: int = 0):
+    """A CSR margin game: entries N(0, 1) at the given density, rows scaled to norm <= 1 (a row's sign is its label)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    A = sp.random(n, d, density=density, format="csr", random_state=seed, data_rvs=lambda k: rng.normal(size=k))
+    norms = np.sqrt(np.asarray(A.multiply(A).sum(axis=1)).ravel())
+    return sp.csr_matrix(sp.diags(1.0 / np.maximum(norms, 1e-300)) @ A)
+
+
+def _numpy_path(function):
+    """``function`` with the compiled kernels switched off (the numpy one-pass kernels or the two-pass round)."""
+    from gamedyn.arrays import compiled
+
+    def run():
+        before, compiled.ENABLED = compiled.ENABLED, False
+        try:
+            return function()
+        finally:
+            compiled.ENABLED = before
+
+    return run
+
+
+def _threads(function, threads: int):
+    from gamedyn.arrays import compiled
+
+    def run():
+        before, compiled.THREADS = compiled.THREADS, threads
+        try:
+            return function()
+        finally:
+            compiled.THREADS = before
+
+    return run
+
+
+def section_one_read(sizes, T, repeats, kinds=("float64", "float32", "csr")):
+    from gamedyn.arrays import compiled
+
+    extra = "numba extra installed" if compiled.available() else "numba extra NOT installed: both columns are the numpy path"
+    print(f"8. one read of A: recipe round / one A @ x (slope between T / 16 and T = {T} rounds), {extra}")
+    print("   columns: with the extra (cpu, wall) [<= 1.1] | the numpy path (cpu, wall)")
+    for n, d in sizes:
+        for kind in kinds:
+            A = sparse_data(n, d) if kind == "csr" else data(n, d, np.float64 if kind == "float64" else np.float32)
+            x = np.random.default_rng(1).normal(size=d).astype(np.float64 if kind == "csr" else A.dtype)
+            print(f" {n} x {d} {kind}" + (f" (nnz {A.nnz})" if kind == "csr" else f" ({A.nbytes / 2**20:.0f} MiB)"))
+
+            def reads(A=A, x=x):
+                for _ in range(T):
+                    A @ x
+
+            for name, (recipe, per_round) in ONE_READ_RECIPES.items():
+                functions = {"A @ x": reads}
+                for rounds in (short_run(T), T):
+                    functions[("compiled", rounds)] = lambda rounds=rounds, recipe=recipe, A=A: recipe(A, rounds)
+                    functions[("numpy", rounds)] = _numpy_path(lambda rounds=rounds, recipe=recipe, A=A: recipe(A, rounds))
+                    if name == "smooth_perceptron" and kind != "csr":
+                        functions[("2 threads", rounds)] = _threads(lambda rounds=rounds, recipe=recipe, A=A: recipe(A, rounds), 2)
+                samples = interleaved_samples(functions, repeats)
+                read = tuple(statistics.median(samples["A @ x"][k]) / T * per_round for k in (0, 1))
+                fast, slow = per_iteration(samples, "compiled", T), per_iteration(samples, "numpy", T)
+                line = (f"  {name:28s} cpu {fast[0] / read[0]:5.2f}  wall {fast[1] / read[1]:5.2f}  [<= 1.1]   "
+                        f"| numpy cpu {slow[0] / read[0]:5.2f}  wall {slow[1] / read[1]:5.2f}")
+                if ("2 threads", T) in samples:
+                    both = per_iteration(samples, "2 threads", T)
+                    line += f"   | 2 threads cpu {both[0] / read[0]:5.2f}  wall {both[1] / read[1]:5.2f}"
+                print(line + ("  (per read: 2 reads a round)" if per_round == 2 else ""), flush=True)
+
+
 def dask_benchmark(quick: bool):
     """The hook for the out-of-core benchmark (branch h8-dask): ``benchmarks/dask_bench.py::run``."""
     path = HERE / "dask_bench.py"
@@ -251,16 +338,22 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="small sizes and 2 repeats: a smoke test")
     parser.add_argument("--repeats", type=int, default=None, help="interleaved repetitions (default 7; 2 with --quick)")
     parser.add_argument("--dask", action="store_true", help="also run benchmarks/dask_bench.py (needs gamedyn[dask])")
+    parser.add_argument("--only", choices=("one-read",), default=None, help="run only this section")
     args = parser.parse_args(argv)
     repeats = args.repeats or (2 if args.quick else 7)
     print(f"BLAS: {blas_threads()}; numpy {np.__version__}; {os.cpu_count()} CPUs; "
           f"medians of {repeats} interleaved repeats; ratios of CPU and of wall time")
+    if args.only == "one-read":
+        section_one_read(((2000, 500),) if args.quick else ((20000, 500), (100000, 100)), 8 if args.quick else 32,
+                         repeats)
+        return
     if args.quick:
         section_recipes(((100, 10, 200), (500, 20, 100)), repeats)
         section_products(2000, 50, 10, repeats)
         section_matrix_game(2000, repeats)
         section_float32(20000, 100, 10)
         section_batched(2000, 50, 10, 10, repeats)
+        section_one_read(((2000, 500),), 8, repeats)
     else:
         section_recipes(((100, 10, 16000), (500, 20, 8000), (20000, 500, 96)), repeats)
         section_products(20000, 500, 96, repeats)
@@ -268,6 +361,8 @@ def main(argv=None):
         section_float32(100000, 100, 20)
         section_batched(20000, 500, 10, 20, repeats)
     section_memory_in_T()
+    if not args.quick:
+        section_one_read(((20000, 500), (100000, 100)), 32, repeats)
     if args.dask:
         dask_benchmark(args.quick)
 

@@ -105,6 +105,18 @@ _EXPORTS = {
     "ExploitabilityStop": "gamedyn.certify.sequence_form",
     "ExtensiveFormGame": "gamedyn.games.efg.game",
     "EFGResult": "gamedyn.games.efg.result",
+    # issue 34: general-sum and n-player games, coarse correlated and correlated equilibria
+    "BimatrixGame": "gamedyn.games.general_sum.game",
+    "CCEGapStop": "gamedyn.games.general_sum.solve",
+    "CEGapStop": "gamedyn.games.general_sum.solve",
+    "NormalFormGame": "gamedyn.games.general_sum.game",
+    "SwapRegret": "gamedyn.core.swap_regret",
+    "SwapRegretMatching": "gamedyn.core.swap_regret",
+    "cce_gap": "gamedyn.games.general_sum.certificates",
+    "ce_gap": "gamedyn.games.general_sum.certificates",
+    "play_n": "gamedyn.engine.players",
+    "solve_cce": "gamedyn.games.general_sum.solve",
+    "solve_ce": "gamedyn.games.general_sum.solve",
 }
 
 # the layer packages, front ends and the command line, as attributes (``gamedyn.engine``, ...)
@@ -214,6 +226,23 @@ if TYPE_CHECKING:  # every public name for type checkers (mypy, pyright), with i
         solve_game as solve_game,
     )
     from gamedyn.io.datasets import signed_rows as signed_rows
+    # extensive-form games (issue 32)
+    from gamedyn.certify.sequence_form import ExploitabilityStop as ExploitabilityStop
+    from gamedyn.core.counterfactual import CounterfactualRegret as CounterfactualRegret
+    from gamedyn.core.treeplex import Treeplex as Treeplex
+    from gamedyn.games.efg.game import ExtensiveFormGame as ExtensiveFormGame
+    from gamedyn.games.efg.result import EFGResult as EFGResult
+    # general-sum and n-player games (issue 34)
+    from gamedyn.core.swap_regret import SwapRegret as SwapRegret, SwapRegretMatching as SwapRegretMatching
+    from gamedyn.engine.players import play_n as play_n
+    from gamedyn.games.general_sum.certificates import ce_gap as ce_gap, cce_gap as cce_gap
+    from gamedyn.games.general_sum.game import BimatrixGame as BimatrixGame, NormalFormGame as NormalFormGame
+    from gamedyn.games.general_sum.solve import (
+        CCEGapStop as CCEGapStop,
+        CEGapStop as CEGapStop,
+        solve_cce as solve_cce,
+        solve_ce as solve_ce,
+    )
     from gamedyn.paper.exploration import Exploration as Exploration, explore as explore
 
 __all__ = [*_EXPORTS, "core", "arrays", "certify", "engine", "games", "io", "paper"]

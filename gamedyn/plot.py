@@ -16,6 +16,11 @@ r"""Teaching pictures (``pip install gamedyn[plot]``; matplotlib is imported onl
 * :func:`plot_exploration` -- the heat map of :func:`gamedyn.explore`'s rate exponents.
 * :func:`write_tutorial_figures` -- every image of the tutorial "From Hedge to acceleration", also
   ``python -m gamedyn.plot DIR``.
+* General-sum games (issue 34): :func:`game_dynamics` (the four dynamics, every player, in
+  :func:`gamedyn.engine.players.play_n`; ``matrix_game_dynamics(A, T, B=B)`` is its row player on a
+  bimatrix game), :func:`plot_player_dynamics` (two-action players, e.g. Jordan's game),
+  :func:`joint_convergence` + :func:`plot_joint_convergence` (a 2 x 2 game's empirical joint distribution
+  entering the CCE set) and :func:`write_general_sum_figures` (the tutorial "General-sum games").
 
 Data functions return plain arrays and need no matplotlib; plotting functions return a
 ``matplotlib.figure.Figure`` (no pyplot, no global state).
@@ -41,7 +46,10 @@ __all__ = [
     "animate_simplex",
     "describe_path",
     "dynamics_on_rock_paper_scissors",
+    "GENERAL_SUM_FILES",
     "fitted_slope",
+    "game_dynamics",
+    "joint_convergence",
     "main",
     "matrix_game_dynamics",
     "panel_count",
@@ -49,6 +57,8 @@ __all__ = [
     "plot_certificates",
     "plot_exploration",
     "plot_game_dynamics",
+    "plot_joint_convergence",
+    "plot_player_dynamics",
     "plot_regret_curves",
     "plot_rock_paper_scissors",
     "regret_curves",
@@ -56,6 +66,7 @@ __all__ = [
     "simplex_trajectory",
     "tutorial_figures",
     "tutorial_regret_data",
+    "write_general_sum_figures",
     "write_tutorial_figures",
 ]
 
@@ -101,8 +112,13 @@ def simplex_coordinates(points) -> np.ndarray:
     return points @ _CORNERS
 
 
-def matrix_game_dynamics(M, T: int = 3000, *, row_start=None, column_start=None, eta: float = 0.1) -> dict:
+def matrix_game_dynamics(M, T: int = 3000, *, row_start=None, column_start=None, eta: float = 0.1, B=None) -> dict:
     r"""The row player's strategies under four dynamics on the matrix game ``M`` (the row player's payoffs).
+
+    With ``B`` (the column player's payoffs) the game is the general-sum bimatrix game
+    :class:`gamedyn.BimatrixGame` ``(M, B)``, and the same four dynamics run simultaneously in
+    :func:`gamedyn.engine.players.play_n` (:func:`game_dynamics`); a bimatrix game has no single
+    equilibrium to mark, so give :func:`plot_game_dynamics` the one you want drawn (``equilibrium=``).
 
     Parameters
     ----------
@@ -115,6 +131,9 @@ def matrix_game_dynamics(M, T: int = 3000, *, row_start=None, column_start=None,
         uniform. Entries must be positive (Hedge never plays an action of weight 0).
     eta : float
         Plain Hedge's constant step for both players.
+    B : array_like, shape (m, n), optional
+        The column player's payoffs (it maximises :math:`x^\top By`); default: the zero-sum game
+        (:math:`B=-M`, the recipes of :func:`gamedyn.play`, the column player moving second; RM+ alternating).
 
     Returns
     -------
@@ -133,6 +152,11 @@ def matrix_game_dynamics(M, T: int = 3000, *, row_start=None, column_start=None,
     [('fictitious play (FTL vs FTL): averages', (50, 2)), ('Hedge (FTRL, eta = 0.1): plays', (50, 2)),
      ('RM+ (alternating, linear averaging): averages', (50, 2)), ('optimistic Hedge (OFTRL): plays', (50, 2))]
     """
+    if B is not None:
+        from gamedyn.games.general_sum import BimatrixGame
+
+        return {label: paths[0] for label, paths in game_dynamics(BimatrixGame(M, B), T, eta=eta,
+                                                                  starts=(row_start, column_start)).items()}
     from gamedyn.recipes import fictitious_play, hedge, optimistic_hedge, regret_matching_plus
 
     def row_plays(result) -> np.ndarray:
@@ -163,6 +187,221 @@ def dynamics_on_rock_paper_scissors(T: int = 3000, start=TUTORIAL_START) -> dict
     """
     column_start = np.asarray(start, dtype=np.float64)[[1, 2, 0]]
     return matrix_game_dynamics(ROCK_PAPER_SCISSORS, T, row_start=start, column_start=column_start)
+
+
+def game_dynamics(game, T: int = 3000, *, eta: float = 0.1, starts=None) -> dict:
+    r"""Every player's strategies under four simultaneous dynamics on a general-sum game (issue 34).
+
+    Parameters
+    ----------
+    game : NormalFormGame
+        :class:`gamedyn.NormalFormGame` or :class:`gamedyn.BimatrixGame`.
+    T : int
+        Rounds.
+    eta : float
+        Plain Hedge's constant step.
+    starts : sequence of array_like or None, optional
+        Each player's start (None: uniform): fictitious play's prior belief (one fictitious past play) and
+        the Hedge learners' centres.
+
+    Returns
+    -------
+    dict
+        ``{label: (path of player 1, ..., path of player n)}``, each path a (T, a_i) array: fictitious play's
+        running averages (each player best-responds to the others' empirical play, with the starts as
+        one past play), plain Hedge's plays (FTRL with entropy, step ``eta``), RM+'s linear averages
+        :math:`\sum_s s\,x_s/\sum_s s` and optimistic Hedge's plays (OFTRL, step :math:`1/r`, r the largest
+        payoff range), all in :func:`gamedyn.engine.players.play_n`.
+
+    Examples
+    --------
+    >>> from gamedyn.games.general_sum import shapley_game
+    >>> paths = game_dynamics(shapley_game(), T=40)
+    >>> [(label.split(" (")[0], [p.shape for p in players]) for label, players in paths.items()][:1]
+    [('fictitious play', [(40, 3), (40, 3)])]
+    """
+    from gamedyn.core.domains import Simplex
+    from gamedyn.core.learners import FTRL, OFTRL, FollowTheRegularizedLeader
+    from gamedyn.core.regret_matching import RegretMatching
+    from gamedyn.core.regularizers import Entropy, Zero
+    from gamedyn.engine.players import PlaysTrace, play_n
+    from gamedyn.games.matrix import InitialBelief
+
+    shape = tuple(game.shape)
+    starts = [None] * len(shape) if starts is None else list(starts)
+    points = [np.full(a, 1.0 / a) if start is None else np.asarray(start, dtype=np.float64)
+              for start, a in zip(starts, shape)]
+    spread = max(float(np.max(U) - np.min(U)) for U in game.payoffs) or 1.0
+    rounds = np.arange(1, T + 1)[:, None]
+
+    def run(learners, weights="constant"):
+        trace = PlaysTrace()
+        play_n(game, learners, T, weights=weights, initial=points, observers=[trace])
+        return [np.array(kept) for kept in trace.plays]
+
+    best_responder = FollowTheRegularizedLeader(Zero(Simplex()), 1.0, InitialBelief())
+    fictitious = run([best_responder] * len(shape))
+    hedge = run([FTRL(Entropy(), eta, centre=start) for start in starts])
+    rm_plus = run([RegretMatching(plus=True)] * len(shape))
+    optimistic = run([OFTRL(Entropy(), 1.0 / spread, centre=start) for start in starts])
+    return {
+        "fictitious play (best responses to the empirical play): averages":
+            tuple(np.cumsum(path, axis=0) / rounds for path in fictitious),
+        f"Hedge (FTRL, eta = {eta:g}): plays": tuple(hedge),
+        "RM+ (simultaneous, linear averaging): averages":
+            tuple(np.cumsum(rounds * path, axis=0) / np.cumsum(rounds, axis=0) for path in rm_plus),
+        "optimistic Hedge (OFTRL, eta = 1/r): plays": tuple(optimistic),
+    }
+
+
+def plot_player_dynamics(paths: dict, *, equilibrium=None, players=None, actions=None, title=None):
+    """One panel per dynamic of :func:`game_dynamics`: each player's probability of its first action over the rounds.
+
+    For games where every player has two actions (Jordan's game); ``equilibrium`` (one strategy per player) is
+    drawn dashed, ``players`` / ``actions`` name the players and the first actions. Each panel's caption is
+    :func:`describe_path` of player 1's path.
+    """
+    first = next(iter(paths.values()))
+    n = len(first)
+    if any(np.shape(path)[-1] != 2 for path in first):
+        raise ValueError("plot_player_dynamics draws games where every player has 2 actions (the probability of the "
+                         f"first); got actions {[np.shape(path)[-1] for path in first]}. Use plot_game_dynamics "
+                         f"on one player's paths for 3 actions.")
+    players = tuple(players) if players is not None else tuple(f"player {i + 1}" for i in range(n))
+    actions = tuple(actions) if actions is not None else ("action 1",) * n
+    figure = new_figure(figsize=(4.2 * len(paths), 3.8), layout="constrained")
+    axes = np.atleast_1d(figure.subplots(1, len(paths), sharey=True))
+    for ax, (label, path) in zip(axes, paths.items()):
+        rounds = np.arange(1, len(path[0]) + 1)
+        for i, (points, color) in enumerate(zip(path, ("C0", "C1", "C2", "C3", "C4"))):
+            ax.plot(rounds, points[:, 0], color=color, linewidth=0.9, label=f"P({players[i]}: {actions[i]})")
+            if equilibrium is not None:
+                ax.axhline(float(np.asarray(equilibrium[i])[0]), color=color, linestyle="--", linewidth=0.8)
+        ax.set_xscale("log")
+        ax.set_ylim(-0.03, 1.03)
+        ax.set_xlabel("round t")
+        caption = label if equilibrium is None else _caption(label, path[0], equilibrium[0])
+        ax.set_title(caption, fontsize=8.5)
+    axes[0].set_ylabel("probability of the first action")
+    axes[0].legend(loc="best", fontsize=7, frameon=False)
+    figure.suptitle(title or "Each player's probability of its first action (dashed: the Nash equilibrium)", fontsize=10)
+    return figure
+
+
+def joint_convergence(game, T: int = 2000, *, learners=None, checkpoints: int = 24, directions: int = 72) -> dict:
+    r"""The empirical joint distribution of play in a 2 x 2 game, measured against the CCE set.
+
+    (In a 2 x 2 game the CCE and CE sets coincide: a player's only non-trivial swap exchanges its two
+    actions, and each half of it is a fixed deviation.)
+
+    Parameters
+    ----------
+    game : BimatrixGame
+        A 2 x 2 game (e.g. :func:`gamedyn.games.general_sum.chicken`).
+    T : int
+        Rounds.
+    learners : dict, optional
+        ``{label: learner}`` (default: Hedge, RM and optimistic Hedge); both players run the same learner in
+        :func:`gamedyn.engine.players.play_n`.
+    checkpoints : int
+        How many rounds (geometric) the gaps and the distances are measured at.
+    directions : int
+        How many directions the projected polytopes are traced in (one LP each).
+
+    Returns
+    -------
+    dict
+        ``"rounds"``: the measured rounds; ``"paths"``: ``{label: (T, 2) array}``, the joint's point
+        :math:`(\sigma_t(1,2),\sigma_t(2,1))` (the mass of the two off-diagonal profiles) every round; ``"cce_gap"``
+        / ``"distance"``: ``{label: array}`` at the measured rounds -- the certified CCE gap of :math:`\sigma_t`
+        and its L1 distance to the CCE polytope (an LP); ``"cce_polygon"``: the polytope projected on those
+        coordinates (its vertices in order, from one LP per direction).
+    """
+    import scipy.optimize
+
+    from gamedyn.core.learners import FTRL, OFTRL
+    from gamedyn.core.regret_matching import RegretMatching
+    from gamedyn.core.regularizers import Entropy
+    from gamedyn.engine.players import PlaysTrace, play_n
+    from gamedyn.games.general_sum import cce_gap
+    from gamedyn.games.general_sum.lp import cce_constraints
+
+    if tuple(game.shape) != (2, 2):
+        raise ValueError(f"joint_convergence draws 2 x 2 games (the joint has 4 entries), got shape {game.shape}.")
+    learners = learners or {"Hedge (eta = 0.1)": FTRL(Entropy(), 0.1), "RM": RegretMatching(),
+                            "optimistic Hedge (eta = 0.5)": OFTRL(Entropy(), 0.5)}
+    G = {"cce": cce_constraints(game)}
+    projection = np.zeros((2, 4))
+    projection[0, 1] = projection[1, 2] = 1.0  # (sigma(1, 2), sigma(2, 1)) in C order
+
+    def polygon(rows):
+        found = []
+        for angle in np.linspace(0.0, 2 * math.pi, directions, endpoint=False):
+            direction = np.array([math.cos(angle), math.sin(angle)])
+            solution = scipy.optimize.linprog(-(direction @ projection), A_ub=rows, b_ub=np.zeros(len(rows)),
+                                              A_eq=np.ones((1, 4)), b_eq=[1.0], bounds=(0, None), method="highs")
+            found.append(projection @ solution.x)
+        points = np.array(found)
+        keep = np.any(np.abs(points - np.roll(points, 1, axis=0)) > 1e-9, axis=1)  # one copy of each vertex
+        keep[0] = True
+        return points[keep]
+
+    def distance(sigma):
+        # min sum_a s_a  s.t.  s >= tau - sigma, s >= sigma - tau, G tau <= 0, tau in the simplex
+        eye = np.eye(4)
+        cost = np.concatenate([np.zeros(4), np.ones(4)])
+        upper = np.vstack([np.hstack([eye, -eye]), np.hstack([-eye, -eye]), np.hstack([G["cce"], np.zeros((4, 4))])])
+        right = np.concatenate([sigma, -sigma, np.zeros(len(G["cce"]))])
+        found = scipy.optimize.linprog(cost, A_ub=upper, b_ub=right, A_eq=np.concatenate([np.ones(4), np.zeros(4)])[None],
+                                       b_eq=[1.0], bounds=(0, None), method="highs")
+        return float(found.fun)
+
+    measured = np.unique(np.round(np.geomspace(1, T, checkpoints)).astype(int))
+    data: dict = {"rounds": measured, "paths": {}, "cce_gap": {}, "distance": {}, "cce_polygon": polygon(G["cce"])}
+    for label, learner in learners.items():
+        trace = PlaysTrace()
+        play_n(game, [learner, learner], T, initial=[np.array([0.6, 0.4]), np.array([0.3, 0.7])], observers=[trace])
+        X, Y = (np.array(kept) for kept in trace.plays)
+        products = np.einsum("ti,tj->tij", X, Y).reshape(T, 4)
+        joints = np.cumsum(products, axis=0) / np.arange(1, T + 1)[:, None]
+        data["paths"][label] = joints @ projection.T
+        data["cce_gap"][label] = np.array([cce_gap(game, joints[t - 1].reshape(2, 2)) for t in measured])
+        data["distance"][label] = np.array([distance(joints[t - 1]) for t in measured])
+    return data
+
+
+def plot_joint_convergence(data: dict, *, actions=("action 1", "action 2"), title=None):
+    """Left: the joint distribution's path into the projected CCE set; right: its certified CCE gap and L1 distance to the CCE set over the rounds (log-log). ``data``: :func:`joint_convergence`."""
+    from matplotlib.patches import Polygon
+
+    figure = new_figure(figsize=(10, 4.4), layout="constrained")
+    left, right = figure.subplots(1, 2)
+    left.add_patch(Polygon(data["cce_polygon"], closed=True, facecolor="C0", alpha=0.18, edgecolor="C0",
+                           label="CCE set (= CE set in a 2 x 2 game), projected"))
+    left.plot([0, 1, 0, 0], [0, 0, 1, 0], color="0.4", linewidth=0.8)
+    for (label, path), color in zip(data["paths"].items(), ("C1", "C3", "C4", "C5")):
+        left.plot(path[:, 0], path[:, 1], color=color, linewidth=1, label=label)
+        left.plot(*path[0], "o", color=color, markersize=4)
+        left.plot(*path[-1], "s", color="black", markersize=3)
+    left.set_xlabel(f"P({actions[0]}, {actions[1]})")
+    left.set_ylabel(f"P({actions[1]}, {actions[0]})")
+    left.set_aspect("equal")
+    left.set_xlim(-0.03, 1.03)
+    left.set_ylim(-0.03, 1.03)
+    left.legend(fontsize=7, frameon=False, loc="upper right")
+    rounds = data["rounds"]
+    for (label, gaps), color in zip(data["cce_gap"].items(), ("C1", "C3", "C4", "C5")):
+        shown = gaps > 0
+        right.loglog(rounds[shown], gaps[shown], color=color, linewidth=1.3, label=f"{label}: CCE gap")
+        distances = data["distance"][label]
+        near = distances > 1e-12
+        right.loglog(rounds[near], distances[near], ":", color=color, linewidth=1.2, label=f"{label}: L1 distance")
+    right.set_xlabel("round t")
+    right.set_ylabel("certified CCE gap and L1 distance to the CCE set")
+    right.legend(fontsize=7, frameon=False)
+    figure.suptitle(title or "The empirical joint distribution of play enters the coarse correlated equilibria",
+                    fontsize=10)
+    return figure
 
 
 def _windows(T: int, count: int = 4) -> list:
@@ -645,6 +884,52 @@ def write_tutorial_figures(folder, *, T: int = 3000, animation: bool = True) -> 
             target = os.path.join(folder, TUTORIAL_FILES["animation"])
             animate_simplex(dynamics_on_rock_paper_scissors(T), target)
             written.append(target)
+    return written
+
+
+GENERAL_SUM_FILES = {
+    "coordination": "coordination_dynamics.png",
+    "shapley": "shapley_dynamics.png",
+    "jordan": "jordan_dynamics.png",
+    "joint": "chicken_joint_into_cce.png",
+}
+SHAPLEY_START = (0.5, 0.3, 0.2)  # off the uniform equilibrium
+JORDAN_STARTS = ((0.8, 0.2), (0.5, 0.5), (0.3, 0.7))
+
+
+def write_general_sum_figures(folder, *, T: int = 3000) -> list:
+    """Write the images of docs/tutorial/general-sum-games.md into ``folder``; returns the paths.
+
+    A coordination game, Shapley's game (fictitious play's cycle) and Jordan's game under
+    :func:`game_dynamics`, and chicken's empirical joint distribution entering the CCE set
+    (:func:`joint_convergence`).
+    """
+    from gamedyn.games.general_sum import chicken, coordination_game, jordan_game, shapley_game
+
+    new_figure()  # fail early when matplotlib is missing
+    os.makedirs(folder, exist_ok=True)
+    written = []
+    coordination, shapley = coordination_game(), shapley_game()
+    for key, game, start, equilibrium, name in (
+            ("coordination", coordination, None, (0.0, 0.0, 1.0), "a coordination game (values 1, 2, 3)"),
+            ("shapley", shapley, SHAPLEY_START, (1 / 3, 1 / 3, 1 / 3), "Shapley's game")):
+        paths = matrix_game_dynamics(game.A, T, B=game.B, row_start=start, column_start=start)
+        target = os.path.join(folder, GENERAL_SUM_FILES[key])
+        plot_game_dynamics(paths, equilibrium=equilibrium, actions=("1", "2", "3"),
+                           title=f"{name}: the row player's strategies (star: the equilibrium marked)").savefig(
+            target, dpi=110)
+        written.append(target)
+    target = os.path.join(folder, GENERAL_SUM_FILES["jordan"])
+    plot_player_dynamics(game_dynamics(jordan_game(), T, starts=JORDAN_STARTS), equilibrium=[(0.5, 0.5)] * 3,
+                         actions=("heads",) * 3,
+                         title="Jordan's game: each player's probability of heads (dashed: the Nash equilibrium)").savefig(
+        target, dpi=110)
+    written.append(target)
+    target = os.path.join(folder, GENERAL_SUM_FILES["joint"])
+    plot_joint_convergence(joint_convergence(chicken(), min(T, 2000)), actions=("dare", "chicken"),
+                           title="Chicken: the empirical joint distribution of play enters the CCE set").savefig(
+        target, dpi=110)
+    written.append(target)
     return written
 
 

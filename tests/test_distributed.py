@@ -591,11 +591,12 @@ def counting_operator(A, rows, one_pass=True):
 
 
 # passes over A per round: (one-pass round, two-pass round). Mirror prox's hints add one product
-# each (the losses at the opponent's secondary iterate). NAG moves p first against an FTRL+
+# each (the losses at the opponent's secondary iterate): one pass of their own in the one-pass round
+# (HintedProductsRound, issue 35), two products in the two-pass round. NAG moves p first against an FTRL+
 # w-player, whose play needs all of A^T p_t before A w_t can start; the pass of A w_t also gives
 # A^T p_{t+1} (p_{t+1} is the softmax of l_t = A w_t), so from round 2 on it reads A once a round.
 PASSES = {"smooth_perceptron": (1, 2), "accelerated_perceptron": (1, 2), "accelerated_perceptron_ji": (1, 2),
-          "pnorm_perceptron": (1, 2), "mirror_prox_perceptron": (3, 4), "nag_margin": (1, 2)}
+          "pnorm_perceptron": (1, 2), "mirror_prox_perceptron": (2, 4), "nag_margin": (1, 2)}
 
 
 @pytest.mark.parametrize("one_pass", [True, False])

@@ -163,6 +163,8 @@ def test_the_face_offers_the_same_public_names_as_before_plus_the_layers():
     added |= {"checkpoint", "compare_with", "each_round", "record_plays", "skip_regrets", "stop_when",
               "track_metrics"}  # issue 31: the observers of play
     added |= {"Treeplex", "CounterfactualRegret", "ExploitabilityStop", "ExtensiveFormGame", "EFGResult"}  # issue 32
+    added |= {"BimatrixGame", "CCEGapStop", "CEGapStop", "NormalFormGame", "SwapRegret", "SwapRegretMatching", "cce_gap",
+              "ce_gap", "play_n", "solve_cce", "solve_ce"}  # issue 34: general-sum games, CCE and CE
     assert set(gamedyn.__all__) == before | protocols | added | {"core", "arrays", "certify", "engine", "games", "io", "paper"}
 
 

@@ -25,7 +25,8 @@ RECIPES = {  # name -> (run, reads of A by the one-pass kernels in the run's ROU
     "accelerated_perceptron": (lambda A: recipes.accelerated_perceptron(A, ROUNDS), ROUNDS),
     "accelerated_perceptron_ji": (lambda A: recipes.accelerated_perceptron(A, ROUNDS, theta="ji"), ROUNDS),
     "pnorm_perceptron": (lambda A: recipes.pnorm_perceptron(A, ROUNDS, p=3), ROUNDS),
-    "mirror_prox_perceptron": (lambda A: recipes.mirror_prox_perceptron(A, ROUNDS), ROUNDS),  # + its hints' 2 products
+    # its hints' two products from a pass of their own (HintedProductsRound): two reads a round
+    "mirror_prox_perceptron": (lambda A: recipes.mirror_prox_perceptron(A, ROUNDS), 2 * ROUNDS),
     # p first: each round's pass also gives the next round's A^T p, so the last round's A w is a plain product
     "nag_margin": (lambda A: recipes.nag_margin(A, ROUNDS), ROUNDS - 1),
 }

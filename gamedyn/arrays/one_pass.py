@@ -20,6 +20,16 @@ benchmarks/one_pass_threshold.py``): one read took 0.88-0.96 of the two calls' t
 Set ``gamedyn.arrays.one_pass.ONE_PASS_MIN_BYTES = math.inf`` to keep the two-pass round for every
 in-memory A.
 
+**Compiled (the numba extra).** With numba installed, a dense A of at least :data:`COMPILED_MIN_BYTES`
+(16 MiB) takes :class:`gamedyn.arrays.compiled.CompiledRows` instead: the same capability, each round
+one compiled pass (measured, one thread: 0.48-0.60 of the two BLAS calls with the softmax between them
+at 5000-10000 x 500, 19-38 MiB; 1.3-1.6 in cache, at 1000-2000 x 500). A float32 A with rows shorter than
+:data:`COMPILED_MIN_FLOAT32_ROW` keeps the numpy kernels (float32 BLAS): each row's fixed cost (its
+reductions, its exponential) outweighs its bytes there (the compiled float32 pass took 1.7 of a float32
+``A @ x`` at 100000 x 100, against 0.74-0.93 at 20000 x 500). A CSR A keeps the two-pass round
+unless :data:`COMPILED_CSR` (two sparse products took 0.65-0.8 of the compiled pass at 1 % density,
+20000 x 500 and 100000 x 100: A is in cache there and each row's short loop costs more than its bytes).
+
 **The capability.** Any A may offer it (:class:`gamedyn.arrays.distributed.RowBlockedOperator` does):
 
 * ``A.one_pass`` -- True;
@@ -38,10 +48,13 @@ import numpy as np
 
 from gamedyn.core.kernels import is_numpy
 
-__all__ = ["GROUP_BYTES", "ONE_PASS_MIN_BYTES", "InMemoryRows", "merge_log_sum_exp", "one_pass_operator",
+__all__ = ["COMPILED_CSR", "COMPILED_MIN_BYTES", "COMPILED_MIN_FLOAT32_ROW", "GROUP_BYTES", "ONE_PASS_MIN_BYTES", "InMemoryRows", "merge_log_sum_exp", "one_pass_operator",
            "row_groups", "rows_both_products", "rows_softmax_response", "slabs"]
 
 ONE_PASS_MIN_BYTES = 32 * 2**20  # a dense in-memory A at least this large takes the one-pass round
+COMPILED_MIN_BYTES = 16 * 2**20  # with the numba extra: a dense A at least this large takes the compiled round
+COMPILED_MIN_FLOAT32_ROW = 256  # ... and a float32 A's rows have at least this many entries (shorter: numpy's float32 BLAS)
+COMPILED_CSR = False  # with the numba extra: a CSR A takes the compiled round (off: two sparse products are faster)
 
 
 def _capable(A) -> bool:
@@ -79,12 +92,23 @@ class InMemoryRows:
 
 
 def one_pass_operator(A):
-    """The one-pass form of A (for :mod:`gamedyn.engine.rounds`): A itself when it offers the capability,
-    :class:`InMemoryRows` for a large dense numpy A, else None."""
+    """The one-pass form of A (for :mod:`gamedyn.engine.rounds`): A itself when it offers the capability;
+    with the numba extra (:mod:`gamedyn.arrays.compiled`) its compiled form for a dense A of at least
+    :data:`COMPILED_MIN_BYTES` (float32: rows of at least :data:`COMPILED_MIN_FLOAT32_ROW` entries; and a CSR A when
+    :data:`COMPILED_CSR`); :class:`InMemoryRows` for a dense numpy
+    A of at least :data:`ONE_PASS_MIN_BYTES`; else None."""
     if _capable(A):
         return A
-    if (is_numpy(A) and A.ndim == 2 and A.dtype in (np.float32, np.float64)
-            and A.flags.c_contiguous and A.nbytes >= ONE_PASS_MIN_BYTES):
+    dense = (is_numpy(A) and A.ndim == 2 and A.dtype in (np.float32, np.float64)
+             and A.flags.c_contiguous)
+    long_rows = dense and (A.dtype == np.float64 or A.shape[1] >= COMPILED_MIN_FLOAT32_ROW)
+    if (long_rows and A.nbytes >= COMPILED_MIN_BYTES) or (COMPILED_CSR and getattr(A, "format", None) == "csr"):
+        from gamedyn.arrays.compiled import compiled_operator  # numba is imported only for such an A
+
+        compiled = compiled_operator(A)
+        if compiled is not None:
+            return compiled
+    if dense and A.nbytes >= ONE_PASS_MIN_BYTES:
         return InMemoryRows(A)
     return None
 

@@ -23,6 +23,7 @@ from gamedyn.core.loss import Loss
 from gamedyn.core.protocols import Domain, Hint, Learner, Observer, Player
 from gamedyn.core.numerics import NumericalRangeError
 from gamedyn.core.regret_matching import RegretMatching
+from gamedyn.core.swap_regret import SwapRegret, SwapRegretMatching, stationary_distribution
 from gamedyn.core.regularizers import Entropy, QNorm, Regularizer, SquaredEuclidean, Zero, numerical_argmin
 from gamedyn.core.treeplex import Treeplex
 from gamedyn.core.weights import StepSchedule
@@ -33,4 +34,5 @@ __all__ = [
     "FollowTheRegularizedLeader", "L1Ball", "LastLoss", "Loss", "MirrorDescent", "NoHint", "NumericalRangeError",
     "OFTL", "OFTRL", "OMD", "OpponentSecondary", "QNorm", "Reals", "Regularizer", "Simplex", "SquaredEuclidean",
     "StepSchedule", "Zero", "numerical_argmin",
+    "SwapRegret", "SwapRegretMatching", "stationary_distribution",  # issue 34
 ]

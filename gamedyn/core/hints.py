@@ -150,6 +150,12 @@ class OpponentSecondary:
         dimension = self._opponent_dimension()  # the shadow's arrays on the run's backend (its losses' namespace)
         return self.opponent.init(dimension, Loss(backend_of(initial_loss.linear).zeros(dimension), 0.0))
 
+    def opponent_point(self, state):
+        """y^{opp}_{t-1}, the point whose round loss :meth:`predict` returns (``payoff.loss_for_w`` / ``loss_for_p``
+        of it): a round that computes both players' hint losses from one pass of A reads it
+        (:mod:`gamedyn.engine.rounds`)."""
+        return state.secondary
+
     def predict(self, state, current_loss: Loss | None = None):
         if self.player == "w":
             return self.payoff.loss_for_w(state.secondary, None)

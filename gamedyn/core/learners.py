@@ -946,11 +946,13 @@ class OMD(_RegularizedLearner):
         return None
 
 
-def _omd_play(learner, state: OMDState, weight, current_loss, argmin=None):
+def _omd_play(learner, state: OMDState, weight, current_loss, argmin=None, guess=None):
     """x_t = argmin eta alpha_t <M_t, x> + D_R(x, y_{t-1}), M_t the hint's gradient at y_{t-1} (y_{t-1} without a hint).
 
-    ``argmin``: the regularizer's :func:`argmin_with_cache_of`, when the caller has it bound already."""
-    guess = learner.hint.predict(state.hint_state, current_loss)
+    ``argmin``: the regularizer's :func:`argmin_with_cache_of`, when the caller has it bound already; ``guess``:
+    the hint's prediction, when the caller computed it (:meth:`OMDPlayer.play_guessed`)."""
+    if guess is None:
+        guess = learner.hint.predict(state.hint_state, current_loss)
     if guess is None:
         return state.secondary
     if argmin is None:
@@ -997,6 +999,15 @@ class OMDPlayer:
         point = _omd_play(self.learner, self.state, weight, current_loss, self._argmin)
         if self._step_is_play:
             self._shown = (current_loss, weight, point)
+        return point
+
+    def play_guessed(self, weight: float, guess: Loss):
+        """The play given the hint's prediction ``guess`` (what ``hint.predict`` would return this round), computed by
+        the caller: the one-pass round of :mod:`gamedyn.engine.rounds` takes both mirror-prox hints' products
+        (``hint.opponent_point``) from one pass of A. The same point as :meth:`play`."""
+        point = _omd_play(self.learner, self.state, weight, None, self._argmin, guess)
+        if self._step_is_play:
+            self._shown = (None, weight, point)
         return point
 
     def update(self, point, loss: Loss, weight: float, induced_loss: Loss | None = None) -> None:

@@ -5,28 +5,7 @@ there (a structural check: any class with them qualifies, no base class needed).
 capabilities are documented in each protocol's docstring with the default the runner uses when an
 object does not declare them; each is read with ``getattr(obj, name, default)`` in one place.
 
-=============================== ===========================================================================
-protocol                        required
-=============================== ===========================================================================
-:class:`Domain`                 ``contains(z)``, ``default_centre(dimension)``, ``project(z)``,
-                                ``minimize_quadratic(linear, curvature)``
-:class:`RegularizerProtocol`    ``domain``, ``argmin(linear, curvature, eta, centre)``
-:class:`Hint`                   ``init(dimension, initial_loss)``, ``predict(state, current_loss)``,
-                                ``update(state, point, loss, weight)``
-:class:`Learner`                ``domain``, ``init(dimension, initial_loss)``,
-                                ``play(state, weight, current_loss=None)``, ``update(state, point, loss, weight)``
-:class:`Player`                 ``play(weight, current_loss=None)``, ``update(point, loss, weight, induced_loss=None)``,
-                                ``loss_sum()``, ``state``
-:class:`PayoffProtocol`         ``w_dimension``, ``p_dimension``, ``value(w, p)``, ``loss_for_p(w, p_played)``,
-                                ``loss_for_w(p, w_played)``
-:class:`Observer`               ``observe(state) -> bool | None``
-=============================== ===========================================================================
-
-A payoff and a regularizer also have a base class of defaults, :class:`gamedyn.Payoff` and
-:class:`gamedyn.Regularizer` (one class per public name): ``isinstance(x, gamedyn.Payoff)`` is True
-for a subclass and for any object with :class:`PayoffProtocol`'s members (:class:`StructuralMeta`),
-and a type checker accepts such an object where :func:`gamedyn.play` asks for a ``PayoffProtocol``.
-
+=============================== ====================================================================
 The how-tos (docs/how-to/write-a-learner.md, write-a-regularizer.md, write-a-payoff.md,
 write-an-observer.md) each write one such class against its protocol alone and run it in
 :func:`gamedyn.play`.
@@ -36,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Domain", "Hint", "Learner", "Observer", "PayoffProtocol", "Player", "RegularizerProtocol", "StructuralMeta",
-           "declared"]
+__all__ = ["Domain", "Hint", "Learner", "NormalForm", "Observer", "PayoffProtocol", "Player", "RegularizerProtocol",
+           "StructuralMeta", "declared"]
 
 
 @runtime_checkable
@@ -476,6 +455,34 @@ class Observer(Protocol):
         -------
         bool or None
             True asks the run to stop after this round.
+        """
+
+
+@runtime_checkable
+class NormalForm(Protocol):
+    r"""An n-player game in normal form, as :func:`gamedyn.engine.players.play_n` plays it (issue 34).
+
+    Required: ``shape`` (the tuple :math:`(a_1,\dots,a_n)` of each player's number of actions) and
+    ``losses(plays)``: for the players' mixed strategies ``plays`` (n vectors), the tuple of the n
+    round losses :math:`\ell_i=-u_i(\cdot,x_{-i})` (a :class:`gamedyn.Loss` each: player i's negated
+    expected utility of each of its actions against the others' plays). Every player minimises its
+    loss on its simplex. Optional: ``utilities(plays)`` (the n utility vectors).
+    """
+
+    shape: tuple
+
+    def losses(self, plays: Any) -> Any:
+        r"""The n players' round losses against the others' plays.
+
+        Parameters
+        ----------
+        plays : sequence of numpy.ndarray
+            One mixed strategy per player (lengths ``shape``).
+
+        Returns
+        -------
+        tuple of Loss
+            Player i's loss :math:`-u_i(\cdot, x_{-i})` (length ``shape[i]``).
         """
 
 

@@ -41,8 +41,8 @@ from gamedyn.core.domains import Simplex
 from gamedyn.core.kernels import axpy, backend_of, dot, is_foreign, is_numpy
 from gamedyn.core.loss import Loss
 
-__all__ = ["RegretMatching", "RegretMatchingPlayer", "RegretMatchingState", "accumulate_regrets", "discount_regrets",
-           "hedge_into", "linear_part", "regret_matching_into", "regret_matching_play"]
+__all__ = ["RegretMatching", "RegretMatchingForm", "RegretMatchingPlayer", "RegretMatchingState", "accumulate_regrets",
+           "discount_regrets", "hedge_into", "linear_part", "regret_matching_into", "regret_matching_play"]
 
 
 class RegretMatchingState(NamedTuple):
@@ -224,6 +224,7 @@ class RegretMatching:
     needs_current_loss = False
     sees_induced_loss = False
     plays_in_domain = True
+    supports_batches = True  # losses of shape (K, B): B independent games, one regret column each (issue 34)
 
     @property
     def name(self) -> str:
@@ -234,6 +235,9 @@ class RegretMatching:
         """Zero regrets and prediction for ``dimension`` actions (``initial_loss`` is not used)."""
         if isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer)) or dimension < 1:
             raise ValueError(f"dimension must be a positive number of actions, got {dimension!r}.")
+        if initial_loss is not None and np.ndim(initial_loss.linear) == 2 and not is_foreign(initial_loss.linear):
+            shape = (int(dimension), int(np.shape(initial_loss.linear)[1]))  # batched games: a column each
+            return RegretMatchingState(np.zeros(shape), np.zeros(shape), 1)
         if initial_loss is not None and np.ndim(initial_loss.linear) != 1:
             raise ValueError(f"{type(self).__name__} plays one game at a time; it got batched losses of shape "
                              f"{np.shape(initial_loss.linear)}. Run the games one by one.")
@@ -244,23 +248,58 @@ class RegretMatching:
 
     def play(self, state: RegretMatchingState, weight: float, current_loss: Loss | None = None):
         """The play for the round of weight ``weight`` (``current_loss`` is ignored: not needed)."""
+        if np.ndim(state.regrets) == 2 and not is_foreign(state.regrets):
+            return _BatchedRegretMatchingPlayer(self, state).play(weight)
         return RegretMatchingPlayer(self, state).play(weight)
 
     def update(self, state: RegretMatchingState, point, loss: Loss, weight: float, **_) -> RegretMatchingState:
         """The state after the loss ``weight * loss`` charged at ``point``."""
         if is_foreign(state.regrets):  # the player replaces its arrays (no in-place update): no copy needed
             return _ForeignRegretMatchingPlayer(self, state).updated(point, loss, weight)
-        player = RegretMatchingPlayer(self, RegretMatchingState(state.regrets.copy(), state.prediction.copy(),
-                                                                state.round))
+        copied = RegretMatchingState(state.regrets.copy(), state.prediction.copy(), state.round)
+        player = _BatchedRegretMatchingPlayer(self, copied) if np.ndim(state.regrets) == 2 else \
+            RegretMatchingPlayer(self, copied)
         player.update(point, loss, weight)
         return player.state
+
+    def regret_form(self) -> "RegretMatchingForm":
+        r"""The rule as data, what a round that drives the regrets itself needs (the compiled matrix-game round,
+        :mod:`gamedyn.engine.compiled_rounds`): play :math:`[R+\alpha_t P]^+` normalised (uniform when nothing is
+        positive; P the prediction, 0 unless ``predictive``), update :math:`R\leftarrow R+\alpha_t r_t`,
+        :math:`r_t=\langle\ell,x\rangle\mathbf 1-\ell` (clipped at 0 with ``plus``; ``P = r_t`` when predictive).
+        A subclass keeps it; one that changes :meth:`play` or :meth:`update` must return None."""
+        return RegretMatchingForm(self.plus, self.predictive)
 
     def player(self, state: RegretMatchingState) -> RegretMatchingPlayer:
         """The runner's mutable form: a :class:`RegretMatchingPlayer` that updates ``state``'s arrays in place
         (regrets of a foreign namespace: the same updates in that namespace, on its device)."""
         if is_foreign(state.regrets):
             return _ForeignRegretMatchingPlayer(self, state)  # type: ignore[return-value]
+        if np.ndim(state.regrets) == 2:
+            return _BatchedRegretMatchingPlayer(self, state)  # type: ignore[return-value]
         return RegretMatchingPlayer(self, state)
+
+
+@attrs.frozen
+class RegretMatchingForm:
+    """A learner's declaration that it is regret matching (:meth:`RegretMatching.regret_form`): ``plus``,
+    ``predictive``; :meth:`sums` reads a state as ``(regrets, prediction, round)`` (float64 arrays a round may
+    update in place), :meth:`state` writes them back."""
+
+    plus: bool
+    predictive: bool
+
+    def sums(self, state: RegretMatchingState) -> tuple | None:
+        """``(regrets, prediction, round)`` of the state (numpy float64 arrays), or None (another namespace)."""
+        regrets, prediction = state.regrets, state.prediction
+        if not all(is_numpy(a) and a.dtype == np.float64 and a.ndim == 1 and a.flags.c_contiguous
+                   and a.flags.writeable for a in (regrets, prediction)):
+            return None
+        return regrets, prediction, int(state.round)
+
+    def state(self, regrets, prediction, round_: int) -> RegretMatchingState:
+        """The state with these regrets, prediction and round."""
+        return RegretMatchingState(regrets, prediction, int(round_))
 
 
 class RegretMatchingPlayer:
@@ -297,6 +336,48 @@ class RegretMatchingPlayer:
 
     def loss_sum(self):
         return None  # regret matching keeps regrets, not the loss sum: the runner keeps it
+
+    @property
+    def state(self) -> RegretMatchingState:
+        """The pure state this player is at (sharing its arrays)."""
+        return RegretMatchingState(self.regrets, self.prediction, self.round)
+
+
+class _BatchedRegretMatchingPlayer:
+    """:class:`RegretMatchingPlayer` for B batched games (regrets of shape (K, B)): each column is one game's
+    regrets, played and updated as the one-game player does, the sums taken along axis 0 (issue 34:
+    the copies of :class:`gamedyn.SwapRegret` in one array)."""
+
+    __slots__ = ("_plus", "_predictive", "learner", "prediction", "regrets", "round")
+
+    def __init__(self, learner: RegretMatching, state: RegretMatchingState):
+        self.learner = learner
+        self.regrets = np.array(state.regrets, dtype=np.float64)
+        self.prediction = np.array(state.prediction, dtype=np.float64)
+        self.round = int(state.round)
+        self._plus, self._predictive = learner.plus, learner.predictive
+
+    def play(self, weight, current_loss=None):
+        theta = self.regrets + weight * self.prediction if self._predictive else self.regrets
+        theta = np.maximum(theta, 0.0)
+        total = theta.sum(axis=0)
+        positive = total > 0.0
+        theta[:, positive] /= total[positive]
+        theta[:, ~positive] = 1.0 / theta.shape[0]
+        return theta
+
+    def update(self, point, loss, weight, induced_loss=None) -> None:
+        linear = linear_part(loss, point)
+        regret = np.einsum("kb,kb->b", linear, point)[None, :] - linear  # <l, x> 1 - l per game, unweighted
+        self.regrets += weight * regret
+        if self._plus:
+            np.maximum(self.regrets, 0.0, out=self.regrets)  # every game's Q_t >= 0
+        if self._predictive:
+            self.prediction = regret
+        self.round += 1
+
+    def loss_sum(self):
+        return None
 
     @property
     def state(self) -> RegretMatchingState:

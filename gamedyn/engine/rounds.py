@@ -55,7 +55,7 @@ from gamedyn.core.loss import Loss
 from gamedyn.core.protocols import declared
 from gamedyn.engine.seats import declares_plays_in_domain
 
-__all__ = ["AlternatingRound", "ConjugateRound", "EntropyLeaderRound", "VertexRound", "bilinear_form_of",
+__all__ = ["AlternatingRound", "ConjugateRound", "EntropyLeaderRound", "HintedProductsRound", "VertexRound", "bilinear_form_of",
            "conjugate_form_of", "conjugate_round", "one_pass_round", "round_of", "softmax_play_of", "vertex_losses_of",
            "vertex_round"]
 
@@ -96,6 +96,8 @@ def one_pass_round(payoff, leader, follower, T: int, w_leads: bool = True) -> Ro
     w_curvature = float(form.w_curvature)
     w_follows = not w_leads
     if not follower.learner.needs_current_loss:
+        if _hints_from_one_pass(payoff, leader, follower):
+            return HintedProductsRound(A, leader, follower, w_curvature, w_follows)
         return _both_products(A, follower, w_curvature, w_follows)
     if not w_follows:
         return _entropy_follower(payoff, A, follower, w_curvature)
@@ -115,6 +117,54 @@ def _both_products(A, follower, w_curvature: float, w_follows: bool) -> Round:
         return (w_loss, follower_play, p_loss) if w_follows else (p_loss, follower_play, w_loss)
 
     return round_
+
+
+def _hints_from_one_pass(payoff, leader, follower) -> bool:
+    """Both seats' hints declare ``opponent_point`` on this very payoff and their players ``play_guessed``
+    (mirror prox: OMD with :class:`gamedyn.OpponentSecondary`)."""
+    for seat in (leader, follower):
+        hint = getattr(seat.learner, "hint", None)
+        if (not callable(declared(hint, "opponent_point", ("predict",), None)) or getattr(hint, "payoff", None) is not payoff
+                or getattr(hint, "player", None) != seat.name or not callable(getattr(seat.player, "play_guessed", None))
+                or not hasattr(seat.player.state, "hint_state")):
+            return False
+    return True
+
+
+class HintedProductsRound:
+    r"""Mirror prox in two reads of A a round: both hints' losses from one pass, both plays' from another.
+
+    Each player's hint is the round loss at the opponent's secondary iterate (:class:`gamedyn.OpponentSecondary`:
+    :math:`\psi^w_t=-g(\cdot,\tilde p)`, :math:`\psi^p_t=g(\tilde w,\cdot)`), and both points are known before
+    either play, so one pass gives :math:`A\tilde w` and :math:`A^\top\tilde p` (``A.products``) and the players
+    play from them (``play_guessed``: the same points as their own ``predict`` would give); then the plays' pass.
+    Chosen when both hints declare ``opponent_point`` on the run's payoff; the round keeps no state across rounds.
+    """
+
+    def __init__(self, A, leader, follower, w_curvature, w_follows):
+        self.leader, self.follower, self.w_curvature, self.w_follows = leader, follower, w_curvature, w_follows
+        self.products = A.products
+        self.follower_guess = None
+
+    def leader_play(self, weight):
+        """The leader's play, after the hints' pass (which also gives the follower's guess for this round)."""
+        leader_player, follower_player = self.leader.player, self.follower.player  # (replaced on resume)
+        leader_point = self.leader.learner.hint.opponent_point(leader_player.state.hint_state)
+        follower_point = self.follower.learner.hint.opponent_point(follower_player.state.hint_state)
+        w_point, p_point = (leader_point, follower_point) if self.w_follows else (follower_point, leader_point)
+        Aw, ATp = self.products(w_point, p_point)
+        np.negative(ATp, out=ATp)
+        w_guess, p_guess = Loss(ATp, self.w_curvature), Loss(Aw, 0.0)
+        leader_guess, self.follower_guess = (p_guess, w_guess) if self.w_follows else (w_guess, p_guess)
+        return leader_player.play_guessed(weight, leader_guess)
+
+    def __call__(self, t, leader_play, weight):
+        follower_play = self.follower.player.play_guessed(weight, self.follower_guess)
+        w, p = (follower_play, leader_play) if self.w_follows else (leader_play, follower_play)
+        Aw, ATp = self.products(w, p)
+        np.negative(ATp, out=ATp)
+        w_loss, p_loss = Loss(ATp, self.w_curvature), Loss(Aw, 0.0)
+        return (w_loss, follower_play, p_loss) if self.w_follows else (p_loss, follower_play, w_loss)
 
 
 def _softmax_step(A, learner, guess: str):
@@ -357,6 +407,7 @@ def round_of(payoff, leader, follower, one_pass, w_leads: bool, output_weight, r
     output_is_follower = output_weight is follower_weight_of
     if one_pass is not None:
         exchange = one_pass  # the follower's loss and play and the leader's loss, one read of A
+        leader_plays = getattr(one_pass, "leader_play", None) or leader_plays  # (HintedProductsRound: the hints' pass)
     elif follower.learner.needs_current_loss:
 
         def exchange(t, leader_play, follower_weight):

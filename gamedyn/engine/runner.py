@@ -34,6 +34,7 @@ from gamedyn.core.kernels import NUMPY, SMALL_PRODUCT, is_foreign, single_blas_t
 from gamedyn.core.protocols import Learner, Observer, PayoffProtocol, declared
 from gamedyn.core.validation import check_count, check_vector
 from gamedyn.core.weights import Weights, weight_function
+from gamedyn.engine.compiled_rounds import compiled_alternating_round
 from gamedyn.engine.observers import CertificateObserver, Run, check_observer, observer_name
 from gamedyn.engine.payoffs import Payoff, check_payoff_at_start
 from gamedyn.engine.results import (
@@ -420,6 +421,10 @@ def round_strategy(run, payoff, first, regrets, alternating: bool = False):
         alternation = AlternatingRound(leader, follower, run.w_seat.output_weight, regrets)
         if run.start == 1 and not run.finished:
             alternation.start()  # the starts and the first mover's charge at its start (not on resume)
+            compiled = compiled_alternating_round(payoff, leader, follower, first == "w", run.w_seat.output_weight,
+                                                  run.observers)  # regret matching nobody watches (numba extra)
+            if compiled is not None:
+                return compiled
         return alternation
     if run.start == 1 and not run.finished:  # the lean rounds, for a fresh run nobody watches (rounds.py)
         lean = conjugate_round(payoff, leader, follower, first == "w", run.w_seat.output_weight, regrets, run.observers)
@@ -432,7 +437,18 @@ def round_strategy(run, payoff, first, regrets, alternating: bool = False):
     return round_of(payoff, leader, follower, run.one_pass, first == "w", run.w_seat.output_weight, regrets)
 
 
-def _loop(run, round_):
+def rounds_loop(run, round_, snapshot) -> tuple:
+    """The one round loop of gamedyn's runners (:func:`play`'s, :func:`gamedyn.engine.players.play_n`'s).
+
+    ``run`` has ``observers``, ``T``, ``start``, ``finished``, ``stop_reason`` and ``stopped_by``
+    (:class:`gamedyn.engine.observers.Run`); ``round_(t)`` (or ``round_.play_round(t)``) plays round t;
+    ``snapshot(run)`` returns ``t -> round state`` for the observers that read one. Returns
+    ``(rounds played, stop reason, {observer name: what its finish returned})``.
+    """
+    return _loop(run, round_, snapshot)
+
+
+def _loop(run, round_, snapshot=None):
     """Play rounds run.start..T; after each, every observer sees it (in order) and may ask to stop: the
     run ends after that round, the first observer that asked named in the stop reason.
 
@@ -440,7 +456,7 @@ def _loop(run, round_):
     observers = run.observers
     calls = tuple((observer.observe, getattr(observer, "needs_round_state", True)) for observer in observers)
     needs_state = any(wants for _, wants in calls)
-    snapshot = _snapshot(run)  # called only when needs_state
+    snapshot = (_snapshot if snapshot is None else snapshot)(run)  # called only when needs_state
     rounds, stop_reason = (run.start - 1, run.stop_reason) if run.finished else (run.T, run.stop_reason)
     start = run.T + 1 if run.finished else run.start  # a finished run (last round or a stop rule) plays no more
     contexts = [make() for make in (getattr(o, "context", None) for o in observers) if make is not None]
@@ -449,7 +465,10 @@ def _loop(run, round_):
             if context is not None:
                 stack.enter_context(context)
         play_round = getattr(round_, "play_round", round_)  # a round object's own function (no __call__ hop)
-        with _Rounds(start, run.T) as round_numbers:
+        play_rounds = None if calls else getattr(round_, "play_rounds", None)  # many rounds a call, nobody watching
+        if play_rounds is not None and start <= run.T:
+            play_rounds(start, run.T)
+        with _Rounds(start, run.T if play_rounds is None else start - 1) as round_numbers:
             for t in round_numbers:
                 play_round(t)
                 if calls:  # every observer sees every round played; the first to ask to stop is named

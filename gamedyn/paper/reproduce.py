@@ -662,6 +662,9 @@ def build_claims() -> list:
     from gamedyn.paper.experiments.efg import efg_claims
 
     claims += efg_claims()
+    from gamedyn.paper.experiments.general_sum import general_sum_claims
+
+    claims += general_sum_claims()  # issue 34
     return claims
 
 

@@ -85,7 +85,11 @@ def check_payoff_matrix(M, name: str = "M") -> np.ndarray:
     except (TypeError, ValueError) as error:
         raise TypeError(f"{name} must be a 2-D array of payoffs (rows: the maximiser's actions), got {type(M).__name__}.") from error
     if matrix.ndim != 2 or matrix.shape[0] < 1 or matrix.shape[1] < 1:
-        raise ValueError(f"{name} must be a 2-D payoff matrix of shape (rows, columns), got shape {matrix.shape}.")
+        general = (" A zero-sum matrix game has one payoff matrix; for a general-sum game of two players pass "
+                   "gamedyn.BimatrixGame(A, B) (equilibria: gamedyn.solve_cce, gamedyn.solve_ce)."
+                   if matrix.ndim == 3 and matrix.shape[0] == 2 else "")
+        raise ValueError(f"{name} must be a 2-D payoff matrix of shape (rows, columns), got shape {matrix.shape}."
+                         f"{general}")
     if not np.all(np.isfinite(matrix)):
         raise ValueError(f"{name} must have finite entries; it contains NaN or infinity.")
     return matrix
@@ -459,7 +463,11 @@ class MatrixGame(Bilinear):
 
     w_domain: Any = attrs.field(default=Simplex(), kw_only=True)
 
-    def __init__(self, M, *, row_domain=None, column_domain=None):
+    def __init__(self, M, *general_sum, row_domain=None, column_domain=None):
+        if general_sum:
+            raise TypeError("MatrixGame(M) is the zero-sum game of one payoff matrix (the column player gets -M); "
+                            "for a general-sum game pass gamedyn.BimatrixGame(A, B) and play it with "
+                            "gamedyn.play_n, or solve it with gamedyn.solve_cce / gamedyn.solve_ce.")
         if row_domain is None and column_domain is None:
             matrix = check_payoff_matrix(M)
             self.__attrs_init__(matrix.T)

@@ -1,4 +1,4 @@
-r"""A solver front door: :func:`solve_game` runs the fastest dynamic to a certified Nash gap.
+r"""A solver front door: :func:`solve_game` solves a zero-sum game to a certified Nash gap, by the LP or the dynamics.
 
 The dynamic is alternating PRM+ with quadratic averaging (Farina, Kroer & Sandholm 2021), the
 fastest of gamedyn's matrix-game recipes on the benchmark of ``benchmarks/matrix_games.py``. The
@@ -7,6 +7,16 @@ the averaged products are running sums of the losses the rounds already computed
 target; the gap is then **certified** by computing both best replies to the averages
 (:math:`M\bar y` and :math:`\bar x^\top M`, two products), and the run continues if the certified
 gap is above the target (it never is by more than rounding).
+
+**The exact solver where it is faster** (issue 35). A small game is solved by one linear program
+(``scipy.optimize.linprog``, HiGHS): the row strategy from its primal solution, the column strategy
+from the duals of the same LP (:func:`lp_strategies`), and the same certified bracket as the
+dynamics' (both best replies, widened by their rounding bound). :func:`lp_is_faster` chooses, from a
+size/time model measured with ``python benchmarks/solve_game.py`` (one BLAS thread, 2-core EPYC): the
+LP's time grows like :math:`(mn)^{1.5}` and was below the dynamics' to a gap of 1e-6 up to
+300 x 300, the dynamics' like :math:`mn` times their rounds and were faster at 1000 x 1000. If the
+LP's certified gap misses the target (HiGHS's tolerances are about 1e-7 of the payoffs), the
+dynamics run as before.
 """
 
 from __future__ import annotations
@@ -23,7 +33,7 @@ from gamedyn.core.regret_matching import RegretMatching
 from gamedyn.core.validation import check_count, check_matrix
 from gamedyn.engine import Bilinear, play
 
-__all__ = ["GameSolution", "NashGapStop", "solve_game"]
+__all__ = ["LP_CROSSOVER_ENTRIES", "GameSolution", "NashGapStop", "lp_is_faster", "lp_strategies", "solve_game"]
 
 
 def _products(M, row, column):
@@ -153,7 +163,8 @@ class GameSolution:
     ``row`` / ``column``: the averaged strategies; ``lower`` / ``upper``: the value bracket
     :math:`\min_j(\bar x^\top M)_j\le v^\star\le\max_i(M\bar y)_i` (both best replies computed);
     ``nash_gap`` = ``upper - lower`` (<= the requested gap unless ``converged`` is False);
-    ``rounds``: rounds played; ``method``: the dynamic; ``value``: the bracket's midpoint.
+    ``rounds``: rounds played (0 when the LP solved it); ``method``: the dynamic, or ``"linprog (HiGHS)"``;
+    ``value``: the bracket's midpoint.
     """
 
     row: np.ndarray
@@ -238,13 +249,69 @@ def _check_matrix(M):
                 raise TypeError(f"M must be a 2-D array of real payoffs, got dtype {matrix.dtype}.") from error
         data = matrix
     if matrix.ndim != 2 or matrix.shape[0] < 1 or matrix.shape[1] < 1:
-        raise ValueError(f"M must be a 2-D payoff matrix of shape (rows, columns), got shape {matrix.shape}.")
+        general = (" solve_game solves zero-sum games (one payoff matrix); for a general-sum game of two players "
+                   "pass gamedyn.BimatrixGame(A, B) to gamedyn.solve_cce or gamedyn.solve_ce."
+                   if matrix.ndim == 3 and matrix.shape[0] == 2 else "")
+        raise ValueError(f"M must be a 2-D payoff matrix of shape (rows, columns), got shape {matrix.shape}.{general}")
     if not np.all(np.isfinite(data)):
         raise ValueError("M must have finite entries; it contains NaN or infinity.")
     return matrix
 
 
-def solve_game(M, gap: float = 1e-6, *, max_rounds: int = 1_000_000) -> GameSolution:
+LP_CROSSOVER_ENTRIES = 200_000
+"""Entries m n (stored entries for a sparse M) up to which :func:`lp_is_faster` picks the LP at gap 1e-6."""
+_LP_METHOD = "linprog (HiGHS)"
+
+
+def lp_is_faster(shape, entries: int, gap: float) -> bool:
+    r"""Whether the LP is predicted to solve a game faster than the dynamics to ``gap``.
+
+    The model, measured with ``python benchmarks/solve_game.py``: the LP's time grows like
+    :math:`E^{1.5}` in the entries E (its interior point or simplex work), the dynamics' like
+    :math:`E/\sqrt{\mathrm{gap}}` (each round costs two products; PRM+'s rounds to a gap grew about as
+    :math:`\mathrm{gap}^{-1/2}` here). They cross at :data:`LP_CROSSOVER_ENTRIES` entries at gap 1e-6,
+    so the LP is chosen while :math:`E\le E^\star\,(10^{-6}/\mathrm{gap})`.
+    """
+    return entries <= LP_CROSSOVER_ENTRIES * (1e-6 / gap)
+
+
+def lp_strategies(matrix):
+    """``(row, column)`` from one LP (HiGHS): max v s.t. (M^T x)_j >= v, sum x = 1, x >= 0; the row strategy is
+    its primal solution, the column strategy minus the duals of its n inequalities; None when HiGHS fails."""
+    import scipy.optimize
+    import scipy.sparse as sp
+
+    m, n = matrix.shape
+    cost = np.zeros(m + 1)
+    cost[-1] = -1.0
+    if sp.issparse(matrix):
+        upper = sp.hstack([-sp.csr_matrix(matrix, dtype=np.float64).T, sp.csr_matrix(np.ones((n, 1)))], format="csr")
+        equality = sp.csr_matrix(np.concatenate([np.ones(m), [0.0]])[None, :])
+    else:
+        upper = np.empty((n, m + 1))
+        upper[:, :m] = -np.asarray(matrix, dtype=np.float64).T
+        upper[:, m] = 1.0
+        equality = np.concatenate([np.ones(m), [0.0]])[None, :]
+    solution = scipy.optimize.linprog(cost, A_ub=upper, b_ub=np.zeros(n), A_eq=equality, b_eq=[1.0],
+                                      bounds=[(0.0, None)] * m + [(None, None)], method="highs")
+    if solution.status != 0 or solution.x is None:
+        return None
+    row = np.maximum(solution.x[:m], 0.0)
+    column = np.maximum(-solution.ineqlin.marginals, 0.0)  # scipy's duals of <= rows are <= 0: minus a strategy
+    if not (row.sum() > 0 and column.sum() > 0):
+        return None
+    return row / row.sum(), column / column.sum()
+
+
+def _bracket(matrix, row, column):
+    """``(lower, upper)``: min_j (row^T M)_j and max_i (M column)_i in float64, each widened by the rounding bound."""
+    by_column, by_row = _certificate_products(matrix, row, column)
+    slack = _rounding_bound(matrix)  # Higham: |fl(M v) - M v| <= gamma_k max|M| for a distribution v
+    xp = backend_of(matrix).xp
+    return to_host_scalar(xp.min(by_row)) - slack, to_host_scalar(xp.max(by_column)) + slack
+
+
+def solve_game(M, gap: float = 1e-6, *, max_rounds: int = 1_000_000, method: str = "auto") -> GameSolution:
     r"""Solve the zero-sum game :math:`\max_x\min_yx^\top My` to a certified Nash gap.
 
     Runs alternating PRM+ with quadratic averaging (:func:`gamedyn.recipes.predictive_regret_matching_plus`)
@@ -260,17 +327,22 @@ def solve_game(M, gap: float = 1e-6, *, max_rounds: int = 1_000_000) -> GameSolu
         scale it with M's range.
     max_rounds : int, default 1,000,000
         A cap; if it is reached, the result has ``converged = False`` and the gap reached.
+    method : {"auto", "lp", "dynamics"}, default "auto"
+        ``"lp"``: one linear program (HiGHS) and the certified bracket of its strategies, then the
+        dynamics if that bracket is wider than ``gap``; ``"dynamics"``: PRM+ only; ``"auto"``: the LP
+        where :func:`lp_is_faster` predicts it (small games), else the dynamics. A torch, JAX or CuPy M
+        always takes the dynamics (on its device).
 
     Returns
     -------
     GameSolution
         ``row``, ``column``, ``lower``, ``upper`` (the value bracket), ``nash_gap``, ``rounds``,
-        ``converged``.
+        ``converged``, ``method``.
 
     Raises
     ------
     ValueError
-        A bad M (not 2-D, empty, NaN or infinite entries), gap (not positive) or max_rounds.
+        A bad M (not 2-D, empty, NaN or infinite entries), gap (not positive), max_rounds or method.
     TypeError
         M is complex or not numeric.
 
@@ -285,6 +357,20 @@ def solve_game(M, gap: float = 1e-6, *, max_rounds: int = 1_000_000) -> GameSolu
         raise ValueError(f"gap must be a positive finite Nash gap, e.g. 1e-6 (absolute: scale it with M's range), "
                          f"got {gap!r}.")
     max_rounds = check_count(max_rounds, "max_rounds")
+    if method not in ("auto", "lp", "dynamics"):
+        raise ValueError(f"method must be 'auto' (the LP for small games, else the dynamics), 'lp' or 'dynamics', "
+                         f"got {method!r}.")
+    if method != "dynamics" and not is_foreign(matrix):
+        import scipy.sparse as sp
+
+        entries = int(matrix.nnz) if sp.issparse(matrix) else int(matrix.shape[0]) * int(matrix.shape[1])
+        if method == "lp" or lp_is_faster(matrix.shape, entries, float(gap)):
+            pair = lp_strategies(matrix)
+            if pair is not None:
+                row, column = pair
+                lower, upper = _bracket(matrix, row, column)
+                if upper - lower <= gap:
+                    return GameSolution(row, column, lower, upper, upper - lower, 0, True, _LP_METHOD)
     learner = RegretMatching(plus=True, predictive=True)
     output_weight = lambda t: float(t * t)
     target = float(gap)
@@ -294,10 +380,7 @@ def solve_game(M, gap: float = 1e-6, *, max_rounds: int = 1_000_000) -> GameSolu
         game = play(payoff, learner, learner, max_rounds, weights="constant", output_weights="quadratic",
                     alternating=True, observers=(stop,))
         row, column = game.w_average, game.p_average
-        by_column, by_row = _certificate_products(matrix, row, column)
-        slack = _rounding_bound(matrix)  # Higham: |fl(M v) - M v| <= gamma_k max|M| for a distribution v
-        xp = backend_of(matrix).xp
-        upper, lower = to_host_scalar(xp.max(by_column)) + slack, to_host_scalar(xp.min(by_row)) - slack
+        lower, upper = _bracket(matrix, row, column)
         certified = upper - lower
         if certified <= gap or game.rounds >= max_rounds or target < gap * 1e-3:
             return GameSolution(row, column, lower, upper, certified, game.rounds, certified <= gap)
