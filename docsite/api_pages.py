@@ -1,9 +1,7 @@
 """The API reference pages, generated from the package itself (one Markdown page per public module).
 
 A public module is every module of ``gamedyn`` and ``gamedyn.recipes`` with no ``_``-prefixed part
-(``__main__`` left out), but the deprecated aliases of the old paths (``gamedyn.protocol`` ...: a module
-that only calls :func:`gamedyn.core.deprecation.moved`; they are not imported, since importing one
-warns): the index lists them with a link to each new home instead. Its public names are its ``__all__`` or, without one, the functions and
+(``__main__`` left out). Its public names are its ``__all__`` or, without one, the functions and
 classes it defines (the rule ``tests/test_docs.py`` applies to ``docs/reference/api.md``). Each
 public object is rendered once, on the page of the public module that defines it; a page that
 re-exports a name (``gamedyn`` itself, ``gamedyn.recipes``) links to that home instead of
@@ -23,16 +21,13 @@ PACKAGES = ("gamedyn", "gamedyn.recipes")
 FOLDER = "api"
 
 
-DEPRECATION_CALL = "from gamedyn.core.deprecation import moved"
-
-
 def _package_folder(package_name: str) -> pathlib.Path:
     return pathlib.Path(importlib.import_module(package_name).__file__).parent
 
 
 def _all_modules() -> dict[str, pathlib.Path]:
-    """``{name: source file}`` of every module under :data:`PACKAGES` with no ``_``-prefixed part, the
-    deprecated aliases included (found on disk: none is imported)."""
+    """``{name: source file}`` of every module under :data:`PACKAGES` with no ``_``-prefixed part (found on
+    disk)."""
     found = {name: _package_folder(name) / "__init__.py" for name in PACKAGES}
 
     def walk(package_name: str, folder: pathlib.Path) -> None:
@@ -49,32 +44,9 @@ def _all_modules() -> dict[str, pathlib.Path]:
     return dict(sorted(found.items()))
 
 
-def is_deprecated_alias(module_name: str) -> bool:
-    """True for an old module path kept for one release (its source only calls ``moved``); not imported."""
-    source = _all_modules().get(module_name)
-    return source is not None and DEPRECATION_CALL in source.read_text(encoding="utf-8")
-
-
 def public_modules() -> list[str]:
-    """Dotted names of the public modules, packages first, sorted (the deprecated aliases left out)."""
-    return [name for name in _all_modules() if not is_deprecated_alias(name)]
-
-
-def deprecated_aliases() -> list[str]:
-    """Dotted names of the deprecated alias modules (``gamedyn.protocol``, ``gamedyn.experiments.iterations`` ...)."""
-    return [name for name in _all_modules() if is_deprecated_alias(name)]
-
-
-def alias_targets(module_name: str) -> list[str]:
-    """The new modules a deprecated alias names (read from its ``moved(...)`` call, without importing it)."""
-    tree = ast.parse(_all_modules()[module_name].read_text(encoding="utf-8"))
-    call = next(node for node in ast.walk(tree) if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "moved")
-    targets = set()
-    if len(call.args) > 2 and isinstance(call.args[2], ast.Dict):
-        targets.update(value.value for value in call.args[2].values if isinstance(value, ast.Constant))
-    targets.update(keyword.value.value for keyword in call.keywords
-                   if keyword.arg == "new" and isinstance(keyword.value, ast.Constant))
-    return sorted(targets)
+    """Dotted names of the public modules, packages first, sorted."""
+    return list(_all_modules())
 
 
 def public_names(module) -> list[str]:
@@ -170,13 +142,5 @@ def api_pages(summaries: bool = True) -> dict[str, str]:
                 lines.append(f"| [`{name}`][{home}.{name}] | [`{home}`]({home}.md) |")
             lines.append("")
         pages[page_path(module_name)] = "\n".join(lines)
-    index += ["", "## Deprecated module paths", "",
-              ("The old module paths still import for one release (each warns once and gives the same objects; see "
-               "[the architecture page](../explanation/architecture.md#where-each-old-module-went)). They have no page "
-               "of their own: each is listed here with its new home."), "", "| old path (deprecated) | new module |",
-              "|---|---|"]
-    for alias in deprecated_aliases():
-        targets = ", ".join(f"[`{target}`]({target}.md)" for target in alias_targets(alias) if target in where)
-        index.append(f"| `{alias}` | {targets} |")
     pages[f"{FOLDER}/index.md"] = "\n".join(index) + "\n"
     return pages

@@ -14,6 +14,7 @@ scikit-learn or matplotlib, and sets no signal handler.
 """
 
 import importlib
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
@@ -75,6 +76,14 @@ _EXPORTS = {
     "StepSchedule": "gamedyn.core.weights",
     "Zero": "gamedyn.core.regularizers",
     "checkpoint_info": "gamedyn.engine.checkpoints",
+    # the observers of play (issue 31): what a run records, when it stops, what it saves and measures
+    "checkpoint": "gamedyn.engine.observers",
+    "compare_with": "gamedyn.engine.observers",
+    "each_round": "gamedyn.engine.observers",
+    "record_plays": "gamedyn.engine.observers",
+    "skip_regrets": "gamedyn.engine.observers",
+    "stop_when": "gamedyn.engine.observers",
+    "track_metrics": "gamedyn.engine.observers",
     "explore": "gamedyn.paper.exploration",
     "margin": "gamedyn.certify.margins",
     "max_margin": "gamedyn.certify.margins",
@@ -113,25 +122,142 @@ _EXPORTS = {
 # the layer packages, front ends and the command line, as attributes (``gamedyn.engine``, ...)
 _SUBMODULES = ("core", "arrays", "certify", "engine", "games", "recipes", "logistic", "io", "paper", "sklearn", "plot",
                "cli")
-# the old module paths (deprecated aliases, see gamedyn.core.deprecation): ``gamedyn.margins`` still works
-_DEPRECATED = ("protocol", "learners", "payoffs", "regularizers", "hints", "certificates", "margins", "stops",
-               "checkpoints", "batched", "distributed", "one_pass", "matrix_games", "fenchel", "original",
-               "original_games", "original_fenchel", "datasets", "exploration", "registry", "rates", "reproduce",
-               "experiments")
+
+if TYPE_CHECKING:  # every public name for type checkers (mypy, pyright), with its signature; at run time
+    # __getattr__ below imports each on first use. tests/test_typing.py checks that this block is _EXPORTS.
+    from gamedyn import arrays as arrays, certify as certify, cli as cli, core as core, engine as engine
+    from gamedyn import games as games, io as io, logistic as logistic, paper as paper, plot as plot, recipes as recipes
+    from gamedyn import sklearn as sklearn
+    from gamedyn.arrays.batched import (
+        BatchedMatrix as BatchedMatrix,
+        one_vs_rest as one_vs_rest,
+        shared_matrix as shared_matrix,
+    )
+    from gamedyn.certify.margins import (
+        margin as margin,
+        max_margin as max_margin,
+        max_margin_q as max_margin_q,
+        normalized_margin as normalized_margin,
+    )
+    from gamedyn.certify.soft_margin import soft_margin as soft_margin
+    from gamedyn.certify.stops import positive_margin as positive_margin
+    from gamedyn.core.adaptive import AdaHedge as AdaHedge, AdaptiveFTRL as AdaptiveFTRL, AdaptiveStep as AdaptiveStep
+    from gamedyn.core.domains import (
+        Ball as Ball,
+        Box as Box,
+        CappedSimplex as CappedSimplex,
+        L1Ball as L1Ball,
+        Reals as Reals,
+        Simplex as Simplex,
+    )
+    from gamedyn.core.hints import (
+        CurrentLoss as CurrentLoss,
+        FirstRoundLoss as FirstRoundLoss,
+        LastLoss as LastLoss,
+        NoHint as NoHint,
+        OpponentSecondary as OpponentSecondary,
+    )
+    from gamedyn.core.learners import (
+        BestResponse as BestResponse,
+        FollowTheRegularizedLeader as FollowTheRegularizedLeader,
+        FTL as FTL,
+        FTRL as FTRL,
+        FTRLPlus as FTRLPlus,
+        MirrorDescent as MirrorDescent,
+        OFTL as OFTL,
+        OFTRL as OFTRL,
+        OMD as OMD,
+    )
+    from gamedyn.core.loss import Loss as Loss
+    from gamedyn.core.numerics import NumericalRangeError as NumericalRangeError
+    from gamedyn.core.protocols import (
+        Domain as Domain,
+        Hint as Hint,
+        Learner as Learner,
+        Observer as Observer,
+        Player as Player,
+    )
+    from gamedyn.core.regret_matching import RegretMatching as RegretMatching
+    from gamedyn.core.regularizers import (
+        Entropy as Entropy,
+        numerical_argmin as numerical_argmin,
+        QNorm as QNorm,
+        Regularizer as Regularizer,
+        SquaredEuclidean as SquaredEuclidean,
+        Zero as Zero,
+    )
+    from gamedyn.core.weights import StepSchedule as StepSchedule
+    from gamedyn.engine.checkpoints import (
+        checkpoint_info as checkpoint_info,
+        CheckpointError as CheckpointError,
+        CheckpointMismatchError as CheckpointMismatchError,
+    )
+    from gamedyn.engine.observers import (
+        checkpoint as checkpoint,
+        compare_with as compare_with,
+        each_round as each_round,
+        record_plays as record_plays,
+        skip_regrets as skip_regrets,
+        stop_when as stop_when,
+        track_metrics as track_metrics,
+    )
+    from gamedyn.engine.online import online as online
+    from gamedyn.engine.payoffs import (
+        Bilinear as Bilinear,
+        ConcaveConvex as ConcaveConvex,
+        Payoff as Payoff,
+        RegularizedBilinear as RegularizedBilinear,
+    )
+    from gamedyn.engine.results import GameResult as GameResult, OnlineResult as OnlineResult, RoundState as RoundState
+    from gamedyn.engine.runner import play as play
+    from gamedyn.games.fenchel.game import (
+        FenchelConjugate as FenchelConjugate,
+        FenchelGame as FenchelGame,
+        Objective as Objective,
+    )
+    from gamedyn.games.matrix.game import (
+        MatrixGame as MatrixGame,
+        nash_gap as nash_gap,
+        solve_matrix_game as solve_matrix_game,
+    )
+    from gamedyn.games.matrix.solve import (
+        GameSolution as GameSolution,
+        NashGapStop as NashGapStop,
+        solve_game as solve_game,
+    )
+    from gamedyn.io.datasets import signed_rows as signed_rows
+    # extensive-form games (issue 32)
+    from gamedyn.certify.sequence_form import ExploitabilityStop as ExploitabilityStop
+    from gamedyn.core.counterfactual import CounterfactualRegret as CounterfactualRegret
+    from gamedyn.core.treeplex import Treeplex as Treeplex
+    from gamedyn.games.efg.game import ExtensiveFormGame as ExtensiveFormGame
+    from gamedyn.games.efg.result import EFGResult as EFGResult
+    # general-sum and n-player games (issue 34)
+    from gamedyn.core.swap_regret import SwapRegret as SwapRegret, SwapRegretMatching as SwapRegretMatching
+    from gamedyn.engine.players import play_n as play_n
+    from gamedyn.games.general_sum.certificates import ce_gap as ce_gap, cce_gap as cce_gap
+    from gamedyn.games.general_sum.game import BimatrixGame as BimatrixGame, NormalFormGame as NormalFormGame
+    from gamedyn.games.general_sum.solve import (
+        CCEGapStop as CCEGapStop,
+        CEGapStop as CEGapStop,
+        solve_cce as solve_cce,
+        solve_ce as solve_ce,
+    )
+    from gamedyn.paper.exploration import Exploration as Exploration, explore as explore
 
 __all__ = [*_EXPORTS, "core", "arrays", "certify", "engine", "games", "io", "paper"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is not None:
         value = getattr(importlib.import_module(module), name)
         globals()[name] = value  # the next read is a plain attribute
         return value
-    if name in _SUBMODULES or name in _DEPRECATED:
+    if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted({*globals(), *__all__, *_SUBMODULES})

@@ -39,6 +39,7 @@ __all__ = [
     "OWN_GAME",
     "ROCK_PAPER_SCISSORS",
     "RPS_ACTIONS",
+    "TUTORIAL_DPI",
     "TUTORIAL_FILES",
     "TUTORIAL_START",
     "TWO_ACTION_GAME",
@@ -51,6 +52,7 @@ __all__ = [
     "joint_convergence",
     "main",
     "matrix_game_dynamics",
+    "panel_count",
     "pillow_missing",
     "plot_certificates",
     "plot_exploration",
@@ -62,6 +64,7 @@ __all__ = [
     "regret_curves",
     "simplex_coordinates",
     "simplex_trajectory",
+    "tutorial_figures",
     "tutorial_regret_data",
     "write_general_sum_figures",
     "write_tutorial_figures",
@@ -156,17 +159,22 @@ def matrix_game_dynamics(M, T: int = 3000, *, row_start=None, column_start=None,
                                                                   starts=(row_start, column_start)).items()}
     from gamedyn.recipes import fictitious_play, hedge, optimistic_hedge, regret_matching_plus
 
+    def row_plays(result) -> np.ndarray:
+        trace = result.game.trace  # recorded: each recipe below runs with record=True
+        assert trace is not None
+        return trace["w"]
+
     starts = {"row_start": row_start, "column_start": column_start}
     fictitious = fictitious_play(M, T, **starts, record=True)
-    T = len(fictitious.game.trace["w"])
+    T = len(row_plays(fictitious))
     rounds = np.arange(1, T + 1)[:, None]
-    rm_plus = regret_matching_plus(np.asarray(M, dtype=np.float64), T, record=True).game.trace["w"]
+    rm_plus = row_plays(regret_matching_plus(np.asarray(M, dtype=np.float64), T, record=True))
     linear = np.cumsum(rounds * rm_plus, axis=0) / np.cumsum(rounds, axis=0)  # its output: sum_t t x_t / sum_t t
     return {
-        "fictitious play (FTL vs FTL): averages": np.cumsum(fictitious.game.trace["w"], axis=0) / rounds,
-        f"Hedge (FTRL, eta = {eta:g}): plays": hedge(M, T, eta_w=eta, eta_p=eta, **starts, record=True).game.trace["w"],
+        "fictitious play (FTL vs FTL): averages": np.cumsum(row_plays(fictitious), axis=0) / rounds,
+        f"Hedge (FTRL, eta = {eta:g}): plays": row_plays(hedge(M, T, eta_w=eta, eta_p=eta, **starts, record=True)),
         "RM+ (alternating, linear averaging): averages": linear,
-        "optimistic Hedge (OFTRL): plays": optimistic_hedge(M, T, **starts, record=True).game.trace["w"],
+        "optimistic Hedge (OFTRL): plays": row_plays(optimistic_hedge(M, T, **starts, record=True)),
     }
 
 
@@ -468,6 +476,7 @@ def regret_curves(payoff, w_learner, p_learner, T: int, **play_options) -> dict:
     Read from :func:`gamedyn.play`'s per-round state (``play_options`` go to ``play``; weights
     must be the same for both players, as Theorem 2 needs).
     """
+    from gamedyn.engine.observers import each_round
     from gamedyn.engine.runner import play
     from gamedyn.paper.exploration import averaged_gap
 
@@ -480,7 +489,7 @@ def regret_curves(payoff, w_learner, p_learner, T: int, **play_options) -> dict:
         rows.append((state.t, state.w_regret, state.p_regret, (state.w_regret + state.p_regret) / total,
                      averaged_gap(payoff, state.w_domain, state.p_domain, state.w_sum / total, state.p_sum / total)))
 
-    play(payoff, w_learner, p_learner, T, callback=record, **play_options)
+    play(payoff, w_learner, p_learner, T, observers=[each_round(record)], **play_options)
     t, w_regret, p_regret, bound, gap = np.array(rows).T
     return {"t": t, "w_regret": w_regret, "p_regret": p_regret, "bound": bound, "gap": gap}
 
@@ -748,7 +757,7 @@ def animate_simplex(paths: dict, filename, game=ROCK_PAPER_SCISSORS, *, actions=
         As for :func:`plot_game_dynamics`.
     frames, fps, dpi : int
         Frames (at rounds spaced geometrically up to T), frames per second, pixels per inch
-        (the default 100 makes a 3-panel GIF 1080 x 420 pixels).
+        (the default 100 makes a 4-panel GIF 1440 x 420 pixels: 360 x 420 a panel).
 
     Returns
     -------
@@ -763,7 +772,7 @@ def animate_simplex(paths: dict, filename, game=ROCK_PAPER_SCISSORS, *, actions=
     -----
     The static parts (triangles, labels, stars) are drawn once; each frame redraws only the paths,
     their heads and the counter on a copy of that background (Agg's blitting), then pillow writes
-    the frames: about a second for 60 frames of three panels.
+    the frames: about a second for 60 frames of four panels.
     """
     missing = pillow_missing()
     if missing:
@@ -805,7 +814,8 @@ def animate_simplex(paths: dict, filename, game=ROCK_PAPER_SCISSORS, *, actions=
 
     palette = frame(stops[-1]).quantize(colors=255)  # the last frame has every colour: one palette for all
     images = [frame(stop).quantize(palette=palette, dither=Image.Dither.NONE) for stop in stops]
-    images[0].save(os.fspath(filename), save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
+    images[0].save(os.fspath(filename), save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0,
+                   comment=f"panels={len(paths)}".encode())  # what a test compares with the paths drawn
     return filename
 
 
@@ -827,44 +837,52 @@ def tutorial_regret_data(T: int = 2000) -> dict:
     }
 
 
-def write_tutorial_figures(folder, *, T: int = 3000, animation: bool = True) -> list:
-    """Write every image of docs/tutorial/from-hedge-to-acceleration.md into ``folder``; returns the paths.
+def panel_count(figure) -> int:
+    """The panels a figure draws: its axes, colour bars left out."""
+    return sum(1 for ax in figure.axes if ax.get_label() != "<colorbar>")
 
-    The GIF is skipped with a note on stderr when pillow is missing (or ``animation=False``).
-    """
+
+def tutorial_figures(T: int = 3000) -> dict:
+    """``{TUTORIAL_FILES key: matplotlib Figure}``: every still image of the tutorial, drawn (not written);
+    :func:`write_tutorial_figures` saves them, and tests/test_plot.py holds the committed ones in
+    docs/tutorial/images/ to their panels and size."""
     from gamedyn.engine.payoffs import RegularizedBilinear
     from gamedyn.io.datasets import make_separable, signed_rows
     from gamedyn.paper.exploration import explore, separator_learners
 
     new_figure()  # fail early when matplotlib is missing
+    figures = {"dynamics": plot_rock_paper_scissors(dynamics_on_rock_paper_scissors(T)),
+               "regrets": plot_certificates(tutorial_regret_data(T))}
+    for key, (game, actions, start) in (("own_game", OWN_GAME), ("two_actions", TWO_ACTION_GAME)):
+        figures[key] = plot_game_dynamics(matrix_game_dynamics(game, T, row_start=start), game, actions=actions)
+    payoff = RegularizedBilinear(signed_rows(*make_separable(100, 10, 0.1, 0)))
+    figures["explorer"] = plot_exploration(explore(payoff, separator_learners(), T=min(T, 2000)))
+    return figures
+
+
+TUTORIAL_DPI = 110  # the stills' pixels per inch (the GIF's: animate_simplex's dpi)
+
+
+def write_tutorial_figures(folder, *, T: int = 3000, animation: bool = True) -> list:
+    """Write every image of docs/tutorial/from-hedge-to-acceleration.md into ``folder``; returns the paths.
+
+    Each PNG records its panel count (the text chunk ``Panels``), the GIF its own (the comment ``panels=N``),
+    so a test can hold a committed picture to what this module draws. The GIF is skipped with a note on
+    stderr when pillow is missing (or ``animation=False``).
+    """
     os.makedirs(folder, exist_ok=True)
     written = []
-    paths = dynamics_on_rock_paper_scissors(T)
-    target = os.path.join(folder, TUTORIAL_FILES["dynamics"])
-    plot_rock_paper_scissors(paths).savefig(target, dpi=110)
-    written.append(target)
-
-    target = os.path.join(folder, TUTORIAL_FILES["regrets"])
-    plot_certificates(tutorial_regret_data(T)).savefig(target, dpi=110)
-    written.append(target)
-
-    for key, (game, actions, start) in (("own_game", OWN_GAME), ("two_actions", TWO_ACTION_GAME)):
+    for key, figure in tutorial_figures(T).items():
         target = os.path.join(folder, TUTORIAL_FILES[key])
-        plot_game_dynamics(matrix_game_dynamics(game, T, row_start=start), game, actions=actions).savefig(target, dpi=110)
+        figure.savefig(target, dpi=TUTORIAL_DPI, metadata={"Panels": str(panel_count(figure))})
         written.append(target)
-
-    target = os.path.join(folder, TUTORIAL_FILES["explorer"])
-    payoff = RegularizedBilinear(signed_rows(*make_separable(100, 10, 0.1, 0)))
-    plot_exploration(explore(payoff, separator_learners(), T=min(T, 2000))).savefig(target, dpi=110)
-    written.append(target)
-
     if animation:
         missing = pillow_missing()
         if missing:
             print(f"gamedyn.plot: skipped the animation: {missing}", file=sys.stderr)
         else:
             target = os.path.join(folder, TUTORIAL_FILES["animation"])
-            animate_simplex(paths, target)
+            animate_simplex(dynamics_on_rock_paper_scissors(T), target)
             written.append(target)
     return written
 

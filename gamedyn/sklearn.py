@@ -107,7 +107,7 @@ class NotSeparableWarning(UserWarning):
 
 
 def _recipes():
-    from gamedyn import recipes
+    import gamedyn.recipes as recipes
 
     return {
         "smooth_perceptron": recipes.smooth_perceptron,
@@ -579,6 +579,9 @@ def _fit_warning(names, certificates, rounds, tol, max_iter, nu=None, positive_n
     return None
 
 
+_DEVICE_ATTRIBUTES = ("coef_", "intercept_", "n_iter_")  # fitted arrays kept in X's namespace under array_api_dispatch
+
+
 class MarginClassifier(LinearClassifierMixin, BaseEstimator):
     r"""Certified max-margin linear classifier (one-vs-rest for more than two classes).
 
@@ -935,12 +938,17 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         from gamedyn.core.kernels import backend_of, is_foreign, to_numpy
 
         solver, normalize = self._resolved_options()
-        if is_foreign(X):  # array_api_dispatch (issue 20): fit on host copies, fitted attributes in X's namespace
+        if is_foreign(X):  # array_api_dispatch (issue 20): fit on host copies, fitted arrays in X's namespace and device
             backend = backend_of(X)
+            for name in _DEVICE_ATTRIBUTES:  # a warm start reads the previous fit on the host
+                if is_foreign(getattr(self, name, None)):
+                    setattr(self, name, to_numpy(getattr(self, name)))
             with self._live_client() as client:
                 self._fit(to_numpy(X), to_numpy(y) if is_foreign(y) else y, solver, normalize, client)
-            for name in ("coef_", "intercept_"):
-                setattr(self, name, backend.asarray(getattr(self, name)))
+            for name in _DEVICE_ATTRIBUTES:  # (classes_ stays on the host: labels may be strings)
+                value = getattr(self, name)
+                setattr(self, name, backend.xp.asarray(value, dtype=getattr(backend.xp, value.dtype.name),
+                                                       device=backend.device))
             return self
         with self._live_client() as client:
             return self._fit(X, y, solver, normalize, client)
@@ -1130,7 +1138,8 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (m, d), a dask array (then a lazy result), or an array-API
-            array under ``array_api_dispatch`` (the labels are ``classes_``, picked on the host)
+            array under ``array_api_dispatch`` (the labels in its namespace and on its device; string
+            labels, which no array API holds, picked on the host)
 
         Returns
         -------
@@ -1139,9 +1148,17 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         from gamedyn.arrays.operators import is_dask_array
         from gamedyn.core.kernels import is_foreign, to_numpy
 
-        if is_foreign(X):
-            scores = to_numpy(self.decision_function(X))
-            return self.classes_[(scores > 0).astype(int) if scores.ndim == 1 else np.argmax(scores, axis=1)]
+        if is_foreign(X):  # the labels in X's namespace and on its device, as scikit-learn's array-API classifiers
+            from gamedyn.core.kernels import backend_of
+
+            scores, backend = self.decision_function(X), backend_of(X)
+            xp = backend.xp
+            index = xp.astype(scores > 0, xp.int64) if scores.ndim == 1 else xp.argmax(scores, axis=1)
+            classes = np.asarray(self.classes_)
+            if classes.dtype.kind not in "biuf":  # labels an array API cannot hold (strings): picked on the host
+                return classes[to_numpy(index)]
+            labels = xp.asarray(classes, dtype=getattr(xp, classes.dtype.name), device=backend.device)
+            return xp.take(labels, index, axis=0)
         if not is_dask_array(X):
             return super().predict(X)
         scores = self.decision_function(X)

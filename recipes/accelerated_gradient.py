@@ -33,6 +33,7 @@ from gamedyn.engine import play
 from gamedyn.engine.recipe import FENCHEL, Box, Parameter, recipe
 from gamedyn.games.fenchel import FenchelGame
 from gamedyn.games.fenchel.result import DIMENSION, STEP, X0, fenchel_inputs, fenchel_result
+from gamedyn.games.fenchel import FenchelResult
 
 
 def default_step(objective) -> float:
@@ -55,12 +56,12 @@ def default_step(objective) -> float:
             rows=(("steps", "gamma = 1/(4L) by default (L = objective.smoothness)"),),
             output="x = x_bar_T = sum_t t x_t / A_T,  A_T = T(T+1)/2"),
     parameters=(Parameter("domain", "R^d (None) or a Ball(radius)", cli=False), X0, STEP, DIMENSION),
-    renamed={"step": "eta_p"}, legacy_order=("T", "domain", "x0"), page="fenchel-games",
+    page="fenchel-games",
 )
-def accelerated_gradient(objective, T, *, domain=None, x0=None, eta_p=None, dimension=None, **run_options):
+def accelerated_gradient(objective, T, *, domain=None, x0=None, eta_p=None, dimension=None, **run_options) -> FenchelResult:
     r"""Nesterov's method for an L-smooth convex f, on :math:`\mathbb R^d` (``domain=None``) or a ``Ball``.
 
-    ``x0`` (default 0) is the start; ``eta_p`` (default :math:`1/(4L)`; ``step``: the deprecated name)
+    ``x0`` (default 0) is the start; ``eta_p`` (default :math:`1/(4L)`)
     is the x-player's step :math:`\gamma`. ``.x`` is :math:`\bar x_T` (= the similar-triangles
     :math:`w_T`); :math:`f(\bar x_T)-f^\star\le\|x_0-x^\star\|^2/(\gamma T(T+1))`. ``run_options`` go
     to :func:`gamedyn.play`.

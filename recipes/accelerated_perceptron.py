@@ -61,10 +61,10 @@ _JI = Box(payoff=_WANG.payoff, w_player=_WANG.w_player, p_player="FTRL+ with ent
                           default="wang", kind=str, choices=("wang", "ji")), NU, NORMALIZE),
     output=lambda w_sum, total, options: _P_PLAYER[options.get("theta", "wang")][3] * w_sum,  # v_T
     rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
-    variants=(("accelerated (theta=1)", {"theta": "ji"}),), legacy_order=("T", "theta"), page="accelerated-perceptron",
+    variants=(("accelerated (theta=1)", {"theta": "ji"}),), page="accelerated-perceptron",
     pair=("OFTL", "FTRL+ entropy", "linear", "w"),  # theta="wang"
 )
-def accelerated_perceptron(A, T, *, theta="wang", nu=None, normalize=False, **run_options):
+def accelerated_perceptron(A, T, *, theta="wang", nu=None, normalize=False, **run_options) -> MarginResult:
     r"""Proposition 2: :math:`v_T=\tfrac14\sum_t\alpha_tw_t`, :math:`q_T=p_T` (``theta="wang"``);
     :math:`v_T=\tfrac12\sum_t\alpha_{t+1}w_t` with the p-player on weights t + 1 and eta = 1/2 (``"ji"``).
 

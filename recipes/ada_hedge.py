@@ -7,6 +7,7 @@ from gamedyn.core.adaptive import AdaHedge
 from gamedyn.engine.recipe import MATRIX, Box, recipe
 from gamedyn.games.matrix.result import alternating_parameter, averaging_parameter
 from gamedyn.recipes.regret_matching import PAYOFF, regret_matching_game
+from gamedyn.games.matrix import MatrixGameResult
 
 __all__ = ["ada_hedge"]
 
@@ -23,7 +24,7 @@ __all__ = ["ada_hedge"]
     parameters=(alternating_parameter(False), averaging_parameter("uniform")),
     page="matrix-games",
 )
-def ada_hedge(M, T, *, alternating=False, averaging="uniform", **run_options):
+def ada_hedge(M, T, *, alternating=False, averaging="uniform", **run_options) -> MatrixGameResult:
     r"""AdaHedge self-play for T rounds on M (rows maximise :math:`x^\top My`); no step size.
 
     Each player's regret is at most :math:`2\Delta_T\le r\sqrt{(\ln k+4)T}` (k its actions, r the

@@ -28,7 +28,7 @@ from gamedyn.core.counterfactual import CounterfactualRegret
 from gamedyn.engine import play
 from gamedyn.engine.recipe import EFG, Box, recipe
 from gamedyn.games.efg import load_game
-from gamedyn.games.efg.result import alternating_parameter, averaging_parameter, efg_result
+from gamedyn.games.efg.result import EFGResult, alternating_parameter, averaging_parameter, efg_result
 from gamedyn.games.matrix.result import check_alternating, check_averaging
 
 __all__ = ["PAYOFF", "cfr", "check_game", "counterfactual_game"]
@@ -46,7 +46,7 @@ def check_game(game):
     return game
 
 
-def counterfactual_game(game, T, local_learners, alternating, output_weights, run_options):
+def counterfactual_game(game, T, local_learners, alternating, output_weights, run_options) -> EFGResult:
     """The family's game: ``CounterfactualRegret`` in both seats (``local_learners(treeplex)``), learner weights 1."""
     game = check_game(game)
     x_learner, y_learner = (local_learners(treeplex) for treeplex in game.treeplexes)
@@ -67,7 +67,7 @@ def counterfactual_game(game, T, local_learners, alternating, output_weights, ru
     parameters=(alternating_parameter(False), averaging_parameter("uniform")),
     page="extensive-form-games",
 )
-def cfr(game, T, *, alternating=False, averaging="uniform", **run_options):
+def cfr(game, T, *, alternating=False, averaging="uniform", **run_options) -> EFGResult:
     r"""Vanilla CFR self-play for T rounds on an extensive-form game (Zinkevich et al. 2007, simultaneous updates).
 
     The counterfactual regrets of every infoset are accumulated and played by regret matching

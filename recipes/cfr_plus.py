@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from gamedyn.core.counterfactual import CounterfactualRegret
 from gamedyn.engine.recipe import EFG, Box, recipe
-from gamedyn.games.efg.result import alternating_parameter, averaging_parameter
+from gamedyn.games.efg.result import EFGResult, alternating_parameter, averaging_parameter
 from gamedyn.games.matrix.result import check_alternating, check_averaging
 from gamedyn.recipes.cfr import PAYOFF, counterfactual_game
 
@@ -27,7 +27,7 @@ __all__ = ["cfr_plus"]
     parameters=(alternating_parameter(True), averaging_parameter("linear")),
     page="extensive-form-games",
 )
-def cfr_plus(game, T, *, alternating=True, averaging="linear", **run_options):
+def cfr_plus(game, T, *, alternating=True, averaging="linear", **run_options) -> EFGResult:
     r"""CFR+ self-play, by default alternating with linear averaging (Tammelin 2014).
 
     Returns

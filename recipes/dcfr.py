@@ -9,7 +9,7 @@ import math
 
 from gamedyn.core.counterfactual import CounterfactualRegret
 from gamedyn.engine.recipe import EFG, Box, Parameter, recipe
-from gamedyn.games.efg.result import alternating_parameter
+from gamedyn.games.efg.result import EFGResult, alternating_parameter
 from gamedyn.games.matrix.result import check_alternating
 from gamedyn.recipes.cfr import PAYOFF, counterfactual_game
 
@@ -39,7 +39,7 @@ def _exponent(value, name: str, allow_infinite: bool) -> float:
                 alternating_parameter(True)),
     page="extensive-form-games",
 )
-def dcfr(game, T, *, alpha=1.5, beta=0.0, gamma=2.0, alternating=True, **run_options):
+def dcfr(game, T, *, alpha=1.5, beta=0.0, gamma=2.0, alternating=True, **run_options) -> EFGResult:
     r"""Discounted CFR self-play, DCFR(3/2, 0, 2) by default (Brown & Sandholm 2019), alternating.
 
     ``alpha = inf, beta = -inf`` keeps the positive regrets and drops the negative ones (RM+'s rule up

@@ -10,6 +10,7 @@ from gamedyn.engine import play
 from gamedyn.engine.recipe import MATRIX, Box, recipe
 from gamedyn.games.matrix import InitialBelief, MatrixGame
 from gamedyn.games.matrix.result import COLUMN_START, ROW_START, matrix_game_inputs, matrix_game_result
+from gamedyn.games.matrix import MatrixGameResult
 
 
 @recipe(
@@ -21,8 +22,9 @@ from gamedyn.games.matrix.result import COLUMN_START, ROW_START, matrix_game_inp
             weights="alpha_t = 1", first="w-player (simultaneous play);  ties go to the smallest index",
             output="row = x_bar_T, column = y_bar_T  (converges, Robinson 1951, but slowly)"),
     parameters=(ROW_START, COLUMN_START), page="matrix-games",
+    run_defaults={"regrets": False},  # the averages and the Nash gap need no regrets (regrets=True: them too)
 )
-def fictitious_play(M, T, *, row_start=None, column_start=None, **run_options):
+def fictitious_play(M, T, *, row_start=None, column_start=None, **run_options) -> MatrixGameResult:
     r"""Fictitious play for T rounds on M: each player best-responds to the other's empirical play.
 
     No step size. ``row_start`` / ``column_start`` (default uniform) are the prior beliefs
@@ -48,7 +50,6 @@ def fictitious_play(M, T, *, row_start=None, column_start=None, **run_options):
     (True, True)
     """
     M, T, row_start, column_start = matrix_game_inputs(M, T, row_start, column_start)
-    run_options.setdefault("regrets", False)  # the averages and the Nash gap need no regrets (regrets=True: them too)
     best_responder = FollowTheRegularizedLeader(Zero(Simplex()), 1.0, InitialBelief())
     game = play(MatrixGame(M), w_learner=best_responder, p_learner=best_responder, T=T, weights="constant", first="w",
                 initial_w=row_start, initial_p=column_start, **run_options)

@@ -21,6 +21,7 @@ from gamedyn.engine import play
 from gamedyn.engine.recipe import FENCHEL, Box, Parameter, recipe
 from gamedyn.games.fenchel import FenchelGame
 from gamedyn.games.fenchel.result import DIMENSION, X0, check_fenchel_domain, fenchel_inputs, fenchel_result
+from gamedyn.games.fenchel import FenchelResult
 
 
 @recipe(
@@ -33,13 +34,12 @@ from gamedyn.games.fenchel.result import DIMENSION, X0, check_fenchel_domain, fe
             output="x = x_bar_T = sum_t t x_t / (T(T+1)/2)   (= Frank-Wolfe's x_T)"),
     parameters=(Parameter("domain", "the bounded domain K: Simplex(), Ball(r), L1Ball(r) or Box(lower, upper)",
                           required=True, cli=False), X0, DIMENSION),
-    legacy_order=("domain", "T"), page="fenchel-games",
+    page="fenchel-games",
 )
-def frank_wolfe(objective, T, *, domain, x0=None, dimension=None, **run_options):
+def frank_wolfe(objective, T, *, domain, x0=None, dimension=None, **run_options) -> FenchelResult:
     r"""Frank-Wolfe with step :math:`2/(t+1)` on ``domain`` (Simplex, Ball, L1Ball, Box), as a game.
 
-    ``x0`` (default: the domain's centre) is the start; ``.x`` is Frank-Wolfe's :math:`x_T`. The old
-    order ``frank_wolfe(objective, domain, T)`` works for one release (``DeprecationWarning``).
+    ``x0`` (default: the domain's centre) is the start; ``.x`` is Frank-Wolfe's :math:`x_T`.
     ``run_options`` (``stop``, ``record``, ``callback``, ``checkpoint`` ...) go to :func:`gamedyn.play`.
 
     Returns

@@ -24,6 +24,7 @@ from gamedyn.engine.recipe import FENCHEL, Box, recipe
 from gamedyn.games.fenchel import FenchelGame
 from gamedyn.games.fenchel.result import DIMENSION, STEP, X0, fenchel_inputs, fenchel_result
 from gamedyn.recipes.accelerated_gradient import default_step
+from gamedyn.games.fenchel import FenchelResult
 
 
 @recipe(
@@ -34,12 +35,12 @@ from gamedyn.recipes.accelerated_gradient import default_step
             p_player="gradient descent shown y_t first, step eta_p = gamma: x_t = x_{t-1} - gamma alpha_t y_t",
             weights="alpha_t = t", first="y-player", rows=(("steps", "gamma = 1/(4L) by default"),),
             output="x = x_bar_T"),
-    parameters=(X0, STEP, DIMENSION), renamed={"step": "eta_p"}, legacy_order=("T", "x0"), page="fenchel-games",
+    parameters=(X0, STEP, DIMENSION), page="fenchel-games",
 )
-def heavy_ball(objective, T, *, x0=None, eta_p=None, dimension=None, **run_options):
+def heavy_ball(objective, T, *, x0=None, eta_p=None, dimension=None, **run_options) -> FenchelResult:
     r"""Heavy ball with :math:`\eta_t=2\gamma t/(t+1)`, :math:`\mu_t=(t-2)/(t+1)`, as a game on :math:`\mathbb R^d`.
 
-    ``eta_p`` (default :math:`1/(4L)`; ``step``: the deprecated name) is the x-player's step
+    ``eta_p`` (default :math:`1/(4L)`) is the x-player's step
     :math:`\gamma`. ``run_options`` go to :func:`gamedyn.play`.
 
     Returns

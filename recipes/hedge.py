@@ -10,6 +10,7 @@ from gamedyn.engine import play
 from gamedyn.engine.recipe import MATRIX, Box, Parameter, recipe
 from gamedyn.games.matrix import MatrixGame, default_hedge_steps
 from gamedyn.games.matrix.result import COLUMN_START, ROW_START, matrix_game_inputs, matrix_game_result
+from gamedyn.games.matrix import MatrixGameResult
 
 
 @recipe(
@@ -23,15 +24,15 @@ from gamedyn.games.matrix.result import COLUMN_START, ROW_START, matrix_game_inp
             output="row = x_bar_T, column = y_bar_T;  Nash gap <= r (sqrt(ln m / 2T) + sqrt(ln n / 2T))"),
     parameters=(Parameter("eta_w", "the row player's step (default sqrt(8 ln m / T) / r)"),
                 Parameter("eta_p", "the column player's step (default sqrt(8 ln n / T) / r)"), ROW_START, COLUMN_START),
-    renamed={"eta_row": "eta_w", "eta_column": "eta_p"}, page="matrix-games",
+    page="matrix-games",
 )
-def hedge(M, T, *, eta_w=None, eta_p=None, row_start=None, column_start=None, **run_options):
+def hedge(M, T, *, eta_w=None, eta_p=None, row_start=None, column_start=None, **run_options) -> MatrixGameResult:
     r"""Hedge vs Hedge for T rounds on the payoff matrix M (rows maximise :math:`x^\top My`).
 
     Default steps: :func:`gamedyn.games.matrix.game.default_hedge_steps`, which minimise the Hoeffding
     regret bound :math:`\ln k/\eta+\eta Tr^2/8`; by Theorem 2 the Nash gap of the averages is then
     at most :func:`gamedyn.games.matrix.game.hedge_gap_bound` :math:`=O(1/\sqrt T)`. ``eta_w`` is the
-    row player's step, ``eta_p`` the column player's (``eta_row`` / ``eta_column``: deprecated names).
+    row player's step, ``eta_p`` the column player's.
     ``row_start`` / ``column_start`` (default uniform) are the learners' centres :math:`x_0, y_0`; every
     entry must be positive (an action of start weight 0 is never played: refused with a ``ValueError``).
     A default step from a range :math:`r` beyond float64 is refused, naming M (rescale it).

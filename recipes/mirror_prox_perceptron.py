@@ -47,9 +47,9 @@ def _regret_bound(n, options):
     parameters=(Parameter("eta_w", "the w-player's step (default 1/sqrt(2 log n))"),
                 Parameter("eta_p", "the p-player's step (default sqrt(2 log n))"), NU, NORMALIZE),
     output=average, rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound,
-    legacy_order=("T", "eta_w", "eta_p"), page="mirror-prox-perceptron",
+    page="mirror-prox-perceptron",
 )
-def mirror_prox_perceptron(A, T, *, eta_w=None, eta_p=None, nu=None, normalize=False, **run_options):
+def mirror_prox_perceptron(A, T, *, eta_w=None, eta_p=None, nu=None, normalize=False, **run_options) -> MarginResult:
     r"""Theorem 5: the plays are mirror prox's half iterates; ``.w`` = w_bar_T, ``.p`` = p_bar_T.
 
     Default steps eta_w = 1/sqrt(2 log n), eta_p = sqrt(2 log n) (Nemirovski's ball x simplex setup);

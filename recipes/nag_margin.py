@@ -38,7 +38,7 @@ def _regret_bound(n, options):
     parameters=(NU, NORMALIZE), output=lambda w_sum, total, options: w_sum / 4,  # s_T
     rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound, page="nag-margin", pair=("FTRL+", "OFTRL entropy", "linear", "p"),
 )
-def nag_margin(A, T, *, nu=None, normalize=False, **run_options):
+def nag_margin(A, T, *, nu=None, normalize=False, **run_options) -> MarginResult:
     r"""Theorem 6: :math:`s_T=\tfrac14\sum_t\alpha_tw_t`. ``.w`` = s_T, ``.p`` = p_T = sigma(A u_T).
 
     ``run_options`` go to :func:`gamedyn.play`.

@@ -10,6 +10,7 @@ from gamedyn.engine import play
 from gamedyn.engine.recipe import MATRIX, Box, Parameter, recipe
 from gamedyn.games.matrix import MatrixGame, default_optimistic_hedge_step
 from gamedyn.games.matrix.result import COLUMN_START, ROW_START, matrix_game_inputs, matrix_game_result
+from gamedyn.games.matrix import MatrixGameResult
 
 
 @recipe(
@@ -25,16 +26,16 @@ from gamedyn.games.matrix.result import COLUMN_START, ROW_START, matrix_game_inp
             output="row = x_bar_T, column = y_bar_T;  Nash gap <= r (ln(1/min x_0) + ln(1/min y_0) + 2) / T"),
     parameters=(Parameter("eta_w", "the row player's step (default 1/r)"),
                 Parameter("eta_p", "the column player's step (default 1/r)"), ROW_START, COLUMN_START),
-    renamed={"eta": ("eta_w", "eta_p"), "eta_column": "eta_p"}, page="matrix-games",
+    page="matrix-games",
 )
-def optimistic_hedge(M, T, *, eta_w=None, eta_p=None, row_start=None, column_start=None, **run_options):
+def optimistic_hedge(M, T, *, eta_w=None, eta_p=None, row_start=None, column_start=None, **run_options) -> MatrixGameResult:
     r"""Optimistic Hedge vs optimistic Hedge for T rounds on M (rows maximise :math:`x^\top My`).
 
     Default step for both players: :func:`gamedyn.games.matrix.game.default_optimistic_hedge_step`
     :math:`=1/r`, under which the RVU bounds of the two players cancel and the Nash gap of the
     averages is at most :func:`gamedyn.games.matrix.game.optimistic_hedge_gap_bound` :math:`=O(1/T)`.
-    ``eta_w`` is the row player's step, ``eta_p`` the column player's (each defaults to 1/r; the
-    deprecated ``eta`` set both, ``eta_column`` the column player's). ``row_start`` / ``column_start``
+    ``eta_w`` is the row player's step, ``eta_p`` the column player's (each defaults to 1/r).
+    ``row_start`` / ``column_start``
     (default uniform) must have positive entries, as for :func:`hedge`. The last iterates converge too
     when the equilibrium is unique (``.row_last``, ``.column_last``). ``run_options`` go to :func:`gamedyn.play`.
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from gamedyn.core.counterfactual import CounterfactualRegret
 from gamedyn.engine.recipe import EFG, Box, Parameter, recipe
-from gamedyn.games.efg.result import alternating_parameter, averaging_parameter
+from gamedyn.games.efg.result import EFGResult, alternating_parameter, averaging_parameter
 from gamedyn.games.matrix.result import check_alternating, check_averaging
 from gamedyn.recipes.cfr import PAYOFF, counterfactual_game
 
@@ -31,7 +31,8 @@ __all__ = ["pcfr_plus"]
                 alternating_parameter(True), averaging_parameter("quadratic")),
     page="extensive-form-games",
 )
-def pcfr_plus(game, T, *, prediction="counterfactual", alternating=True, averaging="quadratic", **run_options):
+def pcfr_plus(game, T, *, prediction="counterfactual", alternating=True, averaging="quadratic",
+              **run_options) -> EFGResult:
     r"""Predictive CFR+ self-play, by default alternating with quadratic averaging (Farina, Kroer & Sandholm 2021).
 
     Returns

@@ -55,9 +55,9 @@ def _regret_bound(n, options):
     comparator=_max_margin_direction,
     comparator_note="R_w is R_w(u) against the unit q-norm max-margin direction u (Theorem 7): the w-player's "
                     "domain is all of R^d, where the regret against the best point is infinite",
-    legacy_order=("T", "p"), page="pnorm-perceptron",
+    page="pnorm-perceptron",
 )
-def pnorm_perceptron(A, T, *, p, nu=None, normalize=False, **run_options):
+def pnorm_perceptron(A, T, *, p, nu=None, normalize=False, **run_options) -> MarginResult:
     r"""Theorem 7: min_i (A w_bar_T)_i >= gamma_q - sqrt(2(p-1) log n)/T. ``.w`` = w_bar_T, ``.p`` = pi_bar_T.
 
     ``.steps`` holds eta_w and eta_p; ``run_options`` go to :func:`gamedyn.play`.
@@ -93,15 +93,15 @@ def pnorm_perceptron(A, T, *, p, nu=None, normalize=False, **run_options):
     p = float(p)
     A, row_scale = check_unit_rows(A, normalize, norm=p)  # rows with ||x_i||_p <= 1 (Theorem 7)
     soft = soft_margin_game(A.shape[0], nu)
-    payoff = Bilinear(A, **soft.payoff_options)
+    q = p / (p - 1)
+    payoff = Bilinear(A, margin_norm=q, **soft.payoff_options)  # the certificate measures w in the q-norm
     n = payoff.p_dimension
     if n < 2:
         raise ValueError("Theorem 7's steps need n >= 2 rows (they involve log n).")
-    q = p / (p - 1)
     log_range = np.log(n) if nu is None else soft.tuning_range
     eta_w = 1 / np.sqrt(2 * (q - 1) * log_range)
     eta_p = 1 / eta_w
     game = play(payoff, w_learner=OFTRL(QNorm(q), eta=eta_w), p_learner=FTRLPlus(soft.entropy, eta=eta_p), T=T,
-                weights="constant", first="w", margin_norm=q, **run_options)
+                weights="constant", first="w", **run_options)
     return MarginResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale,
                         steps={"eta_w": eta_w, "eta_p": eta_p})

@@ -7,6 +7,7 @@ from gamedyn.core.regret_matching import RegretMatching
 from gamedyn.engine.recipe import MATRIX, Box, recipe
 from gamedyn.games.matrix.result import alternating_parameter, averaging_parameter
 from gamedyn.recipes.regret_matching import PAYOFF, regret_matching_game
+from gamedyn.games.matrix import MatrixGameResult
 
 __all__ = ["predictive_regret_matching_plus"]
 
@@ -23,7 +24,7 @@ __all__ = ["predictive_regret_matching_plus"]
     parameters=(alternating_parameter(True), averaging_parameter("quadratic")),
     page="matrix-games",
 )
-def predictive_regret_matching_plus(M, T, *, alternating=True, averaging="quadratic", **run_options):
+def predictive_regret_matching_plus(M, T, *, alternating=True, averaging="quadratic", **run_options) -> MatrixGameResult:
     r"""PRM+ self-play, by default alternating with quadratic averaging (Farina, Kroer & Sandholm 2021).
 
     The parameters are those of :func:`gamedyn.recipes.regret_matching` (``plus=True, predictive=True``).

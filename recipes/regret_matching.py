@@ -26,13 +26,14 @@ from gamedyn.games.matrix.result import (
     matrix_game_inputs,
     matrix_game_result,
 )
+from gamedyn.games.matrix import MatrixGameResult
 
 __all__ = ["regret_matching", "regret_matching_game"]
 
 PAYOFF = "g(w, p) = x^T M y   (MatrixGame(M): w = the row player x maximises, p = the column player y)"
 
 
-def regret_matching_game(M, T, learner, alternating, averaging, run_options):
+def regret_matching_game(M, T, learner, alternating, averaging, run_options) -> MatrixGameResult:
     """The regret-matching family's game: ``learner`` in both seats, weights 1, output weights by ``averaging``."""
     M, T, _, _ = matrix_game_inputs(M, T, None, None)
     output_weights = check_averaging(averaging)
@@ -62,7 +63,7 @@ def _flag(value, name):
                 alternating_parameter(False), averaging_parameter("uniform")),
     page="matrix-games",
 )
-def regret_matching(M, T, *, plus=False, predictive=False, alternating=False, averaging="uniform", **run_options):
+def regret_matching(M, T, *, plus=False, predictive=False, alternating=False, averaging="uniform", **run_options) -> MatrixGameResult:
     r"""Regret matching self-play for T rounds on the payoff matrix M (rows maximise :math:`x^\top My`).
 
     Parameters

@@ -7,6 +7,7 @@ from gamedyn.core.regret_matching import RegretMatching
 from gamedyn.engine.recipe import MATRIX, Box, recipe
 from gamedyn.games.matrix.result import alternating_parameter, averaging_parameter
 from gamedyn.recipes.regret_matching import PAYOFF, regret_matching_game
+from gamedyn.games.matrix import MatrixGameResult
 
 __all__ = ["regret_matching_plus"]
 
@@ -23,7 +24,7 @@ __all__ = ["regret_matching_plus"]
     parameters=(alternating_parameter(True), averaging_parameter("linear")),
     page="matrix-games",
 )
-def regret_matching_plus(M, T, *, alternating=True, averaging="linear", **run_options):
+def regret_matching_plus(M, T, *, alternating=True, averaging="linear", **run_options) -> MatrixGameResult:
     r"""RM+ self-play, by default as CFR+ runs it: alternating, linear averaging (Tammelin et al. 2015).
 
     The parameters are those of :func:`gamedyn.recipes.regret_matching` (``plus=True``). Nash gap of

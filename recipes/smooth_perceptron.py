@@ -40,7 +40,7 @@ def _regret_bound(n, options):
     rounds_to_separate=_rounds_to_separate, regret_bound=_regret_bound, page="smooth-perceptron",
     pair=("OFTL", "FTRL+ entropy", "linear", "w"),  # theta="wang": the default p-player
 )
-def smooth_perceptron(A, T, *, nu=None, normalize=False, **run_options):
+def smooth_perceptron(A, T, *, nu=None, normalize=False, **run_options) -> MarginResult:
     r"""Proposition 1: :math:`v_{T-1}=\bar w_T` and :math:`q_{T-1}=\sum_t\alpha_tp_t/S_T`.
 
     ``.w`` = w_bar_T, ``.p`` = sum_t alpha_t p_t / S_T. ``run_options`` (``stop``, ``record``,

@@ -19,6 +19,7 @@ from gamedyn import (
 )
 from gamedyn.core import Loss
 from gamedyn.games.matrix import MatrixGame
+from gamedyn import checkpoint, stop_when
 
 _rng = np.random.default_rng(1811)
 GAMES = {"uniform 5x7": _rng.uniform(-1, 1, (5, 7)), "gaussian 4x4": _rng.normal(size=(4, 4)),
@@ -155,7 +156,7 @@ def test_a_resumed_run_is_bit_identical(tmp_path):
         return FTRL(Entropy(), eta="adaptive")
 
     with pytest.raises(RuntimeError):
-        play(MatrixGame(M), learner(), learner(), 100, checkpoint=path, checkpoint_every=10, stop=power_cut)
-    resumed = play(MatrixGame(M), learner(), learner(), 100, resume_from=path)
+        play(MatrixGame(M), learner(), learner(), 100, observers=[stop_when(power_cut), checkpoint(path, every=10)])
+    resumed = play(MatrixGame(M), learner(), learner(), 100, observers=[checkpoint(resume_from=path)])
     straight = play(MatrixGame(M), learner(), learner(), 100)
     assert np.array_equal(resumed.w_average, straight.w_average) and resumed.w_regret == straight.w_regret

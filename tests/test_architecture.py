@@ -2,9 +2,7 @@
 layer to a higher one, and no private name imported from another module.
 
 Every module is parsed with ``ast`` (nothing is imported): module-level AND function-level imports,
-imports under ``if TYPE_CHECKING:``, ``importlib.import_module("...")`` with a literal name, and the
-tables of the deprecated aliases (``moved(__name__, "gamedyn.protocol", {...: "gamedyn.engine.runner"})``)
-are edges. ``from gamedyn import play`` is an import of the face (``gamedyn/__init__.py``), the top
+imports under ``if TYPE_CHECKING:`` and ``importlib.import_module("...")`` with a literal name are edges. ``from gamedyn import play`` is an import of the face (``gamedyn/__init__.py``), the top
 layer: no library module may use it. docs/explanation/architecture.md draws the same layers.
 """
 
@@ -30,7 +28,6 @@ LAYERS = (
     ("paper", ("gamedyn.paper",)),
     ("front ends", ("gamedyn.sklearn", "gamedyn.plot")),
     ("cli", ("gamedyn.cli", "gamedyn.__main__")),
-    ("deprecated aliases", ()),  # the old paths: every module that calls gamedyn.core.deprecation.moved
     ("face", ("gamedyn",)),
 )
 LAYER_NAMES = [name for name, _ in LAYERS]
@@ -64,14 +61,7 @@ def _is_package(name: str) -> bool:
     return MODULES[name].name == "__init__.py"
 
 
-def _is_alias(name: str) -> bool:
-    """A deprecated old path: its module calls ``moved(...)``."""
-    return any(isinstance(node, ast.Call) and getattr(node.func, "id", None) == "moved" for node in ast.walk(TREES[name]))
-
-
 def layer_of(name: str) -> str | None:
-    if _is_alias(name):
-        return "deprecated aliases"
     best = None
     for layer, prefixes in LAYERS:
         for prefix in prefixes:
@@ -146,12 +136,6 @@ def imports_of(name: str) -> list:
                 if isinstance(target, str) and target.split(".")[0] == "gamedyn":
                     private = next((part for part in target.split(".") if _is_private(part)), None)
                     add(node.lineno, target, f"importlib.import_module({target!r})", private)
-            elif called == "moved" and len(node.args) >= 3:  # a deprecated alias's table: name -> new module
-                for table in [*node.args[2:], *(keyword.value for keyword in node.keywords)]:
-                    if isinstance(table, ast.Dict):
-                        for value in table.values:
-                            if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                                add(node.lineno, value.value, f"moved(..., {value.value!r})")
     for node in ast.walk(TREES[name]):  # module._private, on a module bound by an import
         if isinstance(node, ast.Attribute) and _is_private(node.attr):
             dotted = _dotted_name(node.value)
@@ -285,3 +269,28 @@ def test_the_check_sees_a_cycle_and_a_private_name(monkeypatch):
         test_no_import_cycle()
     with pytest.raises(AssertionError, match="_same_array"):
         test_no_private_name_imported_from_another_module()
+
+
+# ------------------------------------------------------------------ behaviour by capability, not by class
+
+_EXACT_CLASS = __import__("re").compile(r"\.__class__\s*(is|in|not in|==|!=)\b|\btype\([^()]*\)\s*(is|in|not in|==|!=)\s")
+
+
+def test_no_module_chooses_behaviour_by_exact_class():
+    """Behaviour is chosen by what objects declare (gamedyn.core.protocols.declared, e.g. a domain's
+    ``distributions``, a step's ``step_kind``), never by exact class: ``type(x) is C`` / ``x.__class__ is C``
+    would make a subclass silently lose a closed form. The numpy fast-path test (``is_numpy``,
+    ``is_python_float``) lives in one place, the backend seam gamedyn/core/kernels.py."""
+    seam = "gamedyn.core.kernels"
+    found = []
+    for name, path in MODULES.items():
+        if name == seam:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            code = line.split("#", 1)[0]
+            if _EXACT_CLASS.search(code) and "__class__ =" not in code:
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == []
+    kernels = MODULES[seam].read_text()  # the seam tests against exactly numpy's ndarray and Python's float
+    tested = __import__("re").findall(r"\.__class__ is (?:not )?(\w+)", kernels)
+    assert tested and set(tested) == {"_NDARRAY", "float"}, tested

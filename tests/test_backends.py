@@ -40,6 +40,9 @@ def _cuda() -> bool:
 
 BACKENDS = [
     pytest.param("array_api_strict", marks=pytest.mark.skipif(strict is None, reason="array-api-strict is not installed")),
+    # array_api_strict's second device stands in for a GPU: an array there refuses np.asarray (issue 31)
+    pytest.param("array_api_strict-device1",
+                 marks=pytest.mark.skipif(strict is None, reason="array-api-strict is not installed")),
     pytest.param("torch", marks=pytest.mark.skipif(torch is None, reason="torch is not installed (gamedyn[torch])")),
     pytest.param("jax", marks=pytest.mark.skipif(jax is None, reason="jax is not installed (gamedyn[jax])")),
     pytest.param("torch-cuda", marks=pytest.mark.skipif(not _cuda(), reason="no CUDA device on this machine")),
@@ -51,6 +54,8 @@ def convert(name, array, dtype=np.float64):
     array = np.asarray(array, dtype=dtype)
     if name == "array_api_strict":
         return strict.asarray(array)
+    if name == "array_api_strict-device1":
+        return strict.asarray(array, device=strict.Device("device1"))
     if name == "torch":
         return torch.asarray(array)
     if name == "torch-cuda":  # pragma: no cover - needs a GPU
@@ -93,7 +98,7 @@ def test_margin_recipe_equals_numpy_run(backend, name):
     result = recipe(convert(backend, A), 60, **MARGIN[name])
     for field in ("w_average", "p_average", "w_last", "p_last", "w_sum", "p_sum"):
         value = getattr(result.game, field)
-        assert is_foreign(value) and backend_of(value).name == backend_of(convert(backend, A)).name, field
+        assert is_foreign(value) and backend_of(value) == backend_of(convert(backend, A)), field  # namespace and device
         assert _relative(to_numpy(value), getattr(expected.game, field)) <= 1e-12, field
     assert is_foreign(result.w)
     for field in ("w_regret", "p_regret", "theorem2_bound"):
@@ -217,6 +222,48 @@ def test_margin_classifier_under_array_api_dispatch_returns_torch_coef():
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
 
 
+_DEVICE_CLASSIFIER_SCRIPT = """
+import numpy as np
+import array_api_strict as xp
+import sklearn
+from gamedyn.sklearn import MarginClassifier
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(60, 4))
+y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 3, 7)  # integer labels, not 0/1
+device = xp.Device("device1")
+expected = MarginClassifier().fit(X, y)
+with sklearn.config_context(array_api_dispatch=True):
+    fitted = MarginClassifier().fit(xp.asarray(X, device=device), xp.asarray(y, device=device))
+    labels = fitted.predict(xp.asarray(X, device=device))
+for name in ("coef_", "intercept_", "n_iter_"):
+    value = getattr(fitted, name)
+    assert value.device == device and value.dtype == getattr(xp, getattr(expected, name).dtype.name), name
+assert labels.device == device and labels.dtype == xp.int64 and type(labels).__module__.startswith("array_api_strict")
+host = np.asarray(labels.to_device(xp.Device("CPU_DEVICE")))
+np.testing.assert_array_equal(host, expected.predict(X))
+print("ok")
+"""
+
+
+@pytest.mark.skipif(strict is None, reason="array-api-strict is not installed")
+def test_margin_classifier_under_array_api_dispatch_on_a_second_device():
+    """Under array_api_dispatch (SCIPY_ARRAY_API=1, a fresh interpreter) an array on array_api_strict's
+    Device("device1") fits; coef_, intercept_ and n_iter_ are on that device with numpy's dtypes, and predict
+    returns the labels in the input's namespace and on its device (scikit-learn's array-API classifiers do)."""
+    pytest.importorskip("sklearn")
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    env = dict(os.environ, SCIPY_ARRAY_API="1", PYTHONPATH=str(root))
+    done = subprocess.run([sys.executable, "-c", _DEVICE_CLASSIFIER_SCRIPT], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+
+
 # ------------------------------------------------------------------ matrix games (issue 20, item 1)
 
 MATRIX = {
@@ -253,10 +300,10 @@ def test_matrix_recipe_equals_numpy_run(backend, name, options):
     expected = recipe(M, 80, **options, **({"row_start": start} if takes_start else {}))
     foreign = convert(backend, M)
     result = recipe(foreign, 80, **options, **({"row_start": convert(backend, start)} if takes_start else {}))
-    kind = backend_of(foreign).name
+    kind = backend_of(foreign)
     for field in ("row", "column", "row_last", "column_last"):
         value = getattr(result, field)
-        assert is_foreign(value) and backend_of(value).name == kind, field
+        assert is_foreign(value) and backend_of(value) == kind, field  # namespace and device
         assert _relative(to_numpy(value), getattr(expected, field)) <= 1e-12, field
     for field in ("w_sum", "p_sum"):
         assert _relative(to_numpy(getattr(result.game, field)), getattr(expected.game, field)) <= 1e-12, field
@@ -358,9 +405,9 @@ def test_fenchel_recipe_equals_numpy_run(backend, kind, name, options):
     expected = recipe(_objective(kind, X), 40, regrets=True, **_fenchel_domain(options))
     foreign = convert(backend, X)
     result = recipe(_objective(kind, foreign), 40, regrets=True, **_fenchel_domain(options))
-    kind_name = backend_of(foreign).name
+    kind_name = backend_of(foreign)
     for value in (result.x, result.game.w_average, result.game.p_last, result.game.w_sum):
-        assert is_foreign(value) and backend_of(value).name == kind_name
+        assert is_foreign(value) and backend_of(value) == kind_name  # namespace and device
     assert _relative(to_numpy(result.x), expected.x) <= 1e-12
     assert _relative(to_numpy(result.game.w_average), expected.game.w_average) <= 1e-12
     assert isinstance(result.value, float) and _close(result.value, expected.value)
@@ -429,7 +476,7 @@ def test_checkpoint_saved_as_numpy_resumes_on_the_device(backend, name, tmp_path
     game, again = uninterrupted.game, resumed.game
     for field in ("w_average", "p_average", "w_sum", "p_sum", "w_last", "p_last"):
         value = getattr(again, field)
-        assert is_foreign(value) and backend_of(value).name == backend_of(foreign).name, field
+        assert is_foreign(value) and backend_of(value) == backend_of(foreign), field
         assert np.array_equal(to_numpy(value), to_numpy(getattr(game, field))), field
     if name == "frank_wolfe":  # an objective written for torch is another function than numpy's: refused, by name
         return
@@ -437,7 +484,7 @@ def test_checkpoint_saved_as_numpy_resumes_on_the_device(backend, name, tmp_path
     with pytest.raises(_Crash):
         run(P, checkpoint=numpy_path, checkpoint_every=5, stop=_crash_at(23))
     crossed = run(foreign, resume_from=numpy_path, stop=_crash_at(10**6)).game
-    assert backend_of(crossed.w_average).name == backend_of(foreign).name
+    assert backend_of(crossed.w_average) == backend_of(foreign)
     assert _relative(to_numpy(crossed.w_average), to_numpy(game.w_average)) <= 1e-12
 
 
@@ -463,7 +510,7 @@ def test_batched_games_on_the_namespace(backend, name):
     result = recipe(batch, 30, **BATCHED[name])
     for field in ("w_average", "p_average", "w_last", "p_last"):
         value = getattr(result.game, field)
-        assert is_foreign(value) and backend_of(value).name == backend_of(foreign).name, field
+        assert is_foreign(value) and backend_of(value) == backend_of(foreign), field
         assert tuple(value.shape) == getattr(expected.game, field).shape, field
         assert _relative(to_numpy(value), getattr(expected.game, field)) <= 1e-12, field
     got, want = np.asarray(to_numpy(result.game.w_regret), dtype=np.float64), np.asarray(expected.game.w_regret)
@@ -486,3 +533,34 @@ def test_no_hidden_conversion_on_the_batched_hot_path(monkeypatch):
     for name in sorted(BATCHED):
         result = RECIPES[name].function(batch, 20, **BATCHED[name])
         assert isinstance(result.game.w_average, torch.Tensor)
+
+
+
+# ------------------------------------------------------- every recipe on a second device (issue 31, item 5)
+
+_DEVICE_PROBLEMS = {  # family -> (problem for an array X on the device, its numpy twin)
+    "margin": lambda to: to(_rows()),
+    "matrix": lambda to: to(_payoffs()),
+    "fenchel": lambda to: _objective("least-squares", to(np.random.default_rng(5).normal(size=(20, 4)) / 2.0)),
+}
+
+
+@pytest.mark.skipif(strict is None, reason="array-api-strict is not installed")
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_every_recipe_returns_its_result_on_the_inputs_device(name):
+    """array_api_strict's Device("device1") stands in for a GPU: its arrays refuse np.asarray. Every recipe
+    plays there and returns its arrays on that very device (no host copy on the way: the result check reduces
+    on the device and copies to the host only to explain a failure)."""
+    device = strict.Device("device1")
+    declaration = RECIPES[name]
+    make = _DEVICE_PROBLEMS.get(declaration.family.name)
+    if make is None:
+        pytest.skip(f"no device problem for the {declaration.family.name} family yet: add one to _DEVICE_PROBLEMS")
+    options = {"p": 3.0} if name == "pnorm_perceptron" else {"domain": _fenchel_domain({"domain": "simplex"})["domain"]} \
+        if name == "frank_wolfe" else {}
+    result = declaration.function(make(lambda array: strict.asarray(array, device=device)), 30, **options)
+    arrays = {field: getattr(result.game, field) for field in ("w_average", "p_average", "w_sum", "p_sum", "w_last",
+                                                               "p_last")}
+    arrays.update({field: getattr(result, field) for field in ("w", "p", "row", "column", "x") if hasattr(result, field)})
+    for field, value in arrays.items():
+        assert is_foreign(value) and value.device == device, (field, getattr(value, "device", type(value)))

@@ -14,6 +14,7 @@ from gamedyn.certify import stops
 from gamedyn.certify import BatchedCertificateTracker, Certificate, CertificateTracker, vector_norm
 from gamedyn.io import make_separable, make_separable_lp, signed_rows
 from gamedyn.certify import max_margin, max_margin_q
+from gamedyn import stop_when
 
 # Rounding: the per-round ends are read off running sums of t terms; 1e-12 relative covers their
 # accumulated rounding (t <= 2000 terms of size <= 1) and the oracle's own gap (<= 1e-14).
@@ -26,7 +27,7 @@ RECIPES = {
     "accelerated_ji": lambda A, T, **k: recipes.accelerated_perceptron(A, T, theta="ji", **k),
     "nag": lambda A, T, **k: recipes.nag_margin(A, T, **k),
     "mirror_prox": lambda A, T, **k: recipes.mirror_prox_perceptron(A, T, **k),
-    "pnorm_p3": lambda A, T, **k: recipes.pnorm_perceptron(A, T, 3.0, **k),
+    "pnorm_p3": lambda A, T, **k: recipes.pnorm_perceptron(A, T, p=3.0, **k),
 }
 SEPARABLE = {"n>d": (120, 6, 0.08, 1), "n<d": (15, 30, 0.1, 2), "thin": (200, 3, 0.02, 3)}
 
@@ -205,7 +206,7 @@ def test_game_result_has_a_certificate_for_bilinear_payoffs_only():
     game = play(general, OMD(ball, 0.5), OMD(simplex, 0.5), 5)
     assert game.certificate is None
     with pytest.raises(ValueError, match="bilinear game"):
-        play(general, OMD(ball, 0.5), OMD(simplex, 0.5), 5, stop=stops.separated)
+        play(general, OMD(ball, 0.5), OMD(simplex, 0.5), 5, observers=[stop_when(stops.separated)])
 
 
 def test_certificate_on_sparse_and_float32_matches_dense():
@@ -342,10 +343,10 @@ def test_rows_at_norm_one_within_rounding_are_accepted():
 
 
 @pytest.mark.parametrize("bad", [3, 1, 0.5, "2", True, math.nan])
-def test_play_rejects_a_bad_margin_norm(bad):
+def test_the_payoff_rejects_a_bad_margin_norm(bad):
     A = separable("n>d", "smooth")
     with pytest.raises(ValueError, match="margin_norm"):
-        play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.5), OMD(Entropy(), 0.5), 5, margin_norm=bad)
+        Bilinear(A, margin_norm=bad)
 
 
 def test_sharpen_every_is_named_in_its_error():
@@ -722,7 +723,7 @@ def _scaled_game(A, scale, rule, T=4000):
     """OMD on the ball against OMD on the simplex with steps / scale: the iterates on scale * A
     are those on A exactly (scale a power of two), so U_t(scale A) = scale U_t(A)."""
     ball, simplex = SquaredEuclidean(radius=1.0), Entropy()
-    return play(Bilinear(scale * A), OMD(ball, 0.5 / scale), OMD(simplex, 0.5 / scale), T, stop=rule)
+    return play(Bilinear(scale * A), OMD(ball, 0.5 / scale), OMD(simplex, 0.5 / scale), T, observers=[stop_when(rule)])
 
 
 def test_infeasible_threshold_is_relative_to_the_largest_row_norm():

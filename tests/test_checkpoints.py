@@ -29,6 +29,8 @@ from gamedyn.engine.checkpoints import CHECKPOINT_VERSION, fingerprint
 from gamedyn.io import make_separable
 from gamedyn.logistic import adaptive_sgd, sgd_indices
 from gamedyn.certify import margin_within
+from gamedyn import checkpoint, record_plays, stop_when, track_metrics
+from play_options import play_with
 
 T = 60
 CRASH = 41  # the round at which the interrupted run dies (after its last checkpoint)
@@ -172,8 +174,8 @@ def test_play_with_its_own_weights_and_outputs_resumes(first, tmp_path):
     uninterrupted = play(payoff, w_learner, p_learner, T, **options)
     path = tmp_path / "run.npz"
     with pytest.raises(Crash):
-        play(payoff, w_learner, p_learner, T, checkpoint=path, checkpoint_every=3, stop=_crash_at(CRASH), **options)
-    _assert_games_identical(uninterrupted, play(payoff, w_learner, p_learner, T, resume_from=path, **options))
+        play(payoff, w_learner, p_learner, T, observers=[stop_when(_crash_at(CRASH)), checkpoint(path, every=3)], **options)
+    _assert_games_identical(uninterrupted, play(payoff, w_learner, p_learner, T, observers=[checkpoint(resume_from=path)], **options))
 
 
 def _fenchel_play(**options):
@@ -183,8 +185,8 @@ def _fenchel_play(**options):
     from gamedyn.core import Zero
 
     objective = Objective(_fenchel_value, _fenchel_gradient, smoothness=2.0)
-    return play(FenchelGame(objective, Simplex(), dimension=3), FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),
-                BestResponse(Simplex()), T, weights="linear", first="w", initial_p=np.full(3, 1 / 3), **options)
+    return play_with(FenchelGame(objective, Simplex(), dimension=3), FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),
+                     BestResponse(Simplex()), T, weights="linear", first="w", initial_p=np.full(3, 1 / 3), **options)
 
 
 _TARGET = np.array([0.2, 0.5, 0.3])
@@ -209,13 +211,18 @@ def test_a_fenchel_game_resumes_bit_identically(tmp_path):
     assert resumed.w_loss_sum.convex is not None and resumed.duality_gap == uninterrupted.duality_gap
 
 
-def test_metrics_are_refused_with_checkpoints(tmp_path):
-    """The per-round metrics record is not saved, so metrics= with checkpoint= or resume_from= is refused."""
+def test_observers_that_keep_every_round_are_refused_on_resume(tmp_path):
+    """The per-round metrics and the trace are not saved in a checkpoint, so a resumed run refuses them (it
+    would lose the rounds before the checkpoint); a run that only writes checkpoints keeps them whole."""
     payoff, path = Bilinear(A), tmp_path / "run.npz"
-    with pytest.raises(ValueError, match="metrics= cannot be combined"):
-        play(payoff, OFTRL(SquaredEuclidean(), 0.3), OMD(Entropy(), 0.7), T, checkpoint=path, metrics=True)
-    with pytest.raises(ValueError, match="metrics= cannot be combined"):
-        play(payoff, OFTRL(SquaredEuclidean(), 0.3), OMD(Entropy(), 0.7), T, resume_from=path, metrics=2)
+    written = play(payoff, OFTRL(SquaredEuclidean(), 0.3), OMD(Entropy(), 0.7), T,
+                   observers=[track_metrics(), checkpoint(path)])
+    assert list(written.metrics["t"]) == list(range(1, T + 1))
+    for kept, observer in ((r"the per-round metrics \(O\(T\) rows\)", track_metrics(2)),
+                           ("the trace of every play", record_plays())):
+        with pytest.raises(ValueError, match=f"keeps {kept}, which a checkpoint does not hold"):
+            play(payoff, OFTRL(SquaredEuclidean(), 0.3), OMD(Entropy(), 0.7), T,
+                 observers=[observer, checkpoint(resume_from=path)])
 
 
 def test_batched_games_resume_bit_identically(tmp_path):
@@ -359,11 +366,11 @@ def test_a_checkpoint_of_another_configuration_is_refused(saved, change, part):
 
 def test_a_learner_with_another_step_is_refused(tmp_path):
     path = tmp_path / "run.npz"
-    play(Bilinear(A), FTRL(SquaredEuclidean(), 1.0), FTRL(Entropy(), 0.5), 20, checkpoint=path)
+    play(Bilinear(A), FTRL(SquaredEuclidean(), 1.0), FTRL(Entropy(), 0.5), 20, observers=[checkpoint(path)])
     with pytest.raises(CheckpointMismatchError, match="p_learner"):
-        play(Bilinear(A), FTRL(SquaredEuclidean(), 1.0), FTRL(Entropy(), 0.5000000001), 20, resume_from=path)
+        play(Bilinear(A), FTRL(SquaredEuclidean(), 1.0), FTRL(Entropy(), 0.5000000001), 20, observers=[checkpoint(resume_from=path)])
     with pytest.raises(CheckpointMismatchError, match="weights"):
-        play(Bilinear(A), FTRL(SquaredEuclidean(), 1.0), FTRL(Entropy(), 0.5), 20, weights="linear", resume_from=path)
+        play(Bilinear(A), FTRL(SquaredEuclidean(), 1.0), FTRL(Entropy(), 0.5), 20, weights="linear", observers=[checkpoint(resume_from=path)])
 
 
 def _rewrite(path, edit):
@@ -419,7 +426,7 @@ def test_the_file_holds_plain_arrays_only(saved):
     ({"checkpoint_every": 5}, ValueError, "checkpoint_every needs checkpoint"),
     ({"checkpoint": "x.npz", "checkpoint_every": 0}, ValueError, "checkpoint_every must be a positive integer"),
     ({"checkpoint": 3}, TypeError, "checkpoint must be a file path"),
-    ({"resume_from": "x.npz", "record": True}, ValueError, "record=True cannot resume"),
+    ({"resume_from": "x.npz", "record": True}, ValueError, "record=True and metrics= cannot resume"),
 ])
 def test_bad_checkpoint_arguments_name_the_fix(options, error, match, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -431,7 +438,7 @@ def test_bad_checkpoint_arguments_name_the_fix(options, error, match, tmp_path, 
 
 
 def _bilinear_play(T_=T, **options):
-    return play(Bilinear(A), FTRL(SquaredEuclidean(), 1.0), FTRL(Entropy(), 0.5), T_, **options)
+    return play_with(Bilinear(A), FTRL(SquaredEuclidean(), 1.0), FTRL(Entropy(), 0.5), T_, **options)
 
 
 def _weights(kind):
@@ -561,10 +568,12 @@ def _concave_convex(c):
 
 
 GAMES_WITH_FUNCTIONS = {  # name -> ((monkeypatch, kind) -> run(**options), the part named on a change)
-    "StepSchedule": (lambda patch, kind: lambda **k: play(Bilinear(A), FTRL(SquaredEuclidean(), 1.0),
-                                                          OMD(Entropy(), _step([0.5, 0.7][kind])), T, **k), "p_learner"),
-    "ConcaveConvex": (lambda patch, kind: lambda **k: play(_concave_convex([1.0, 1.5][kind]), OMD(SquaredEuclidean(), 0.3),
-                                                           OMD(Entropy(), 0.5), T, **k), "payoff"),
+    "StepSchedule": (lambda patch, kind: lambda **k: play_with(Bilinear(A), FTRL(SquaredEuclidean(), 1.0),
+                                                               OMD(Entropy(), _step([0.5, 0.7][kind])), T, **k),
+                     "p_learner"),
+    "ConcaveConvex": (lambda patch, kind: lambda **k: play_with(_concave_convex([1.0, 1.5][kind]),
+                                                                OMD(SquaredEuclidean(), 0.3), OMD(Entropy(), 0.5), T, **k),
+                      "payoff"),
     "Objective": (lambda patch, kind: (_set_global(patch, "_TARGET", [_TARGET, _TARGET[::-1].copy()][kind]),
                                        _fenchel_play)[1], "payoff"),  # the target its functions read
 }
@@ -632,8 +641,8 @@ def test_a_callable_that_cannot_be_fingerprinted_is_refused_before_round_1(case,
     p_learner = options.pop("p_learner", FTRL(Entropy(), 0.5))
     rounds = []
     with pytest.raises(CheckpointError, match=fix) as error:
-        play(Bilinear(A), FTRL(SquaredEuclidean(), 1.0), p_learner, T, callback=lambda state: rounds.append(state.t),
-             **{option: tmp_path / "run.npz"}, **options)
+        play_with(Bilinear(A), FTRL(SquaredEuclidean(), 1.0), p_learner, T, callback=lambda state: rounds.append(state.t),
+                  **{option: tmp_path / "run.npz"}, **options)
     assert rounds == [] and f"{part} cannot be fingerprinted" in str(error.value)
     assert not (tmp_path / "run.npz").exists()
 
@@ -999,12 +1008,12 @@ def test_a_package_in_a_site_folder_added_to_sys_path_is_installed_code(tmp_path
     (user / "own_library.py").write_text((site / "layered_library.py").read_text())
     script = (
         "import sys, numpy as np, layered_library, own_library\n"
-        "from gamedyn import Bilinear, Entropy, FTRL, SquaredEuclidean, play\n"
+        "from gamedyn import Bilinear, Entropy, FTRL, SquaredEuclidean, checkpoint, play\n"
         "from gamedyn.engine.checkpoints import CheckpointError\n"
         "A = np.array([[1.0, -0.5], [0.25, 1.0]])\n"
         "def run(weights, path):\n"
         "    return play(Bilinear(A), FTRL(SquaredEuclidean(), 1.0), FTRL(Entropy(), 0.5), 5, weights=weights,\n"
-        "                checkpoint=path)\n"
+        "                observers=[checkpoint(path)])\n"
         "run(layered_library.linear, sys.argv[1] + '/a.npz')\n"
         "try:\n"
         "    run(own_library.linear, sys.argv[1] + '/b.npz')\n"

@@ -84,7 +84,7 @@ def test_recipe_output_read_from_the_running_sums_is_the_recipes_output(name, op
         return False
 
     function = getattr(recipes, name)
-    result = function(A, T, options["p"], stop=stop) if "p" in options else function(A, T, **options, stop=stop)
+    result = function(A, T, **options, stop=stop)
     np.testing.assert_allclose(seen["w"], result.w, rtol=1e-13, atol=1e-15)
 
 
@@ -602,3 +602,23 @@ def test_exact_oracle_runs_only_when_cheap_or_asked(capsys, monkeypatch):
     calls.clear()
     code, out, _ = run_cli(capsys, "run", "smooth_perceptron", "--synthetic", "60,5,0.1", "--T", "20", "--no-oracle")
     assert code == 0 and calls == [] and "max margin gamma: not computed (--no-oracle)" in out
+
+
+def test_version_prints_the_packages_one_version(capsys):
+    """``gamedyn --version`` (issue 31): the version written once, gamedyn.__version__, exit status 0."""
+    import gamedyn
+
+    code, out, err = run_cli(capsys, "--version")
+    assert code == 0 and out.strip() == f"gamedyn {gamedyn.__version__}" and err == ""
+
+
+def test_reproduce_prints_a_line_per_claim_as_it_ends(capsys):
+    """``gamedyn reproduce`` says how far it is (issue 31: it printed nothing for the whole claims phase): one line
+    per claim, in order, as each ends, before the table."""
+    code, out, _ = run_cli(capsys, "reproduce", "--quick", "Theorem 1", "Hedge")
+    lines = [line for line in out.splitlines() if line.startswith("[")]
+    assert code == 0 and len(lines) >= 2
+    total = len(lines)
+    for number, line in enumerate(lines, start=1):
+        assert line.startswith(f"[{number:>{len(str(total))}}/{total}] PASS "), line
+    assert out.index(lines[-1]) < out.index("paper's statement")

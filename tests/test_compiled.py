@@ -231,6 +231,7 @@ def test_resumed_compiled_run_is_bit_identical(A, built, tmp_path):
 
 import gamedyn.engine.compiled_rounds as compiled_rounds  # noqa: E402
 from gamedyn import MatrixGame, NashGapStop, RegretMatching  # noqa: E402
+from gamedyn.engine.observers import skip_regrets  # noqa: E402
 
 
 @pytest.fixture
@@ -268,7 +269,8 @@ def test_compiled_regret_matching_round_reports_what_the_alternating_round_does(
     M = np.random.default_rng(11).uniform(-1, 1, (7, 5))
     learner = RegretMatching(plus=plus, predictive=predictive)
     run = lambda: play(MatrixGame(M), learner, learner, 20, alternating=True, output_weights=averaging,  # noqa: E731
-                       weights="linear" if predictive else "constant", regrets=regrets)
+                       weights="linear" if predictive else "constant",
+                       observers=[] if regrets else [skip_regrets()])
     reference = python_rounds(run)
     assert rounds_built[0] == 0
     result = run()

@@ -40,6 +40,7 @@ from gamedyn import (
 )
 from gamedyn.core import protocols
 from gamedyn.engine import rounds
+from gamedyn import stop_when
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 A = np.random.default_rng(3).uniform(-1, 1, size=(30, 6))
@@ -62,7 +63,7 @@ def test_every_built_in_learner_and_its_player_satisfy_their_protocols(learner):
     assert isinstance(learner, gamedyn.Learner)
     assert isinstance(learner.domain, gamedyn.Domain)
     assert isinstance(learner.regularizer, gamedyn.Regularizer)
-    assert isinstance(learner.regularizer, protocols.Regularizer)
+    assert isinstance(learner.regularizer, protocols.RegularizerProtocol)
     assert isinstance(learner.hint, gamedyn.Hint)
     state = learner.init(A.shape[1] if isinstance(learner.domain, (Reals, Ball)) else A.shape[0])
     assert isinstance(learner.player(state), gamedyn.Player)
@@ -75,9 +76,9 @@ def test_built_in_parts_satisfy_their_protocols():
         assert isinstance(hint, gamedyn.Hint)
     for payoff in (Bilinear(A), RegularizedBilinear(A),
                    ConcaveConvex(lambda w, p: 0.0, lambda w, p: w, lambda w, p: p, w_dimension=2, p_dimension=2)):
-        assert isinstance(payoff, gamedyn.Payoff) and isinstance(payoff, protocols.Payoff)
+        assert isinstance(payoff, gamedyn.Payoff) and isinstance(payoff, protocols.PayoffProtocol)
     for regularizer in (Entropy(), SquaredEuclidean(), QNorm(1.5), Zero()):
-        assert isinstance(regularizer, protocols.Regularizer)
+        assert isinstance(regularizer, protocols.RegularizerProtocol)
 
 
 def test_a_duck_typed_payoff_and_regularizer_pass_the_base_names_isinstance():
@@ -204,7 +205,7 @@ def test_a_linear_operator_keeps_its_certificate():
     assert dense.certificate.separable is True and unstated.certificate.separable is None  # no norm: undecided
     with pytest.raises(ValueError, match="row_norm_bound"):
         play(Bilinear(operator), OFTRL(SquaredEuclidean(radius=1.0), 0.5), OFTRL(Entropy(), 0.5), 3,
-             stop=gamedyn.certify.stops.infeasible(0.01))
+             observers=[stop_when(gamedyn.certify.stops.infeasible(0.01))])
 
 
 # ---------------------------------------------------------------- no type switches in the runner's parts
@@ -259,3 +260,44 @@ def test_no_frozen_object_is_mutated_by_the_mirror_step_memo():
 
     mirror_prox_perceptron(A, 20)
     assert dict(getattr(regularizer, "__dict__", {})) == before
+
+
+def test_a_subclass_keeps_the_closed_forms_its_parent_declares():
+    """Behaviour by declared capability, not by exact class (issue 31): a trivial subclass of Simplex keeps
+    Entropy's closed form (the softmax, the one-pass rounds' declaration) and a Bilinear p-player's place; a
+    subclass that overrides the set's methods loses the declaration and is refused with the fix; a subclass of
+    StepSchedule is still called with the round."""
+    import attrs
+
+    from gamedyn import Bilinear, Entropy, FTRL, Simplex, StepSchedule, play
+
+    @attrs.frozen
+    class NamedSimplex(Simplex):
+        label: str = "mixed strategies"
+
+    @attrs.frozen
+    class Shifted(Simplex):
+        def project(self, z):
+            return Simplex.project(np.asarray(z) + 0.1)
+
+    entropy = Entropy(domain=NamedSimplex())
+    linear = np.array([0.3, -1.0, 2.0])
+    assert entropy.argmin_is_softmax and entropy.legendre
+    np.testing.assert_array_equal(entropy.argmin(linear, 0.0, 0.7, np.full(3, 1 / 3)),
+                                  Entropy().argmin(linear, 0.0, 0.7, np.full(3, 1 / 3)))
+    A = np.array([[0.5, -0.2], [0.1, 0.4], [-0.3, 0.2]])
+    plain = play(Bilinear(A), FTRL(SquaredEuclidean(radius=1.0), 0.5), FTRL(Entropy(), 0.5), 20)
+    named = play(Bilinear(A, p_domain=NamedSimplex()), FTRL(SquaredEuclidean(radius=1.0), 0.5), FTRL(entropy, 0.5), 20)
+    np.testing.assert_array_equal(plain.w_average, named.w_average)
+    with pytest.raises(ValueError, match="Entropy's domain must be Simplex"):
+        Entropy(domain=Shifted())
+
+    class Halving(StepSchedule):
+        pass
+
+    halving = FTRL(Entropy(), Halving(lambda t: 0.5 ** t))
+    schedule = FTRL(Entropy(), StepSchedule(lambda t: 0.5 ** t))
+    payoff = Bilinear(A)
+    first = play(payoff, FTRL(SquaredEuclidean(radius=1.0), 0.5), halving, 10)
+    second = play(payoff, FTRL(SquaredEuclidean(radius=1.0), 0.5), schedule, 10)
+    np.testing.assert_array_equal(first.p_average, second.p_average)

@@ -418,12 +418,6 @@ def test_chunk_reads_keep_no_page_of_the_files_resident(tmp_path, monkeypatch):
     assert relative_error(ATp, expected[1]) <= TOLERANCE and relative_error(products[1], expected[1]) <= TOLERANCE
 
 
-def test_release_pages_is_deprecated(tmp_path):
-    save_chunks(tmp_path, "A", np.eye(4), 2)
-    with pytest.warns(DeprecationWarning, match="release_pages is deprecated"):
-        RowBlockedOperator.from_npy_folder(tmp_path, client="threads", release_pages=True)
-
-
 @settings(max_examples=25, deadline=None)
 @given(rows=st.integers(1, 40), d=st.integers(1, 7), slab_rows=st.integers(1, 9), fortran=st.booleans(),
        single=st.booleans(), seed=st.integers(0, 2**32 - 1))

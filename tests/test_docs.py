@@ -81,18 +81,14 @@ def test_pages_use_public_modules_only(page):
 
 
 def _modules():
-    """Every module of gamedyn (its recipes included), but the deprecated aliases of the old paths (which
-    only call gamedyn.core.deprecation.moved and are not imported here: importing one warns)."""
+    """Every module of gamedyn (its recipes included)."""
     names = []
-
-    def alias(path):
-        return "from gamedyn.core.deprecation import moved" in path.read_text()
 
     def walk(folder, name):
         names.append(name)
         for info in pkgutil.iter_modules([str(folder)]):
             path = folder / info.name / "__init__.py" if info.ispkg else folder / f"{info.name}.py"
-            if info.name == "__main__" or alias(path):
+            if info.name == "__main__":
                 continue
             if info.ispkg:
                 walk(folder / info.name, f"{name}.{info.name}")

@@ -84,7 +84,10 @@ def _methods(cls) -> dict:
 def _protocols() -> dict:
     """``{name: (protocol class, its public method names)}`` of :mod:`gamedyn.core.protocols`."""
     module = importlib.import_module("gamedyn.core.protocols")
-    return {name: (getattr(module, name), tuple(sorted(_methods(getattr(module, name))))) for name in module.__all__}
+    protocols = {name: getattr(module, name) for name in module.__all__}
+    return {name: (protocol, tuple(sorted(method for method, member in _methods(protocol).items()
+                                          if not isinstance(member, property))))  # members read-only: fields too
+            for name, protocol in protocols.items() if getattr(protocol, "_is_protocol", False)}
 
 
 def _satisfied_protocols(cls) -> list:
@@ -156,7 +159,11 @@ def _listed_api() -> dict:
         listed[f"gamedyn.recipes.{name}"] = recipe.function
     stops = importlib.import_module("gamedyn.certify.stops")
     listed.update({f"gamedyn.certify.stops.{name}": getattr(stops, name) for name in stops.__all__})
-    kinds = [protocols[kind][0] for kind in ("Learner", "Regularizer", "Domain", "Payoff")]
+    observers = importlib.import_module("gamedyn.engine.observers")  # play's observers, the recipes' run options
+    listed.update({f"gamedyn.engine.observers.{name}": getattr(observers, name)
+                   for name in ("stop_when", "record_plays", "each_round", "track_metrics", "checkpoint", "compare_with",
+                                "skip_regrets", "run_observers")})
+    kinds = [protocols[kind][0] for kind in ("Learner", "RegularizerProtocol", "Domain", "PayoffProtocol")]
     for qualified, value in _public_objects().items():
         if inspect.isclass(value) and any(protocol in _satisfied_protocols(value) for protocol in kinds):
             listed[qualified] = value
@@ -353,6 +360,23 @@ def test_api_pages_list_every_declared_name():
         elif home != module and name not in linked[module]:
             missing.append(f"{module}.{name} (no link to {home})")
     assert not missing, f"declared names no API page renders: {missing}"
-    deprecated = [module for module in api_pages.public_modules() if api_pages.is_deprecated_alias(module)]
-    assert not deprecated
     assert api_pages.page_path("gamedyn.protocol") not in pages and api_pages.page_path("gamedyn.engine.runner") in pages
+
+
+def test_protocol_1_renders_as_four_numbered_steps():
+    """The runner's page lists Protocol 1's steps 1-4 (issue 31: written on two lines, Markdown rendered step 4
+    as "2."); and no docstring runs numbered steps together on one line (``1. ...  2. ...``)."""
+    markdown = pytest.importorskip("markdown", reason="Python-Markdown comes with the docs extra: pip install '.[docs]'")
+    import re
+
+    from docsite.griffe_rst import rewrite
+
+    runner = importlib.import_module("gamedyn.engine.runner")
+    rendered = markdown.markdown(rewrite(inspect.getdoc(runner)), extensions=["tables"])
+    first = re.search(r"<ol>(.*?)</ol>", rendered, flags=re.S)
+    assert first is not None
+    steps = re.findall(r"<li>(.*?)</li>", first.group(1), flags=re.S)
+    assert len(steps) == 4 and steps[0].startswith("w_t") and steps[3].startswith("OL_w receives"), steps
+    run_together = [name for name in api_pages.public_modules()
+                    if re.search(r"^[ \t]*1\. [^\n]*[ \t]2\. ", inspect.getdoc(importlib.import_module(name)) or "", re.M)]
+    assert run_together == []

@@ -20,6 +20,7 @@ from gamedyn import (
 from gamedyn.games.margin import original
 from gamedyn.io import make_separable, signed_rows
 from gamedyn.core import Loss
+from gamedyn import record_plays
 
 RECIPES = {
     "smooth_perceptron": lambda A, T: recipes.smooth_perceptron(A, T),
@@ -27,7 +28,7 @@ RECIPES = {
     "accelerated_perceptron_ji": lambda A, T: recipes.accelerated_perceptron(A, T, theta="ji"),
     "mirror_prox_perceptron": lambda A, T: recipes.mirror_prox_perceptron(A, T),
     "nag_margin": lambda A, T: recipes.nag_margin(A, T),
-    "pnorm_perceptron": lambda A, T: recipes.pnorm_perceptron(A, T, 2.0),
+    "pnorm_perceptron": lambda A, T: recipes.pnorm_perceptron(A, T, p=2.0),
 }
 
 
@@ -96,7 +97,7 @@ def test_ftrl_learners_share_their_loss_sum_with_the_runner():
     """The runner keeps no second sum for FTRL learners, and the shared sum is sum_t alpha_t f_t."""
     A = _data(30, 4, seed=1)
     payoff = RegularizedBilinear(A)
-    result = play(payoff, OFTL(), FTRLPlus(Entropy(), 0.25), 25, weights="linear", record=True)
+    result = play(payoff, OFTL(), FTRLPlus(Entropy(), 0.25), 25, weights="linear", observers=[record_plays()])
     w_sum = sum(t * payoff.loss_for_w(p).linear for t, p in enumerate(result.trace["p"], start=1))
     p_sum = sum(t * payoff.loss_for_p(w).linear for t, w in enumerate(result.trace["w"], start=1))
     np.testing.assert_allclose(result.w_loss_sum.linear, w_sum, rtol=1e-13)

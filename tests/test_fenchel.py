@@ -22,6 +22,7 @@ from gamedyn.core import CurrentLoss
 from gamedyn.recipes import accelerated_gradient, frank_wolfe, heavy_ball
 from gamedyn.paper.registry import relative_error
 from gamedyn.core import Zero
+from play_options import play_with
 
 HORIZONS = [1, 2, 3, 10, 200]
 D = 6
@@ -505,13 +506,13 @@ LEAN_CASES = {
     "accelerated_gradient": lambda f, **k: accelerated_gradient(f, 40, x0=np.linspace(-1, 1, D), **k),
     "accelerated_gradient ball": lambda f, **k: accelerated_gradient(f, 40, domain=Ball(0.3), **k),
     "heavy_ball": lambda f, **k: heavy_ball(f, 40, x0=np.linspace(-1, 1, D), **k),
-    "OFTL vs OMD, step schedule": lambda f, **k: play(
+    "OFTL vs OMD, step schedule": lambda f, **k: play_with(
         FenchelGame(f, None, dimension=D), OFTL(), OMD(SquaredEuclidean(), lambda t: 0.05 / np.sqrt(t), CurrentLoss()),
         40, weights="linear", initial_p=np.full(D, 0.1), regrets=False, **k),
-    "FTL vs best response, constant weights": lambda f, **k: play(
+    "FTL vs best response, constant weights": lambda f, **k: play_with(
         FenchelGame(f, Simplex(), dimension=D), FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),
         BestResponse(Simplex()), 40, weights=2.5, regrets=False, **k),
-    "p_weights and output_weights": lambda f, **k: play(
+    "p_weights and output_weights": lambda f, **k: play_with(
         FenchelGame(f, Simplex(), dimension=D), FollowTheRegularizedLeader(Zero(), 1.0, FirstRoundLoss()),
         BestResponse(Simplex()), 40, weights="linear", p_weights=lambda t: 1.0 + t % 3,
         output_weights=lambda t: float(t * t), regrets=False, **k),
@@ -617,8 +618,8 @@ def test_a_subclass_keeps_the_lean_round_and_an_override_loses_it(monkeypatch):
     monkeypatch.setattr(FTRLPlayer, "play", lambda self, *a: calls.append(1) or original_play(self, *a))
 
     def run(game_class, ftl_class, br_class, regrets=False):
-        return play(game_class(objective, Simplex(), dimension=D), ftl_class(Zero(), 1.0, FirstRoundLoss()),
-                    br_class(Simplex()), 30, weights="linear", regrets=regrets)
+        return play_with(game_class(objective, Simplex(), dimension=D), ftl_class(Zero(), 1.0, FirstRoundLoss()),
+                         br_class(Simplex()), 30, weights="linear", regrets=regrets)
 
     sub = run(MyGame, MyFTL, MyBR)
     assert not calls

@@ -8,6 +8,8 @@ from gamedyn import (
     FTL, FTRL, OFTRL, OMD, Ball, Bilinear, ConcaveConvex, Entropy, RegularizedBilinear, Simplex, SquaredEuclidean,
     play,
 )
+from gamedyn import compare_with, each_round, record_plays, track_metrics
+from gamedyn import recipes
 
 RPS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]])
 START = np.array([0.6, 0.3, 0.1])
@@ -16,18 +18,18 @@ START = np.array([0.6, 0.3, 0.1])
 def test_initial_points_are_the_learners_first_plays():
     """Regularized learners without a hint start at initial_w / initial_p (before: the uniform centre)."""
     game = play(Bilinear(RPS.T), FTRL(Entropy(), 0.1), FTRL(SquaredEuclidean(domain=Simplex()), 0.1), 5,
-                initial_w=START, initial_p=START[::-1].copy(), record=True)
+                initial_w=START, initial_p=START[::-1].copy(), observers=[record_plays()])
     np.testing.assert_allclose(game.trace["w"][0], START, rtol=1e-15)
     np.testing.assert_allclose(game.trace["p"][0], START[::-1], rtol=1e-15)
     # the start moves the whole run: not at the equilibrium any more
-    uniform = play(Bilinear(RPS.T), FTRL(Entropy(), 0.1), FTRL(Entropy(), 0.1), 5, record=True)
+    uniform = play(Bilinear(RPS.T), FTRL(Entropy(), 0.1), FTRL(Entropy(), 0.1), 5, observers=[record_plays()])
     assert np.allclose(uniform.trace["w"], 1 / 3) and not np.allclose(game.trace["w"], 1 / 3)
 
 
 def test_initial_point_and_centre_must_agree():
     with pytest.raises(ValueError, match="initial_w and w_learner's centre= are both the start"):
         play(Bilinear(RPS.T), FTRL(Entropy(), 0.1, centre=[0.2, 0.2, 0.6]), FTRL(Entropy(), 0.1), 3, initial_w=START)
-    same = play(Bilinear(RPS.T), FTRL(Entropy(), 0.1, centre=START), FTRL(Entropy(), 0.1), 3, initial_w=START, record=True)
+    same = play(Bilinear(RPS.T), FTRL(Entropy(), 0.1, centre=START), FTRL(Entropy(), 0.1), 3, initial_w=START, observers=[record_plays()])
     np.testing.assert_allclose(same.trace["w"][0], START, rtol=1e-15)
 
 
@@ -54,8 +56,7 @@ def test_metrics_match_the_final_result_and_a_callback():
     rng = np.random.default_rng(0)
     A = rng.normal(size=(7, 4))
     seen = []
-    game = play(RegularizedBilinear(A), FTL(), OFTRL(Entropy(), 0.25), 30, weights="linear", metrics=4,
-                callback=lambda state: seen.append((state.w_regret, state.p_regret, state.w_weight_total)))
+    game = play(RegularizedBilinear(A), FTL(), OFTRL(Entropy(), 0.25), 30, weights="linear", observers=[track_metrics(4), each_round(lambda state: seen.append((state.w_regret, state.p_regret, state.w_weight_total)))])
     metrics = game.metrics
     assert list(metrics["t"]) == list(range(1, 31))
     np.testing.assert_allclose(metrics["w_regret"], [row[0] for row in seen], rtol=1e-14)
@@ -67,8 +68,10 @@ def test_metrics_match_the_final_result_and_a_callback():
 
 def test_metrics_argument_is_checked_and_off_by_default():
     assert play(Bilinear(RPS.T), FTRL(Entropy(), 0.1), FTRL(Entropy(), 0.1), 3).metrics is None
-    with pytest.raises(ValueError, match="metrics must be False, True or a positive int"):
-        play(Bilinear(RPS.T), FTRL(Entropy(), 0.1), FTRL(Entropy(), 0.1), 3, metrics=0)
+    with pytest.raises(ValueError, match=r"track_metrics\(every\) takes a positive int"):
+        play(Bilinear(RPS.T), FTRL(Entropy(), 0.1), FTRL(Entropy(), 0.1), 3, observers=[track_metrics(0)])
+    with pytest.raises(ValueError, match="metrics must be False, True or a positive int"):  # a recipe's run option
+        recipes.hedge(RPS, 3, metrics=0)
 
 
 def test_comparator_set_gives_a_finite_regret_on_the_reals():
@@ -77,11 +80,11 @@ def test_comparator_set_gives_a_finite_regret_on_the_reals():
     w_learner, p_learner = OMD(SquaredEuclidean(), 0.1), OMD(Entropy(), 0.1)
     game = play(Bilinear(A), w_learner, p_learner, 50)
     assert game.w_regret == np.inf
-    stated = play(Bilinear(A), w_learner, p_learner, 50, w_comparators=Ball(2.0))
+    stated = play(Bilinear(A), w_learner, p_learner, 50, observers=[compare_with(w=Ball(2.0))])
     u = -2.0 * stated.w_loss_sum.linear / np.linalg.norm(stated.w_loss_sum.linear)  # the best point of Ball(2)
     assert stated.w_regret == pytest.approx(stated.w_regret_against(u), rel=1e-12)
-    with pytest.raises(TypeError, match="w_comparators must be a domain"):
-        play(Bilinear(A), w_learner, p_learner, 5, w_comparators=2.0)
+    with pytest.raises(TypeError, match=r"compare_with\(w=...\) \(the w_comparators run option\) must be a domain"):
+        play(Bilinear(A), w_learner, p_learner, 5, observers=[compare_with(w=2.0)])
 
 
 @pytest.mark.parametrize("w_domain", [Ball(1.0), Simplex()])
@@ -107,7 +110,7 @@ def test_ftrl_schedule_is_hedge_with_decreasing_steps():
     T, c = 20, 0.5
     x0, y0 = START, np.full(3, 1 / 3)
     game = play(Bilinear(RPS.T), FTRL(Entropy(), lambda t: c / np.sqrt(t)),
-                FTRL(Entropy(), [c / np.sqrt(t) for t in range(1, T + 1)]), T, initial_w=x0, record=True)
+                FTRL(Entropy(), [c / np.sqrt(t) for t in range(1, T + 1)]), T, initial_w=x0, observers=[record_plays()])
     row_sum, column_sum, rows = np.zeros(3), np.zeros(3), []
     for t in range(1, T + 1):
         eta = c / np.sqrt(t)
@@ -117,7 +120,7 @@ def test_ftrl_schedule_is_hedge_with_decreasing_steps():
         rows.append(x)
         row_sum, column_sum = row_sum + RPS @ y, column_sum + RPS.T @ x
     np.testing.assert_allclose(game.trace["w"], rows, rtol=1e-13)
-    constant = play(Bilinear(RPS.T), FTRL(Entropy(), c), FTRL(Entropy(), c), T, initial_w=x0, record=True)
+    constant = play(Bilinear(RPS.T), FTRL(Entropy(), c), FTRL(Entropy(), c), T, initial_w=x0, observers=[record_plays()])
     assert np.abs(constant.trace["w"] - np.array(rows)).max() > 1e-2  # negative control: the schedule matters
     assert FTRL(Entropy(), (1.0, 0.5)).eta == StepSchedule((1.0, 0.5))
 
@@ -146,3 +149,61 @@ def test_schedule_errors_name_the_fix():
         play(Bilinear(RPS.T), FTRL(Entropy(), lambda t: 1.0 if t == 1 else -1.0), FTRL(Entropy(), 0.1), 3)
     with pytest.raises(ValueError, match="positive finite steps"):
         StepSchedule([0.1, 0.0])
+
+
+# ------------------------------------------------------------------ the payoff at the door (issue 31, item 6)
+
+
+def _concave_convex(gradient_w=None, gradient_p=None, value=None, d=6, n=4):
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(n, d))
+    return ConcaveConvex(value or (lambda w, p: p @ A @ w), gradient_w or (lambda w, p: A.T @ p),
+                         gradient_p or (lambda w, p: A @ w), w_dimension=d, p_dimension=n, p_domain=Simplex())
+
+
+def _learners():
+    return OMD(SquaredEuclidean(radius=1.0), 0.1), OMD(Entropy(), 0.1)
+
+
+@pytest.mark.parametrize("fault, match", [
+    ({"gradient_w": lambda w, p: np.ones(5)},
+     r"payoff ConcaveConvex\.loss_for_w\(p_0, w_0\) returned a loss whose linear part has shape \(5,\), but the "
+     r"w-player's points have shape \(6,\).*the payoff is at fault, not the learner"),
+    ({"gradient_p": lambda w, p: np.ones((4, 1))},
+     r"payoff ConcaveConvex\.loss_for_p\(w_0, p_0\) returned a loss whose linear part has shape \(4, 1\)"),
+    ({"gradient_w": lambda w, p: np.full(6, np.nan)},
+     r"payoff ConcaveConvex\.loss_for_w\(p_0, w_0\) at the starts returned a loss with NaN or infinite entries"),
+    ({"gradient_p": lambda w, p: np.log(-np.ones(4))},
+     r"payoff ConcaveConvex\.loss_for_p\(w_0, p_0\) at the starts returned a loss with NaN"),
+    ({"value": lambda w, p: float("nan")}, r"payoff ConcaveConvex\.value\(w_0, p_0\) = nan at the starts is not finite"),
+])
+def test_a_payoffs_fault_is_named_as_the_payoffs_before_round_1(fault, match):
+    """play evaluates the payoff once at the starts: a wrong shape or a NaN names the payoff and its method, not a
+    learner, and no round is played (before: a numpy broadcast error, "w_learner ... played an array of shape
+    (5,)", "an earlier step overflowed float64. Rescale the game", or a silent NaN value)."""
+    rounds = []
+    with np.errstate(invalid="ignore"), pytest.raises(ValueError, match=match):
+        play(_concave_convex(**fault), *_learners(), 10, observers=[each_round(lambda state: rounds.append(state.t))])
+    assert rounds == []
+
+
+def test_a_payoff_with_integer_losses_is_refused_at_the_door():
+    from gamedyn import Loss, Payoff
+
+    class Counts(Payoff):
+        w_dimension, p_dimension, p_domain = 2, 2, Simplex()
+
+        def value(self, w, p):
+            return 0.0
+
+        def loss_for_p(self, w, p_played=None):
+            return Loss(np.array([1, 2]), 0.0)
+
+        def loss_for_w(self, p, w_played=None):
+            return Loss(np.zeros(2), 0.0)
+
+    with pytest.raises(ValueError, match=r"payoff Counts\.loss_for_p\(w_0, p_0\) returned a loss whose linear part "
+                                         r"has dtype int64, not a real floating one"):
+        play(Counts(), *_learners(), 3)
+    healthy = play(_concave_convex(), *_learners(), 10)  # the same checks pass a sound payoff: a normal run
+    assert healthy.rounds == 10 and np.isfinite(healthy.w_regret)

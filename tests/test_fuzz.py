@@ -51,6 +51,7 @@ from gamedyn import (
     play,
 )
 from gamedyn.core.numerics import euclidean_norm
+from gamedyn import record_plays
 
 EPS = np.finfo(np.float64).eps
 TINY = 2.0**-1074  # the spacing of subnormals: the absolute rounding error of an underflowing operation
@@ -292,7 +293,7 @@ def test_play_only_documented_outcomes(game):
     try:
         with np.errstate(all="ignore"):  # numpy's warnings are not the subject; the outcome is
             result = play(game["payoff"], game["w_learner"], game["p_learner"], game["T"],
-                          weights=game["weights"], first=game["first"], record=True)
+                          weights=game["weights"], first=game["first"], observers=[record_plays()])
     except NumericalRangeError as error:
         assert expected is None, f"expected the refusal {expected!r}, got {error}"
         assert "Rescale" in str(error)

@@ -1,19 +1,18 @@
-"""The layered package's two faces (issue 17): the old module paths still work, and ``import gamedyn`` is light.
+"""The layered package's face (issues 17 and 31): no scaffolding at the root, and ``import gamedyn`` is light.
 
-* Every old public module path (``gamedyn.protocol``, ..., ``gamedyn.experiments.*``) still imports for one
-  release: it warns once with a ``DeprecationWarning`` naming its new modules, and gives the very same
-  objects (``gamedyn.protocol.play is gamedyn.engine.runner.play``); a setting assigned through the old
-  path reaches the module that reads it; ``python -m gamedyn.experiments.iterations`` still runs.
+* 0.1.0 was never released, so the old module paths of issue 17 (``gamedyn.protocol``, ...,
+  ``gamedyn.experiments.*``) have no alias: no deprecation shim remains (no module calls a ``moved``
+  helper, ``gamedyn.core.deprecation`` is gone, an old path does not import), and the root of ``gamedyn/``
+  holds the face, the command line's entry, the marker ``py.typed``, the user-facing modules and the
+  recipes' link only: at most 8 files.
 * ``import gamedyn`` (the face, PEP 562) loads none of scipy.optimize, scipy.sparse.linalg, dask,
   scikit-learn and matplotlib, and changes no signal handler; every public name resolves on first use.
 
-Each check runs in a fresh interpreter: what an import loads, and whether it warns, depends on what
-was imported before.
+Each check runs in a fresh interpreter: what an import loads depends on what was imported before.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import pathlib
@@ -25,16 +24,16 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-# the old public module paths of issue 17 (the private _numerics, _validation, ... have no alias)
+# the old public module paths of issue 17, never released: none may come back
 OLD_PATHS = (
     "gamedyn.protocol", "gamedyn.learners", "gamedyn.payoffs", "gamedyn.regularizers", "gamedyn.hints",
     "gamedyn.certificates", "gamedyn.margins", "gamedyn.stops", "gamedyn.checkpoints", "gamedyn.batched",
     "gamedyn.distributed", "gamedyn.one_pass", "gamedyn.matrix_games", "gamedyn.fenchel", "gamedyn.original",
     "gamedyn.original_games", "gamedyn.original_fenchel", "gamedyn.datasets", "gamedyn.exploration",
-    "gamedyn.registry", "gamedyn.rates", "gamedyn.reproduce", "gamedyn.experiments", "gamedyn.experiments.fenchel",
-    "gamedyn.experiments.game_figures", "gamedyn.experiments.iterations", "gamedyn.experiments.logistic_figures",
-    "gamedyn.experiments.matrix_games",
+    "gamedyn.registry", "gamedyn.rates", "gamedyn.reproduce", "gamedyn.experiments", "gamedyn.experiments.iterations",
 )
+# the root of gamedyn/: the face, `python -m gamedyn`, the typing marker, the user-facing modules, the recipes' link
+ROOT_FILES = {"__init__.py", "__main__.py", "py.typed", "logistic.py", "plot.py", "sklearn.py", "recipes"}
 
 
 def _python(code: str, *arguments: str) -> subprocess.CompletedProcess:
@@ -43,107 +42,43 @@ def _python(code: str, *arguments: str) -> subprocess.CompletedProcess:
                           cwd=ROOT, capture_output=True, text=True, timeout=300, check=False, env=environment)
 
 
-def _alias_tables(path: str) -> tuple:
-    """``(table, also)`` of the ``moved(...)`` call in an old path's file, read with ``ast`` (not imported)."""
-    relative = pathlib.Path(*path.split(".")[1:])
-    file = ROOT / "gamedyn" / relative / "__init__.py"
-    if not file.exists():
-        file = (ROOT / "gamedyn" / relative).with_suffix(".py")
-    call = next(node for node in ast.walk(ast.parse(file.read_text())) if isinstance(node, ast.Call)
-                and getattr(node.func, "id", None) == "moved")
-    assert ast.literal_eval(call.args[1]) == path, f"{file} names another old path"
-    keywords = {keyword.arg: ast.literal_eval(keyword.value) for keyword in call.keywords}
-    return ast.literal_eval(call.args[2]), keywords.get("also") or {}
+def test_the_root_of_gamedyn_holds_the_face_and_the_user_facing_modules_only():
+    """At most 8 files (a file or link, not a layer folder) at the root of gamedyn/, and exactly these."""
+    # gamedyn/recipes: the link to recipes/ in a checkout (a file at the root), real files in an unpacked sdist
+    files = {path.name for path in (ROOT / "gamedyn").iterdir()
+             if not path.is_dir() or path.is_symlink() or path.name == "recipes"}
+    assert files == ROOT_FILES and len(files) <= 8, sorted(files)
 
 
-def test_every_old_path_has_an_alias_and_every_alias_is_an_old_path():
-    aliases = set()
-    for file in (ROOT / "gamedyn").rglob("*.py"):
-        if file.relative_to(ROOT / "gamedyn").parts[0] != "recipes" and \
-                "from gamedyn.core.deprecation import moved" in file.read_text():
-            parts = file.relative_to(ROOT).with_suffix("").parts
-            aliases.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
-    assert aliases == set(OLD_PATHS)
+def test_no_deprecation_shim_remains():
+    """No module of gamedyn or recipes/ calls a ``moved(...)`` alias helper or warns a DeprecationWarning, and
+    gamedyn.core.deprecation is gone."""
+    assert not (ROOT / "gamedyn" / "core" / "deprecation.py").exists()
+    sources = [*(ROOT / "gamedyn").rglob("*.py"), *(ROOT / "recipes").rglob("*.py")]
+    shims = [str(path.relative_to(ROOT)) for path in sources
+             if "deprecation import moved" in (text := path.read_text(encoding="utf-8")) or "DeprecationWarning" in text]
+    assert shims == []
 
 
-_IMPORT_EVERY_OLD_PATH = textwrap.dedent("""
-    import importlib, json, sys, warnings
-    paths, tables = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-    problems = []
-    for path in paths:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            module = importlib.import_module(path)
-            again = importlib.import_module(path)
-        mine = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)
-                and str(w.message).startswith(path + " is deprecated")]
-        if len(mine) != 1 or again is not module:
-            problems.append(f"{path}: {len(mine)} warnings of its own (want exactly 1): {mine}")
-        table, also = tables[path]
-        for new in sorted(set(table.values())):
-            if mine and new not in mine[0]:
-                problems.append(f"{path}: the warning does not name {new}: {mine[0]}")
-        for name, new in {**also, **table}.items():
-            if getattr(module, name) is not getattr(importlib.import_module(new), name):
-                problems.append(f"{path}.{name} is not {new}.{name}")
-        if sorted(getattr(module, "__all__")) != sorted(table):
-            problems.append(f"{path}.__all__ is not its own names")
-    print(json.dumps(problems))
-""")
-
-
-def test_every_old_path_imports_warns_once_and_gives_the_same_objects():
-    tables = {path: _alias_tables(path) for path in OLD_PATHS}
-    assert sum(len(table) for table, _ in tables.values()) > 200  # the aliases really carry the old names
-    done = subprocess.run([sys.executable, "-c", _IMPORT_EVERY_OLD_PATH, json.dumps(OLD_PATHS), json.dumps(tables)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+def test_the_old_paths_do_not_import():
+    code = textwrap.dedent("""
+        import importlib, json, sys, gamedyn
+        found = []
+        for path in json.loads(sys.argv[1]):
+            try:
+                importlib.import_module(path)
+            except ModuleNotFoundError:
+                continue
+            found.append(path)
+        for name in ("margins", "protocol", "experiments"):
+            if hasattr(gamedyn, name):
+                found.append("gamedyn." + name + " as an attribute")
+        print(json.dumps(found))
+    """)
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(OLD_PATHS)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []
-
-
-def test_the_old_paths_hold_the_objects_of_the_new_ones():
-    """The identities a user relies on, spelled out (and the shims' tables match the old modules' names)."""
-    code = textwrap.dedent("""
-        import warnings
-        warnings.simplefilter("ignore", DeprecationWarning)
-        import gamedyn.protocol, gamedyn.engine.runner, gamedyn.payoffs, gamedyn.core, gamedyn.experiments.iterations
-        import gamedyn.paper.experiments.iterations as new_iterations, gamedyn.reproduce, gamedyn.paper.claims
-        assert gamedyn.protocol.play is gamedyn.engine.runner.play is gamedyn.play
-        assert gamedyn.payoffs.Loss is gamedyn.core.Loss is gamedyn.Loss
-        assert gamedyn.experiments.iterations.iterations_to_separation is new_iterations.iterations_to_separation
-        assert gamedyn.reproduce.Claim is gamedyn.paper.claims.Claim
-        print("ok")
-    """)
-    done = _python(code)
-    assert done.stdout.strip() == "ok", done.stderr
-
-
-def test_a_setting_made_through_an_old_path_takes_effect():
-    """``gamedyn.one_pass.ONE_PASS_MIN_BYTES = 0`` (its docstring's advice, inverted) still switches the round."""
-    code = textwrap.dedent("""
-        import warnings
-        warnings.simplefilter("ignore", DeprecationWarning)
-        import math
-        import gamedyn.one_pass, gamedyn.arrays.one_pass
-        gamedyn.one_pass.ONE_PASS_MIN_BYTES = math.inf
-        print(gamedyn.arrays.one_pass.ONE_PASS_MIN_BYTES, gamedyn.one_pass.ONE_PASS_MIN_BYTES)
-    """)
-    done = _python(code)
-    assert done.stdout.split() == ["inf", "inf"], done.stderr
-
-
-def test_python_m_the_old_iterations_module_still_runs_and_says_where_it_moved():
-    old = subprocess.run([sys.executable, "-m", "gamedyn.experiments.iterations"], cwd=ROOT, capture_output=True,
-                         text=True, timeout=600, check=False)
-    assert old.returncode == 0, old.stderr
-    new = _python("from gamedyn.paper.experiments.iterations import iterations_to_separation\n"
-                  "print(iterations_to_separation().format())")
-    assert new.returncode == 0, new.stderr
-    # the same table (the rows of every data family and algorithm), printed through the old path
-    assert old.stdout == new.stdout
-    assert len(old.stdout.splitlines()) > 3 and "perceptron" in old.stdout
-    assert "DeprecationWarning: gamedyn.experiments.iterations is deprecated" in old.stderr
-    assert "gamedyn.paper.experiments.iterations" in old.stderr
 
 
 # ----------------------------------------------------------------------------------------- the face
@@ -225,7 +160,28 @@ def test_the_face_offers_the_same_public_names_as_before_plus_the_layers():
     added |= {"CappedSimplex", "soft_margin"}  # issue 19: the soft-margin game's domain and exact oracle
     added |= {"AdaHedge", "AdaptiveFTRL", "AdaptiveStep", "GameSolution", "NashGapStop", "RegretMatching",
               "solve_game"}  # issue 18
+    added |= {"checkpoint", "compare_with", "each_round", "record_plays", "skip_regrets", "stop_when",
+              "track_metrics"}  # issue 31: the observers of play
     added |= {"Treeplex", "CounterfactualRegret", "ExploitabilityStop", "ExtensiveFormGame", "EFGResult"}  # issue 32
     added |= {"BimatrixGame", "CCEGapStop", "CEGapStop", "NormalFormGame", "SwapRegret", "SwapRegretMatching", "cce_gap",
               "ce_gap", "play_n", "solve_cce", "solve_ce"}  # issue 34: general-sum games, CCE and CE
     assert set(gamedyn.__all__) == before | protocols | added | {"core", "arrays", "certify", "engine", "games", "io", "paper"}
+
+
+def test_the_first_recipe_loads_no_optimiser():
+    """``import gamedyn.recipes; gamedyn.recipes.hedge`` (and ``gamedyn.play``) load none of scipy.optimize,
+    scipy.spatial, scipy.fft, scipy.special (issue 31: 0.55 s of CPU a matrix game never needs); each module
+    imports scipy.optimize in the function that calls it."""
+    code = textwrap.dedent("""
+        import json, sys
+        import gamedyn.recipes
+        gamedyn.recipes.hedge
+        import gamedyn
+        gamedyn.play
+        print(json.dumps(sorted(name for name in sys.modules if name.startswith(
+            ("scipy.optimize", "scipy.spatial", "scipy.fft", "scipy.special")))))
+    """)
+    for launcher in ([], ["-X", "importtime"]):
+        done = _python(code, *launcher)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert json.loads(done.stdout.strip().splitlines()[-1]) == []

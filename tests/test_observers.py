@@ -11,6 +11,7 @@ import pytest
 import gamedyn
 from gamedyn import OFTL, OFTRL, Bilinear, Entropy, FTRLPlus, RegularizedBilinear, SquaredEuclidean, play
 from gamedyn.certify import stops
+from gamedyn import each_round, record_plays, skip_regrets, stop_when, track_metrics
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 A = np.random.default_rng(5).uniform(-1, 1, size=(40, 5))
@@ -72,8 +73,7 @@ def test_observers_that_are_not_observers_are_refused():
 
 def test_sugar_keywords_and_observers_see_the_same_rounds():
     seen = []
-    result = play(Bilinear(A), OFTRL(SquaredEuclidean(radius=1.0), 0.5), OFTRL(Entropy(), 0.5), 30, record=True,
-                  callback=lambda state: seen.append(state.t), metrics=5, stop=stops.separated)
+    result = play(Bilinear(A), OFTRL(SquaredEuclidean(radius=1.0), 0.5), OFTRL(Entropy(), 0.5), 30, observers=[track_metrics(5), record_plays(), each_round(lambda state: seen.append(state.t)), stop_when(stops.separated)])
     assert seen == list(range(1, result.rounds + 1)) and result.trace["w"].shape == (result.rounds, A.shape[1])
     assert len(result.metrics["t"]) == result.rounds
 
@@ -85,7 +85,7 @@ def test_stop_rules_are_pure():
     assert rule.requests == {"sharpen_every": 1, "sharpen_check_every": 1, "sharpen_eps": 1e-9}
     captured = []
     play(Bilinear(A), OFTRL(SquaredEuclidean(radius=1.0), 0.5), OFTRL(Entropy(), 0.5), 10,
-         callback=lambda state: captured.append(state) if state.t == 10 else None)
+         observers=[each_round(lambda state: captured.append(state) if state.t == 10 else None)])
     tracker = captured[0].certificate_tracker
     before = tracker.state()
     before = {key: np.array(value, copy=True) for key, value in before.items()}
@@ -100,9 +100,9 @@ def test_sharpening_is_done_by_the_certificate_observer_as_requested():
     it reports is the sharpened tracker's (a valid, smaller U_t)."""
     T = 400
     plain = play(Bilinear(A), OFTRL(SquaredEuclidean(radius=1.0), 0.5), OFTRL(Entropy(), 0.5), T,
-                 stop=stops.margin_within(0.01))
+                 observers=[stop_when(stops.margin_within(0.01))])
     sharp = play(Bilinear(A), OFTRL(SquaredEuclidean(radius=1.0), 0.5), OFTRL(Entropy(), 0.5), T,
-                 stop=stops.margin_within(0.01, sharpen_every=5))
+                 observers=[stop_when(stops.margin_within(0.01, sharpen_every=5))])
     assert sharp.rounds <= plain.rounds
     assert sharp.certificate.upper >= sharp.certificate.lower - 1e-12
 
@@ -113,7 +113,7 @@ def test_sharpening_is_done_by_the_certificate_observer_as_requested():
 def test_regrets_false_gives_the_same_iterates_and_names_what_it_skipped(first):
     w_learner, p_learner = (OFTL(), FTRLPlus(Entropy(), 1.0)) if first == "w" else (FTRLPlus(), OFTRL(Entropy(), 1.0))
     full = play(RegularizedBilinear(A), w_learner, p_learner, 200, weights="linear", first=first)
-    lean = play(RegularizedBilinear(A), w_learner, p_learner, 200, weights="linear", first=first, regrets=False)
+    lean = play(RegularizedBilinear(A), w_learner, p_learner, 200, weights="linear", first=first, observers=[skip_regrets()])
     for field in ("w_average", "p_average", "w_sum", "p_sum", "w_last", "p_last", "duality_gap"):
         assert np.array_equal(getattr(full, field), getattr(lean, field)), field
     assert lean.certificate.upper == full.certificate.upper and lean.certificate.lower == full.certificate.lower
@@ -139,7 +139,7 @@ def test_regrets_false_skips_the_played_values_and_an_omd_loss_sum():
     full = play(payoff, *learners, 20)
     assert len(calls) == 20
     calls.clear()
-    lean = play(payoff, *learners, 20, regrets=False)
+    lean = play(payoff, *learners, 20, observers=[skip_regrets()])
     assert calls == [] and lean.w_loss_sum is None and lean.p_loss_sum is None
     assert {"w_loss_sum", "p_loss_sum"} <= set(lean.not_computed)
     assert np.array_equal(full.w_average, lean.w_average)
@@ -147,5 +147,4 @@ def test_regrets_false_skips_the_played_values_and_an_omd_loss_sum():
 
 def test_regrets_false_refuses_metrics():
     with pytest.raises(ValueError, match="regrets=False"):
-        play(Bilinear(A), OFTRL(SquaredEuclidean(radius=1.0), 0.5), OFTRL(Entropy(), 0.5), 5, metrics=True,
-             regrets=False)
+        play(Bilinear(A), OFTRL(SquaredEuclidean(radius=1.0), 0.5), OFTRL(Entropy(), 0.5), 5, observers=[track_metrics(), skip_regrets()])

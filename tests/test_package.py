@@ -52,7 +52,9 @@ def test_the_metadata_a_user_sees():
     assert "MIT License" in (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert project["authors"] and project["keywords"] and "Typing :: Typed" in project["classifiers"]
     assert not any(classifier.startswith("License ::") for classifier in project["classifiers"])  # PEP 639: the expression only
-    assert all(not str(url).startswith(("http://", "https://")) for url in project.get("urls", {}).values())
+    urls = project["urls"]  # repository-relative links (no invented hosting address), each a file of the checkout
+    assert urls and all(not str(url).startswith(("http://", "https://")) for url in urls.values())
+    assert all((ROOT / url).is_file() for url in urls.values()), urls
     assert (ROOT / "gamedyn" / "py.typed").is_file()
     docs = project["optional-dependencies"]["docs"]
     assert any(requirement.startswith("mkdocs>=") and "<" in requirement for requirement in docs)
@@ -76,11 +78,11 @@ def built(tmp_path_factory):
         print(f"SKIPPED: {missing}")
         pytest.skip(missing)
     source = tmp_path_factory.mktemp("source")
-    for name in ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", "MANIFEST.in", "mkdocs.yml"):
         shutil.copy(ROOT / name, source / name)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("gamedyn", "recipes"):
-        shutil.copytree(ROOT / folder, source / folder, ignore=ignore)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis", ".pytest_cache", ".mypy_cache")
+    for folder in ("gamedyn", "recipes", "docs", "docsite", "benchmarks", "tests", ".ci"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=ignore, symlinks=True)
     dist = tmp_path_factory.mktemp("dist")
     script = ("import pathlib, sys; from setuptools import build_meta as backend; "  # build_meta rewrites sys.argv
               "dist, out = sys.argv[1:3]; names = [backend.build_wheel(dist), backend.build_sdist(dist)]; "
@@ -118,3 +120,20 @@ def test_the_sdist_ships_license(built):
     # the recipes ship as the package gamedyn.recipes (the symbolic link gamedyn/recipes -> ../recipes is
     # stored as real files, so a wheel built from this sdist holds them: issue 17's layout)
     assert f"{top}/LICENSE" in names and f"{top}/gamedyn/py.typed" in names and f"{top}/gamedyn/recipes/hedge.py" in names
+
+
+@pytest.mark.slow
+def test_the_sdist_holds_what_its_tests_read(built):
+    """The unpacked sdist runs its own tests (issue 31: 44 failed and 12 errors, for want of docs/ and recipes/):
+    every tracked file the tests, the docs' code blocks and the site read is in it (MANIFEST.in)."""
+    _, sdist = built
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=False)
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout: the tracked files are unknown")
+    wanted = [name for name in tracked.stdout.split("\n") if name and name.split("/")[0] in
+              ("docs", "docsite", "recipes", "benchmarks", "tests", "gamedyn", ".ci")
+              or name in ("README.md", "CHANGELOG.md", "LICENSE", "mkdocs.yml", "pyproject.toml")]
+    missing = [name for name in wanted if name not in names and not (ROOT / name).is_symlink()]
+    assert missing == [], missing

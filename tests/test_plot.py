@@ -249,3 +249,27 @@ def test_the_tutorial_says_what_its_pictures_measure():
         sums.append(data["w_regret"][-1] + data["p_regret"][-1])
     assert f"last decade of 3000 rounds is {slopes[0]:.2f}" in text and f"(fitted slope {slopes[1]:.2f})" in text
     assert f"about {sums[0]:.0f} and {sums[1]:.0f} at $t=3000$" in text
+
+
+def test_the_committed_pictures_are_what_the_code_draws(tmp_path):
+    """docs/tutorial/images/ holds what gamedyn.plot draws today (issue 31: the pictures had three panels when the
+    code drew four): each PNG has the size the code's figure saves at and records its panel count (``Panels``)
+    equal to the figure's; the GIF has the animation's size and panel count (``panels=N``). Redraw them with
+    ``python -m gamedyn.plot docs/tutorial/images``."""
+    pytest.importorskip("matplotlib")
+    image_module = pytest.importorskip("PIL.Image", reason="pillow reads the pictures (it comes with matplotlib)")
+    import io
+    import pathlib
+
+    images = pathlib.Path(__file__).resolve().parent.parent / "docs" / "tutorial" / "images"
+    for key, figure in plot.tutorial_figures(T=60).items():  # the horizon changes the paths, not panels or size
+        drawn = io.BytesIO()
+        figure.savefig(drawn, dpi=plot.TUTORIAL_DPI)
+        with image_module.open(drawn) as fresh, image_module.open(images / plot.TUTORIAL_FILES[key]) as committed:
+            assert committed.size == fresh.size, (key, committed.size, fresh.size)
+            assert committed.info.get("Panels") == str(plot.panel_count(figure)), (key, committed.info.get("Panels"))
+    paths = plot.dynamics_on_rock_paper_scissors(60)
+    gif = plot.animate_simplex(paths, tmp_path / "fresh.gif", frames=3)
+    with image_module.open(gif) as fresh, image_module.open(images / plot.TUTORIAL_FILES["animation"]) as committed:
+        assert committed.size == fresh.size and committed.n_frames > 10
+        assert committed.info.get("comment") == fresh.info.get("comment") == f"panels={len(paths)}".encode()

@@ -14,6 +14,7 @@ from gamedyn import (
 )
 from gamedyn.arrays import one_pass as one_pass_module
 from gamedyn.engine import seats
+from gamedyn import each_round, record_plays, stop_when
 
 
 def random_game(seed, n, d):
@@ -84,7 +85,7 @@ def test_ftrl_plus_as_first_mover_raises():
 def test_the_runner_builds_f0_from_the_opponent_initial_point():
     A = random_game(2, 6, 3)
     p0 = np.random.default_rng(0).dirichlet(np.ones(6))
-    result = play(RegularizedBilinear(A), OFTL(), FTRLPlus(Entropy(), 0.25), 1, weights="linear", initial_p=p0, record=True)
+    result = play(RegularizedBilinear(A), OFTL(), FTRLPlus(Entropy(), 0.25), 1, weights="linear", initial_p=p0, observers=[record_plays()])
     # Round 1 of OFTL with psi_1 = h_0 = -g(., p0): w_1 = A^T p0.
     np.testing.assert_allclose(result.trace["w"][0], A.T @ p0, rtol=1e-14)
 
@@ -93,7 +94,7 @@ def test_p_first_order_algorithm3_closed_forms():
     rng = np.random.default_rng(3)
     A = rng.normal(size=(8, 4)) / 3
     T = 6
-    result = play(RegularizedBilinear(A), FTRLPlus(), OFTRL(Entropy(), 0.25), T, weights="linear", first="p", record=True)
+    result = play(RegularizedBilinear(A), FTRLPlus(), OFTRL(Entropy(), 0.25), T, weights="linear", first="p", observers=[record_plays()])
     w, p = result.trace["w"], result.trace["p"]
     alpha = np.arange(1, T + 1)
     for t in range(1, T + 1):
@@ -112,7 +113,7 @@ def test_p_first_order_algorithm3_closed_forms():
 ])
 def test_weights_forms(weights, expected):
     A = random_game(5, 3, 2)
-    result = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.1), OMD(Entropy(), 0.1), 4, weights=weights, record=True)
+    result = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.1), OMD(Entropy(), 0.1), 4, weights=weights, observers=[record_plays()])
     assert result.weight_total == pytest.approx(sum(expected))
     np.testing.assert_allclose(result.w_sum, sum(a * w for a, w in zip(expected, result.trace["w"])), rtol=1e-14)
 
@@ -135,7 +136,8 @@ def test_separate_p_weights_drop_the_theorem2_bound():
     ({"first": "x"}, ValueError, "first must be"),
     ({"initial_p": [0.5, 0.5]}, ValueError, "initial_p has length 2"),
     ({"initial_p": [2.0, -1.0, 0.0]}, ValueError, "initial_p must lie"),
-    ({"stop": 3}, TypeError, "stop must be"),
+    ({"observers": [3]}, TypeError, r"observers\[0\] must be a gamedyn.Observer"),
+    ({"observers": 3}, TypeError, "observers must be a list"),
 ])
 def test_runner_validates_inputs(kwargs, error, message):
     A = random_game(7, 3, 2)
@@ -163,10 +165,10 @@ def test_stop_rule_positive_margin_stops_at_the_first_separating_round():
     rng = np.random.default_rng(8)
     X = rng.normal(size=(50, 5))
     A = X * np.sign(X @ rng.normal(size=5))[:, None] / np.max(np.linalg.norm(X, axis=1))
-    full = play(RegularizedBilinear(A), OFTL(), FTRLPlus(Entropy(), 0.25), 300, weights="linear", record=True)
+    full = play(RegularizedBilinear(A), OFTL(), FTRLPlus(Entropy(), 0.25), 300, weights="linear", observers=[record_plays()])
     margins = [np.min(A @ (np.cumsum(np.arange(1, t + 1)[:, None] * full.trace["w"][:t], axis=0)[-1])) for t in range(1, 301)]
     first_positive = next(t for t, value in enumerate(margins, start=1) if value > 0)
-    stopped = play(RegularizedBilinear(A), OFTL(), FTRLPlus(Entropy(), 0.25), 300, weights="linear", stop=positive_margin)
+    stopped = play(RegularizedBilinear(A), OFTL(), FTRLPlus(Entropy(), 0.25), 300, weights="linear", observers=[stop_when(positive_margin)])
     assert stopped.rounds == first_positive
     assert stopped.stopped_early and "positive_margin" in stopped.stop_reason and str(first_positive) in stopped.stop_reason
     assert np.min(A @ stopped.w_average) > 0
@@ -177,7 +179,7 @@ def test_stop_rule_positive_margin_stops_at_the_first_separating_round():
 def test_callback_sees_every_round_and_memory_is_not_kept_by_default():
     A = random_game(9, 4, 3)
     seen = []
-    result = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.1), OMD(Entropy(), 0.1), 7, callback=lambda s: seen.append(s.t))
+    result = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.1), OMD(Entropy(), 0.1), 7, observers=[each_round(lambda s: seen.append(s.t))])
     assert seen == list(range(1, 8)) and result.trace is None and not result.stopped_early
 
 
@@ -241,7 +243,7 @@ def test_round_state_regrets_match_the_final_result():
     A = random_game(13, 6, 4)
     seen = {}
     result = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.2), OFTRL(Entropy(), 0.3), 25,
-                  callback=lambda s: seen.update({s.t: (s.w_regret, s.p_regret)}))
+                  observers=[each_round(lambda s: seen.update({s.t: (s.w_regret, s.p_regret)}))])
     assert seen[25] == (result.w_regret, result.p_regret)
     shorter = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), 0.2), OFTRL(Entropy(), 0.3), 10)
     assert seen[10] == pytest.approx((shorter.w_regret, shorter.p_regret), rel=1e-13)

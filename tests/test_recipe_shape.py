@@ -11,7 +11,6 @@ from __future__ import annotations
 import inspect
 import pathlib
 import re
-import warnings
 
 import numpy as np
 import pytest
@@ -20,7 +19,7 @@ from hypothesis import strategies as st
 
 import gamedyn
 from gamedyn import recipes
-from gamedyn.core import FTRL, Ball, Entropy, Simplex
+from gamedyn.core import FTRL, Entropy, Simplex
 from gamedyn.engine import Bilinear, play
 from gamedyn.engine.checkpoints import checkpoint_info
 from gamedyn.engine.recipe import BOX_KEYWORDS, RecipeResult, run_options
@@ -72,11 +71,18 @@ def test_every_recipe_has_the_one_shape(name):
     assert [p.name for p in parameters[2:-1]] == list(recipes.RECIPES[name].options)
 
 
-def test_run_options_are_plays_keywords_that_no_box_fixes():
-    """Read from play's signature: a keyword play gains is a run option of every recipe without a change."""
+def test_run_options_are_a_declared_tuple_each_turned_into_observers():
+    """run_options() is its own declared tuple (RUN_OPTIONS), exactly the keywords of run_observers, which turns
+    each into observers of play; play itself takes the protocol's arguments (the box's) and observers=, at most 12."""
+    from gamedyn.engine.observers import RUN_OPTIONS, run_observers
+
+    assert run_options() == RUN_OPTIONS
+    assert set(inspect.signature(run_observers).parameters) == set(RUN_OPTIONS)
+    assert {"stop", "callback", "record", "metrics", "checkpoint", "checkpoint_every", "resume_from", "w_comparators",
+            "p_comparators", "regrets", "observers"} == set(run_options())
     keywords = set(inspect.signature(play).parameters)
-    assert set(run_options()) == keywords - BOX_KEYWORDS
-    assert {"stop", "callback", "record", "metrics", "checkpoint", "checkpoint_every", "resume_from"} <= set(run_options())
+    assert keywords == BOX_KEYWORDS | {"observers"} and len(keywords) <= 12
+    assert not set(run_options()) & BOX_KEYWORDS
 
 
 @pytest.mark.parametrize("name", sorted(PROBLEMS))
@@ -152,55 +158,30 @@ def _same(old, new):
     assert old.steps == new.steps
 
 
-@pytest.mark.parametrize("old, new, message", [
-    (lambda: recipes.hedge(M, 30, eta_row=0.3, eta_column=0.2), lambda: recipes.hedge(M, 30, eta_w=0.3, eta_p=0.2),
-     "eta_row"),
-    (lambda: recipes.optimistic_hedge(M, 30, eta=0.4), lambda: recipes.optimistic_hedge(M, 30, eta_w=0.4, eta_p=0.4),
-     "eta="),
-    (lambda: recipes.optimistic_hedge(M, 30, eta=0.4, eta_column=0.1),
-     lambda: recipes.optimistic_hedge(M, 30, eta_w=0.4, eta_p=0.1), "eta="),
-    (lambda: recipes.accelerated_gradient(SQUARE, 30, x0=np.zeros(4), step=0.1),
-     lambda: recipes.accelerated_gradient(SQUARE, 30, x0=np.zeros(4), eta_p=0.1), "step="),
-    (lambda: recipes.heavy_ball(SQUARE, 30, x0=np.zeros(4), step=0.1),
-     lambda: recipes.heavy_ball(SQUARE, 30, x0=np.zeros(4), eta_p=0.1), "step="),
-    (lambda: recipes.frank_wolfe(SQUARE, Simplex(), 30, dimension=4),
-     lambda: recipes.frank_wolfe(SQUARE, 30, domain=Simplex(), dimension=4), r"frank_wolfe\(problem, domain, T\)"),
-    (lambda: recipes.frank_wolfe(SQUARE, Simplex(), T=30, dimension=4),
-     lambda: recipes.frank_wolfe(SQUARE, 30, domain=Simplex(), dimension=4), r"frank_wolfe\(problem, domain\)"),
-    (lambda: recipes.accelerated_gradient(SQUARE, 30, Ball(0.5), np.zeros(4)),
-     lambda: recipes.accelerated_gradient(SQUARE, 30, domain=Ball(0.5), x0=np.zeros(4)), "positional domain, x0"),
-    (lambda: recipes.heavy_ball(SQUARE, 30, np.ones(4)), lambda: recipes.heavy_ball(SQUARE, 30, x0=np.ones(4)),
-     "positional x0"),
-    (lambda: recipes.pnorm_perceptron(A, 30, 3.0, normalize=True),
-     lambda: recipes.pnorm_perceptron(A, 30, p=3.0, normalize=True), "positional p"),
-    (lambda: recipes.mirror_prox_perceptron(A, 30, 0.5, 2.0),
-     lambda: recipes.mirror_prox_perceptron(A, 30, eta_w=0.5, eta_p=2.0), "positional eta_w, eta_p"),
-    (lambda: recipes.accelerated_perceptron(A, 30, "ji"), lambda: recipes.accelerated_perceptron(A, 30, theta="ji"),
-     "positional theta"),
+@pytest.mark.parametrize("call, message", [
+    (lambda: recipes.hedge(M, 30, eta_row=0.3), "unexpected keyword argument 'eta_row'"),
+    (lambda: recipes.optimistic_hedge(M, 30, eta=0.4), "unexpected keyword argument 'eta'"),
+    (lambda: recipes.accelerated_gradient(SQUARE, 30, x0=np.zeros(4), step=0.1), "unexpected keyword argument 'step'"),
+    (lambda: recipes.frank_wolfe(SQUARE, Simplex(), 30, dimension=4), "takes the problem and T positionally"),
+    (lambda: recipes.pnorm_perceptron(A, 30, 3.0), "takes the problem and T positionally"),
+    (lambda: recipes.accelerated_perceptron(A, 30, "ji"), "takes the problem and T positionally"),
 ])
-def test_old_names_and_orders_keep_working_with_a_deprecation_warning(old, new, message):
-    with pytest.warns(DeprecationWarning, match=message):
-        before = old()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the new form warns about nothing
-        after = new()
-    _same(before, after)
+def test_the_never_released_call_forms_are_refused_with_the_fix(call, message):
+    """0.1.0 was never released: the old step names and positional orders are gone (no shim), each refused
+    with a TypeError naming the keyword or the one shape, ``name(problem, T, *, <parameters>)``."""
+    with pytest.raises(TypeError, match=message):
+        call()
 
 
-def test_an_old_name_and_its_new_name_together_are_refused():
-    with pytest.raises(TypeError, match="both eta_row= .*eta_w="), pytest.warns(DeprecationWarning):
-        recipes.hedge(M, 5, eta_row=0.1, eta_w=0.2)
-
-
-def test_positional_parameters_beyond_the_old_orders_are_refused():
-    with pytest.raises(TypeError, match="pass its parameters"):
+def test_positional_parameters_are_refused():
+    with pytest.raises(TypeError, match="pass its other parameters by keyword"):
         recipes.hedge(M, 5, 0.1)
     with pytest.raises(TypeError, match="missing the required argument 'T'"):
         recipes.smooth_perceptron(A)
 
 
 def test_optimistic_hedges_steps_default_independently():
-    """eta_p no longer follows eta_w (the deprecated eta set both): each defaults to 1/r."""
+    """eta_p does not follow eta_w: each defaults to 1/r."""
     r = float(np.max(M) - np.min(M))
     result = recipes.optimistic_hedge(M, 10, eta_w=0.1)
     assert result.steps == {"eta_w": 0.1, "eta_p": pytest.approx(1 / r, rel=1e-15)}
@@ -312,3 +293,17 @@ def _write_pages():  # pragma: no cover - a maintenance command
 
 if __name__ == "__main__":  # pragma: no cover
     _write_pages()
+
+
+@pytest.mark.parametrize("name", sorted(PROBLEMS))
+def test_the_docs_pages_box_renders_as_its_text(name):
+    """Rendered as the site renders it (Python-Markdown's tables), each cell of the box shows the declared text
+    exactly: no ``\\|\\|w\\|\\|`` for ``||w||`` (issue 31), no emphasis made of the subscripts' underscores."""
+    markdown = pytest.importorskip("markdown", reason="Python-Markdown comes with the docs extra: pip install '.[docs]'")
+    import html
+
+    declaration = recipes.RECIPES[name]
+    rendered = markdown.markdown(declaration.box_markdown(), extensions=["tables"])
+    cells = [html.unescape(cell) for cell in re.findall(r"<code>(.*?)</code>", rendered, flags=re.S)]
+    assert cells == [" ".join(text.split()) for _, box in declaration._tables() for _, text in box.lines(declaration.family)]
+    assert "\\|" not in rendered and "<em>" not in rendered

@@ -13,6 +13,7 @@ from gamedyn.paper import rates
 from gamedyn.io import make_separable, make_separable_lp, signed_rows
 from gamedyn.certify import max_margin, max_margin_q
 from gamedyn.paper.registry import EQUIVALENCES, relative_error
+from gamedyn import record_plays
 
 # n < d, n > d, a margin near 0.01, square, and a tiny one.
 DATASETS = {
@@ -95,7 +96,7 @@ def test_wrong_proposition2_constants_fail():
 def _algorithm4_game(A, T, p, eta_w, eta_p):
     from gamedyn import Bilinear, QNorm
 
-    return play(Bilinear(A), OFTRL(QNorm(p / (p - 1)), eta_w), FTRLPlus(Entropy(), eta_p), T, record=True)
+    return play(Bilinear(A), OFTRL(QNorm(p / (p - 1)), eta_w), FTRLPlus(Entropy(), eta_p), T, observers=[record_plays()])
 
 
 @pytest.mark.parametrize("p", [2.0, 4.0])
@@ -134,9 +135,9 @@ def test_plain_omd_is_not_mirror_prox():
     w_bar, _ = original.mirror_prox(A, 30)
     eta_w, eta_p = 1 / np.sqrt(2 * np.log(n)), np.sqrt(2 * np.log(n))
     path = original.mirror_prox(A, 30, trajectory=True)
-    last_loss = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), eta_w), OMD(Entropy(), eta_p), 30, record=True)
+    last_loss = play(Bilinear(A), OMD(SquaredEuclidean(radius=1.0), eta_w), OMD(Entropy(), eta_p), 30, observers=[record_plays()])
     plain = play(Bilinear(A), MirrorDescent(SquaredEuclidean(radius=1.0), eta_w), MirrorDescent(Entropy(), eta_p), 30,
-                 record=True)
+                 observers=[record_plays()])
     assert relative_error(last_loss.trace["w"], path.w_half) > 1e-3  # the "last loss" hints of spec 7.2's table
     assert relative_error(plain.trace["w"], path.w_half) > 1e-2
 

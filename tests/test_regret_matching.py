@@ -36,6 +36,8 @@ from gamedyn.recipes import (
     regret_matching,
     regret_matching_plus,
 )
+from gamedyn import checkpoint, each_round, record_plays, stop_when
+from play_options import play_with
 
 ROUNDS = (1, 2, 3, 10, 200)
 WEIGHTED_RPS = np.array([[0.0, -1.0, 2.0], [1.0, 0.0, -3.0], [-2.0, 3.0, 0.0]])
@@ -196,7 +198,7 @@ def test_alternation_composes_with_ftrl_learners_and_stop_rules():
     M, eta, T = GAMES[0], 0.7, 20
     seen = []
     game = play(Bilinear(M.T), FTRL(Entropy(), eta), FTRL(Entropy(), eta), T, alternating=True,
-                stop=lambda state: state.t == 12, callback=lambda state: seen.append(state.t))
+                observers=[each_round(lambda state: seen.append(state.t)), stop_when(lambda state: state.t == 12)])
     m, n = M.shape
     row_total, column_total = M @ np.full(n, 1 / n), np.zeros(n)  # the row's start charge: M y_0
     row_sum, column_sum = np.zeros(m), np.zeros(n)
@@ -221,8 +223,8 @@ def test_alternating_checkpoint_resume_is_bit_identical(tmp_path):
     M = GAMES[2]
 
     def run(**options):
-        return play(Bilinear(M.T), RegretMatching(plus=True, predictive=True), AdaHedge(), 40, alternating=True,
-                    output_weights="quadratic", **options)
+        return play_with(Bilinear(M.T), RegretMatching(plus=True, predictive=True), AdaHedge(), 40, alternating=True,
+                         output_weights="quadratic", **options)
 
     whole = run()
     written, kept = tmp_path / "run.ckpt", tmp_path / "round17.ckpt"
@@ -238,8 +240,7 @@ def test_alternating_checkpoint_resume_is_bit_identical(tmp_path):
     assert resumed.w_regret == whole.w_regret and resumed.p_regret == whole.p_regret
     with pytest.raises(checkpoints.CheckpointMismatchError):  # the protocol is part of the configuration
         play(Bilinear(M.T), RegretMatching(plus=True, predictive=True), AdaHedge(), 40, output_weights="quadratic",
-             resume_from=kept)
-
+             observers=[checkpoint(resume_from=kept)])
 
 
 @pytest.mark.parametrize("first", ["w", "p"])
@@ -250,8 +251,8 @@ def test_alternation_with_regrets_false_plays_the_same_game(first):
     learner = RegretMatching(plus=True, predictive=True)
 
     def run(**options):
-        return play(MatrixGame(M), learner, learner, 50, alternating=True, output_weights="quadratic", first=first,
-                    record=True, **options)
+        return play_with(MatrixGame(M), learner, learner, 50, alternating=True, output_weights="quadratic", first=first,
+                         record=True, **options)
 
     full, lean = run(), run(regrets=False)
     assert np.array_equal(full.w_average, lean.w_average) and np.array_equal(full.p_average, lean.p_average)
@@ -269,8 +270,8 @@ def test_nash_gap_stop_is_an_observer_that_survives_a_resume(tmp_path):
     learner = RegretMatching(plus=True, predictive=True)
 
     def run(stop, **options):
-        return play(MatrixGame(M), learner, learner, 5000, alternating=True, output_weights="quadratic",
-                    observers=(stop,), **options)
+        return play_with(MatrixGame(M), learner, learner, 5000, alternating=True, output_weights="quadratic",
+                         observers=(stop,), **options)
 
     whole_stop = NashGapStop(M, 1e-4, lambda t: float(t * t))
     whole = run(whole_stop)

@@ -426,9 +426,9 @@ def _matrix_run(factor_row, factor_optimistic=1.0, power=1):
         if name == "hedge":
             m, n = M.shape
             etas = [factor_row * math.sqrt(8 * math.log(max(k, 2)) / T) / r**power for k in (m, n)]
-            return recipes.hedge(M, T, eta_row=etas[0], eta_column=etas[1], row_start=row_start, column_start=column_start)
+            return recipes.hedge(M, T, eta_w=etas[0], eta_p=etas[1], row_start=row_start, column_start=column_start)
         eta = factor_optimistic / r**power
-        return recipes.optimistic_hedge(M, T, eta=eta, row_start=row_start, column_start=column_start)
+        return recipes.optimistic_hedge(M, T, eta_w=eta, eta_p=eta, row_start=row_start, column_start=column_start)
 
     return run
 
@@ -493,8 +493,8 @@ def test_the_matrix_game_equivalence_rows_pass_and_see_a_doubled_step(name, monk
         return
     recipe = name.split(" (")[0].lower().replace(" ", "_")
     real = getattr(recipes, recipe)
-    steps = {"hedge": lambda M, T: dict(zip(("eta_row", "eta_column"), (2 * eta for eta in
+    steps = {"hedge": lambda M, T: dict(zip(("eta_w", "eta_p"), (2 * eta for eta in
                                              default_hedge_steps(M, T)))),
-             "optimistic_hedge": lambda M, T: {"eta": 0.5 * default_optimistic_hedge_step(M)}}
+             "optimistic_hedge": lambda M, T: dict.fromkeys(("eta_w", "eta_p"), 0.5 * default_optimistic_hedge_step(M))}
     monkeypatch.setattr(recipes, recipe, lambda M, T, **options: real(M, T, **steps[recipe](M, T), **options))
     assert max(equivalence.errors(A, 50).values()) > 1e-3

@@ -20,6 +20,7 @@ from gamedyn.core import FTRL, OFTL, OMD, BestResponse, Entropy, SquaredEuclidea
 from gamedyn.core.capped_simplex import cap_from_nu, cvar, kl_range
 from gamedyn.core.domains import CappedSimplex
 from gamedyn.engine import Bilinear, RegularizedBilinear, play
+from gamedyn import record_plays
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from make_hard_margin_reference import cases
@@ -252,7 +253,7 @@ def test_play_works_with_any_learner_on_the_capped_simplex(pair):
     domain = CappedSimplex.from_nu(nu, A.shape[0])
     oracle = soft_margin(A, nu=nu)
     payoff_class, w_learner, p_learner, options = _learner_pairs(domain, A.shape[1])[pair]
-    result = play(payoff_class(A, p_domain=domain), w_learner, p_learner, T=200, record=True, **options)
+    result = play(payoff_class(A, p_domain=domain), w_learner, p_learner, T=200, observers=[record_plays()], **options)
     for p in result.trace["p"]:
         assert domain.contains(p, 1e-12)
     certificate = result.certificate

@@ -26,6 +26,7 @@ from gamedyn import (
 )
 from gamedyn.core import FTRLPlus, Loss, Simplex
 from gamedyn.core.swap_regret import stationary_distribution, swap_matching_play, swap_regret
+from gamedyn.engine.observers import checkpoint, stop_when
 from gamedyn.engine.players import PlaysTrace, play_n
 from gamedyn.games.general_sum import original
 
@@ -246,8 +247,9 @@ def test_swap_regret_learners_play_in_play_and_resume_bit_identically(learners, 
     uninterrupted = play(MatrixGame(M), *learners, T, weights="linear")
     path = tmp_path / "run.npz"
     with pytest.raises(Crash):
-        play(MatrixGame(M), *learners, T, weights="linear", checkpoint=path, checkpoint_every=7, stop=_crash_at(31))
-    resumed = play(MatrixGame(M), *learners, T, weights="linear", resume_from=path)
+        play(MatrixGame(M), *learners, T, weights="linear",
+             observers=[checkpoint(path, every=7), stop_when(_crash_at(31))])
+    resumed = play(MatrixGame(M), *learners, T, weights="linear", observers=[checkpoint(resume_from=path)])
     assert resumed.rounds == T
     for name in ("w_average", "p_average", "w_last", "p_last"):
         assert np.array_equal(getattr(resumed, name), getattr(uninterrupted, name)), name

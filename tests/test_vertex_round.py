@@ -19,6 +19,8 @@ from gamedyn.engine.rounds import vertex_losses_of
 from gamedyn.games.matrix import InitialBelief, MatrixGame
 from gamedyn.games.matrix import original as original_games
 from gamedyn.recipes import fictitious_play
+from gamedyn import checkpoint, skip_regrets, stop_when
+from play_options import play_with
 
 
 class ProductsOnly(MatrixGame):
@@ -180,9 +182,8 @@ def test_a_resumed_fictitious_play_is_bit_identical(tmp_path):
         return False
 
     with pytest.raises(RuntimeError):
-        play(MatrixGame(M), _best_responder(), _best_responder(), 100, checkpoint=path, checkpoint_every=10,
-             stop=power_cut)
-    resumed = play(MatrixGame(M), _best_responder(), _best_responder(), 100, resume_from=path)
+        play(MatrixGame(M), _best_responder(), _best_responder(), 100, observers=[stop_when(power_cut), checkpoint(path, every=10)])
+    resumed = play(MatrixGame(M), _best_responder(), _best_responder(), 100, observers=[checkpoint(resume_from=path)])
     _assert_same_run(resumed, play(MatrixGame(M), _best_responder(), _best_responder(), 100))
 
 
@@ -218,7 +219,7 @@ def test_a_curved_sum_falls_back_to_the_play():
 
 def test_without_regrets_the_same_plays():
     M = GAMES["wide 3x7"]
-    fast, slow = (play(payoff, _best_responder(), _best_responder(), T=50, regrets=False)
+    fast, slow = (play(payoff, _best_responder(), _best_responder(), T=50, observers=[skip_regrets()])
                   for payoff in (MatrixGame(M), ProductsOnly(M)))
     assert fast.w_regret is None and np.array_equal(fast.w_average, slow.w_average)
     assert np.array_equal(fast.p_average, slow.p_average)
@@ -276,11 +277,11 @@ def test_lean_vertex_round_is_the_watched_round_bit_for_bit(game, first, weights
     built = _lean_chosen(monkeypatch)
     for hint in (None, NoHint()):
         built.clear()
-        fast = play(MatrixGame(M), _best_responder(hint), _best_responder(hint), T=T, first=first, regrets=False,
-                    **options)
+        fast = play_with(MatrixGame(M), _best_responder(hint), _best_responder(hint), T=T, first=first, regrets=False,
+                         **options)
         assert len(built) == 1  # the lean round played it
-        slow = play(MatrixGame(M), _best_responder(hint), _best_responder(hint), T=T, first=first, regrets=False,
-                    **_watched(**options))
+        slow = play_with(MatrixGame(M), _best_responder(hint), _best_responder(hint), T=T, first=first, regrets=False,
+                         **_watched(**options))
         assert len(built) == 1  # the watched run did not
         _assert_same_lean_run(fast, slow)
 
@@ -289,9 +290,9 @@ def test_the_lean_round_is_for_runs_nobody_watches(monkeypatch):
     M = GAMES["square 5x5"]
     built = _lean_chosen(monkeypatch)
     play(MatrixGame(M), _best_responder(), _best_responder(), T=5)  # regrets=True: round_of's round
-    play(MatrixGame(M), _best_responder(), _best_responder(), T=5, regrets=False, stop=lambda s: False)
-    play(MatrixGame(M), _best_responder(), FTRL(Entropy(), 0.3), T=5, regrets=False)  # one softmax seat
-    play(ProductsOnly(M), _best_responder(), _best_responder(), T=5, regrets=False)  # no reads declared
+    play(MatrixGame(M), _best_responder(), _best_responder(), T=5, observers=[stop_when(lambda s: False), skip_regrets()])
+    play(MatrixGame(M), _best_responder(), FTRL(Entropy(), 0.3), T=5, observers=[skip_regrets()])  # one softmax seat
+    play(ProductsOnly(M), _best_responder(), _best_responder(), T=5, observers=[skip_regrets()])  # no reads declared
     assert built == []
     fictitious_play(M, 5)  # the recipe skips the regrets by default
     assert len(built) == 1
@@ -325,11 +326,12 @@ def test_a_resumed_watched_run_equals_the_lean_run(tmp_path, monkeypatch):
         return False
 
     with pytest.raises(RuntimeError):
-        play(MatrixGame(M), _best_responder(), _best_responder(), 100, checkpoint=path, checkpoint_every=10,
-             stop=power_cut, regrets=False)
-    resumed = play(MatrixGame(M), _best_responder(), _best_responder(), 100, resume_from=path, regrets=False)
+        play(MatrixGame(M), _best_responder(), _best_responder(), 100,
+             observers=[stop_when(power_cut), checkpoint(path, every=10), skip_regrets()])
+    resumed = play(MatrixGame(M), _best_responder(), _best_responder(), 100,
+                   observers=[checkpoint(resume_from=path), skip_regrets()])
     built = _lean_chosen(monkeypatch)
-    lean = play(MatrixGame(M), _best_responder(), _best_responder(), 100, regrets=False)
+    lean = play(MatrixGame(M), _best_responder(), _best_responder(), 100, observers=[skip_regrets()])
     assert len(built) == 1
     _assert_same_lean_run(lean, resumed)
 

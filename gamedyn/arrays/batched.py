@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamedyn.core.kernels import backend_of, to_numpy
+from gamedyn.core.kernels import backend_of, is_numpy, to_numpy
 from gamedyn.core.validation import check_count, check_matrix
 
 
@@ -67,7 +67,7 @@ class BatchedMatrix:
     def _dense_rows(self) -> bool:
         """A dense C-ordered numpy X: its products are taken as (W^T X^T)^T and (P^T X)^T (see __matmul__)."""
         X = self.X
-        return X.__class__ is np.ndarray and X.ndim == 2 and X.flags.c_contiguous
+        return is_numpy(X) and X.ndim == 2 and X.flags.c_contiguous
 
     def __matmul__(self, W):
         if self._dense_rows():

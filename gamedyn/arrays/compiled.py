@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from gamedyn.core.kernels import is_numpy
+
 __all__ = ["ENABLED", "THREADS", "CompiledRows", "available", "compiled_operator", "exp_nonpositive", "kernels"]
 
 THREADS = 1  # row chunks run in parallel by numba's pool (merged by log-sum-exp); 1: the serial kernels
@@ -507,7 +509,7 @@ def compiled_operator(A):
     float32 / float64 data), else None. The size thresholds are :func:`gamedyn.arrays.one_pass.one_pass_operator`'s."""
     if not available():
         return None
-    if A.__class__ is np.ndarray:
+    if is_numpy(A):
         if A.ndim == 2 and A.dtype in (np.float32, np.float64) and A.flags.c_contiguous and A.size:
             return CompiledRows(A)
         return None

@@ -57,7 +57,6 @@ import itertools
 import os
 import threading
 import uuid
-import warnings
 import weakref
 from typing import Any
 
@@ -635,7 +634,7 @@ class RowBlockedOperator(LinearOperator):
                    description="persisted row blocks", one_pass=one_pass)
 
     @classmethod
-    def from_npy_folder(cls, folder, *, client=None, release_pages=None, one_pass=True):
+    def from_npy_folder(cls, folder, *, client=None, one_pass=True):
         """Read a folder of ``.npy`` row chunks out of core (see :func:`npy_folder_layout` for the layouts).
 
         ``X_000.npy, X_001.npy, ...`` plus ``y.npy`` (labels in {-1, +1} or {0, 1}): A = diag(y) X,
@@ -651,9 +650,6 @@ class RowBlockedOperator(LinearOperator):
             The folder of chunks.
         client : dask.distributed.Client, "threads" or None
             Where the tasks run (None: the current Client if any, else dask's threaded scheduler).
-        release_pages : None
-            Deprecated and ignored: the chunks are no longer memory-mapped, so no page of them is
-            ever resident in the process (what ``release_pages=True`` used to ensure).
         one_pass : bool
             False keeps :func:`gamedyn.play`'s two-pass round.
 
@@ -679,10 +675,6 @@ class RowBlockedOperator(LinearOperator):
         ((3, 2), array([1.4, 1. , 1. ]))
         """
         _require_dask("RowBlockedOperator.from_npy_folder")
-        if release_pages is not None:
-            warnings.warn("release_pages is deprecated and ignored: .npy chunks are read by explicit file reads, so "
-                          "none of their pages stays resident in the process; drop the argument.",
-                          DeprecationWarning, stacklevel=2)
         paths, labels = npy_folder_layout(folder)
         blocks: list = []
         row_counts: list[int] = []

@@ -46,6 +46,8 @@ import math
 
 import numpy as np
 
+from gamedyn.core.kernels import is_numpy
+
 __all__ = ["COMPILED_CSR", "COMPILED_MIN_BYTES", "COMPILED_MIN_FLOAT32_ROW", "GROUP_BYTES", "ONE_PASS_MIN_BYTES", "InMemoryRows", "merge_log_sum_exp", "one_pass_operator",
            "row_groups", "rows_both_products", "rows_softmax_response", "slabs"]
 
@@ -97,7 +99,7 @@ def one_pass_operator(A):
     A of at least :data:`ONE_PASS_MIN_BYTES`; else None."""
     if _capable(A):
         return A
-    dense = (A.__class__ is np.ndarray and A.ndim == 2 and A.dtype in (np.float32, np.float64)
+    dense = (is_numpy(A) and A.ndim == 2 and A.dtype in (np.float32, np.float64)
              and A.flags.c_contiguous)
     long_rows = dense and (A.dtype == np.float64 or A.shape[1] >= COMPILED_MIN_FLOAT32_ROW)
     if (long_rows and A.nbytes >= COMPILED_MIN_BYTES) or (COMPILED_CSR and getattr(A, "format", None) == "csr"):

@@ -49,12 +49,11 @@ import numbers
 
 import attrs
 import numpy as np
-import scipy.optimize
 import scipy.sparse as sp
 
 from gamedyn.arrays.operators import dense_rows, largest_row_norm, matvec, unit_of
 from gamedyn.core import capped_simplex
-from gamedyn.core.kernels import add_scaled, axpy, backend_of, dot, to_host_scalar, to_numpy
+from gamedyn.core.kernels import add_scaled, axpy, backend_of, dot, is_numpy, to_host_scalar, to_numpy
 from gamedyn.core.numerics import UNIT64, rounding_factor, safe_norm
 from gamedyn.core.validation import check_matrix, check_q, check_vector, describe
 
@@ -421,7 +420,7 @@ class CertificateTracker(_TrackerState):
         if self.upper_round == t:
             self._witness = None  # the best is now the running average (read lazily)
         if not self._shares_dual_sum:  # (a shared sum holds alpha_t p_t already: the runner added it)
-            if p.__class__ is np.ndarray and p.shape == self._dual_sum.shape and p.ndim == 1:
+            if is_numpy(p) and p.shape == self._dual_sum.shape and p.ndim == 1:
                 axpy(p, self._dual_sum, w_weight)  # our own float64 buffer, in place
             else:
                 self._dual_sum = add_scaled(self._dual_sum, w_weight, p)
@@ -459,6 +458,7 @@ class CertificateTracker(_TrackerState):
         """A sharper dual bound: the min-norm point of the convex hull of the ``rows`` rows that carry
         the most weight in the witness (default 2(d + 1)), by NNLS; any distribution on them is a valid
         witness, so the bound stays certified. Costs O(rows^2 d); returns the (possibly) new upper."""
+        import scipy.optimize  # here, not at import: a first import loads no optimiser
         if self.q != 2.0 or self.cap is not None:
             return self.upper  # the min-norm point is an l2 construction on the plain simplex
         n, d = self.A.shape

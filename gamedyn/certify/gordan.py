@@ -15,7 +15,6 @@ from fractions import Fraction
 
 import numpy as np
 import scipy.linalg
-import scipy.optimize
 
 from gamedyn.arrays.operators import dense_rows
 from gamedyn.core.numerics import TINY, UNIT64, rounding_factor
@@ -387,6 +386,7 @@ def _lp_vertex(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """A vertex of {lambda >= 0, sum lambda = 1, sum_i lambda_i a_i 2^-e_i = 0} for the rows scaled by
     powers of two to a largest |entry| in [1/2, 1) (HiGHS dual simplex): ``(lambda, -e)``, the
     weights of the unscaled rows being ``lambda_i 2^-e_i``; None when the LP finds it infeasible."""
+    import scipy.optimize  # here, not at import: a first import loads no optimiser
     k, d = rows.shape
     exponents = _power_of_two_scales(rows, 1)
     scaled = np.ldexp(rows, -exponents[:, None])

@@ -24,7 +24,6 @@ from typing import Any
 import attrs
 import numpy as np
 import scipy.linalg
-import scipy.optimize
 import scipy.sparse as sp
 
 from gamedyn.core.numerics import pnorm_link, safe_norm
@@ -220,6 +219,7 @@ def _polish(A_S: np.ndarray) -> list:
     Least squares (and NNLS for the multipliers) is a second candidate, for rank-deficient supports.
     Every candidate is certified afterwards, so a poor one costs nothing.
     """
+    import scipy.optimize  # here, not at import: a first import loads no optimiser
     k = A_S.shape[0]
     candidates = []
     if k <= A_S.shape[1]:
@@ -286,6 +286,7 @@ def max_margin(A, *, tol: float = 0.0) -> MaxMargin:
     >>> max_margin(signed_rows(*symmetric_pair(1e-8))).gamma  # far below sqrt(machine epsilon)
     1e-08
     """
+    import scipy.optimize  # here, not at import: a first import loads no optimiser
     if not (isinstance(tol, (int, float)) and not isinstance(tol, bool) and 0.0 <= tol < 1.0):
         raise ValueError(f"tol must be a relative gap in [0, 1), got {tol!r}; e.g. tol=0.01 (0 = the polished solution).")
     A_input = _dense64(A)

@@ -33,7 +33,7 @@ and ``||w||^2 = CVaR_c(A w)``), so the bracket closes to rounding. The active se
 refined from correctly rounded residuals; measured relative gap: 1e-16 .. 1e-13, up to ~1e-11
 when the margin is 1e-4 of the row norms and the bounded rows' terms cancel in ``p^T A A^T p``.
 
-**Verdict**, as :func:`gamedyn.margins.max_margin` gives one: ``"positive"`` when the direction's
+**Verdict**, as :func:`gamedyn.certify.margins.max_margin` gives one: ``"positive"`` when the direction's
 CVaR, from correctly rounded margins (exact products, ``math.fsum``), exceeds its rounding bound
 (half an ulp on each margin, CVaR being monotone and 1-Lipschitz in the max norm), so
 ``gamma* >= rho* > 0`` for certain; ``"zero"`` when 0 is proved to lie in the
@@ -53,7 +53,6 @@ from fractions import Fraction
 import attrs
 import numpy as np
 import scipy.linalg
-import scipy.optimize
 import scipy.sparse as sp
 
 from gamedyn.core.capped_simplex import (
@@ -583,6 +582,7 @@ def reduced_hull_proof(A, cap: float):
     >>> print(reduced_hull_proof([[1.0, 0.0], [0.0, 1.0]], 1.0))
     None
     """
+    import scipy.optimize  # here, not at import: a first import loads no optimiser
     A = _dense_rows(A)
     cap = check_cap(cap)
     n, d = A.shape

@@ -151,7 +151,8 @@ def margin_within(eps, *, every: int = 1, sharpen_every: int | None = None):
     Returns
     -------
     callable
-        The rule, ``rule(round_state) -> bool`` (pass it as ``play(..., stop=rule)`` or to a recipe).
+        The rule, ``rule(round_state) -> bool`` (pass it as ``play(..., observers=[stop_when(rule)])``, or
+        as a recipe's ``stop=``).
 
     Raises
     ------
@@ -194,7 +195,8 @@ def infeasible(eps):
     Returns
     -------
     callable
-        The rule, ``rule(round_state) -> bool`` (pass it as ``play(..., stop=rule)`` or to a recipe).
+        The rule, ``rule(round_state) -> bool`` (pass it as ``play(..., observers=[stop_when(rule)])``, or
+        as a recipe's ``stop=``).
 
     Raises
     ------
@@ -225,7 +227,8 @@ def any_of(*rules):
     Returns
     -------
     callable
-        The rule, ``rule(round_state) -> bool`` (pass it as ``play(..., stop=rule)`` or to a recipe).
+        The rule, ``rule(round_state) -> bool`` (pass it as ``play(..., observers=[stop_when(rule)])``, or
+        as a recipe's ``stop=``).
 
     Raises
     ------

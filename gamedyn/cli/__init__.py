@@ -117,10 +117,18 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def package_version() -> str:
+    """gamedyn's version, ``gamedyn.__version__`` (written once, in the face): read from the package this
+    module belongs to, which Python loaded before it, so the command line imports no face of its own."""
+    return str(getattr(sys.modules[__name__.partition(".")[0]], "__version__"))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``argparse`` parser of the command line: every command and its options."""
     parser = _OneLineParser(prog="gamedyn", description="No-regret game dynamics: the accelerated perceptrons "
                             "as games, and separable logistic regression.")
+    parser.add_argument("--version", action="version", version=f"gamedyn {package_version()}",
+                        help="print gamedyn's version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     listing = commands.add_parser("list", help="list the recipes and original algorithms")

@@ -555,8 +555,15 @@ def command_reproduce(args) -> int:
     print(f"gamedyn reproduce: {len(claims)} claims, profile '{profile.name}'", flush=True)
     context = reproduce.Context(profile)
     start = time.perf_counter()
+    width = len(str(len(claims)))
     with ProgressBar(len(claims), "claim", stream=sys.stderr) as progress:
-        outcomes = reproduce.run_claims(claims, context, progress=lambda done, claim: progress.update(done))
+        def finished(done, outcome):  # a line per claim as it ends (the bar, on a terminal, redrawn under it)
+            progress.clear()
+            print(f"[{done + 1:>{width}}/{len(claims)}] {'PASS' if outcome.passed else 'FAIL'} "
+                  f"{outcome.claim.name} ({outcome.seconds:.1f} s)", flush=True)
+
+        outcomes = reproduce.run_claims(claims, context, progress=lambda done, claim: progress.update(done),
+                                        finished=finished)
     seconds = time.perf_counter() - start
 
     print()

@@ -38,7 +38,7 @@ import attrs
 import numpy as np
 
 from gamedyn.core.domains import Simplex
-from gamedyn.core.kernels import axpy, backend_of, dot, is_foreign, to_host_scalar
+from gamedyn.core.kernels import axpy, backend_of, dot, is_foreign, is_numpy, to_host_scalar
 from gamedyn.core.loss import Loss
 from gamedyn.core.regularizers import Entropy, Regularizer
 
@@ -220,7 +220,7 @@ class AdaHedgePlayer:
             self._played = None
             self.round += 1
             return
-        if linear.__class__ is np.ndarray and linear.dtype == np.float64 and linear.ndim == 1:
+        if is_numpy(linear) and linear.dtype == np.float64 and linear.ndim == 1:
             hedge_loss = dot(linear, point)
             axpy(linear, self.cumulative_loss, 1.0)
         else:
@@ -285,8 +285,11 @@ class AdaptiveStep:
     >>> step = AdaptiveStep()
     >>> step.size([3.0, 1.0, 2.0], Simplex())
     4.0
+
+    It declares ``step_kind = "adaptive"`` (:func:`gamedyn.core.weights.step_kind`).
     """
 
+    step_kind = "adaptive"
     scale: float | None = attrs.field(default=None, validator=_check_scale)
     norm: object = attrs.field(default=None, validator=_check_norm)
 

@@ -59,7 +59,7 @@ from typing import Any, NamedTuple
 import attrs
 import numpy as np
 
-from gamedyn.core.kernels import is_foreign
+from gamedyn.core.kernels import is_foreign, is_numpy
 from gamedyn.core.loss import Loss
 from gamedyn.core.regret_matching import (
     accumulate_regrets,
@@ -313,7 +313,7 @@ class CounterfactualPlayer:
         self.learner = learner
         self._treeplex = learner.treeplex
         regrets = state.regrets
-        if not (regrets.__class__ is np.ndarray and regrets.dtype == np.float64 and regrets.flags.c_contiguous
+        if not (is_numpy(regrets) and regrets.dtype == np.float64 and regrets.flags.c_contiguous
                 and regrets.flags.writeable):
             regrets = np.array(regrets, dtype=np.float64)
         self.regrets = regrets

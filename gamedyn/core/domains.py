@@ -16,8 +16,9 @@ import attrs
 import numpy as np
 
 from gamedyn.core import capped_simplex
-from gamedyn.core.kernels import asum, is_foreign, namespace_of, to_host_scalar
+from gamedyn.core.kernels import asum, is_foreign, is_numpy, namespace_of, to_host_scalar
 from gamedyn.core.numerics import SAFE_HIGH, SAFE_LOW, euclidean_norm, out_of_range, scaled_norm
+from gamedyn.core.protocols import declared
 from gamedyn.core.validation import check_positive
 
 # x.max(axis) / x.min(axis) / x.sum(axis) as the ufuncs' own reductions, without the Python method wrappers
@@ -69,7 +70,7 @@ class Reals:
         Raises :class:`NumericalRangeError` when the minimiser ``-linear / curvature`` lies beyond
         float64's range.
         """
-        if linear.__class__ is not np.ndarray or linear.dtype is not _FLOAT64:
+        if not is_numpy(linear) or linear.dtype is not _FLOAT64:
             if is_foreign(linear):
                 return _foreign_minimize_quadratic(linear, curvature)
             linear = np.asarray(linear, dtype=np.float64)
@@ -135,7 +136,7 @@ class Ball:
 
     def project(self, z):
         """Euclidean projection onto the ball: z if ||z|| <= radius, else radius z / ||z||."""
-        if z.__class__ is not np.ndarray or z.dtype is not _FLOAT64:
+        if not is_numpy(z) or z.dtype is not _FLOAT64:
             if is_foreign(z):  # on the device: radius z / ||z|| where ||z|| > radius, no host synchronisation
                 xp = namespace_of(z)
                 norm = xp.sqrt(xp.sum(z * z))
@@ -219,9 +220,14 @@ def _project_shifted(shifted):
 
 @attrs.frozen
 class Simplex:
-    """The probability simplex {p >= 0, sum p = 1}."""
+    """The probability simplex {p >= 0, sum p = 1}.
+
+    It declares ``distributions = True`` (:func:`is_simplex`): Entropy's closed form and a
+    :class:`gamedyn.Bilinear` p-player need that set, and a subclass that keeps its methods keeps it.
+    """
 
     exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
+    distributions = True  # the set {p >= 0, sum p = 1} (no cap): is_simplex
 
     def contains(self, z, tolerance: float = 1e-9) -> bool:
         if is_foreign(z):
@@ -553,6 +559,7 @@ class CappedSimplex:
 
     cap: float = attrs.field(converter=capped_simplex.check_cap)
     exact_oracles = True  # project / linear_minimizer / minimize_quadratic return points of the set
+    distributions = True  # a set of distributions, capped at its declared ``cap``: is_simplex, simplex_cap
 
     @classmethod
     def from_nu(cls, nu, n: int) -> CappedSimplex:
@@ -610,3 +617,19 @@ def learner_example(domain) -> str:
     if isinstance(domain, Reals):
         return "FTRL(SquaredEuclidean(), eta) or FTRL(QNorm(q), eta)"
     return f"a learner whose regularizer has domain = {domain!r}"
+
+
+_SIMPLEX_METHODS = ("contains", "project", "minimize_quadratic", "linear_minimizer")
+
+
+def is_simplex(domain) -> bool:
+    """Whether ``domain`` declares it is a set of distributions, ``{p >= 0, sum p = 1}`` capped or not
+    (``distributions = True``: :class:`Simplex`, :class:`CappedSimplex`, and a subclass that keeps their
+    methods). Read by capability, never by class: a subclass keeps the closed forms."""
+    return declared(domain, "distributions", _SIMPLEX_METHODS, False) is True
+
+
+def simplex_cap(domain) -> float | None:
+    """The cap c of a capped simplex (its declared ``cap``), None on the plain simplex (or any other domain)."""
+    cap = getattr(domain, "cap", None) if is_simplex(domain) else None
+    return None if cap is None else float(cap)

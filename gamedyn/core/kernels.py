@@ -8,7 +8,7 @@ checks that no other module imports a level-1 routine).
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 from scipy.linalg.blas import dasum as _dasum
@@ -16,8 +16,9 @@ from scipy.linalg.blas import daxpy as _daxpy
 from scipy.linalg.blas import ddot as _ddot
 from scipy.linalg.blas import dscal as _dscal
 
-__all__ = ["LEVEL1_BLOCK", "NUMPY", "Backend", "add_scaled", "asum", "axpy", "backend_of", "dot", "inner", "is_foreign",
-           "namespace_of", "ones", "plus_scaled", "scal", "to_host_scalar", "to_numpy"]
+__all__ = ["LEVEL1_BLOCK", "NUMPY", "Backend", "add_scaled", "all_finite", "asum", "axpy", "backend_of", "dot", "inner",
+           "host_device", "is_foreign", "is_numpy", "is_python_float", "is_real_floating", "namespace_of", "ones", "plus_scaled", "scal",
+           "to_host_scalar", "to_numpy"]
 
 _FLOAT64 = np.dtype(np.float64)
 
@@ -44,11 +45,31 @@ LEVEL1_BLOCK = 8192
 
 
 _np_asarray = np.asarray  # the one conversion of a foreign array to numpy: to_numpy, at a boundary
+_NDARRAY = np.ndarray
+
+
+# ------------------------------------------------------------------------------------------------
+# The fast-path tests, in this one place. The numpy/CPU specialisations of the hot path (BLAS level 1 in
+# place, a float64 buffer reused, a Python float's arithmetic) apply to exactly a numpy ndarray, not to a
+# subclass of it (a masked array, a matrix, gamedyn's own UnboundedGames), nor to another namespace's
+# array (torch, JAX, CuPy, array_api_strict: the Backend below). Every other module asks these two
+# predicates (this seam's own kernels test inline against the same two classes, a call fewer a round);
+# none tests a class itself (tests/test_architecture.py checks it).
+
+
+def is_numpy(x: Any) -> TypeGuard[np.ndarray]:
+    """Whether ``x`` is exactly a numpy ``ndarray`` (the numpy fast paths' test; a subclass or a foreign array is not)."""
+    return x.__class__ is _NDARRAY
+
+
+def is_python_float(x: Any) -> TypeGuard[float]:
+    """Whether ``x`` is exactly a Python ``float`` (the scalar fast paths' test: no numpy scalar, no 0-d array)."""
+    return x.__class__ is float
 
 
 def _contiguous(x):
     """x as a C-contiguous float64 array (itself when it is one): BLAS offsets need one stride."""
-    if x.__class__ is np.ndarray and x.dtype is _FLOAT64 and x.flags.c_contiguous:
+    if x.__class__ is _NDARRAY and x.dtype is _FLOAT64 and x.flags.c_contiguous:
         return x
     return np.ascontiguousarray(x, dtype=np.float64)
 
@@ -92,7 +113,7 @@ def inner(x, y, _block=LEVEL1_BLOCK, _len=len) -> float:
     """``float(x @ y)`` for 1-D arrays of any float dtype (numpy's own product, so the same result as
     ``x @ y``) up to :data:`LEVEL1_BLOCK` numbers; beyond it the blocks' products added in order.
     Foreign arrays (:func:`is_foreign`): ``x @ y`` as a 0-d array of their namespace, on their device."""
-    if x.__class__ is not np.ndarray and is_foreign(x):
+    if x.__class__ is not _NDARRAY and is_foreign(x):
         return x @ y  # a 0-d array on x's device: no host synchronisation
     n = _len(x)
     if n <= _block:
@@ -194,7 +215,7 @@ def add_scaled(target, weight, vector):
     of a round; otherwise numpy's two passes. Either way the sum is the same up to rounding (daxpy
     may fuse the multiply-add).
     """
-    if (vector.__class__ is np.ndarray and target.dtype is _FLOAT64 and vector.dtype is _FLOAT64
+    if (vector.__class__ is _NDARRAY and target.dtype is _FLOAT64 and vector.dtype is _FLOAT64
             and target.shape == vector.shape and target.flags.c_contiguous and vector.flags.c_contiguous
             and target.size and isinstance(weight, (float, np.floating))):
         if target.ndim == 1:
@@ -253,7 +274,7 @@ def is_foreign(x) -> bool:
     """Whether ``x`` is an array of another namespace than numpy's (a torch tensor, a JAX or CuPy array, ...).
 
     numpy arrays and scalars, scipy.sparse matrices and operators, Python numbers and lists are not."""
-    if x.__class__ is np.ndarray or x is None:
+    if x.__class__ is _NDARRAY or x is None:
         return False
     module = type(x).__module__
     if module.startswith(("numpy", "scipy", "builtins", "dask")) or isinstance(x, (np.ndarray, np.generic)):
@@ -332,10 +353,10 @@ def backend_of(x) -> Backend:
     (:func:`is_foreign`), else its array_api_compat namespace and device (one lookup per type and device).
     An operand that declares a ``backend`` attribute holding a :class:`Backend` (a capability, e.g.
     :class:`gamedyn.arrays.batched.BatchedMatrix` of a torch X) has that one."""
-    if x.__class__ is np.ndarray:
+    if x.__class__ is _NDARRAY:
         return NUMPY
     declared = getattr(x, "backend", None)  # an operand that declares its backend (gamedyn.BatchedMatrix of a torch X)
-    if declared.__class__ is Backend:
+    if isinstance(declared, Backend):
         return declared
     if not is_foreign(x):
         return NUMPY
@@ -363,10 +384,30 @@ def to_host_scalar(x) -> float:
     return float(x)
 
 
+def host_device(xp):
+    """The CPU device of the array namespace ``xp`` (the one a host copy goes to): the device of its
+    ``__array_namespace_info__().devices()`` whose name says CPU (array_api_strict's ``CPU_DEVICE``, torch's
+    and JAX's ``cpu``), else ``"cpu"``."""
+    info = getattr(xp, "__array_namespace_info__", None)
+    if info is not None:
+        try:
+            devices = info().devices()
+        except Exception:  # pragma: no cover - a namespace whose inspection fails
+            devices = ()
+        for device in devices:
+            if "cpu" in str(device).lower():
+                return device
+    return "cpu"
+
+
 def to_numpy(x):
-    """A numpy array of ``x``'s values on the host (a copy for a device array; numpy input unchanged)."""
+    """A numpy array of ``x``'s values on the host (a copy for a device array; numpy input unchanged).
+
+    The one explicit, device-aware host copy: a device array is moved to its namespace's CPU device
+    first (:func:`host_device`; torch's ``.cpu()``, CuPy's ``.get()``), so an array on a GPU (or on
+    array_api_strict's ``Device("device1")``, which stands in for one) converts instead of raising."""
     if not is_foreign(x):
-        return x if x.__class__ is np.ndarray else _np_asarray(x)
+        return x if x.__class__ is _NDARRAY else _np_asarray(x)
     module = type(x).__module__
     if module.startswith("torch"):
         return x.detach().cpu().numpy()
@@ -374,7 +415,28 @@ def to_numpy(x):
         return x.get()
     compat = _compat()
     try:
-        x = compat.to_device(x, "cpu")
-    except Exception:  # a namespace whose CPU device has another name (array_api_strict)
+        x = compat.to_device(x, host_device(compat.array_namespace(x)))
+    except Exception:  # a namespace without a CPU device among its devices: its own conversion
         pass
     return _np_asarray(x)
+
+
+def all_finite(x) -> bool:
+    """Whether every entry of ``x`` (a number, a numpy array or an array of another namespace, on its device)
+    is finite: one reduction, and for a device array one host synchronisation (for checks at a run's door)."""
+    if is_foreign(x):
+        xp = namespace_of(x)
+        return bool(to_host_scalar(xp.all(xp.isfinite(x))))
+    return bool(np.all(np.isfinite(x)))
+
+
+def is_real_floating(x) -> bool:
+    """Whether ``x`` holds real floating-point numbers (float64, float32, ...; a Python float), in any namespace."""
+    if is_foreign(x):
+        xp = namespace_of(x)
+        isdtype = getattr(xp, "isdtype", None)
+        if isdtype is not None:
+            return bool(isdtype(x.dtype, "real floating"))
+        return x.dtype in (xp.float64, xp.float32)
+    dtype = getattr(x, "dtype", None)
+    return isinstance(x, float) if dtype is None else np.dtype(dtype).kind == "f"

@@ -50,12 +50,12 @@ import numpy as np
 
 from gamedyn.core.adaptive import AdaptiveStep
 from gamedyn.core.hints import CurrentLoss, LastLoss, NoHint
-from gamedyn.core.kernels import add_scaled, axpy, backend_of, is_foreign, plus_scaled
+from gamedyn.core.kernels import add_scaled, axpy, backend_of, is_foreign, is_numpy, is_python_float, plus_scaled
 from gamedyn.core.loss import Loss
 from gamedyn.core.protocols import declared
 from gamedyn.core.regularizers import Regularizer, Zero
 from gamedyn.core.validation import check_positive, check_vector
-from gamedyn.core.weights import StepSchedule
+from gamedyn.core.weights import StepSchedule, step_kind
 
 
 
@@ -165,7 +165,7 @@ def _as_step(value):
 
 def _step_at(eta, t: int):
     """eta_t: the schedule's value at the learner's round t, else the constant (or per-game) step."""
-    return eta(t) if eta.__class__ is StepSchedule else eta
+    return eta(t) if step_kind(eta) == "schedule" else eta
 
 
 def _check_eta(instance, attribute, value):
@@ -312,7 +312,7 @@ class FTRLPlayer:
     """
 
     __slots__ = ("learner", "linear_sum", "curvature_sum", "convex", "centre", "hint_state", "centre_cache",
-                 "round", "_guessed", "_predict", "_hint_update", "_argmin", "_eta", "_hint_keeps_state",
+                 "round", "_guessed", "_predict", "_hint_update", "_argmin", "_eta", "_step_kind", "_hint_keeps_state",
                  "_hint_sees_induced", "_hint_is_last_loss", "_hint_is_none", "_argmin_of_loss", "_vertex_index",
                  "squared_norms", "_adaptive_scale", "_adaptive_size")
 
@@ -320,10 +320,10 @@ class FTRLPlayer:
         self.learner = learner
         loss_sum = state.loss_sum
         linear = loss_sum.linear
-        if linear.__class__ is not np.ndarray and is_foreign(linear):  # a torch, JAX, ... sum: its own copy
+        if not is_numpy(linear) and is_foreign(linear):  # a torch, JAX, ... sum: its own copy
             if copy:
                 linear = backend_of(linear).xp.asarray(linear, copy=True)
-        elif copy or not (linear.__class__ is np.ndarray and linear.dtype == np.float64 and linear.flags.c_contiguous
+        elif copy or not (is_numpy(linear) and linear.dtype == np.float64 and linear.flags.c_contiguous
                           and linear.flags.writeable):  # the buffer update() adds to in place
             linear = np.array(linear, dtype=np.float64)
         self.linear_sum = linear
@@ -340,8 +340,9 @@ class FTRLPlayer:
         self._argmin = argmin_with_cache_of(learner.regularizer)
         self._argmin_of_loss = argmin_of_loss_of(learner.regularizer)
         self._eta = eta = learner.eta
+        self._step_kind = kind = step_kind(eta)  # declared by the step: "schedule", "adaptive" or "constant"
         self.squared_norms = float(state.squared_norms)
-        if eta.__class__ is AdaptiveStep:  # eta_t = c / sqrt(sum_{s<t} ||alpha_s l_s||_*^2), as AdaptiveFTRL
+        if kind == "adaptive":  # eta_t = c / sqrt(sum_{s<t} ||alpha_s l_s||_*^2), as AdaptiveFTRL
             self._adaptive_scale = eta.scale_for(learner.regularizer, np.asarray(self.centre))
             domain = learner.regularizer.domain
 
@@ -352,10 +353,10 @@ class FTRLPlayer:
         self._vertex_index: Any = _UNREAD  # read at the first vertex() call (a pure play() never asks)
 
     def play(self, weight: float, current_loss: Loss | None = None):
-        eta = self._eta
-        if eta.__class__ is StepSchedule:
+        eta, kind = self._eta, self._step_kind
+        if kind == "schedule":
             eta = eta(self.round)
-        elif eta.__class__ is AdaptiveStep:
+        elif kind == "adaptive":
             if self.squared_norms == 0.0:  # eta_t = inf before any loss of positive norm: the start z_0
                 self._guessed = None
                 return np.array(self.centre, dtype=np.float64)
@@ -368,7 +369,7 @@ class FTRLPlayer:
             linear, curvature, convex = self.linear_sum, self.curvature_sum, self.convex
         else:
             linear, other = self.linear_sum, guess.linear
-            if (other.__class__ is np.ndarray and other.ndim == 1 and weight.__class__ is float
+            if (is_numpy(other) and other.ndim == 1 and is_python_float(weight)
                     and other.shape == linear.shape):  # a copy and one BLAS axpy (plus_scaled, inlined)
                 linear = linear.copy()
                 axpy(other, linear, weight)
@@ -393,7 +394,7 @@ class FTRLPlayer:
         vertex_index = self._vertex_index
         if vertex_index is _UNREAD:
             vertex_index = self._vertex_index = vertex_index_of(self.learner)
-        if vertex_index is None or (self._eta.__class__ is AdaptiveStep and self.squared_norms == 0.0):
+        if vertex_index is None or (self._step_kind == "adaptive" and self.squared_norms == 0.0):
             return None  # (the adaptive step's first play is the start z_0, not a vertex)
         if self.curvature_sum or self.convex is not None:
             return None  # a curved sum: its minimiser need not be a vertex (play() then)
@@ -407,7 +408,7 @@ class FTRLPlayer:
             if guess.curvature or guess.convex is not None:
                 return None
             linear, other = self.linear_sum, guess.linear
-            if (other.__class__ is np.ndarray and other.ndim == 1 and weight.__class__ is float
+            if (is_numpy(other) and other.ndim == 1 and is_python_float(weight)
                     and other.shape == linear.shape):
                 if weight == 1.0 and other.dtype == linear.dtype:  # y + 1.0 x: the axpy's own bits, in one pass
                     linear = linear + other
@@ -416,7 +417,7 @@ class FTRLPlayer:
                     axpy(other, linear, weight)
             else:
                 linear = plus_scaled(linear, weight, other)
-        if linear.__class__ is not np.ndarray or linear.ndim != 1:
+        if not is_numpy(linear) or linear.ndim != 1:
             return None
         return vertex_index(linear)
 
@@ -428,14 +429,14 @@ class FTRLPlayer:
             if self.convex is not loss.convex:
                 self.convex = _convex_of_sum(self, loss, weight)
             other = loss.linear
-            if (other.__class__ is np.ndarray and other.ndim == 1 and weight.__class__ is float
+            if (is_numpy(other) and other.ndim == 1 and is_python_float(weight)
                     and other.shape == self.linear_sum.shape):  # our own float64 buffer: axpy in place
                 axpy(other, self.linear_sum, weight)
             else:
                 self.linear_sum = add_scaled(self.linear_sum, weight, other)
             self.curvature_sum += weight * loss.curvature
         self._guessed = None
-        if self._eta.__class__ is AdaptiveStep:  # the norm of the loss's gradient at the play (its linear part)
+        if self._step_kind == "adaptive":  # the norm of the loss's gradient at the play (its linear part)
             linear = loss.linear if loss.curvature == 0.0 and loss.convex is None else loss.gradient(point)
             self.squared_norms += weight * weight * self._adaptive_size(linear)
         if self._hint_is_last_loss:
@@ -1012,7 +1013,7 @@ class OMDPlayer:
     def update(self, point, loss: Loss, weight: float, induced_loss: Loss | None = None) -> None:
         shown, self._shown = self._shown, None
         if (shown is not None and shown[0] is loss and shown[1] is weight and shown[2] is point
-                and loss.curvature.__class__ is float and loss.curvature == 0.0):
+                and is_python_float(loss.curvature) and loss.curvature == 0.0):
             # The step y_t = argmin eta alpha_t <grad f_t(x_t), x> + D_R(x, y_{t-1}) would take the play's
             # inputs: grad f_t is f_t's linear part at any point, alpha_t, eta_t, y_{t-1} and its cache
             # are the same, and the step is the argmin (then the point's cache): so y_t is x_t, bit for bit.
@@ -1035,11 +1036,13 @@ def _same_array(a, b) -> bool:
     """
     if a is b:
         return True
-    if a is None or b is None or a.__class__ is not b.__class__:
+    if a is None or b is None:
         return False
-    same_as = getattr(a.__class__, "same_as", None)
+    same_as, theirs = getattr(a, "same_as", None), getattr(b, "same_as", None)  # a cache that compares itself
+    if (same_as is None) != (theirs is None):
+        return False
     if same_as is not None:
-        return same_as(a, b)
+        return bool(same_as(b))
     if a.shape != b.shape:
         return False
     if is_foreign(a):
@@ -1067,7 +1070,7 @@ def _mirror_step(regularizer, linear, eta, centre, cache):
         memo = _MIRROR_STEPS.get(regularizer)
     except TypeError:  # unhashable or not weakly referenceable: no memo
         return argmin_and_cache_of(regularizer)(linear, 0.0, eta, centre, cache)
-    if (memo is not None and memo[0] is linear and (memo[1] is eta or (eta.__class__ is float and memo[1] == eta))
+    if (memo is not None and memo[0] is linear and (memo[1] is eta or (is_python_float(eta) and memo[1] == eta))
             and _same_array(memo[2], centre) and _same_array(memo[3], cache)):
         return memo[4]
     result = argmin_and_cache_of(regularizer)(linear, 0.0, eta, centre, cache)

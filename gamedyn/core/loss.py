@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamedyn.core.kernels import axpy, backend_of, inner, is_foreign, plus_scaled
+from gamedyn.core.kernels import axpy, backend_of, inner, is_foreign, is_numpy, is_python_float, plus_scaled
 
 __all__ = ["Loss"]
 
@@ -108,11 +108,11 @@ class Loss:
     def plus_scaled(self, other: "Loss", weight: float) -> "Loss":
         """self + weight * other in one step (what an FTRL learner adds each round)."""
         convex = self.convex if self.convex is other.convex else self._convex_of_sum(other, weight)
-        if weight.__class__ is float and weight == 1.0:  # alpha_t = 1: one pass (1.0 * x == x exactly)
+        if is_python_float(weight) and weight == 1.0:  # alpha_t = 1: one pass (1.0 * x == x exactly)
             return Loss(self.linear + other.linear, self.curvature + other.curvature, convex)
         mine, theirs = self.linear, other.linear
-        if (mine.__class__ is np.ndarray and theirs.__class__ is np.ndarray and mine.dtype is _FLOAT64
-                and mine.shape == theirs.shape and weight.__class__ is float):  # one copy, one BLAS axpy
+        if (is_numpy(mine) and is_numpy(theirs) and mine.dtype is _FLOAT64
+                and mine.shape == theirs.shape and is_python_float(weight)):  # one copy, one BLAS axpy
             linear = mine.copy()
             axpy(theirs.reshape(-1), linear.reshape(-1), weight)
         else:

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from gamedyn.core.kernels import dot, is_foreign, namespace_of
+from gamedyn.core.kernels import dot, is_foreign, is_numpy, namespace_of
 
 _FLOAT64 = np.dtype(np.float64)
 
@@ -121,7 +121,7 @@ def scaled_norm(z) -> tuple[float, float]:
     divided by ``scale = max|z_i|`` first (so ``1 <= unit_norm <= sqrt(d)``), as in LAPACK's
     ``dnrm2``. ``scale`` is NaN or inf when ``z`` holds one; ``(0, 0)`` for the zero vector.
     """
-    if z.__class__ is not np.ndarray or z.dtype is not _FLOAT64:
+    if not is_numpy(z) or z.dtype is not _FLOAT64:
         z = np.asarray(z, dtype=np.float64)
     if not z.size:
         return 0.0, 0.0

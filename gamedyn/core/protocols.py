@@ -5,24 +5,7 @@ there (a structural check: any class with them qualifies, no base class needed).
 capabilities are documented in each protocol's docstring with the default the runner uses when an
 object does not declare them; each is read with ``getattr(obj, name, default)`` in one place.
 
-=============== ===========================================================================
-protocol        required
-=============== ===========================================================================
-:class:`Domain`      ``contains(z)``, ``default_centre(dimension)``, ``project(z)``,
-                     ``minimize_quadratic(linear, curvature)``
-:class:`Regularizer` ``domain``, ``argmin(linear, curvature, eta, centre)``
-:class:`Hint`        ``init(dimension, initial_loss)``, ``predict(state, current_loss)``,
-                     ``update(state, point, loss, weight)``
-:class:`Learner`     ``domain``, ``init(dimension, initial_loss)``,
-                     ``play(state, weight, current_loss=None)``, ``update(state, point, loss, weight)``
-:class:`Player`      ``play(weight, current_loss=None)``, ``update(point, loss, weight, induced_loss=None)``,
-                     ``loss_sum()``, ``state``
-:class:`Payoff`      ``w_dimension``, ``p_dimension``, ``value(w, p)``, ``loss_for_p(w, p_played)``,
-                     ``loss_for_w(p, w_played)``
-:class:`Observer`    ``observe(state) -> bool | None``
-:class:`NormalForm`  ``shape``, ``losses(plays)`` (an n-player game of :func:`gamedyn.engine.players.play_n`)
-=============== ===========================================================================
-
+=============================== ====================================================================
 The how-tos (docs/how-to/write-a-learner.md, write-a-regularizer.md, write-a-payoff.md,
 write-an-observer.md) each write one such class against its protocol alone and run it in
 :func:`gamedyn.play`.
@@ -32,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Domain", "Hint", "Learner", "NormalForm", "Observer", "Payoff", "Player", "Regularizer"]
+__all__ = ["Domain", "Hint", "Learner", "NormalForm", "Observer", "PayoffProtocol", "Player", "RegularizerProtocol",
+           "StructuralMeta", "declared"]
 
 
 @runtime_checkable
@@ -110,7 +94,7 @@ class Domain(Protocol):
 
 
 @runtime_checkable
-class Regularizer(Protocol):
+class RegularizerProtocol(Protocol):
     r"""A regularizer R on its ``domain``, known to the learners through one argmin:
 
     .. math:: \operatorname{argmin}(\theta,c,\eta,z_0)=\arg\min_{z\in Z}\ \eta\big(\langle\theta,z\rangle
@@ -130,7 +114,9 @@ class Regularizer(Protocol):
     ``loss.minimize_over(domain)``, no Bregman term: :class:`gamedyn.Zero`; FTL's lean Fenchel round).
     """
 
-    domain: Any
+    @property
+    def domain(self) -> Any:
+        """The domain Z the argmin lands in (read-only: a field of an immutable regularizer)."""
 
     def argmin(self, linear: Any, curvature: float, eta: float, centre: Any) -> Any:
         r"""The regularized best reply: argmin over z in Z of eta (<linear, z> + curvature/2 ||z||^2) + D_R(z, centre).
@@ -243,7 +229,9 @@ class Learner(Protocol):
     ``centre`` [absent: ``initial_w`` / ``initial_p`` refused] (the start z_0, an attrs field).
     """
 
-    domain: Any
+    @property
+    def domain(self) -> Any:
+        """The domain Z the learner plays in (read-only: a field of an immutable learner)."""
 
     def init(self, dimension: int, initial_loss: Any = None) -> Any:
         """The learner's state before round 1.
@@ -356,7 +344,7 @@ class Player(Protocol):
 
 
 @runtime_checkable
-class Payoff(Protocol):
+class PayoffProtocol(Protocol):
     """A payoff g(w, p), concave in w and convex in p, and the round losses it hands each player.
 
     Required: ``w_dimension``, ``p_dimension``, ``value(w, p)``, ``loss_for_p(w, p_played) -> Loss``
@@ -374,8 +362,13 @@ class Payoff(Protocol):
     every round); ``numerical_duality_gap(...)`` [None] (for payoffs without structure).
     """
 
-    w_dimension: int
-    p_dimension: int
+    @property
+    def w_dimension(self) -> int:
+        """d, the number of coordinates of w (read-only)."""
+
+    @property
+    def p_dimension(self) -> int:
+        """n, the number of coordinates of p (read-only)."""
 
     def value(self, w: Any, p: Any) -> Any:
         """g(w, p).
@@ -437,12 +430,16 @@ class Observer(Protocol):
 
     Optional (defaults in brackets): ``name`` [the class name] (``stop_reason`` names it);
     ``start(run)`` [nothing] (called once before round 1 with the :class:`gamedyn.engine.observers.Run`:
-    payoff, seats, T; it may return the first round to play, for resuming); ``finish(run, rounds,
-    stop_reason)`` [nothing] (after the last round; its return value, if not None, is kept in
-    ``result.observed[name]``); ``checkpoint_state() -> dict`` and ``restore_state(dict)``
+    payoff, seats, T, the comparators and the configuration); ``finish(run, rounds, stop_reason)``
+    [nothing] (after the last round; the built-ins named ``"trace"`` and ``"metrics"`` return
+    ``result.trace`` and ``result.metrics``); ``checkpoint_state() -> dict`` and ``restore_state(dict)``
     [stateless] (an observer with state across rounds saves and restores itself through these, so
     a checkpointed run resumes it); ``needs_round_state`` [True] (False: ``observe`` is called with
-    ``None`` and no round state is built for it).
+    the round number and no round state is built for it); ``history`` [None] (what it keeps of every
+    round that a checkpoint does not hold: a resumed run refuses it); ``saves_run`` [False] (it saves
+    the run: called after every other observer); ``measures`` [None] (a setting of what the run
+    measures, read before round 1 and never called: :func:`gamedyn.compare_with`,
+    :func:`gamedyn.skip_regrets`). docs/reference/observers.md shows the whole contract.
     """
 
     def observe(self, state: Any) -> bool | None:

@@ -38,7 +38,7 @@ import attrs
 import numpy as np
 
 from gamedyn.core.domains import Simplex
-from gamedyn.core.kernels import axpy, backend_of, dot, is_foreign
+from gamedyn.core.kernels import axpy, backend_of, dot, is_foreign, is_numpy
 from gamedyn.core.loss import Loss
 
 __all__ = ["RegretMatching", "RegretMatchingForm", "RegretMatchingPlayer", "RegretMatchingState", "accumulate_regrets",
@@ -292,7 +292,7 @@ class RegretMatchingForm:
     def sums(self, state: RegretMatchingState) -> tuple | None:
         """``(regrets, prediction, round)`` of the state (numpy float64 arrays), or None (another namespace)."""
         regrets, prediction = state.regrets, state.prediction
-        if not all(a.__class__ is np.ndarray and a.dtype == np.float64 and a.ndim == 1 and a.flags.c_contiguous
+        if not all(is_numpy(a) and a.dtype == np.float64 and a.ndim == 1 and a.flags.c_contiguous
                    and a.flags.writeable for a in (regrets, prediction)):
             return None
         return regrets, prediction, int(state.round)
@@ -310,7 +310,7 @@ class RegretMatchingPlayer:
     def __init__(self, learner: RegretMatching, state: RegretMatchingState):
         self.learner = learner
         regrets, prediction = state.regrets, state.prediction
-        if not (regrets.__class__ is np.ndarray and regrets.dtype == np.float64 and regrets.flags.c_contiguous
+        if not (is_numpy(regrets) and regrets.dtype == np.float64 and regrets.flags.c_contiguous
                 and regrets.flags.writeable):
             regrets = np.array(regrets, dtype=np.float64)
         self.regrets = regrets

@@ -26,14 +26,13 @@ from typing import TYPE_CHECKING, cast
 
 import attrs
 import numpy as np
-import scipy.optimize
 
 from gamedyn.core import capped_simplex
 from gamedyn.core.protocols import Domain
-from gamedyn.core.protocols import Regularizer as RegularizerProtocol
+from gamedyn.core.protocols import RegularizerProtocol
 from gamedyn.core.protocols import StructuralMeta
-from gamedyn.core.domains import Ball, CappedSimplex, Reals, Simplex
-from gamedyn.core.kernels import dot, is_foreign, namespace_of, ones, scal, to_host_scalar
+from gamedyn.core.domains import Ball, CappedSimplex, Reals, Simplex, is_simplex, simplex_cap
+from gamedyn.core.kernels import dot, is_foreign, is_numpy, is_python_float, namespace_of, ones, scal, to_host_scalar
 from gamedyn.core.numerics import out_of_range, pnorm_link, softmax_logits
 from gamedyn.core.validation import check_q
 
@@ -156,7 +155,7 @@ class CappedCentre:
 
 
 def _entropy_domain(instance, attribute, value):
-    if value.__class__ not in (Simplex, CappedSimplex):
+    if not is_simplex(value):  # declared (gamedyn.core.domains.is_simplex): a subclass keeps the closed form
         raise ValueError(f"Entropy's domain must be Simplex() or CappedSimplex(cap), got {value!r}; "
                          "e.g. Entropy(domain=CappedSimplex.from_nu(0.1, n)) for the soft-margin game.")
 
@@ -195,19 +194,19 @@ class Entropy(Regularizer):
     supports_batches = True
 
     def __repr__(self):
-        return "Entropy()" if self.domain.__class__ is Simplex else f"Entropy(domain={self.domain!r})"
+        return "Entropy()" if self.domain == Simplex() else f"Entropy(domain={self.domain!r})"
 
     @property
     def legendre(self) -> bool:
         """True on the simplex; on a capped simplex the cap's faces are reached (no interior mirror image)."""
-        return self.domain.__class__ is Simplex
+        return simplex_cap(self.domain) is None
 
     @property
     def argmin_is_softmax(self) -> bool:
         """The declaration the one-pass rounds read (:meth:`FollowTheRegularizedLeader.softmax_play`):
         True on the simplex, where the argmin is eq. (5)'s softmax of ``log z_0 - eta theta``; False on
         a capped simplex, where it is the capped softmax (the rounds then take the two-pass round)."""
-        return self.domain.__class__ is Simplex
+        return simplex_cap(self.domain) is None
 
     def value(self, z) -> float:
         """R(z) = sum_i z_i log z_i (0 log 0 = 0)."""
@@ -222,8 +221,9 @@ class Entropy(Regularizer):
 
     def inverse_mirror_map(self, theta):
         """The simplex point whose mirror image is theta up to a constant: softmax(theta) (capped on Delta_c)."""
-        if self.domain.__class__ is CappedSimplex:
-            return capped_simplex.capped_softmax(-np.asarray(theta, dtype=np.float64), self.domain.cap)
+        cap = simplex_cap(self.domain)
+        if cap is not None:
+            return capped_simplex.capped_softmax(-np.asarray(theta, dtype=np.float64), cap)
         return softmax_logits(np.asarray(theta, dtype=np.float64))
 
     def bregman(self, z, centre) -> float:
@@ -246,11 +246,12 @@ class Entropy(Regularizer):
             low, high = to_host_scalar(xp.min(centre)), to_host_scalar(xp.max(centre))
             return None if low == high > 0 else xp.log(centre)
         centre = np.asarray(centre, dtype=np.float64)
+        capped = simplex_cap(self.domain) is not None
         if centre.size and centre.min() == centre.max() > 0:
-            return None if self.domain.__class__ is Simplex else CappedCentre(None)
+            return CappedCentre(None) if capped else None
         with np.errstate(divide="ignore"):
             log = np.log(centre)
-        return log if self.domain.__class__ is Simplex else CappedCentre(log)
+        return CappedCentre(log) if capped else log
 
     def _capped_step(self, linear, curvature, eta, cache, return_log: bool):
         """The argmin on the capped simplex (``cache`` a :class:`CappedCentre`)."""
@@ -258,7 +259,7 @@ class Entropy(Regularizer):
             raise ValueError("Entropy on a CappedSimplex has a closed form for linear losses only (curvature 0); "
                              "give this player a linear loss, or use SquaredEuclidean(domain=CappedSimplex(cap)).")
         linear = np.asarray(linear, dtype=np.float64)
-        cap = cast(CappedSimplex, self.domain).cap  # (called on a capped simplex only)
+        cap = cast(float, simplex_cap(self.domain))  # (called on a capped simplex only)
         capped_simplex.check_size(linear.shape[0], cap, "Entropy.argmin on CappedSimplex")
         if return_log:
             point, log_point = capped_simplex.capped_entropy_step(linear, float(eta), cap, cache.log, return_log=True)
@@ -268,12 +269,12 @@ class Entropy(Regularizer):
     def argmin_with_cache(self, linear, curvature: float, eta: float, centre, cache):
         """softmax(log z_0 - eta theta) along axis 0 (one per column for batched games)."""
         if curvature != 0:
-            if cache.__class__ is CappedCentre:
+            if isinstance(cache, CappedCentre):
                 return self._capped_step(linear, curvature, eta, cache, False)  # a clear error
             return numerical_argmin(self, linear, curvature, eta, centre)
-        if linear.__class__ is not np.ndarray and is_foreign(linear):
+        if not is_numpy(linear) and is_foreign(linear):
             return _foreign_softmax(linear, eta, cache)
-        if cache is None and linear.ndim == 1 and linear.dtype is _FLOAT64 and eta.__class__ is float:
+        if cache is None and linear.ndim == 1 and linear.dtype is _FLOAT64 and is_python_float(eta):
             # A uniform centre: logits -eta (theta - min theta), whose maximum is exactly 0, so the
             # exponentials lie in [0, 1] and sum to [1, n] (an entry +inf gives weight 0).
             bottom = linear[linear.argmin()]  # min theta (NaN if any entry is): a third of np.min's cost
@@ -282,7 +283,7 @@ class Entropy(Regularizer):
             logits = linear - bottom
             scal(-eta, logits)
         else:
-            if cache.__class__ is CappedCentre:  # the capped simplex (never on the uniform simplex path above)
+            if isinstance(cache, CappedCentre):  # the capped simplex (never on the uniform simplex path above)
                 return self._capped_step(linear, curvature, eta, cache, False)
             logits = linear * -eta
             if cache is not None:
@@ -300,11 +301,11 @@ class Entropy(Regularizer):
 
     def argmin_and_cache(self, linear, curvature: float, eta: float, centre, cache):
         """The step in the log domain: log z = log z_0 - eta theta - logsumexp(...), z = exp(log z)."""
-        if cache.__class__ is CappedCentre:
+        if isinstance(cache, CappedCentre):
             return self._capped_step(linear, curvature, eta, cache, True)
         if curvature != 0:
             return super().argmin_and_cache(linear, curvature, eta, centre, cache)
-        if linear.__class__ is not np.ndarray and is_foreign(linear):
+        if not is_numpy(linear) and is_foreign(linear):
             return _foreign_log_softmax_step(linear, eta, cache)
         log_point = linear * -eta
         if cache is not None:
@@ -574,6 +575,7 @@ def numerical_argmin(regularizer: Regularizer, linear, curvature: float, eta: fl
     * Otherwise (Euclidean on a ball or simplex, the zero regularizer): SLSQP on z with the
       domain's constraints.
     """
+    import scipy.optimize  # here, not at import: a first import loads no optimiser
     linear = np.asarray(linear, dtype=np.float64)
     centre = np.asarray(centre, dtype=np.float64)
     shift = regularizer.mirror_map(centre)

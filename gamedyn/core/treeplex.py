@@ -226,7 +226,7 @@ class Treeplex:
                 f"depth {len(self._levels)})")
 
     def __eq__(self, other) -> bool:
-        return (other.__class__ is self.__class__ and self._key == other._key
+        return (isinstance(other, Treeplex) and self._key == other._key
                 and np.array_equal(self._parents, other._parents) and np.array_equal(self._sizes, other._sizes))
 
     def __hash__(self) -> int:

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Callable
+from collections.abc import Sequence
+from typing import Any, Callable, Union
 
 import attrs
 import numpy as np
 
-__all__ = ["AVERAGING", "StepSchedule", "weight_function"]
+__all__ = ["AVERAGING", "StepSchedule", "Weights", "step_kind", "weight_function"]
+
+Weights = Union[str, float, Sequence[float], np.ndarray, Callable[[int], float]]
+"""What ``weights=`` takes: a named schedule, a positive number, a sequence of T numbers or t -> alpha_t."""
 
 AVERAGING = ("uniform", "linear", "quadratic")  # the named averaging schemes: alpha_t = 1, t, t^2
 
@@ -82,8 +86,11 @@ class StepSchedule:
 
     >>> StepSchedule([1.0, 0.5])(2), StepSchedule(lambda t: 1 / t)(4)
     (0.5, 0.25)
+
+    It declares ``step_kind = "schedule"`` (:func:`step_kind`): a learner calls it with its round.
     """
 
+    step_kind = "schedule"
     steps: Any = attrs.field()
 
     def __attrs_post_init__(self):
@@ -103,3 +110,11 @@ class StepSchedule:
             raise ValueError(f"the step sequence holds {len(self.steps)} steps but round {t} needs eta_{t}; "
                              f"give at least T steps, or a callable t -> eta_t.")
         return self.steps[t - 1]
+
+
+def step_kind(eta) -> str:
+    """What a learner's step ``eta`` declares it is (``step_kind``): ``"schedule"`` (:class:`StepSchedule`:
+    eta_t = eta(t)), ``"adaptive"`` (:class:`gamedyn.AdaptiveStep`: from the losses seen), else ``"constant"``
+    (a number, or one per batched game). A subclass keeps its parent's kind; read once per player."""
+    kind = getattr(eta, "step_kind", "constant")
+    return kind if isinstance(kind, str) else "constant"

@@ -170,7 +170,7 @@ def _cell_value(cell):
 
 
 _EMPTY_CELL = object()
-_SCALAR_TYPES = (type(None), bool, int, float, str)
+_SCALAR_TYPES = (bool, int, float, str)  # immutable scalars: described at once, never memoised
 
 
 class _Describer:
@@ -188,7 +188,7 @@ class _Describer:
         self.stack = []
 
     def __call__(self, value, where: str, strict: bool = False):
-        if type(value) in _SCALAR_TYPES:
+        if value is None or isinstance(value, _SCALAR_TYPES):
             return self._describe(value, where, strict)
         key = (id(value), strict)
         if key in self.memo:

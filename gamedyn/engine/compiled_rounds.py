@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gamedyn.core.kernels import is_numpy
 from gamedyn.core.protocols import declared
 from gamedyn.engine.seats import declares_plays_in_domain
 
@@ -44,9 +45,9 @@ def _regret_form(seat):
     if form is None or not declares_plays_in_domain(seat.learner):
         return None
     sums = form.sums(seat.state)
-    if sums is None or not seat.flat or seat.play_sum.__class__ is not np.ndarray or seat.learner_keeps_sum:
+    if sums is None or not seat.flat or not is_numpy(seat.play_sum) or seat.learner_keeps_sum:
         return None
-    if seat.keeps_loss_sum and seat.loss_linear.__class__ is not np.ndarray:
+    if seat.keeps_loss_sum and not is_numpy(seat.loss_linear):
         return None
     return form, sums
 
@@ -65,7 +66,7 @@ def compiled_alternating_round(payoff, leader, follower, w_leads: bool, output_w
     if form is None:
         return None
     A = form.operand
-    if (A.__class__ is not np.ndarray or A.ndim != 2 or A.dtype != np.float64 or form.w_curvature
+    if (not is_numpy(A) or A.ndim != 2 or A.dtype != np.float64 or form.w_curvature
             or getattr(payoff, "batch_size", None)):
         return None
     forms = _regret_form(leader), _regret_form(follower)

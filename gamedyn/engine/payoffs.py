@@ -15,6 +15,8 @@ sum in O(dimension) per round and closed-form argmins apply.
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
@@ -22,10 +24,10 @@ import numpy as np
 
 from gamedyn.arrays.operators import is_dask_array
 from gamedyn.core.protocols import Domain
-from gamedyn.core.protocols import Payoff as PayoffProtocol
-from gamedyn.core.protocols import StructuralMeta
-from gamedyn.core.domains import Simplex
-from gamedyn.core.kernels import Backend, backend_of, dot, scal
+from gamedyn.core.protocols import PayoffProtocol
+from gamedyn.core.protocols import StructuralMeta, declared
+from gamedyn.core.domains import Simplex, is_simplex
+from gamedyn.core.kernels import Backend, all_finite, backend_of, dot, is_numpy, is_real_floating, scal
 from gamedyn.core.loss import Loss
 from gamedyn.core.validation import check_matrix, check_positive
 
@@ -182,6 +184,57 @@ class Payoff(metaclass=StructuralMeta):
         return w_loss.value(w), p_loss.value(p)
 
 
+def check_payoff_at_start(payoff, w0, p0, w_loss, p_loss) -> None:
+    """The payoff at the door: its two losses at the starts (w_0, p_0), and its value there, are checked
+    once before round 1, so that a payoff's fault is named as the payoff's, not a learner's.
+
+    Each loss must be a :class:`Loss` whose linear part has the shape of its player's points (``(d,)``
+    and ``(n,)``; ``(d, K)`` and ``(n, K)`` for a batch of K games), a real floating dtype and finite
+    entries, with a finite curvature. A payoff that declares no structure (no :class:`BilinearForm` or
+    :class:`ConjugateForm`, e.g. :class:`ConcaveConvex`) has its ``value(w_0, p_0)`` checked finite too
+    (a structured payoff's value is its losses' own). O(n + d), once per run.
+
+    Raises
+    ------
+    TypeError
+        A loss that is not a :class:`Loss`.
+    ValueError
+        A loss of the wrong shape or dtype, or with NaN or infinite entries; a value that is not finite.
+    """
+    kind = type(payoff).__name__
+    batch = getattr(payoff, "batch_size", None) or None
+    for player, loss, size, method in (("w", w_loss, payoff.w_dimension, "loss_for_w(p_0, w_0)"),
+                                       ("p", p_loss, payoff.p_dimension, "loss_for_p(w_0, p_0)")):
+        where = f"payoff {kind}.{method}"
+        if not isinstance(loss, Loss):
+            raise TypeError(f"{where} returned {type(loss).__name__}, not a gamedyn.Loss; return "
+                            f"Loss(linear, curvature) (linear: one entry per coordinate of {player}).")
+        linear = loss.linear
+        shape = tuple(getattr(linear, "shape", ()))
+        wanted = (size,) if batch is None else (size, batch)
+        if shape != wanted:
+            raise ValueError(
+                f"{where} returned a loss whose linear part has shape {shape}, but the {player}-player's points have "
+                f"shape {wanted} ({kind}.{player}_dimension = {size}); the payoff is at fault, not the learner: make "
+                f"its {player}-gradient (or loss_for_{player}) return one entry per coordinate of {player}.")
+        if not is_real_floating(linear):
+            raise ValueError(f"{where} returned a loss whose linear part has dtype {getattr(linear, 'dtype', None)}, "
+                             f"not a real floating one; return float64 (or float32) entries.")
+        if not all_finite(linear) or not math.isfinite(float(loss.curvature)):
+            raise ValueError(
+                f"{where} at the starts returned a loss with NaN or infinite entries (the payoff's {player}-gradient "
+                f"is not finite at w_0, p_0); fix the payoff there (guard its logs and divisions), or start "
+                f"elsewhere (initial_w= / initial_p=).")
+    structure = (declared(payoff, "bilinear_form", ("loss_for_p", "loss_for_w", "times", "transpose_times")),
+                 declared(payoff, "conjugate_form", ("loss_for_p", "loss_for_w")))
+    if any(callable(form) and form() is not None for form in structure):
+        return  # g is the losses' own: checked above
+    value = payoff.value(w0, p0)
+    if not all_finite(value):
+        raise ValueError(f"payoff {kind}.value(w_0, p_0) = {value!r} at the starts is not finite; fix the payoff's "
+                         f"value there (guard its logs and divisions), or start elsewhere (initial_w= / initial_p=).")
+
+
 def _is_sparse(X) -> bool:
     return X is not None and type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsr")
 
@@ -204,13 +257,18 @@ def is_sequence_form(domain) -> bool:
 def _simplex_domain(instance, attribute, value):
     """Bilinear's p-player plays on the simplex, on a capped simplex (the soft-margin game) or on a
     sequence-form strategy set (an extensive-form game: a :class:`gamedyn.Treeplex`)."""
-    from gamedyn.core.domains import CappedSimplex
-
-    if value.__class__ not in (Simplex, CappedSimplex) and not is_sequence_form(value):
+    # declared capabilities (gamedyn.core.domains.is_simplex, is_sequence_form): a subclass keeps its place
+    if not is_simplex(value) and not is_sequence_form(value):
         raise ValueError(f"p_domain must be Simplex(), CappedSimplex(cap) (the rows are mixed) or a Treeplex (the rows "
                          f"are sequences), got {value!r}; e.g. Bilinear(A, p_domain=CappedSimplex.from_nu(0.1, "
                          "A.shape[0])).")
 
+
+def _margin_norm(instance, attribute, value):
+    """Bilinear's ``margin_norm``: the norm q of w in the certificate, in (1, 2]."""
+    if not (isinstance(value, numbers.Real) and not isinstance(value, bool) and 1 < float(value) <= 2):
+        raise ValueError(f"margin_norm is the norm q of w in the certificate, in (1, 2], got {value!r}; "
+                         "pass 2, or q = p/(p-1) for data with ||x_i||_p <= 1.")
 
 
 def _matrix_and_transpose(A):
@@ -263,6 +321,9 @@ class Bilinear(Payoff):
     p_domain : Simplex, CappedSimplex or Treeplex, default Simplex()
         The p-player's set: the simplex, ``CappedSimplex(c)`` with ``c = 1/(nu n)`` for the
         soft-margin game, or a treeplex of A's rows (any other domain raises a ValueError).
+    margin_norm : float, default 2.0
+        q in (1, 2], the norm of w in the margin certificate (:meth:`certificate`): 2, or q = p/(p-1)
+        for data with ``||x_i||_p <= 1`` (the p-norm perceptron's).
     """
 
     A: np.ndarray = attrs.field()
@@ -272,6 +333,7 @@ class Bilinear(Payoff):
     _product_dtype: np.dtype = attrs.field(init=False, repr=False)
     backend: Backend = attrs.field(init=False, repr=False, eq=False)
     p_domain: Any = attrs.field(default=Simplex(), kw_only=True, validator=_simplex_domain)
+    margin_norm: float = attrs.field(default=2.0, kw_only=True, repr=False, validator=_margin_norm)
 
     def __attrs_post_init__(self):
         A, A_transpose = _matrix_and_transpose(self.A)
@@ -354,11 +416,11 @@ class Bilinear(Payoff):
         ([2.0, 4.0, 6.0], [-5.0, -6.0])
         """
         A = self.A
-        if A.__class__ is not np.ndarray or A.ndim != 2 or not self.backend.is_numpy or self.batch_size:
+        if not is_numpy(A) or A.ndim != 2 or not self.backend.is_numpy or self.batch_size:
             return None
         return _vertex_losses(A, self._product_dtype)
 
-    def certificate(self, w_domain, q: float = 2.0, margin_from_sums: bool = True):
+    def certificate(self, w_domain, q: float | None = None, margin_from_sums: bool = True):
         """The margin game's certificate tracker (:mod:`gamedyn.certify.certificates`), which :func:`gamedyn.play`
         feeds every round (weak duality gamma* <= ||A^T p||_{q*}); None for a matrix game (w on the simplex).
 
@@ -376,6 +438,8 @@ class Bilinear(Payoff):
         if w_domain == Simplex() or is_sequence_form(self.p_domain) or is_sequence_form(w_domain):
             return None  # a matrix or sequence-form game: gamedyn.MatrixGame's bracket, not the margin's
         from gamedyn.certify import certificates
+
+        q = self.margin_norm if q is None else q  # w measured in the q-norm (``margin_norm``, default 2)
 
         cap = getattr(self.p_domain, "cap", None)  # the soft-margin game: p on CappedSimplex(cap), lower = CVaR_c
         if self.batch_size:
@@ -453,6 +517,8 @@ class RegularizedBilinear(Bilinear):
         A stated bound b >= max_i ||a_i||_2 (for a matrix-free A).
     p_domain : Simplex or CappedSimplex, default Simplex()
         The p-player's set, as for :class:`Bilinear`.
+    margin_norm : float, default 2.0
+        q in (1, 2], the norm of w in the margin certificate, as for :class:`Bilinear`.
     """
 
     strength: float = attrs.field(default=1.0, converter=lambda s: check_positive(s, "strength"))

@@ -13,29 +13,28 @@ comparator and the rates. Everything that shows or runs a recipe reads that one 
 - the explorer's named pairs (:data:`gamedyn.paper.exploration.PAPER_PAIRS`) and the iterations
   experiment (which games it plays, each theorem's round count).
 
-**Run options.** Every recipe takes the same run options, whatever its family: the keywords of
-:func:`gamedyn.play` that the box does not fix (``stop``, ``callback``, ``record``, ``metrics``,
-``checkpoint``, ``checkpoint_every``, ``resume_from``, the comparators, and any keyword ``play``
-gains later). They go to ``play`` untouched; a keyword that is neither a parameter of the recipe nor
-a run option is a ``TypeError`` naming it, and so is one the box fixes (``weights``, ``first`` ...).
+**Run options.** Every recipe takes the same run options, whatever its family
+(:data:`gamedyn.engine.observers.RUN_OPTIONS`: ``stop``, ``record``, ``callback``, ``metrics``, the
+comparators, ``checkpoint``, ``checkpoint_every``, ``resume_from``, ``observers``, ``regrets``). The
+declaration turns them into observers (:func:`gamedyn.engine.observers.run_observers`) and the recipe
+passes them to :func:`gamedyn.play` as ``observers=[...]``; a keyword that is neither a parameter of
+the recipe nor a run option is a ``TypeError`` naming it, and so is one the box fixes (``weights``,
+``first`` ...).
 
-**Deprecated call forms** (one release, each with a ``DeprecationWarning``): the old step names a
-declaration lists in ``renamed`` (``eta_row`` -> ``eta_w`` ...), and the old positional orders it
-lists in ``legacy_order`` (``frank_wolfe(objective, domain, T)``, ``pnorm_perceptron(A, T, p)`` ...).
 """
 
 from __future__ import annotations
 
 import functools
+import html
 import inspect
 import math
-import numbers
 import re
-import warnings
 from typing import Any, Callable, Generic, ParamSpec, Protocol, TypeVar, cast
 
 import attrs
 
+from gamedyn.engine.observers import RUN_OPTIONS, run_observers
 from gamedyn.engine.results import GameResult
 
 __all__ = ["BOX_KEYWORDS", "Box", "EFG", "FENCHEL", "Family", "MARGIN", "MATRIX", "Parameter", "Recipe", "RecipeResult",
@@ -156,9 +155,7 @@ class Recipe:
     the number of rounds after which the recipe's theorem guarantees a positive margin on ``n`` rows of
     margin ``gamma`` (None where no theorem gives one); ``regret_bound(n, options) -> (label, bound) |
     None`` is the theorem's bound on ``R_w + R_p``; ``variants`` lists further ``(label, options)`` plays
-    the experiments make besides the default one. ``renamed`` maps deprecated keyword names to the new
-    ones (a tuple: the old name set several); ``legacy_order`` is the old positional order of the
-    arguments after the problem (e.g. ``("domain", "T")``), accepted with a ``DeprecationWarning``.
+    the experiments make besides the default one.
     ``page`` is the docs page that shows the box (``docs/recipes/<page>.md``). ``pair`` names the
     recipe's seating in the explorer's terms, ``(w-learner, p-learner, weights, first)`` with the names of
     :func:`gamedyn.paper.exploration.separator_learners` (the explorer's named pairs read it), or None.
@@ -177,11 +174,10 @@ class Recipe:
     rounds_to_separate: Callable | None = None
     regret_bound: Callable | None = None
     variants: tuple = ()
-    renamed: dict = attrs.field(factory=dict)
-    legacy_order: tuple = ()
     page: str | None = None
     box_variants: tuple = ()  # (title, Box) further tables, e.g. another theta
     pair: tuple | None = None
+    run_defaults: dict = attrs.field(factory=dict)  # run options used unless given, over the family's defaults
 
     @property
     def options(self) -> tuple:
@@ -250,54 +246,40 @@ class Recipe:
         return "\n\n".join(blocks)
 
     def box_markdown(self) -> str:
-        """The box as Markdown tables (the docs/recipes page's), one per variant."""
+        """The box as Markdown tables (the docs/recipes page's), one per variant.
+
+        Each cell is an HTML ``<code>`` element, its ``|`` written ``&#124;`` (and the other characters Markdown
+        would read there as entities): a Markdown code span would
+        show the table's escaped ``\\|`` literally (``\\|\\|w\\|\\|`` for ``||w||``, issue 31)."""
         blocks = []
         for title, box in self._tables():
-            cells = [(label, " ".join(text.split()).replace("|", "\\|")) for label, text in box.lines(self.family)]
-            rows = [f"| {label} | `{cell}` |" for label, cell in cells]  # a | in a cell is escaped
+            cells = [(label, html.escape(" ".join(text.split()), quote=False).translate(_MARKDOWN_ENTITIES))
+                     for label, text in box.lines(self.family)]
+            rows = [f"| {label} | <code>{cell}</code> |" for label, cell in cells]
             table = "\n".join([f"| {self.name} | {self.reference} |", "|---|---|", *rows])
             blocks.append(("" if title is None else f"{title}:\n\n") + table)
         return "\n\n".join(blocks)
 
 
+# the characters Markdown would read inside a table cell's inline HTML (a cell, emphasis, a link, a code span, an
+# escape), written as entities: the box shows its text as it is
+_MARKDOWN_ENTITIES = str.maketrans({character: f"&#{ord(character)};" for character in "|*_[]`\\"})
+
 BOX_KEYWORDS = frozenset({"payoff", "w_learner", "p_learner", "T", "weights", "p_weights", "output_weights", "first",
-                          "initial_w", "initial_p", "margin_norm", "alternating"})
+                          "initial_w", "initial_p", "alternating"})
 """The keywords of :func:`gamedyn.play` a recipe's box fixes: not run options."""
 
 
-@functools.lru_cache(maxsize=1)
 def run_options() -> tuple:
-    """The run options every recipe takes: :func:`gamedyn.play`'s keywords that no box fixes (read from
-    ``play``'s signature, so a keyword ``play`` gains is a run option of every recipe)."""
-    from gamedyn.engine.runner import play
-
-    return tuple(name for name, parameter in inspect.signature(play).parameters.items()
-                 if name not in BOX_KEYWORDS and parameter.kind is not inspect.Parameter.VAR_KEYWORD)
+    """The run options every recipe takes (:data:`gamedyn.engine.observers.RUN_OPTIONS`), each turned into
+    observers of :func:`gamedyn.play` by :func:`gamedyn.engine.observers.run_observers`."""
+    return RUN_OPTIONS
 
 
-def _is_count(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _legacy_arguments(declaration: Recipe, args: tuple, kwargs: dict) -> tuple:
-    """``(T, kwargs)`` from the positional arguments after the problem, translating the deprecated forms."""
-    name = declaration.name
-    order = declaration.legacy_order
-    use_legacy = len(args) > 1 or (len(args) == 1 and order and order[0] != "T" and not _is_count(args[0]))
-    if use_legacy:
-        if not order or len(args) > len(order):
-            raise TypeError(f"{name}() takes the problem and T positionally; pass its parameters "
-                            f"{list(declaration.options)} by keyword.")
-        new_form = ", ".join(f"{key}=..." for key in order if key != "T")
-        warnings.warn(f"{name}({', '.join(['problem', *order[:len(args)]])}) with positional "
-                      f"{', '.join(key for key in order[:len(args)] if key != 'T') or 'arguments'} is deprecated "
-                      f"and will be removed in the next release; call {name}(problem, T, {new_form}).",
-                      DeprecationWarning, stacklevel=3)
-        for key, value in zip(order, args):
-            if key in kwargs:
-                raise TypeError(f"{name}() got multiple values for argument {key!r}.")
-            kwargs[key] = value
-        args = ()
+def _arguments(name: str, args: tuple, kwargs: dict) -> tuple:
+    """``(T, kwargs)``: T given positionally after the problem, or as ``T=``; every parameter by keyword."""
+    if len(args) > 1:
+        raise TypeError(f"{name}() takes the problem and T positionally; pass its other parameters by keyword.")
     if args:
         if "T" in kwargs:
             raise TypeError(f"{name}() got multiple values for argument 'T'.")
@@ -305,30 +287,6 @@ def _legacy_arguments(declaration: Recipe, args: tuple, kwargs: dict) -> tuple:
     if "T" not in kwargs:
         raise TypeError(f"{name}() missing the required argument 'T' (the number of rounds).")
     return kwargs.pop("T"), kwargs
-
-
-def _renamed_arguments(declaration: Recipe, kwargs: dict) -> dict:
-    """The deprecated keyword names replaced by the declared ones (a DeprecationWarning each)."""
-    single = {old: new for old, new in declaration.renamed.items() if isinstance(new, str)}
-    several = {old: new for old, new in declaration.renamed.items() if not isinstance(new, str)}
-    given = set(kwargs)
-    for old, new in [*single.items(), *several.items()]:
-        if old not in kwargs:
-            continue
-        targets = (new,) if isinstance(new, str) else tuple(new)
-        warnings.warn(f"{declaration.name}({old}=...) is deprecated and will be removed in the next release; "
-                      f"pass {' and '.join(f'{target}=' for target in targets)} instead.", DeprecationWarning,
-                      stacklevel=3)
-        value = kwargs.pop(old)
-        for target in targets:
-            if target in given:
-                if isinstance(new, str):
-                    raise TypeError(f"{declaration.name}() got both {old}= (deprecated) and {target}=; pass only "
-                                    f"{target}=.")
-                continue  # an old name that set several: the explicit new ones win
-            kwargs[target] = value
-            given.add(target)
-    return kwargs
 
 
 _P = ParamSpec("_P")
@@ -349,8 +307,8 @@ def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box,
     """Declare the decorated function a recipe: its :class:`Recipe` is built once, here.
 
     The function's signature must be ``(problem, T, *, <the declared parameters>, **run_options)``
-    (checked at import). The returned function has the same signature; it translates the deprecated
-    call forms the declaration lists, refuses keywords that are neither parameters nor run options,
+    (checked at import). The returned function has the same signature; it refuses keywords that are
+    neither parameters nor run options,
     adds the family's default run options, and carries the declaration as ``.recipe``. Its docstring
     gets the box table after its first paragraph and a ``Parameters`` section read from the declaration.
     """
@@ -377,8 +335,7 @@ def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box,
 
         @functools.wraps(function)
         def run(problem, *args, **kwargs):
-            T, kwargs = _legacy_arguments(declaration, args, kwargs)
-            kwargs = _renamed_arguments(declaration, kwargs)
+            T, kwargs = _arguments(name, args, kwargs)
             allowed = run_options()
             unknown = [key for key in kwargs if key not in declared_names and key not in allowed]
             if unknown:
@@ -388,9 +345,11 @@ def recipe(*, name: str, family: Family, reference: str, summary: str, box: Box,
                 raise TypeError(f"{name}() got an unexpected keyword argument {key!r} ({why}); its parameters are "
                                 f"{declared_names or 'none'} and its run options (passed to gamedyn.play) "
                                 f"{list(allowed)}.")
-            for key, value in family.defaults.items():
-                kwargs.setdefault(key, value)
-            return function(problem, T, **kwargs)
+            options = {key: kwargs.pop(key) for key in allowed if key in kwargs}
+            for key, value in {**family.defaults, **declaration.run_defaults}.items():
+                options.setdefault(key, value)
+            call: Callable[..., Any] = function  # (problem, T, its parameters, observers=...)
+            return call(problem, T, **kwargs, observers=run_observers(**options))
 
         declaration = Recipe(name=name, family=family, reference=reference, summary=summary, box=box,
                              parameters=tuple(parameters), function=run, **declared)
@@ -417,8 +376,8 @@ def _parameters_section(declaration: Recipe, problem: str) -> str:
         annotation = ", ".join(part for part in (kind, optional) if part)
         lines.append(f"{parameter.name} : {annotation}" if annotation else parameter.name)
         lines.append(f"    {parameter.help[:1].upper()}{parameter.help[1:]}.")
-    lines += ["**run_options", "    The keywords of :func:`gamedyn.play` that the box does not fix (``stop``, ``record``, "
-              "``callback``,", "    ``metrics``, ``checkpoint`` ...: :func:`run_options`), passed to it untouched."]
+    lines += ["**run_options", "    ``stop``, ``record``, ``callback``, ``metrics``, ``checkpoint`` ... (:func:`run_options`), "
+              "passed to", "    :func:`gamedyn.play` as its observers (:func:`gamedyn.engine.observers.run_observers`)."]
     return "\n".join(lines)
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import numpy as np
 
-from gamedyn.core.kernels import backend_of, is_foreign, to_host_scalar, to_numpy
+from gamedyn.core.kernels import all_finite, backend_of, is_foreign, to_host_scalar, to_numpy
 from gamedyn.core.loss import Loss
 from gamedyn.core.numerics import NumericalRangeError
 
@@ -67,8 +67,9 @@ class RoundState:
 def _kept(played: float | np.ndarray | None, loss_sum: Loss | None) -> tuple[float | np.ndarray, Loss]:
     """The played loss and the loss sum behind a regret; an error when the run did not keep them."""
     if played is None or loss_sum is None:
-        raise ValueError("the regrets were not computed: this run has regrets=False; pass regrets=True to play "
-                         "(or to the recipe) to read them.")
+        raise ValueError("the regrets were not computed: this run skipped them (skip_regrets(), a recipe's "
+                         "regrets=False); drop skip_regrets() from play's observers (or pass regrets=True to the recipe) "
+                         "to read them.")
     return played, loss_sum
 
 
@@ -112,7 +113,7 @@ class GameResult:
     # without one; a payoff of the user's may declare a tracker of its own, whose certificate is kept as it is
     certificate: Any = None
     metrics: dict[str, np.ndarray] | None = None  # metrics=: one array per quantity (see gamedyn.play)
-    not_computed: tuple[str, ...] = ()  # the fields play(..., regrets=False) skipped (each None)
+    not_computed: tuple[str, ...] = ()  # the fields a run with skip_regrets() (regrets=False) skipped (each None)
 
     def w_regret_against(self, u) -> float | np.ndarray:
         """R_w(u) = sum_t alpha_t (h_t(w_t) - h_t(u)) for a fixed comparator u (one per game when batched)."""
@@ -206,11 +207,13 @@ def check_result(fields: dict, unbounded: set, where: str, context: dict | None 
     :func:`_nan_source`.
     """
     for name, value in fields.items():
-        array = np.asarray(to_numpy(value.linear if isinstance(value, Loss) else value), dtype=np.float64)
-        finite = bool(np.all(np.isfinite(array)))
-        if isinstance(value, Loss):
-            finite = finite and bool(np.isfinite(value.curvature))
-        if finite or (name in unbounded and bool(np.all(array == np.inf))):
+        part = value.linear if isinstance(value, Loss) else value
+        # checked where it lives (one reduction, and for a device array one host synchronisation for the
+        # verdict); only a failed check copies the values to the host, to say what went wrong
+        if all_finite(part) and (not isinstance(value, Loss) or all_finite(value.curvature)):
+            continue
+        array = np.asarray(to_numpy(part), dtype=np.float64)
+        if name in unbounded and bool(np.all(array == np.inf)):
             continue
         finite_part = np.abs(array[np.isfinite(array)])
         largest = float(np.max(finite_part)) if finite_part.size else float("nan")

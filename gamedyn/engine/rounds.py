@@ -50,7 +50,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gamedyn.arrays.one_pass import one_pass_operator
-from gamedyn.core.kernels import add_scaled, axpy, plus_scaled
+from gamedyn.core.kernels import add_scaled, axpy, is_numpy, is_python_float, plus_scaled
 from gamedyn.core.loss import Loss
 from gamedyn.core.protocols import declared
 from gamedyn.engine.seats import declares_plays_in_domain
@@ -472,13 +472,13 @@ def conjugate_round(payoff, leader, follower, w_leads: bool, output_weight, regr
         return None
     for seat in (leader, follower):
         if (not declares_plays_in_domain(seat.learner) or seat.keeps_played or not seat.flat
-                or seat.play_sum.__class__ is not np.ndarray
+                or not is_numpy(seat.play_sum)
                 or (seat.keeps_loss_sum and not seat.learner_keeps_sum)):
             return None
     if not leader.learner_keeps_sum:
         return None
     loss_sum, hint, _ = leader_form.sums(leader.state)
-    if loss_sum.linear.__class__ is not np.ndarray or loss_sum.linear.ndim != 1:
+    if not is_numpy(loss_sum.linear) or loss_sum.linear.ndim != 1:
         return None
     if not loss_sum.curvature and (leader_form.guess == "none" or hint is None):
         return None  # no strength to minimise at round 1: round_of's round raises the usual error
@@ -545,7 +545,7 @@ class ConjugateRound:
                 hint_parts = None
             x = argmin(y if weight == 1.0 else weight * y, 0.0, eta if eta_at is None else eta_at(x_round + rounds), x,
                        cache)  # shown l_t = <y_t, .>: x_t = argmin eta_t alpha_t <y_t, x> + D_R(x, x_{t-1})
-            if x.__class__ is not np.ndarray:  # (the built-in oracles return float64 arrays)
+            if not is_numpy(x):  # (the built-in oracles return float64 arrays)
                 x = np.asarray(x, dtype=np.float64)
             if cache_of is not None:
                 cache = cache_of(x)
@@ -609,17 +609,17 @@ def _vertex_seat(seat):
     make = declared(seat.learner, "vertex_form", _LEARNER_METHODS, None)
     form = make() if callable(make) else None
     if (form is None or not declares_plays_in_domain(seat.learner) or seat.keeps_played or not seat.flat
-            or seat.play_sum.__class__ is not np.ndarray or not seat.learner_keeps_sum):
+            or not is_numpy(seat.play_sum) or not seat.learner_keeps_sum):
         return None
     loss_sum, hint, _ = form.sums(seat.state)
     L = loss_sum.linear
-    if (L.__class__ is not np.ndarray or L.ndim != 1 or L.dtype != np.float64 or not L.flags.c_contiguous
+    if (not is_numpy(L) or L.ndim != 1 or L.dtype != np.float64 or not L.flags.c_contiguous
             or not L.flags.writeable or loss_sum.curvature or loss_sum.convex is not None):
         return None
     if form.guess == "none":
         return form, L, None
     h = getattr(hint, "linear", None)
-    if (h.__class__ is not np.ndarray or h.shape != L.shape or h.dtype != np.float64 or hint.curvature
+    if (not is_numpy(h) or h.shape != L.shape or h.dtype != np.float64 or hint.curvature
             or hint.convex is not None):
         return None  # a curved or foreign f_0: round_of's round
     return form, L, h
@@ -694,7 +694,7 @@ class VertexRound:
             """L + weight h, as FTRLPlayer.vertex forms it."""
             if h is None:
                 return L
-            if weight.__class__ is not float:
+            if not is_python_float(weight):
                 return plus_scaled(L, weight, h)
             if weight == 1.0:  # y + 1.0 x: the axpy's own bits, in one pass
                 return add(L, h, out=buffer)
@@ -715,13 +715,13 @@ class VertexRound:
             w_loss = w_loss_at(j).linear if W is None else W[j]  # -A^T e_j
             p_loss = p_loss_at(i).linear if P is None else P[i]  # A e_i
             # FTRLPlayer.update's axpy; at weight 1 the same bits in one numpy pass (y + 1.0 x is exact)
-            if alpha.__class__ is not float:
+            if not is_python_float(alpha):
                 add_scaled(Lw, alpha, w_loss)
             elif alpha == 1.0:
                 add(Lw, w_loss, out=Lw)
             else:
                 axpy(w_loss, Lw, alpha)
-            if beta.__class__ is not float:
+            if not is_python_float(beta):
                 add_scaled(Lp, beta, p_loss)
             elif beta == 1.0:
                 add(Lp, p_loss, out=Lp)

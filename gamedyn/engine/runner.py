@@ -2,7 +2,9 @@ r"""Protocol 1: two online learners play max_w min_p g(w, p) (spec section 3).
 
 :func:`play` is the one runner. **w first** (Protocol 1), for t = 1..T:
 
-1. w_t <- OL_w;  2. OL_p receives alpha_t and l_t = g(w_t, .);  3. p_t <- OL_p;
+1. w_t <- OL_w;
+2. OL_p receives alpha_t and l_t = g(w_t, .);
+3. p_t <- OL_p;
 4. OL_w receives alpha_t and h_t = -g(., p_t).
 
 **p first** (Algorithm 3) swaps the seats. A learner that must see its current loss (FTRL+) is
@@ -13,7 +15,8 @@ legal only in the second seat. The result carries the weighted averages
 
     m(w) - m(\bar w_T) \le (R_w + R_p)/S_T \quad\text{for every } w\in W,\qquad m(w)=\min_{p\in Q}g(w,p).
 
-Memory is O(n + d) in T: per-round traces are opt-in (``record=True`` or ``callback=``).
+Memory is O(n + d) in T: per-round traces are opt-in observers (:func:`gamedyn.record_plays`,
+:func:`gamedyn.each_round`). ``play`` takes the protocol's own arguments and ``observers=[...]``.
 """
 
 from __future__ import annotations
@@ -21,29 +24,19 @@ from __future__ import annotations
 import contextlib
 import numbers
 import operator
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Literal
 
 import numpy as np
 
 from gamedyn.core.domains import learner_example
-from gamedyn.core.kernels import NUMPY, SMALL_PRODUCT, is_foreign, single_blas_thread, to_host_scalar
+from gamedyn.core.kernels import NUMPY, SMALL_PRODUCT, is_foreign, single_blas_thread, to_host_scalar, to_numpy
+from gamedyn.core.protocols import Learner, Observer, PayoffProtocol, declared
 from gamedyn.core.validation import check_count, check_vector
-from gamedyn.core.weights import weight_function
-from gamedyn.engine import checkpoints as _checkpoints
+from gamedyn.core.weights import Weights, weight_function
 from gamedyn.engine.compiled_rounds import compiled_alternating_round
-from gamedyn.engine.observers import (
-    CallbackObserver,
-    CertificateObserver,
-    CheckpointObserver,
-    MetricsObserver,
-    Run,
-    StopObserver,
-    TraceObserver,
-    check_observer,
-    observer_name,
-)
-from gamedyn.engine.payoffs import Payoff
+from gamedyn.engine.observers import CertificateObserver, Run, check_observer, observer_name
+from gamedyn.engine.payoffs import Payoff, check_payoff_at_start
 from gamedyn.engine.results import (
     GameResult,
     RoundState,
@@ -56,6 +49,8 @@ from gamedyn.engine.results import (
 )
 from gamedyn.engine.rounds import AlternatingRound, conjugate_round, one_pass_round, round_of, vertex_round
 from gamedyn.engine.seats import Seat, check_learner, check_plays
+
+__all__ = ["play"]
 
 
 def backend_of_payoff(payoff):
@@ -91,29 +86,13 @@ def _started(learner, given, point, player: str):
         )
     if learner.centre is None:
         return started_at(point)
-    centre = np.asarray(learner.centre, dtype=np.float64)
+    centre = np.asarray(to_numpy(learner.centre), dtype=np.float64)  # (a device array: an explicit host copy, once)
+    point = np.asarray(to_numpy(point), dtype=np.float64)
     if centre.shape != point.shape or not np.allclose(centre, point, rtol=1e-12, atol=0.0):
         raise ValueError(
             f"{name} and {player}_learner's centre= are both the start z_0 but differ; pass only one of them."
         )
     return learner
-
-
-def _check_comparators(domain, name: str):
-    if not all(hasattr(domain, method) for method in ("contains", "minimize_quadratic")):
-        raise TypeError(f"{name} must be a domain (Ball(radius), Simplex(), Box(lower, upper), ...), got {domain!r}.")
-    return domain
-
-
-def _check_metrics(metrics) -> int:
-    """0 (off), or k: the duality gap every k rounds."""
-    if metrics is False or metrics is None:
-        return 0
-    if metrics is True:
-        return 1
-    if isinstance(metrics, numbers.Integral) and not isinstance(metrics, bool) and int(metrics) > 0:
-        return int(metrics)
-    raise ValueError(f"metrics must be False, True or a positive int k (the duality gap every k rounds), got {metrics!r}.")
 
 
 def _check_domain(payoff: Payoff, learner, player: str):
@@ -152,32 +131,31 @@ class _Rounds:
 
 
 def play(
-    payoff: Payoff,
-    w_learner,
-    p_learner,
+    payoff: PayoffProtocol,
+    w_learner: Learner,
+    p_learner: Learner,
     T: int,
     *,
-    weights="constant",
-    p_weights=None,
-    first: str = "w",
-    initial_w=None,
-    initial_p=None,
-    stop: Callable[[RoundState], bool] | None = None,
-    record: bool = False,
-    callback: Callable[[RoundState], Any] | None = None,
-    metrics: bool | int = False,
-    w_comparators=None,
-    p_comparators=None,
-    output_weights=None,
-    margin_norm: float = 2.0,
-    checkpoint=None,
-    checkpoint_every: int | None = None,
-    resume_from=None,
-    observers=(),
-    regrets: bool = True,
+    weights: Weights = "constant",
+    p_weights: Weights | None = None,
+    output_weights: Weights | None = None,
+    first: Literal["w", "p"] = "w",
+    initial_w: Any = None,
+    initial_p: Any = None,
     alternating: bool = False,
+    observers: Iterable[Observer] = (),
 ) -> GameResult:
     """Play T rounds of Protocol 1 (``first="w"``) or of its p-first variant (``first="p"``).
+
+    ``play`` takes the protocol's own arguments: the payoff, the two learners, T, the weights, who
+    moves first, the starts and the alternation. Everything else a run does -- stop early, record the
+    plays, call a function each round, record per-round metrics, save or resume a checkpoint, measure
+    the regrets against other comparators or skip them -- is an observer in ``observers=[...]``, made
+    by a small constructor (:func:`gamedyn.stop_when`, :func:`gamedyn.record_plays`,
+    :func:`gamedyn.each_round`, :func:`gamedyn.track_metrics`, :func:`gamedyn.checkpoint`,
+    :func:`gamedyn.compare_with`, :func:`gamedyn.skip_regrets`; docs/reference/observers.md), or
+    your own (:class:`gamedyn.Observer`). The recipes take the same as keywords (``stop=``,
+    ``record=True`` ...: :data:`gamedyn.engine.observers.RUN_OPTIONS`).
 
     ``weights`` gives alpha_t: ``"constant"`` (1), ``"linear"`` (t), a positive number, a sequence
     of at least T positive numbers, or a callable t -> alpha_t. ``p_weights`` (default: the same)
@@ -195,30 +173,26 @@ def play(
     ``centre``, is refused with a ``ValueError``. Learners without a regularizer (FTL, OFTL,
     BestResponse) have no start of their own: their round-1 play is the argmin of their first loss
     or hint, so for them ``initial_w`` / ``initial_p`` only shape the opponent's f_0.
+
     **Alternation.** ``alternating=True`` runs the alternating protocol of CFR+ (Tammelin 2014;
     Farina, Kroer & Sandholm 2021): the second mover is charged its round loss at its previous
     play *before* it plays, so its play of round t has seen the first mover's play of round t;
     the first mover is charged once at its start before round 1. Who sees what, and what the
     regrets then measure: :class:`gamedyn.engine.rounds.AlternatingRound`. The second mover must
     not be a learner that needs its current loss (FTRL+). Theorem 2's bound is not reported.
-    ``stop(round_state)`` ends the run after the first round where it returns True.
-    ``record=True`` keeps every play in ``result.trace`` (O(T) memory, off by default).
-    For a :class:`Bilinear` payoff (or the regularised one) with w in R^d or a ball (the margin game),
-    ``result.certificate`` is the certified bracket of :mod:`gamedyn.certify.certificates`, with w measured in
-    ``margin_norm`` (q; default 2).
 
-    **Per-round metrics** (opt-in, O(T) memory): ``metrics=True`` (or ``metrics=k``) fills
-    ``result.metrics`` with arrays ready to plot: ``t``, ``w_regret`` and ``p_regret`` (R_w(t),
-    R_p(t) against each domain's best point) and ``theorem2_bound`` ((R_w + R_p)/S_t) every round;
-    ``gap_t`` and ``duality_gap`` (G_t at the averages, which costs two payoff products) every k-th
-    round and at the last. The bound and the gap need one weight sequence (no ``p_weights`` /
-    ``output_weights``); otherwise only the regrets are recorded.
+    **The payoff at the door.** Before round 1 ``play`` evaluates the payoff once at the starts: each
+    loss must have the shape of its player's points and finite float entries, and ``value`` a finite
+    number; otherwise a ``ValueError`` names the payoff (not a learner) and the method at fault.
 
-    **Comparators.** Regrets (and so the bound and the gap) are taken against the best fixed
-    point of each learner's domain; on R^d against a linear loss that is +inf. ``w_comparators``
-    / ``p_comparators`` (a domain, e.g. ``Ball(1.0)``) state another comparator set U:
-    R(U) = sum_t alpha_t f_t(z_t) - min_{u in U} sum_t alpha_t f_t(u), and the gap's best replies
-    range over U too.
+    **Certificate.** For a :class:`Bilinear` payoff (or the regularised one) with w in R^d or a ball
+    (the margin game), ``result.certificate`` is the certified bracket of
+    :mod:`gamedyn.certify.certificates`, with w measured in the payoff's ``margin_norm`` (q; default 2).
+
+    **Comparators.** Regrets (and so the bound and the gap) are taken against the best fixed point
+    of each learner's domain; on R^d against a linear loss that is +inf. :func:`gamedyn.compare_with`
+    states another comparator set U: R(U) = sum_t alpha_t f_t(z_t) - min_{u in U} sum_t alpha_t
+    f_t(u), and the gap's best replies range over U too.
 
     Domains: the payoff states the set each player plays on (``payoff.w_domain``,
     ``payoff.p_domain``; ``Bilinear`` puts p on the simplex), and a learner on another domain is
@@ -226,23 +200,14 @@ def play(
     payoff entries, weights or steps), ``play`` raises :class:`NumericalRangeError` (a
     ``FloatingPointError``) naming the quantity; the fix is to rescale, since the game is
     scale-equivariant: payoff / s with each eta * s gives the same plays, regrets / s.
-
-    Checkpoints (:mod:`gamedyn.engine.checkpoints`): ``checkpoint=path`` writes the run's state to ``path``
-    every ``checkpoint_every`` rounds (if given), after the last round, and, on Ctrl-C (SIGINT) or
-    SIGTERM, after the round in progress (then :class:`gamedyn.engine.checkpoints.RunInterrupted`, a
-    ``KeyboardInterrupt``, is raised). The folder of ``path`` is checked writable before round 1.
-    ``resume_from=path`` continues such a run, called with the same arguments, bit-identical to the
-    uninterrupted one; a checkpoint of another configuration raises
-    :class:`gamedyn.CheckpointMismatchError`: callables (weights, step schedules, a payoff's
-    functions) count by what they compute, and one that cannot be fingerprinted (an object with
-    ``__call__`` and state of its own) is refused before round 1. Without ``checkpoint`` a round
-    costs nothing more.
+    Memory is O(n + d) in T unless an observer keeps every round (:func:`gamedyn.record_plays`,
+    :func:`gamedyn.track_metrics`).
 
     Parameters
     ----------
     payoff : Payoff
         g(w, p): :class:`Bilinear`, :class:`RegularizedBilinear`, :class:`ConcaveConvex`, a
-        :class:`gamedyn.MatrixGame` or any object of the :class:`gamedyn.core.protocols.Payoff` protocol.
+        :class:`gamedyn.MatrixGame` or any object of the :class:`gamedyn.Payoff` protocol.
     w_learner, p_learner : Learner
         The two online learners (``FTRL(Entropy(), eta)``, ``OFTL()``, ...), each on a domain the payoff allows.
     T : int
@@ -251,59 +216,40 @@ def play(
         alpha_t (see above).
     p_weights : same as ``weights``, optional
         The p-player's own weights (default: ``weights``).
+    output_weights : same as ``weights``, optional
+        The weights of the reported sums and averages (default: the w-player's).
     first : {"w", "p"}, default "w"
         Who moves first: Protocol 1 (``"w"``) or Algorithm 3 (``"p"``).
     initial_w, initial_p : array_like, optional
         The starts w_0 and p_0 (default: each domain's centre; see **Starts**).
-    stop : callable, optional
-        ``stop(round_state) -> bool``: end the run after the first round where it is True
-        (:mod:`gamedyn.certify.stops` has the usual rules).
-    record : bool, default False
-        Keep every play in ``result.trace`` (O(T) memory).
-    callback : callable, optional
-        ``callback(round_state)``, called every round.
-    metrics : bool or int, default False
-        Per-round regrets and bound (``True``), and the duality gap every k-th round (``k``).
-    w_comparators, p_comparators : Domain, optional
-        The comparator sets U of the regrets (default: each learner's domain).
-    output_weights : same as ``weights``, optional
-        The weights of the reported sums and averages (default: the w-player's).
-    margin_norm : float, default 2.0
-        q in (1, 2], the norm of w in the margin certificate.
-    checkpoint : str or path-like, optional
-        Where to write the run's state (see Checkpoints).
-    checkpoint_every : int, optional
-        Write ``checkpoint`` every this many rounds too.
-    resume_from : str or path-like, optional
-        A checkpoint of the same configuration to continue from.
-    observers : sequence of Observer, default ()
-        Objects whose ``observe(round_state)`` is called every round (docs/how-to/write-an-observer.md).
-    regrets : bool, default True
-        False skips the regrets, Theorem 2's bound and the played losses (the plays and averages only).
     alternating : bool, default False
         Run the alternating protocol of CFR+ (see **Alternation**); the second mover must not need
         its current loss.
+    observers : iterable of Observer, default ()
+        Objects whose ``observe(round_state)`` is called every round, in order (an observer that saves
+        the run goes last), and settings of what the run measures (docs/reference/observers.md).
 
     Returns
     -------
     GameResult
         The averaged iterates ``w_average``, ``p_average``, the weighted regrets ``w_regret``, ``p_regret``,
-        ``theorem2_bound`` (R_w + R_p)/S_T, the certificate, and the trace and metrics when asked for.
+        ``theorem2_bound`` (R_w + R_p)/S_T, the certificate, and the trace and metrics when observed.
 
     Raises
     ------
     TypeError
-        An argument of the wrong kind (payoff, learner, stop, callback, T).
+        An argument of the wrong kind (payoff, learner, observer, T).
     ValueError
         A learner on a domain the payoff does not allow; FTRL+ (a learner that sees the current
         loss) moving first, or facing a linearised ``ConcaveConvex`` payoff; bad or subnormal weights
-        (below 2.2e-308); FTL on R^d with a linear loss (no minimiser).
+        (below 2.2e-308); FTL on R^d with a linear loss (no minimiser); a payoff whose losses or value
+        at the starts have the wrong shape or are not finite.
     NumericalRangeError
         A quantity overflowed float64 (a ``FloatingPointError``).
     CheckpointError
-        ``resume_from`` is missing, damaged or of another format version; ``checkpoint`` cannot be
-        written; a callable of the run cannot be fingerprinted; :class:`CheckpointMismatchError` when
-        it was written by another configuration.
+        (with :func:`gamedyn.checkpoint`) ``resume_from`` is missing, damaged or of another format version;
+        the path cannot be written; a callable of the run cannot be fingerprinted;
+        :class:`CheckpointMismatchError` when it was written by another configuration.
 
     Examples
     --------
@@ -315,105 +261,100 @@ def play(
     >>> result = play(rps, FTRL(Entropy(), 0.1), FTRL(Entropy(), 0.1), T=2000)
     >>> bool(abs(result.w_average - 1 / 3).max() < 0.05), bool(result.theorem2_bound < 0.05)
     (True, True)
+
+    Observers: stop once the averages are 0.05-close to equilibrium, keeping every play.
+
+    >>> from gamedyn import record_plays, stop_when
+    >>> result = play(rps, FTRL(Entropy(), 0.1), FTRL(Entropy(), 0.1), T=2000,
+    ...               observers=[stop_when(lambda state: state.t >= 500), record_plays()])
+    >>> result.rounds, result.trace["w"].shape
+    (500, (500, 3))
     """
     if not isinstance(payoff, Payoff):
-        raise TypeError(f"payoff must be a gamedyn Payoff (Bilinear, RegularizedBilinear, ConcaveConvex), got {type(payoff).__name__}.")
+        raise TypeError(f"payoff must be a gamedyn Payoff (Bilinear, RegularizedBilinear, ConcaveConvex, or an object "
+                        f"with the gamedyn.Payoff protocol's members), got {type(payoff).__name__}.")
     check_learner(w_learner, "w_learner")
     check_learner(p_learner, "p_learner")
     T = check_count(T, "T")
     if first not in ("w", "p"):
         raise ValueError(f"first must be 'w' (Protocol 1) or 'p' (Algorithm 3), got {first!r}.")
-    if stop is not None and not callable(stop):
-        raise TypeError(f"stop must be a callable round_state -> bool, got {stop!r}.")
-    metrics_every = _check_metrics(metrics)
-    if not isinstance(regrets, bool):
-        raise TypeError(f"regrets must be True (compute the regrets, Theorem 2's bound and the played losses) or "
-                        f"False (skip them), got {regrets!r}.")
-    if metrics_every and not regrets:
-        raise ValueError("metrics= records the regrets every round, but regrets=False skips them; pass regrets=True "
-                         "with metrics=, or drop metrics=.")
+    if isinstance(observers, (str, bytes)) or not isinstance(observers, Iterable):
+        raise TypeError(f"observers must be a list of gamedyn.Observer objects (stop_when(rule), record_plays(), "
+                        f"...), got {observers!r}.")
     observers = tuple(observers)
     for index, observer in enumerate(observers):
         check_observer(observer, index)
-    if callback is not None and not callable(callback):
-        raise TypeError(f"callback must be a callable round_state -> None, got {callback!r}.")
+    observers, regrets, w_comparators, p_comparators = _measures(observers)
     _check_domain(payoff, w_learner, "w")
     _check_domain(payoff, p_learner, "p")
     first_learner = w_learner if first == "w" else p_learner
     if not isinstance(alternating, (bool, np.bool_)):
         raise TypeError(f"alternating must be True or False, got {alternating!r}.")
     alternating = bool(alternating)
-    if alternating and (p_learner if first == "w" else w_learner).needs_current_loss:
+    if alternating and getattr(p_learner if first == "w" else w_learner, "needs_current_loss", False):
         raise ValueError(
             f"alternating=True charges the second mover its round loss before it plays; its learner also asks "
             f"to see that loss (FTRL+), which would count it twice. Give the {'p' if first == 'w' else 'w'}-player "
             f"a learner without the current-loss hint (e.g. FTRL, OFTRL, RegretMatching), or pass alternating=False.")
-    if first_learner.needs_current_loss:
+    if getattr(first_learner, "needs_current_loss", False):
         raise ValueError(
             f"The {first}-player moves first (first={first!r}) but its learner needs the current loss "
             f"(FTRL+): a first mover cannot see its round's loss. Put it in the second seat "
             f"(first={'p' if first == 'w' else 'w'!r}) or give it a different hint (e.g. OFTRL)."
         )
-    if not (isinstance(margin_norm, numbers.Real) and not isinstance(margin_norm, bool) and 1 < margin_norm <= 2):
-        raise ValueError(f"margin_norm is the norm q of w in the certificate, in (1, 2], got {margin_norm!r}; "
-                         "pass 2, or q = p/(p-1) for data with ||x_i||_p <= 1.")
     w_weight = weight_function(weights, "weights", T)
     p_weight = w_weight if p_weights is None else weight_function(p_weights, "p_weights", T)
     output_weight = (w_weight if output_weights is None else p_weight if output_weights is p_weights
                      else weight_function(output_weights, "output_weights", T))  # one function: one call a round
-    checkpoint_every = _checkpoints.check_options(checkpoint, checkpoint_every, resume_from)
-    if metrics_every and (checkpoint is not None or resume_from is not None):
-        raise ValueError("metrics= cannot be combined with checkpoint= or resume_from=: the per-round metrics "
-                         "record (O(T) rows) is not saved in a checkpoint, so a resumed run would lose the rounds "
-                         "before it; pass metrics=False, or stream the regrets with callback=.")
-    if record and resume_from is not None:
-        raise ValueError("record=True cannot resume: the trace of the rounds before the checkpoint is not in it; "
-                         "pass record=False, or stream the plays with callback=.")
-    configuration = None
-    if checkpoint is not None or resume_from is not None:
-        configuration = _checkpoints.fingerprint({
-            "payoff": payoff, "w_learner": w_learner, "p_learner": p_learner, "T": T,
-            "weights": _schedule(weights, T), "p_weights": _schedule(p_weights, T),
-            "output_weights": _schedule(output_weights, T), "first": first, "initial_w": initial_w,
-            "initial_p": initial_p, "margin_norm": margin_norm,
-            "w_comparators": w_comparators, "p_comparators": p_comparators,
-            **({"alternating": True} if alternating else {})}, _FINGERPRINT_FIXES)
-
     same_weights = p_weights is None and output_weights is None
-    w_comparators = w_learner.domain if w_comparators is None else _check_comparators(w_comparators, "w_comparators")
-    p_comparators = p_learner.domain if p_comparators is None else _check_comparators(p_comparators, "p_comparators")
-    metrics = MetricsObserver(metrics_every, w_comparators, p_comparators, same_weights) if metrics_every else None
+    configuration = {
+        "payoff": payoff, "w_learner": w_learner, "p_learner": p_learner, "T": T,
+        "weights": _schedule(weights, T), "p_weights": _schedule(p_weights, T),
+        "output_weights": _schedule(output_weights, T), "first": first, "initial_w": initial_w,
+        "initial_p": initial_p, "w_comparators": w_comparators, "p_comparators": p_comparators,
+        **({"alternating": True} if alternating else {})}  # what a checkpoint fingerprints
+    w_comparators = w_learner.domain if w_comparators is None else w_comparators
+    p_comparators = p_learner.domain if p_comparators is None else p_comparators
     with _blas_policy(payoff):  # one context per run (the start, the rounds, the result), not per round
         run = _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weight, p_weight, output_weight,
-                     margin_norm, regrets, observers_from(stop, record, callback, metrics, observers, checkpoint,
-                                                          checkpoint_every, resume_from, configuration), alternating)
+                     regrets, observers, alternating,
+                     measures=(w_comparators, p_comparators, same_weights, configuration))
         rounds, stop_reason, observed = _loop(run, round_strategy(run, payoff, first, regrets, alternating))
         return _result(run, rounds, stop_reason, observed, regrets, same_weights, w_comparators, p_comparators,
                        alternating)
 
 
-def observers_from(stop, record, callback, metrics, observers, checkpoint, checkpoint_every, resume_from,
-                   configuration) -> list:
-    """The keyword sugar as observers, in today's order: metrics, trace, callback, stop, yours, checkpoint
-    (the certificate observer, first, is added by :func:`_build`: it depends on the payoff)."""
-    built = []
-    if metrics is not None:
-        built.append(metrics)
-    if record:
-        built.append(TraceObserver())
-    if callback is not None:
-        built.append(CallbackObserver(callback))
-    if stop is not None:
-        built.append(StopObserver(stop))
-    built.extend(observers)
-    if checkpoint is not None or resume_from is not None:
-        built.append(CheckpointObserver(checkpoint, checkpoint_every, resume_from, configuration))
-    return built
+def _measures(observers: tuple) -> tuple:
+    """``(watchers, regrets, w_comparators, p_comparators)``: the settings among the observers (those that
+    declare ``measures``: :func:`gamedyn.compare_with`, :func:`gamedyn.skip_regrets`) read and taken out; the
+    watchers in order, the one that saves the run (``saves_run``: the checkpoint) last."""
+    regrets, comparators = True, {"w_comparators": None, "p_comparators": None}
+    watchers: list = []
+    savers: list = []
+    for observer in observers:
+        measures = declared(observer, "measures")
+        if measures is None:
+            (savers if declared(observer, "saves_run", default=False) else watchers).append(observer)
+            continue
+        regrets = regrets and bool(measures.get("regrets", True))
+        for key in comparators:
+            if measures.get(key) is not None:
+                if comparators[key] is not None and comparators[key] != measures[key]:
+                    raise ValueError(f"two comparator sets for {key[0]}: {comparators[key]!r} and {measures[key]!r}; "
+                                     f"pass one compare_with({key[0]}=...).")
+                comparators[key] = measures[key]
+    if len(savers) > 1:
+        raise ValueError(f"{len(savers)} observers save the run ({', '.join(map(observer_name, savers))}); pass one "
+                         "checkpoint(path, every=..., resume_from=...).")
+    return (*watchers, *savers), regrets, comparators["w_comparators"], comparators["p_comparators"]
 
 
 def _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weight, p_weight, output_weight,
-           margin_norm, regrets, observers, alternating: bool = False) -> Run:
-    """The game: the seats (with f_0), the one-pass round, the certificate and the observers, started."""
+           regrets, observers, alternating: bool = False, measures: tuple | None = None) -> Run:
+    """The game: the seats (with f_0), the one-pass round, the certificate and the observers, started.
+
+    ``measures`` is ``(w_comparators, p_comparators, same_weights, configuration)`` (None: each learner's
+    domain, one weight sequence, no configuration), what the observers read from the :class:`Run`."""
     d, n = payoff.w_dimension, payoff.p_dimension
     w0 = _initial_point(initial_w, w_learner, d, "initial_w")
     p0 = _initial_point(initial_p, p_learner, n, "initial_p")
@@ -424,6 +365,7 @@ def _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weigh
         w0, p0 = backend.asarray(w0), backend.asarray(p0)
     # The t = 1 convention: each learner's f_0 is its round loss against the opponent's initial point.
     w_initial_loss, p_initial_loss = payoff.loss_for_w(p0, w0), payoff.loss_for_p(w0, p0)
+    check_payoff_at_start(payoff, w0, p0, w_initial_loss, p_initial_loss)  # the payoff's faults, named as its own
     w_seat = Seat("w", w_learner, w_learner.init(d, w_initial_loss), w_weight, output_weight,
                   payoff.loss_for_w, w_initial_loss.linear.shape, backend=backend)
     p_seat = Seat("p", p_learner, p_learner.init(n, p_initial_loss), p_weight, output_weight,
@@ -434,8 +376,7 @@ def _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weigh
     # None: the two-pass round, or alternation's (gamedyn.engine.rounds)
     one_pass = None if alternating else one_pass_round(payoff, leader, follower, T, first == "w")
     # (alternating with p first: the p-player's loss sum holds its start charge g(w_0, .), not the output's margins)
-    tracker = certificate_of(payoff, w_learner.domain, margin_norm,
-                             p_weight is output_weight and not (alternating and first == "p"))
+    tracker = certificate_of(payoff, w_learner.domain, p_weight is output_weight and not (alternating and first == "p"))
     if tracker is not None and getattr(tracker, "observes_rounds", True):  # False: computed from the sums at the end
         requests = _requests(observers)
         observers = [CertificateObserver(tracker, requests), *observers]
@@ -444,7 +385,9 @@ def _build(payoff, w_learner, p_learner, T, first, initial_w, initial_p, w_weigh
         w_seat.keep(played=False, loss_sum=needs_sums)
         p_seat.keep(played=False, loss_sum=needs_sums)
     run = Run(payoff, w_seat, p_seat, T, w_learner.domain, p_learner.domain, tracker, one_pass, convex_terms)
-    run.observers = tuple(observers)
+    run.observers, run.regrets = tuple(observers), regrets
+    if measures is not None:
+        run.w_comparators, run.p_comparators, run.same_weights, run.configuration = measures
     bind = getattr(tracker, "bind", None)  # a tracker that reads the run's sums when asked (MatrixGame's value bracket)
     if bind is not None:
         bind(run)
@@ -506,7 +449,8 @@ def rounds_loop(run, round_, snapshot) -> tuple:
 
 
 def _loop(run, round_, snapshot=None):
-    """Play rounds run.start..T; after each, every observer sees it and may ask to stop.
+    """Play rounds run.start..T; after each, every observer sees it (in order) and may ask to stop: the
+    run ends after that round, the first observer that asked named in the stop reason.
 
     Returns ``(rounds played, stop reason, {observer name: what its finish returned})``."""
     observers = run.observers
@@ -527,12 +471,11 @@ def _loop(run, round_, snapshot=None):
         with _Rounds(start, run.T if play_rounds is None else start - 1) as round_numbers:
             for t in round_numbers:
                 play_round(t)
-                if calls:
+                if calls:  # every observer sees every round played; the first to ask to stop is named
                     state = snapshot(t) if needs_state else None
                     for index, (observe, wants) in enumerate(calls):
-                        if observe(state if wants else t):
+                        if observe(state if wants else t) and run.stopped_by is None:
                             run.stopped_by = observers[index]
-                            break
                     if run.stopped_by is not None:
                         rounds = t
                         stop_reason = f"{observer_name(run.stopped_by)} fired at round {t}"
@@ -617,18 +560,6 @@ def _result(run, rounds, stop_reason, observed, regrets, same_weights, w_compara
     )
 
 
-_WEIGHTS_FIX = ("pass the {0} as a sequence of T numbers (e.g. [f(t) for t in range(1, T + 1)]), or a plain "
-                "function of t (def or lambda) whose closure and globals hold numbers, arrays or attrs objects")
-_FINGERPRINT_FIXES = {
-    "weights": _WEIGHTS_FIX.format("weights"), "p_weights": _WEIGHTS_FIX.format("p_weights"),
-    "output_weights": _WEIGHTS_FIX.format("output_weights"),
-    **{name: ("pass a step schedule eta as a sequence of T steps, or a plain function of t; and plain functions "
-              "(def or lambda) wherever the learner takes one") for name in ("w_learner", "p_learner")},
-    "payoff": ("give the payoff's (or Objective's) functions as plain functions (def or lambda) whose defaults, "
-               "closure and globals hold numbers, arrays, attrs objects or other such functions"),
-}
-
-
 def _schedule(weights, T):
     """A weight schedule as the checkpoint fingerprint sees it: names and numbers as given, a
     sequence by its first T values, a callable by what it computes (gamedyn.engine.checkpoints.describe)."""
@@ -637,7 +568,10 @@ def _schedule(weights, T):
     return np.asarray(weights, dtype=np.float64)[:T]
 
 
-def certificate_of(payoff, w_domain, margin_norm: float, margin_from_sums: bool):
-    """The payoff's certificate tracker (its declared ``certificate(w_domain, q, margin_from_sums)``), or None."""
+def certificate_of(payoff, w_domain, margin_from_sums: bool):
+    """The payoff's certificate tracker (its declared ``certificate(w_domain, q, margin_from_sums)``, q its
+    ``margin_norm``: 2 unless the payoff declares another), or None."""
     make = getattr(payoff, "certificate", None)
-    return make(w_domain, margin_norm, margin_from_sums) if callable(make) else None
+    if not callable(make):
+        return None
+    return make(w_domain, declared(payoff, "margin_norm", default=2.0), margin_from_sums)

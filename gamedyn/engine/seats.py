@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from gamedyn.core.kernels import NUMPY, add_scaled, axpy
+from gamedyn.core.kernels import NUMPY, add_scaled, axpy, is_numpy
 from gamedyn.core.loss import Loss
 
 __all__ = ["CheckedPlayer", "InvalidPlayError", "PurePlayer", "Seat", "check_learner", "check_plays", "checked_point",
@@ -109,7 +109,7 @@ class Seat:
     def keep(self, *, played: bool = True, loss_sum: bool = True) -> None:
         """What this seat accumulates beyond the plays: the played losses sum_t alpha_t f_t(z_t) (``played``)
         and, for a learner that keeps none, the loss sum (``loss_sum``). Both are needed only for the
-        regrets (``play(..., regrets=False)`` skips them) and the loss sum also for the certificate
+        regrets (:func:`gamedyn.skip_regrets` skips them) and the loss sum also for the certificate
         and the round states; what is not kept is None in the result."""
         self.keeps_played, self.keeps_loss_sum = played, loss_sum or self.learner_keeps_sum
         if not self.keeps_loss_sum:
@@ -153,7 +153,7 @@ class Seat:
                 self.loss_convex = loss.convex
         self.weight_total += weight
         self.last_weight = weight
-        if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
+        if self.flat and is_numpy(point) and point.shape == self.play_sum.shape:
             axpy(point, self.play_sum, output_weight)
         else:
             self.play_sum = add_scaled(self.play_sum, output_weight, point)
@@ -175,7 +175,7 @@ class Seat:
         self.played_loss_total += weight * played_value
         self.weight_total += weight
         self.last_weight = weight
-        if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
+        if self.flat and is_numpy(point) and point.shape == self.play_sum.shape:
             axpy(point, self.play_sum, output_weight)  # our own contiguous float64 buffer, in place
         else:
             self.play_sum = add_scaled(self.play_sum, output_weight, point)
@@ -197,7 +197,7 @@ class Seat:
         self.weight_total += weight
         self.last_weight = weight
         play_sum = self.play_sum
-        if self.flat and play_sum.__class__ is np.ndarray:
+        if self.flat and is_numpy(play_sum):
             play_sum[index] += output_weight
         else:
             self.play_sum = add_scaled(play_sum, output_weight, point)
@@ -221,7 +221,7 @@ class Seat:
 
     def output(self, point, output_weight: float) -> None:
         """The play sums of a play (averaged with ``output_weight``), without a charge."""
-        if self.flat and point.__class__ is np.ndarray and point.shape == self.play_sum.shape:
+        if self.flat and is_numpy(point) and point.shape == self.play_sum.shape:
             axpy(point, self.play_sum, output_weight)
         else:
             self.play_sum = add_scaled(self.play_sum, output_weight, point)  # (rebound: a JAX array is immutable)
@@ -276,7 +276,7 @@ def checked_point(point, label: str, learner, shape, t: int | None = None):
     """``point`` as an array of ``shape``, finite and in ``learner.domain``, or a :class:`InvalidPlayError`
     naming the learner (``label``: its argument, e.g. ``"p_learner"``) and, when known, the round t."""
     name = f"{label} {type(learner).__name__}"
-    if point.__class__ is not np.ndarray or point.dtype.kind != "f":
+    if not is_numpy(point) or point.dtype.kind != "f":
         if np.iscomplexobj(point):
             raise InvalidPlayError(f"{name} played the complex point {describe_point(point)}", "plays are real vectors; "
                              "return a float array", t)

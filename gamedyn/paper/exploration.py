@@ -41,6 +41,7 @@ import attrs
 import numpy as np
 
 from gamedyn.core.validation import check_count
+from gamedyn.engine.observers import each_round
 from gamedyn.engine.payoffs import Payoff
 
 __all__ = ["AVERAGING_SCHEMES", "EITHER", "Exploration", "ExplorationRow", "PAPER_PAIRS", "explore", "explore_matrix_game",
@@ -217,7 +218,7 @@ def _run_one(payoff, w_learner, p_learner, T, weights, first, checkpoints, seats
 
     from gamedyn.engine.runner import play
 
-    play(payoff, w_learner, p_learner, T, weights=weights, first=first, callback=record)
+    play(payoff, w_learner, p_learner, T, weights=weights, first=first, observers=[each_round(record)])
     return tuple(bounds), tuple(gaps)
 
 
@@ -413,7 +414,7 @@ def explore_matrix_game(M, T: int, *, learners=None, alternating=(False, True),
                     start = time.process_time()
                     try:
                         play(game, row_learner, column_learner, T, weights="constant", output_weights=scheme,
-                             first="w", alternating=alternate, callback=record)
+                             first="w", alternating=alternate, observers=[each_round(record)])
                     except (ValueError, TypeError, FloatingPointError) as error:
                         rows.append(ExplorationRow(row_name, column_name, scheme,
                                                    "alternating" if alternate else "simultaneous", "error",

@@ -69,6 +69,20 @@ def _dense(A):
     return A.toarray() if hasattr(A, "toarray") else np.asarray(A, dtype=np.float64)
 
 
+
+def _plays(game) -> dict:
+    """The run's recorded plays (``record=True``), typed: a run without them is refused, not read as None."""
+    if game.trace is None:
+        raise ValueError("this check reads every play: run the recipe with record=True.")
+    return game.trace
+
+
+def _regret(value) -> float:
+    """A regret of one game (a float), typed: a run that skipped the regrets is refused, not read as None."""
+    if value is None:
+        raise ValueError("this check reads the regrets: run the recipe with regrets=True.")
+    return float(value)
+
 def theorem3(A, T, *, oracle=None):
     """Theorem 3 (smooth perceptron): regret bounds and m(w_bar_T) >= gamma^2/2 - 8 log n/(T(T+1))."""
     from gamedyn.recipes import smooth_perceptron
@@ -77,10 +91,10 @@ def theorem3(A, T, *, oracle=None):
     oracle = max_margin(A) if oracle is None else oracle
     n = A.shape[0]
     run = smooth_perceptron(A, T, record=True)
-    path = _path_length(run.game.trace["p"], np.full(n, 1.0 / n))
+    path = _path_length(_plays(run.game)["p"], np.full(n, 1.0 / n))
     return [
-        RateCheck("3", "R_w", run.game.w_regret, 2 * path, "<="),
-        RateCheck("3", "R_p", run.game.p_regret, 4 * np.log(n) - 2 * path, "<="),
+        RateCheck("3", "R_w", _regret(run.game.w_regret), 2 * path, "<="),
+        RateCheck("3", "R_p", _regret(run.game.p_regret), 4 * np.log(n) - 2 * path, "<="),
         RateCheck("3", "m(w_bar_T)", _m_value(A, run.w), oracle.upper**2 / 2 - 8 * np.log(n) / (T * (T + 1)), ">="),
     ]
 
@@ -93,10 +107,10 @@ def theorem4(A, T, *, oracle=None):
     oracle = max_margin(A) if oracle is None else oracle
     n, gamma = A.shape[0], oracle.upper
     run = accelerated_perceptron(A, T, record=True)
-    path = _path_length(run.game.trace["p"], np.full(n, 1.0 / n))
+    path = _path_length(_plays(run.game)["p"], np.full(n, 1.0 / n))
     return [
-        RateCheck("4", "R_w", run.game.w_regret, 2 * path, "<="),
-        RateCheck("4", "R_p", run.game.p_regret, 4 * np.log(n) - 2 * path, "<="),
+        RateCheck("4", "R_w", _regret(run.game.w_regret), 2 * path, "<="),
+        RateCheck("4", "R_p", _regret(run.game.p_regret), 4 * np.log(n) - 2 * path, "<="),
         RateCheck("4", "normalised margin of v_T", normalized_margin(A, run.w),
                   gamma - 8 * np.log(n) / (gamma * T * (T + 1)), ">="),
     ]
@@ -117,7 +131,7 @@ def theorem5(A, T, *, eta_w=None, eta_p=None, oracle=None):
     regret_bound = 1 / (2 * eta_w) + np.log(n) / eta_p
     return [
         RateCheck("5", "eta_w eta_p", eta_w * eta_p, 1.0, "<="),
-        RateCheck("5", "R_w + R_p", run.game.w_regret + run.game.p_regret, regret_bound, "<="),
+        RateCheck("5", "R_w + R_p", _regret(run.game.w_regret) + _regret(run.game.p_regret), regret_bound, "<="),
         RateCheck("5", "min_i (A w_bar_T)_i", float(np.min(A @ run.w)), oracle.upper - regret_bound / T, ">="),
     ]
 
@@ -132,7 +146,7 @@ def theorem6(A, T, *, oracle=None):
     run = nag_margin(A, T)
     excess = (8 * np.log(n) + 2) / (T * (T + 1))
     return [
-        RateCheck("6", "R_w + R_p", run.game.w_regret + run.game.p_regret, 4 * np.log(n) + 1, "<="),
+        RateCheck("6", "R_w + R_p", _regret(run.game.w_regret) + _regret(run.game.p_regret), 4 * np.log(n) + 1, "<="),
         RateCheck("6", "m(w_bar_T)", _m_value(A, run.game.w_average), gamma**2 / 2 - excess, ">="),
         RateCheck("6", "normalised margin of s_T", normalized_margin(A, run.w), gamma - excess / gamma, ">="),
     ]
@@ -155,13 +169,13 @@ def theorem7(A, T, p, *, oracle=None):
     run = pnorm_perceptron(A, T, p=p)
     eta_w, eta_p = run.steps["eta_w"], run.steps["eta_p"]
     u = oracle.direction  # ||u||_q = 1
-    measured = run.game.w_regret_against(u) + run.game.p_regret
-    worst_w_regret = run.game.w_played_loss + float(np.linalg.norm(A.T @ run.game.p_sum, ord=p))
+    measured = _regret(run.game.w_regret_against(u)) + _regret(run.game.p_regret)
+    worst_w_regret = _regret(run.game.w_played_loss) + float(np.linalg.norm(A.T @ run.game.p_sum, ord=p))
     constant = np.sqrt(2 * (p - 1) * np.log(n))
     return [
         RateCheck("7", "eta_w eta_p", eta_w * eta_p, 1.0, "<="),
         RateCheck("7", "R_w(u) + R_p", measured, QNorm(q).value(u) / eta_w + eta_w * np.log(n), "<="),
-        RateCheck("7", "max_u R_w(u) + R_p", worst_w_regret + run.game.p_regret, constant, "<="),
+        RateCheck("7", "max_u R_w(u) + R_p", worst_w_regret + _regret(run.game.p_regret), constant, "<="),
         RateCheck("7", "min_i (A w_bar_T)_i", float(np.min(A @ run.w)), oracle.upper - constant / T, ">="),
     ]
 

@@ -83,7 +83,7 @@ def relative_error(value, reference) -> float:
 
 
 def _recipes():
-    from gamedyn import recipes
+    import gamedyn.recipes as recipes
 
     return recipes
 

@@ -419,7 +419,7 @@ def _logistic_data(name: str):
 
 def _gd_runs(context: Context) -> list:
     """(label, gamma, schedule, GD result) for each GD data set of the profile."""
-    from gamedyn import logistic
+    import gamedyn.logistic as logistic
     from gamedyn.certify.margins import max_margin
 
     def compute():
@@ -732,8 +732,9 @@ def run_claim(claim: Claim, context: Context) -> Outcome:
     return Outcome(claim, measurement, seconds)
 
 
-def run_claims(claims, context: Context, progress=None) -> list:
-    """Run ``claims`` in order; ``progress(done, claim)`` is called before each one.
+def run_claims(claims, context: Context, progress=None, finished=None) -> list:
+    """Run ``claims`` in order; ``progress(done, claim)`` is called before each one and ``finished(done,
+    outcome)`` after it (``done`` counts the claims before it), so a caller can report every claim as it ends.
 
     Once the run has used ``context.profile.total_seconds``, the remaining claims FAIL without running,
     so a broken recipe makes a quick run fail fast instead of running for minutes.
@@ -745,8 +746,10 @@ def run_claims(claims, context: Context, progress=None) -> list:
         if budget is not None and time.perf_counter() - start > budget:
             outcomes.append(Outcome(claim, Measurement(math.nan, math.nan, False, f"error: not run: the profile "
                                     f"'{context.profile.name}' spent its limit of {budget:g} s"), 0.0))
-            continue
-        outcomes.append(run_claim(claim, context))
+        else:
+            outcomes.append(run_claim(claim, context))
+        if finished is not None:
+            finished(done, outcomes[-1])
     return outcomes
 
 

@@ -30,10 +30,9 @@ from typing import Any, Callable
 
 import attrs
 import numpy as np
-import scipy.optimize
 
 from gamedyn.core.domains import Reals
-from gamedyn.core.kernels import NUMPY, Backend, backend_of, dot, is_foreign, to_host_scalar, to_numpy
+from gamedyn.core.kernels import NUMPY, Backend, backend_of, dot, is_foreign, is_numpy, to_host_scalar, to_numpy
 from gamedyn.core.loss import Loss
 from gamedyn.core.validation import check_count, check_positive
 from gamedyn.engine.payoffs import ConjugateForm, Payoff, domain_validator
@@ -119,9 +118,9 @@ class Objective:
         raw = self.gradient(x)
         if is_foreign(raw):  # an objective written for a namespace: checked there (one host synchronisation, the NaN check)
             return _checked_foreign_gradient(raw, x)
-        if raw.__class__ is np.ndarray and raw.dtype is _FLOAT64 and raw.ndim == 1 and raw.size:  # the usual case, cheaply
+        if is_numpy(raw) and raw.dtype is _FLOAT64 and raw.ndim == 1 and raw.size:  # the usual case, cheaply
             gradient = raw.copy()
-            shape = x.shape if x.__class__ is np.ndarray else np.shape(x)  # (np.shape is a call: skipped for an array)
+            shape = x.shape if is_numpy(x) else np.shape(x)  # (np.shape is a call: skipped for an array)
             if gradient.shape == shape and math.isfinite(dot(gradient, gradient)):
                 return gradient  # every entry finite (a NaN or inf, or an overflow of the square, goes below)
         elif np.iscomplexobj(raw):
@@ -224,6 +223,7 @@ class FenchelConjugate:
         return self._on_reals
 
     def _numerical_preimage(self, y):
+        import scipy.optimize  # here, not at import: a first import loads no optimiser
         backend = self.objective.backend
         y = np.asarray(to_numpy(y), dtype=np.float64)
         start = np.asarray(to_numpy(self._memo[-1][1]), dtype=np.float64) if self._memo else np.zeros_like(y)

@@ -19,7 +19,6 @@ import time
 
 import attrs
 import numpy as np
-import scipy.optimize
 import scipy.sparse
 
 from gamedyn.games.general_sum.certificates import cce_gap, ce_gap
@@ -101,6 +100,8 @@ def _objective(game, objective) -> np.ndarray:
 
 
 def _solve(game, constraints, objective, time_limit, certify, started) -> LPSolution:
+    import scipy.optimize  # here, not at import: a first import loads no optimiser
+
     scale = _scale(game)
     N = int(np.prod(game.shape))
     cost = _objective(game, objective)

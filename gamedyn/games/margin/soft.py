@@ -18,6 +18,7 @@ margin: the recipes then build exactly the objects they built before the option 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from gamedyn.core import Entropy
 from gamedyn.core.capped_simplex import cap_from_nu, kl_range
@@ -45,6 +46,7 @@ class SoftMarginGame:
     __slots__ = ("cap", "domain", "entropy", "log_range", "payoff_options")
 
     def __init__(self, n: int, nu):
+        self.payoff_options: dict[str, Any]
         if nu is None:
             self.cap, self.domain, self.entropy, self.payoff_options = None, None, Entropy(), {}
             self.log_range = math.log(n) if n >= 1 else 0.0

@@ -33,7 +33,6 @@ from typing import Any
 
 import attrs
 import numpy as np
-import scipy.optimize
 
 from gamedyn.core.domains import Simplex
 from gamedyn.core.hints import LastLoss
@@ -159,6 +158,7 @@ class MatrixGameSolution:
 
 def _maximin(matrix) -> tuple:
     """max_{x in simplex} min_j (x^T M)_j as the LP  min -v  s.t.  v <= (M^T x)_j, sum x = 1, x >= 0."""
+    import scipy.optimize  # here, not at import: a first import loads no optimiser
     m, n = matrix.shape
     # HiGHS's tolerances are absolute (about 1e-7): solve on M / 2^k with max |M| / 2^k in [1/2, 1)
     # (exact in floating point) and scale the value back, so the answer does not depend on M's units.
@@ -514,7 +514,7 @@ class MatrixGame(Bilinear):
             raise ValueError(f"{self!r}: a value bracket is certified for two simplices or two treeplexes.")
         return value_bracket(self.M, row, column)
 
-    def certificate(self, w_domain, q: float = 2.0, margin_from_sums: bool = True):
+    def certificate(self, w_domain, q: float | None = None, margin_from_sums: bool = True):
         r"""The value bracket as :func:`gamedyn.play`'s certificate: ``play(MatrixGame(M), ...).certificate``.
 
         A :class:`ValueBracketTracker` (two simplices) or a

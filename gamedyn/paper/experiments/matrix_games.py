@@ -140,7 +140,7 @@ def gap_table(M, horizons, recipe_names=("hedge", "optimistic_hedge"), *, row_st
     ``run(name, M, T, row_start, column_start)`` plays a recipe (default: ``gamedyn.recipes.<name>``
     with its default steps); a test passes another to show that a wrong step fails the bound.
     """
-    from gamedyn import recipes
+    import gamedyn.recipes as recipes
 
     M = np.asarray(M, dtype=np.float64)
     value = solve_matrix_game(M).value

@@ -37,6 +37,13 @@ labels of a random hyperplane, rows scaled to ||a_i|| <= 1."""
 RELATIVE = 1e-9  # rounding allowance on a bound of order 1
 
 
+
+def _regret_sum(game) -> float:
+    """R_w + R_p of a run that computed its regrets (the margin recipes do)."""
+    if game.w_regret is None or game.p_regret is None:
+        raise ValueError("this check reads the regrets: run the recipe with regrets=True.")
+    return float(game.w_regret + game.p_regret)
+
 def D_c(n: int, cap: float) -> float:
     """``log(n c) + r log(r / c)``, ``r = 1 - floor(1/c) c``: the stated formula (r log r = 0 at r = 0)."""
     whole = math.floor(1.0 / cap + 1e-12)
@@ -82,7 +89,7 @@ def _inequalities(recipe: str, A, T: int, nu: float, gamma: float):
         result = getattr(recipes, recipe)(A, T, nu=nu)
         game = result.game
         extra = 1.0 if recipe == "nag_margin" else 0.0
-        checks.append(("R_w + R_p", game.w_regret + game.p_regret, "<=", 4 * D + extra))
+        checks.append(("R_w + R_p", _regret_sum(game), "<=", 4 * D + extra))
         w = result.w
         norm = float(np.linalg.norm(w))
         measured = _cvar(A @ w, cap) / norm if norm > 0 else -math.inf
@@ -93,7 +100,7 @@ def _inequalities(recipe: str, A, T: int, nu: float, gamma: float):
         result = recipes.mirror_prox_perceptron(A, T, nu=nu)
         game = result.game
         bound = 1 / (2 * eta_w) + D / eta_p
-        checks.append(("R_w + R_p", game.w_regret + game.p_regret, "<=", bound))
+        checks.append(("R_w + R_p", _regret_sum(game), "<=", bound))
         checks.append(("CVaR_c(A w_bar_T)", _cvar(A @ result.w, cap), ">=", gamma - bound / T))
     elif recipe == "pnorm_perceptron":  # p = 2 (q = 2): gamma_{q,c} = gamma_nu
         eta_w = 1 / math.sqrt(2 * tuned)
