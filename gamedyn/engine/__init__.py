@@ -7,7 +7,7 @@
 :mod:`~gamedyn.engine.checkpoints` and :mod:`~gamedyn.engine.recipe` (:class:`Recipe`).
 """
 
-from gamedyn.engine.checkpoints import CheckpointError, CheckpointMismatchError, checkpoint_info
+from gamedyn.engine.checkpoints import CheckpointError, CheckpointMismatchError, CheckpointWarning, checkpoint_info
 from gamedyn.engine.online import online
 from gamedyn.engine.payoffs import Bilinear, ConcaveConvex, Payoff, RegularizedBilinear
 from gamedyn.engine.recipe import Recipe
@@ -16,6 +16,6 @@ from gamedyn.engine.runner import play
 from gamedyn.engine.seats import InvalidPlayError
 
 __all__ = [
-    "Bilinear", "CheckpointError", "CheckpointMismatchError", "ConcaveConvex", "GameResult", "InvalidPlayError",
+    "Bilinear", "CheckpointError", "CheckpointMismatchError", "CheckpointWarning", "ConcaveConvex", "GameResult", "InvalidPlayError",
     "OnlineResult", "Payoff", "Recipe", "RegularizedBilinear", "RoundState", "checkpoint_info", "online", "play",
 ]

@@ -53,6 +53,7 @@ import sysconfig
 import tempfile
 import threading
 import types
+import warnings
 from typing import Any
 
 import attrs
@@ -62,7 +63,8 @@ import scipy.sparse as sp
 from gamedyn.core.kernels import Backend, backend_of, is_foreign, to_numpy
 from gamedyn.core.loss import Loss
 
-__all__ = ["CHECKPOINT_VERSION", "CheckpointError", "CheckpointMismatchError", "RunInterrupted", "checkpoint_info"]
+__all__ = ["CHECKPOINT_VERSION", "CheckpointError", "CheckpointMismatchError", "CheckpointWarning", "RunInterrupted",
+           "checkpoint_info"]
 
 # 2: functions fingerprinted by what they compute (version 1: by their name alone)
 CHECKPOINT_VERSION = 3
@@ -78,6 +80,22 @@ class CheckpointError(ValueError):
 
 class CheckpointMismatchError(CheckpointError):
     """A valid checkpoint written by a different run configuration (payoff, learners, T, ...)."""
+
+
+class CheckpointWarning(RuntimeWarning):
+    """The checkpoint after a run's last round could not be written (the disk filled up, the folder went
+    away, ...): the run's result is returned all the same, and this warning names the file, the error
+    and what the file now holds (the previous checkpoint, if any, or nothing)."""
+
+
+def warn_unwritten(path, round_: int, error: Exception) -> None:
+    """Warn :class:`CheckpointWarning` for the final checkpoint of a complete run that could not be written."""
+    path = os.fspath(path)
+    held = ("holds the previous checkpoint, intact (resuming from it plays the rounds after it again)"
+            if os.path.isfile(path) else "does not exist")
+    warnings.warn(CheckpointWarning(
+        f"the run is complete (round {round_}) and its result is returned, but its final checkpoint could not be "
+        f"written: {error} The file {path!r} {held}."), stacklevel=2)
 
 
 # ------------------------------------------------------------------------------------ fingerprints
@@ -415,8 +433,13 @@ def fingerprint(parts: dict, fixes: dict | None = None) -> dict:
 # -------------------------------------------------------------------------- states <-> arrays
 
 
-def _flatten(value, arrays: dict, where: str):
-    """The layout of ``value`` (JSON) with its numbers moved into ``arrays`` (key -> ndarray)."""
+def _flatten(value, arrays: dict | None, where: str):
+    """The layout of ``value`` (JSON) with its numbers moved into ``arrays`` (key -> ndarray).
+
+    ``arrays=None`` checks only that ``value`` can be saved (no copy is made): what
+    :func:`check_state` runs before round 1. A value of any other type raises
+    :class:`CheckpointError`: the writer never skips a part of a state.
+    """
     if value is None:
         return {"none": True}
     if isinstance(value, Loss):
@@ -426,20 +449,53 @@ def _flatten(value, arrays: dict, where: str):
                          _flatten(value.curvature, arrays, where + ".curvature")],
                 "convex": value.convex is not None}
     if is_foreign(value):  # saved as numpy (a host copy); restored onto the resuming run's namespace and device
-        key = f"a{len(arrays)}"
-        arrays[key] = np.array(to_numpy(value))
+        key = _key(arrays)
+        if arrays is not None:
+            arrays[key] = np.array(to_numpy(value))
         return {"array": key, "scalar": None, "device": True}
     if isinstance(value, np.ndarray) or isinstance(value, (numbers.Number, np.generic)):
-        key = f"a{len(arrays)}"
-        arrays[key] = np.array(value)  # a copy: later in-place updates of the run do not reach it
+        if (value.dtype if isinstance(value, np.ndarray) else np.asarray(value).dtype).hasobject:  # (a Fraction ...)
+            raise CheckpointError(f"cannot save {where} of type {type(value).__name__}: it is not an array of numbers "
+                                  f"(numpy holds it as Python objects); a checkpointed state holds float, int and "
+                                  f"bool arrays and numbers.")
+        key = _key(arrays)
+        if arrays is not None:
+            arrays[key] = np.array(value)  # a copy: later in-place updates of the run do not reach it
         return {"array": key, "scalar": type(value).__name__ if not isinstance(value, np.ndarray) else None}
     if isinstance(value, tuple):
         return {"tuple": type(value).__qualname__,
                 "items": [_flatten(item, arrays, f"{where}[{i}]") for i, item in enumerate(value)]}
     if isinstance(value, list):
         return {"list": [_flatten(item, arrays, f"{where}[{i}]") for i, item in enumerate(value)]}
-    raise CheckpointError(f"cannot save {where} of type {type(value).__name__}: a checkpointed state holds "
-                          f"arrays, numbers, None, gamedyn.Loss and (named) tuples or lists of them.")
+    if attrs.has(type(value)):  # a state object of gamedyn's (e.g. Entropy's CappedCentre): field by field
+        fields = attrs.fields(type(value))
+        hidden = [field.name for field in fields if not field.init]
+        if hidden:
+            raise CheckpointError(f"cannot save {where} of type {type(value).__name__}: its fields {hidden} are not "
+                                  f"arguments of its constructor, so it could not be rebuilt from the checkpoint.")
+        return {"object": type(value).__qualname__,
+                "fields": {field.name: _flatten(getattr(value, field.name), arrays, f"{where}.{field.name}")
+                           for field in fields}}
+    raise CheckpointError(f"cannot save {where} of type {type(value).__name__}: a checkpointed state holds arrays, "
+                          f"numbers, None, gamedyn.Loss, attrs objects and (named) tuples or lists of them. Make the "
+                          f"learner's state of those (an attrs class for an object of its own).")
+
+
+def _key(arrays) -> str:
+    return "a?" if arrays is None else f"a{len(arrays)}"
+
+
+def check_state(state: dict) -> None:
+    """Before round 1: every part of ``state`` (the run's named values) can be saved, so a run is never
+    lost to a state found unsaveable only at its first write (the end, by default).
+
+    Raises
+    ------
+    CheckpointError
+        Naming the part and its type.
+    """
+    for name, value in state.items():
+        _flatten(value, None, name)
 
 
 _SCALARS = {"float": float, "int": int, "bool": bool}
@@ -488,6 +544,15 @@ def _rebuild(layout, arrays, template, where: str, convex=None):
         template = template if isinstance(template, list) and len(template) == len(layout["list"]) \
             else [None] * len(layout["list"])
         return [_rebuild(item, arrays, part, f"{where}[{i}]", convex) for i, (item, part) in enumerate(zip(layout["list"], template))]
+    if "object" in layout:
+        kind = type(template)
+        fields = layout["fields"]
+        if (not attrs.has(kind) or kind.__qualname__ != layout["object"]
+                or sorted(field.name for field in attrs.fields(kind)) != sorted(fields)):
+            raise CheckpointMismatchError(f"{where}: the checkpoint holds a {layout['object']} where this run's "
+                                          f"learner has {kind.__qualname__}.")
+        return kind(**{name: _rebuild(item, arrays, getattr(template, name), f"{where}.{name}", convex)
+                       for name, item in fields.items()})  # the fresh run's own class: no class read from the file
     raise CheckpointError(f"{where}: unknown entry {sorted(layout)} in the checkpoint layout.")
 
 

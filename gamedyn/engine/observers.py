@@ -293,10 +293,13 @@ class CheckpointObserver:
         return state
 
     def start(self, run) -> None:
-        """Attach to the run, and restore its state from ``resume_from`` when given."""
+        """Attach to the run, restore its state from ``resume_from`` when given, and check (before round 1)
+        that every part of the run's state can be written (:func:`gamedyn.engine.checkpoints.check_state`)."""
         self._run = run
         if self.resume_from is not None:
             self._resume(run)
+        if self.path is not None:
+            _checkpoints.check_state(self._state(run))
 
     def _resume(self, run) -> None:
         path = self.resume_from
@@ -355,8 +358,17 @@ class CheckpointObserver:
         if self.interrupt is None:
             return
         run.stop_reason = stop_reason
-        self._save(rounds, True)  # the run's end: resuming it returns this result at once
-        self.interrupt.stop(rounds, self.path)
+        if self.interrupt.raised:  # a signal: the checkpoint is what the caller gets (RunInterrupted), or the error
+            self._save(rounds, True)
+            self.interrupt.stop(rounds, self.path)
+            return
+        try:
+            self._save(rounds, True)  # the run's end: resuming it returns this result at once
+        except _checkpoints.CheckpointError as error:
+            # The run is complete: its result is returned, never thrown away for a file (the disk filled up,
+            # the folder went away); the warning says the checkpoint is missing (or the previous one is there).
+            _checkpoints.warn_unwritten(self.path, rounds, error)
+        self.interrupt.stop(rounds, self.path)  # a signal that came during the write
 
 
 def check_observer(observer: Any, index: int) -> None:
