@@ -286,3 +286,42 @@ def test_a_mid_run_write_that_fails_still_raises(tmp_path):
     with pytest.raises(CheckpointError, match=r"p\.state\[1\] of type _Opaque"):
         _remembering_play(5, [], checkpoint=tmp_path / "run.npz", checkpoint_every=3)
     assert checkpoint_info(tmp_path / "run.npz")["round"] == 3
+
+
+def _shipped_p_learners():
+    """The shipped learners on the p-player's domains beyond the recipes' seatings: each rule with each
+    regularizer on the simplex and on the capped simplex (whose Entropy carries a CappedCentre)."""
+    from gamedyn import (FTL, FTRL, OFTRL, OMD, AdaHedge, AdaptiveFTRL, BestResponse, CappedSimplex, Entropy,
+                         FTRLPlus, MirrorDescent, RegretMatching, Simplex, SquaredEuclidean)
+
+    learners = {"AdaHedge": AdaHedge(), "AdaptiveFTRL": AdaptiveFTRL(Entropy()), "RM": RegretMatching(),
+                "PRM+": RegretMatching(plus=True, predictive=True)}
+    for label, domain in (("simplex", Simplex()), ("capped", CappedSimplex.from_nu(0.5, 8))):
+        for regularizer in (Entropy(domain=domain), SquaredEuclidean(domain=domain)):
+            name = f"{type(regularizer).__name__} {label}"
+            learners.update({f"FTRL {name}": FTRL(regularizer, 0.5), f"FTRL+ {name}": FTRLPlus(regularizer, 0.5),
+                             f"FTRL adaptive {name}": FTRL(regularizer, "adaptive"),
+                             f"OFTRL {name}": OFTRL(regularizer, 0.5), f"MD {name}": MirrorDescent(regularizer, 0.5),
+                             f"OMD {name}": OMD(regularizer, 0.5)})
+        learners.update({f"FTL {label}": FTL(domain), f"BR {label}": BestResponse(domain)})
+    return learners
+
+
+SHIPPED = _shipped_p_learners()
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_every_shipped_p_learner_resumes_bit_identically(name, tmp_path):
+    from gamedyn import FTRL, Bilinear, SquaredEuclidean, play
+
+    learner = SHIPPED[name]
+    A = _margin_rows()
+
+    def run(**options):
+        return play(Bilinear(A, p_domain=learner.domain), FTRL(SquaredEuclidean(), 1.0), learner, T, **options)
+
+    plain = run()
+    path = tmp_path / "run.npz"
+    with pytest.raises(Crash):
+        run(checkpoint=path, checkpoint_every=EVERY, observers=[_CrashAt(CRASH)])
+    _same(plain, run(resume_from=path))
