@@ -507,6 +507,24 @@ def _on_given_rows(certificates, directions, X, y, problems, column, scale):
             for certificate, direction, label in zip(certificates, directions, problems)]
 
 
+def _refuse_text(X) -> None:
+    """X's strings refused and a ragged X named, as at every entry point (:func:`gamedyn.core.validation.real_array`):
+    scikit-learn's conversion to float would read the digit string "1" as the number 1. Everything else is
+    left to its own checks (its messages, which its conformance tests read)."""
+    if sp.issparse(X):
+        return
+    from gamedyn.core.validation import real_array
+
+    try:
+        array = np.asarray(X)
+    except ValueError:
+        real_array(X, "X")  # ragged: the named error
+        raise
+    kind = array.dtype.kind
+    if kind in "US" or (kind == "O" and any(isinstance(item, (str, bytes)) for item in array.ravel().tolist())):
+        real_array(array, "X")
+
+
 def _exact_rows(rows, k):
     """Game k's rows for an exact proof: ``rows.exact_rows(k)`` (the rows times a positive constant, every entry
     exact: a proof on ``rows.formed(k)``, rounded by the division by the scale, would prove it for other rows),
@@ -979,6 +997,7 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
                 raise ValueError(f"y must be 1-D with one label per row of X ({X.shape[0]}), got shape {y.shape}.")
             self.n_features_in_ = X.shape[1]
         else:
+            _refuse_text(X)
             X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
         check_classification_targets(y)
         classes = np.unique(y)

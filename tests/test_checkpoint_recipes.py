@@ -18,6 +18,8 @@ the uninterrupted run's to the bit. A state type the checkpoint cannot write (is
 from __future__ import annotations
 
 import itertools
+import os
+import time
 import math
 from typing import Any
 
@@ -325,3 +327,78 @@ def test_every_shipped_p_learner_resumes_bit_identically(name, tmp_path):
     with pytest.raises(Crash):
         run(checkpoint=path, checkpoint_every=EVERY, observers=[_CrashAt(CRASH)])
     _same(plain, run(resume_from=path))
+
+
+# ------------------------------------------------------------- what a weights function reads outside
+
+
+def _bilinear(weights, **options):
+    from gamedyn import FTRL, Bilinear, Entropy, SquaredEuclidean, play
+
+    return play(Bilinear(_margin_rows()), FTRL(SquaredEuclidean(), 1.0), FTRL(Entropy(), 0.5), T, weights=weights,
+                **options)
+
+
+def test_a_module_attribute_a_weights_function_reads_counts(tmp_path, monkeypatch):
+    """Regression: ``weights = lambda t: settings.SCALE * t`` resumed after ``settings.SCALE`` changed (the module
+    was known by its name only); now the attribute's value is in the fingerprint."""
+    from gamedyn import CheckpointMismatchError
+
+    (tmp_path / "run_settings.py").write_text("SCALE = 2.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import run_settings
+
+    namespace = {"run_settings": run_settings}
+    exec("def weights(t):\n    return run_settings.SCALE * t\n", namespace)
+    path = tmp_path / "run.npz"
+    with pytest.raises(Crash):
+        _bilinear(namespace["weights"], checkpoint=path, checkpoint_every=EVERY, observers=[_CrashAt(CRASH)])
+    _same(_bilinear(namespace["weights"]), _bilinear(namespace["weights"], resume_from=path))  # unchanged: resumes
+    monkeypatch.setattr(run_settings, "SCALE", 3.0)
+    with pytest.raises(CheckpointMismatchError, match="different weights"):
+        _bilinear(namespace["weights"], resume_from=path)
+
+
+def _reads_a_file(folder):
+    def weights(t):
+        with open(os.path.join(folder, "scale.txt")) as file:
+            return float(file.read()) * t
+    return weights
+
+
+def _reads_np_load(folder):
+    def weights(t):
+        return float(np.load(os.path.join(folder, "scale.npy"))) * t
+    return weights
+
+
+def _reads_the_clock():
+    def weights(t):
+        return 1.0 + time.time() * 0.0 * t
+    return weights
+
+
+@pytest.mark.parametrize("make, said", [(_reads_a_file, r"calls open\(\)"), (_reads_np_load, "numpy.load"),
+                                        (lambda folder: _reads_the_clock(), "module time")])
+def test_a_weights_function_reading_a_file_is_refused_before_round_1(make, said, tmp_path):
+    """Regression: the docstring promised a refusal for what no description sees; a function reading a file
+    (or the clock) was fingerprinted by its code alone and resumed after the file changed."""
+    from gamedyn import CheckpointError
+
+    (tmp_path / "scale.txt").write_text("2")
+    np.save(tmp_path / "scale.npy", 2.0)
+    with pytest.raises(CheckpointError, match=said):
+        _bilinear(make(str(tmp_path)), checkpoint=tmp_path / "run.npz")
+    assert not (tmp_path / "run.npz").exists()
+
+
+def test_pure_library_reads_still_count_by_name(tmp_path):
+    """np.exp, np.pi, os.path.join: pure, known by their names and values; the run checkpoints and resumes."""
+    folder = str(tmp_path)
+
+    def weights(t):
+        return float(np.exp(-t / 100.0)) + np.pi + len(os.path.join(folder, "x")) * 0.0
+
+    path = tmp_path / "run.npz"
+    _same(_bilinear(weights), _bilinear(weights, checkpoint=path))
+    _same(_bilinear(weights), _bilinear(weights, resume_from=path))

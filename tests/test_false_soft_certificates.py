@@ -104,9 +104,11 @@ def _check(lower: float, upper: float, reference, factor: Fraction, where: str) 
         if math.isfinite(upper):
             assert upper >= 0 and Fraction(upper) ** 2 >= target, (where, "upper below gamma*", upper,
                                                                    float(target) ** 0.5)
-    else:  # the exact oracle's certified bracket
-        assert Fraction(lower) <= high_e * factor, (where, "lower above the exact upper end", lower)
-        assert Fraction(upper) >= low_e * factor, (where, "upper below the exact lower end", upper)
+    else:  # the exact oracle's certified bracket (an infinite end bounds anything)
+        if math.isfinite(lower):
+            assert Fraction(lower) <= high_e * factor, (where, "lower above the exact upper end", lower)
+        if math.isfinite(upper):
+            assert Fraction(upper) >= low_e * factor, (where, "upper below the exact lower end", upper)
     if upper == 0.0:  # a proof that the value is 0: the reference must agree
         assert (squared == 0) if squared is not None else low_e == 0, (where, "a false zero", reference)
 

@@ -225,4 +225,5 @@ def test_the_face_offers_the_same_public_names_as_before_plus_the_layers():
     added |= {"CappedSimplex", "soft_margin"}  # issue 19: the soft-margin game's domain and exact oracle
     added |= {"AdaHedge", "AdaptiveFTRL", "AdaptiveStep", "GameSolution", "NashGapStop", "RegretMatching",
               "solve_game"}  # issue 18
+    added |= {"CheckpointWarning"}  # issue 30: a complete run whose final checkpoint could not be written
     assert set(gamedyn.__all__) == before | protocols | added | {"core", "arrays", "certify", "engine", "games", "io", "paper"}

@@ -56,7 +56,7 @@ from gamedyn.arrays.operators import dense_rows, largest_row_norm, matvec, unit_
 from gamedyn.core import capped_simplex
 from gamedyn.core.kernels import add_scaled, axpy, backend_of, dot, to_host_scalar, to_numpy
 from gamedyn.core.numerics import UNIT64, rounding_factor, safe_norm
-from gamedyn.core.validation import check_matrix, check_q, check_vector, describe
+from gamedyn.core.validation import check_matrix, check_q, check_vector, describe, is_operator
 
 __all__ = [
     "BatchedCertificateTracker",
@@ -569,6 +569,15 @@ def certify_not_separable(A, certificate: Certificate | None = None) -> Certific
         raise TypeError(f"certificate must be a gamedyn.certify.certificates.Certificate (e.g. result.certificate), "
                         f"got {describe(certificate)}.")
     q = 2.0 if certificate is None else certificate.q
+    if certificate is not None and certificate.cap is not None and not certificate.separable:
+        # A soft-margin certificate: 0 in the convex hull says nothing of the reduced hull A^T Delta_c; its
+        # proof is a point of Delta_c with A^T p = 0, exactly (small problems; else unchanged, undecided).
+        from gamedyn.certify.soft_margin import reduced_hull_proof
+
+        if is_operator(A):
+            return certificate
+        proof = reduced_hull_proof(dense_rows(A, np.arange(A.shape[0])), certificate.cap)
+        return certificate if proof is None else attrs.evolve(certificate, separable=False, p=proof)
     tracker = CertificateTracker(A, q)
     if certificate is not None:
         p = np.asarray(certificate.p, dtype=np.float64)

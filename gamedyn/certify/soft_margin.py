@@ -64,6 +64,7 @@ from gamedyn.core.capped_simplex import (
     two_product,
 )
 from gamedyn.core.numerics import safe_norm
+from gamedyn.core.validation import real_array
 
 __all__ = ["SoftMargin", "reduced_hull_proof", "soft_margin", "weak_duality_bracket"]
 
@@ -142,13 +143,13 @@ class SoftMargin:
 
 def _dense_rows(A) -> np.ndarray:
     if sp.issparse(A):
+        if np.dtype(A.dtype).kind not in "fiu":
+            raise TypeError(f"A must be a real numeric 2-D array, got dtype {A.dtype}.")
         A = A.toarray()
-    try:
-        A = np.asarray(A)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"A must be a 2-D numeric array, got {type(A).__name__}.") from error
-    if A.dtype.kind not in "fiu":
-        raise TypeError(f"A must be a real numeric 2-D array, got dtype {A.dtype}.")
+    try:  # the one check of numbers (digit strings, booleans, complex, ragged lists refused by name)
+        A = real_array(A, "A")
+    except TypeError as error:
+        raise TypeError(f"A must be a real numeric 2-D array: {error}") from None
     A = np.asarray(A, dtype=np.float64)
     if A.ndim != 2 or A.shape[0] < 1 or A.shape[1] < 1:
         raise ValueError(f"A must have a 2-D shape (n, d) with n, d >= 1, got {A.shape}.")
@@ -644,7 +645,7 @@ def reduced_hull_proof(A, cap: float):
     if result.status != 0 or result.x is None:
         return None
     x = np.clip(np.asarray(result.x, dtype=np.float64), 0.0, cap)
-    for tolerance in (1e-9, 1e-12, 1e-6):
+    for tolerance in (1e-9, 1e-12, 1e-6, 0.0):  # (0: a free weight within 1e-16 of the cap, e.g. 1 - 2 fl(1/3))
         proof = _proof_from_vertex(A, cap, x, tolerance)
         if proof is not None:
             return proof

@@ -260,7 +260,9 @@ class CheckpointObserver:
 
     A checkpoint holds the seats' numbers (their learners' states and the runner's sums), the
     one-pass round's carried product, and the state of every observer that has
-    ``checkpoint_state()`` (restored through its ``restore_state``): nobody's privates are written.
+    ``checkpoint_state()`` (restored through its ``restore_state``): nobody's privates are written. An
+    observer that declares ``checkpoint_optional = True`` (it only reads the rounds: ``gamedyn run``'s
+    table) may be missing from the run that resumes, or from the run that wrote the file.
     """
 
     needs_round_state = False
@@ -308,6 +310,16 @@ class CheckpointObserver:
         templates.update({f"{seat.name}.has_convex": False for seat in (run.w_seat, run.p_seat)})
         header, state = _checkpoints.read(path, "play", self.configuration, templates, run.convex_terms)
         carried = state.pop("one_pass.ahead_round", 0), state.pop("one_pass.ahead", None)
+        # An optional observer's state (``checkpoint_optional``: a report that only reads the rounds, e.g. gamedyn
+        # run's table) may be in the file without the observer in this run, or the reverse.
+        listed = header.get("optional_observers")
+        saved_optional = {name for name in listed if isinstance(name, str)} if isinstance(listed, list) else set()
+        ours = {name for name, observer in self._stateful(run) if getattr(observer, "checkpoint_optional", False)}
+        state = {key: value for key, value in state.items()
+                 if key.split(".", 1)[0] not in saved_optional - ours}
+        templates = {key: value for key, value in templates.items()
+                     if not (key.split(".", 1)[0] in ours and not any(name.startswith(key.split(".", 1)[0] + ".")
+                                                                      for name in state))}
         if set(state) != set(templates):
             raise _checkpoints.CheckpointMismatchError(
                 f"{path!r} holds {sorted(set(state) ^ set(templates))} that this run does not (or the reverse).")
@@ -350,8 +362,10 @@ class CheckpointObserver:
 
     def _save(self, t, finished) -> None:
         run = self._run
+        optional = [name for name, observer in self._stateful(run) if getattr(observer, "checkpoint_optional", False)]
         _checkpoints.write(self.path, "play", self.configuration, t, self._state(run),
-                           {"T": run.T, "finished": finished, "stop_reason": run.stop_reason})
+                           {"T": run.T, "finished": finished, "stop_reason": run.stop_reason,
+                            "optional_observers": optional})
 
     def finish(self, run, rounds, stop_reason) -> None:
         """Write the final checkpoint when the run was interrupted or ends (see :mod:`gamedyn.engine.checkpoints`)."""
