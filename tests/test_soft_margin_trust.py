@@ -150,6 +150,15 @@ def test_the_exact_oracle_never_inverts_its_bracket():
     assert checked == 60
 
 
+@pytest.mark.parametrize("k", [300, 540, 600, 900])
+def test_the_exact_oracle_keeps_a_margin_far_below_its_rows(k):
+    """Rows (g, 1), (g, -1), (1, 1/2) with g = 2^-k: gamma* = g exactly (the hull lies in x_1 >= g and holds (g, 0)).
+    Regression: at g = 2^-600 the squared norm of A^T p underflowed and the oracle returned the upper end 0."""
+    g = math.ldexp(1.0, -k)
+    result = soft_margin(np.array([[g, 1.0], [g, -1.0], [1.0, 0.5]]), cap=1.0)
+    assert result.lower <= g <= result.upper and result.verdict != "zero"
+
+
 # ---------------------------------------------------------------------------------- the estimator
 
 
