@@ -481,7 +481,8 @@ MUTANTS = (
     _mutant("soft-lbfgs-scalar-first-hessian", "soft margin", "gamedyn/certify/dual.py",
             "L-BFGS on the smoothed primal with a scalar first Hessian (the constant feature's coordinate "
             "not rescaled): the estimator's ill-conditioned direction is back",
-            "    return max(ratio, 1.0)\n", "    return 1.0\n",
+            "    return min(max(ratio, 1.0), 2.0 ** 1000) if math.isfinite(length) and not math.isnan(ratio) else 1.0\n",
+            "    return 1.0\n",  # (pattern updated by issue 30: the ratio without a squared norm)
             tests=("tests/test_sklearn_soft.py",)),
     _mutant("soft-float32-whole-copy", "soft margin", "gamedyn/certify/dual.py",
             "float32 X multiplied as numpy and scipy do it, on a float64 copy of the whole of X (2.0 X beyond X)",
