@@ -49,6 +49,17 @@ def test_lbfgs_gives_the_same_bracket_at_every_scale(k, where):
     assert 0 < found.lower[0] <= math.ldexp(exact.upper, k) and math.ldexp(exact.lower, k) <= found.upper[0]
 
 
+@pytest.mark.parametrize("x, r", [(7.29792551e-262, 4.113761393303015e62), (1e-300, 1e300), (5e-324, 2.0)])
+def test_lbfgs_never_reads_rows_below_the_smallest_float_as_zero(x, r):
+    """Found by the hunt's 3000-example run (tests/test_false_soft_certificates.py): one row x / r whose length
+    is below the smallest subnormal (gamma* = 1.8e-324) had a row-norm bound of 0, read as "every row is 0":
+    the false upper end 0. Now the bound rounds up (never 0 for a nonzero row) and the bracket holds gamma*."""
+    found = soft_margin_lbfgs(SignedRows(np.array([[x]]), np.array([[-1.0]]), None, r), 1.0, tol=1e-2)
+    gamma = Fraction(x) / Fraction(r)  # one row: gamma* = |x| / r, exactly
+    assert found.lower[0] <= found.upper[0]
+    assert Fraction(found.lower[0]) <= gamma <= Fraction(found.upper[0]) and found.upper[0] > 0
+
+
 # ------------------------------------------------------------------------------------- the zero exit
 
 

@@ -88,9 +88,23 @@ def _largest_entry(X, name: str) -> float:
 def _row_bound(top: float, d: int, column, scale: float, factor: float = 1.0) -> float:
     """An upper bound on ``factor * ||(x_i, b)|| / scale`` from ``max |x_ij| <= top``: ``||x_i|| <= sqrt(d) top``
     (rounded up, so it is a bound in floating point too); inf when it overflows."""
-    with np.errstate(over="ignore"):
-        length = math.hypot(math.sqrt(d) * top, 0.0 if column is None else abs(column)) * factor / scale
-    return length * (1.0 + 16 * UNIT64) if math.isfinite(length) else math.inf
+    column = 0.0 if column is None else abs(column)
+    peak = max(top, column)
+    if peak == 0.0:
+        return 0.0  # every row is 0, exactly
+    # On mantissas (powers of two taken out, exactly), so that no step underflows: rows of 1e-262 divided by
+    # r = 4e62 have norms 1.8e-324, below the smallest subnormal (issue 30's hunt: a bound of 0 read as
+    # "every row is 0", a false upper end 0). The result is rounded up when scaled back.
+    shift = -math.frexp(peak)[1]
+    mantissa, power = math.frexp(scale)
+    ratio = math.hypot(math.sqrt(d) * math.ldexp(top, shift), math.ldexp(column, shift)) * factor / mantissa
+    ratio *= 1.0 + 16 * UNIT64
+    exponent = -shift - power
+    try:
+        length = math.ldexp(ratio, max(exponent, -1100))
+    except OverflowError:
+        return math.inf
+    return length if math.ldexp(length, -exponent) == ratio else math.nextafter(length, math.inf)
 
 
 @runtime_checkable
@@ -835,6 +849,8 @@ def _ldexp_rounded(values: np.ndarray, exponent: int, direction: int) -> np.ndar
     inexact = np.isfinite(values) & (np.ldexp(out, -exponent) != values)
     if np.any(inexact):
         out[inexact] = np.nextafter(out[inexact], direction * np.inf)
+        if direction < 0:  # a non-negative value rounded down stays >= 0 (0 is exact)
+            out[inexact & (values >= 0)] = np.maximum(out[inexact & (values >= 0)], 0.0)
     return out
 
 
@@ -861,7 +877,7 @@ def row_norm_bound(rows) -> float:
         if not all_finite(formed):
             raise ValueError("the rows contain NaN or infinite entries; remove or impute them first.")
         largest = max(largest, float(np.max(_column_norms(formed.T))) if formed.size else 0.0)
-    return largest * (1.0 + 16 * UNIT64)
+    return math.nextafter(largest * (1.0 + 16 * UNIT64), math.inf) if largest > 0 else 0.0
 
 
 @attrs.frozen
