@@ -39,6 +39,7 @@ _EXPORTS = {
     "Box": "gamedyn.core.domains",
     "CheckpointError": "gamedyn.engine.checkpoints",
     "CheckpointMismatchError": "gamedyn.engine.checkpoints",
+    "CheckpointWarning": "gamedyn.engine.checkpoints",
     "ConcaveConvex": "gamedyn.engine.payoffs",
     "CurrentLoss": "gamedyn.core.hints",
     "Entropy": "gamedyn.core.regularizers",

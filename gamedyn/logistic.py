@@ -775,7 +775,13 @@ def _sgd_run_with_checkpoints(kind, A, T, parts, seed, indices, times, starts, l
         return _run_sgd(A, T, starts, log_eps, idx, times, log_target, state, every)
     with _checkpoints.InterruptFlag(checkpoint) as interrupt:  # Ctrl-C or SIGTERM: a checkpoint, then RunInterrupted
         result = _run_sgd(A, T, starts, log_eps, idx, times, log_target, state, every, save, interrupt)
-        save(state)
+        if interrupt.raised:
+            save(state)
+        else:
+            try:
+                save(state)
+            except _checkpoints.CheckpointError as error:  # a complete run: its result is returned, with a warning
+                _checkpoints.warn_unwritten(checkpoint, min(state.t, T), error)
         interrupt.stop(T)
     return result
 

@@ -437,8 +437,8 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
     if any(one is not None for one in previous):
         start, start_p = np.zeros((dim, K)), np.full((n, K), 1.0 / n)
         for k, one in enumerate(previous):
-            if one is not None:
-                start[:, k] = one[0] * one[1]
+            if one is not None:  # (a proved value 0 has upper 0: its direction kept at the smallest scale that counts)
+                start[:, k] = one[0] * (one[1] if one[1] > 0 else INFEASIBLE_BELOW)
                 start_p[:, k] = one[2]
     found = soft_margin_lbfgs(rows, 1.0 if cap is None else cap, tol=tol, max_iter=min(max_iter, PROOF_AFTER),
                               start=start, start_p=start_p, zero_below=INFEASIBLE_BELOW)
@@ -453,7 +453,7 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
 
             for k in unsettled:
                 if not found.lower[k] > 0:
-                    proofs[k] = reduced_hull_proof(rows.formed(k), cap)
+                    proofs[k] = reduced_hull_proof(_exact_rows(rows, k), cap)
         rest = [k for k in unsettled if proofs[k] is None]
         if rest:
             more = soft_margin_lbfgs(rows.restricted(rest), 1.0 if cap is None else cap, tol=tol,
@@ -479,7 +479,7 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
         if proofs[k] is not None:
             separable, p = False, np.asarray(proofs[k], dtype=np.float64)
         elif separable is None and high <= INFEASIBLE_BELOW and n * dim <= 200_000:
-            A = rows.formed(k)
+            A = _exact_rows(rows, k)
             if cap is None:
                 certificate = certify_not_separable(A, Certificate(lower=low, upper=high, separable=None, p=p,
                                                                    rounds=int(found.iterations[k])))
@@ -494,6 +494,44 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
                                   cap=None if cap is None or cap == 1.0 else cap)
         solved.append((_direction(w), certificate, int(found.iterations[k])))
     return solved
+
+
+def _on_given_rows(certificates, directions, X, y, problems, column, scale):
+    """Each class's certificate recomputed in float64 on the user's signed rows ``s_i (x_i, column) / scale``
+    (:func:`gamedyn.certify.certificates.on_float64_rows`; X read exactly, never copied)."""
+    from gamedyn.certify.certificates import on_float64_rows
+    from gamedyn.certify.dual import SignedRows
+
+    return [on_float64_rows(certificate, direction,
+                            SignedRows(X, np.where(y == label, 1.0, -1.0)[:, None], column, scale))
+            for certificate, direction, label in zip(certificates, directions, problems)]
+
+
+def _refuse_text(X) -> None:
+    """X's strings refused and a ragged X named, as at every entry point (:func:`gamedyn.core.validation.real_array`):
+    scikit-learn's conversion to float would read the digit string "1" as the number 1. Everything else is
+    left to its own checks (its messages, which its conformance tests read)."""
+    if sp.issparse(X):
+        return
+    from gamedyn.core.validation import real_array
+
+    try:
+        array = np.asarray(X)
+    except ValueError:
+        real_array(X, "X")  # ragged: the named error
+        raise
+    kind = array.dtype.kind
+    if kind in "US" or (kind == "O" and any(isinstance(item, (str, bytes)) for item in array.ravel().tolist())):
+        real_array(array, "X")
+
+
+def _exact_rows(rows, k):
+    """Game k's rows for an exact proof: ``rows.exact_rows(k)`` (the rows times a positive constant, every entry
+    exact: a proof on ``rows.formed(k)``, rounded by the division by the scale, would prove it for other rows),
+    else the formed rows."""
+    exact = getattr(rows, "exact_rows", None)
+    found = exact(k) if callable(exact) else None
+    return rows.formed(k) if found is None else found
 
 
 class _InvalidParameterError(ValueError, TypeError):
@@ -967,6 +1005,7 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
                 raise ValueError(f"y must be 1-D with one label per row of X ({X.shape[0]}), got shape {y.shape}.")
             self.n_features_in_ = X.shape[1]
         else:
+            _refuse_text(X)
             X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
         check_classification_targets(y)
         classes = np.unique(y)
@@ -1073,6 +1112,13 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         if joint:  # one direction W = (w_0, ..., w_{K-1}): row k of coef_ from w_k
             directions = directions.reshape(classes.size, -1)
         certificates = [certificate for _, certificate, _ in solved]
+        if solver != "lbfgs" and not distributed and getattr(Z, "dtype", None) == np.float32:
+            # The rows were rescaled in float32 (2^-24 from the user's in every entry): the certificates
+            # again, in float64, on the user's rows (x_i, b) / r (issue 30; L-BFGS reads X itself, exactly).
+            b = None if not self.fit_intercept else (_intercept_value(self.intercept_scaling, feature_scale)
+                                                     if normalize else float(self.intercept_scaling))
+            certificates = _on_given_rows(certificates, directions, X, y, problems, b,
+                                          row_scale if normalize else solver_scale)
         if solver_scale != 1.0:  # normalize=False: the certificate on the user's rows (a power of two: exact)
             certificates = [attrs.evolve(c, lower=c.lower * solver_scale, upper=c.upper * solver_scale)
                             for c in certificates]

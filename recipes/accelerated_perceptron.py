@@ -12,7 +12,7 @@ from gamedyn.arrays.operators import check_unit_rows
 from gamedyn.core import OFTL, FTRLPlus
 from gamedyn.engine import RegularizedBilinear, play
 from gamedyn.engine.recipe import MARGIN, Box, Parameter, recipe, rounds_with_quadratic_rate
-from gamedyn.games.margin import NORMALIZE, MarginResult
+from gamedyn.games.margin import NORMALIZE, MarginResult, on_given_rows
 from gamedyn.games.margin.soft import NU, p_range, soft_margin_game
 
 
@@ -93,11 +93,12 @@ def accelerated_perceptron(A, T, *, theta="wang", nu=None, normalize=False, **ru
     >>> bool(np.min(A @ result.w) > 0), bool(result.certificate.lower > 0)
     (True, True)
     """
-    A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
+    given, (A, row_scale) = A, check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     if theta not in _P_PLAYER:
         raise ValueError(f"theta must be 'wang' (theta_(t-1) = t/(2(t+1))) or 'ji' (theta = 1), got {theta!r}.")
     eta, p_weights, output_weights, scale = _P_PLAYER[theta]
     soft = soft_margin_game(A.shape[0], nu)
     game = play(RegularizedBilinear(A, **soft.payoff_options), w_learner=OFTL(), p_learner=FTRLPlus(soft.entropy, eta=eta), T=T,
                 weights="linear", p_weights=p_weights, output_weights=output_weights, first="w", **run_options)
-    return MarginResult(w=scale * game.w_sum, p=game.p_last, game=game, row_scale=row_scale)
+    result = MarginResult(w=scale * game.w_sum, p=game.p_last, game=game, row_scale=row_scale)
+    return on_given_rows(result, A, given)  # the certificate on the rows given (float32: not the rounded A)

@@ -14,7 +14,7 @@ from gamedyn.core import OMD, MirrorDescent, OpponentSecondary, SquaredEuclidean
 from gamedyn.core.validation import check_positive
 from gamedyn.engine import Bilinear, play
 from gamedyn.engine.recipe import MARGIN, Box, Parameter, average, recipe, rounds_with_linear_rate
-from gamedyn.games.margin import NORMALIZE, MarginResult
+from gamedyn.games.margin import NORMALIZE, MarginResult, on_given_rows
 from gamedyn.games.margin.soft import NU, soft_margin_game
 
 
@@ -79,7 +79,7 @@ def mirror_prox_perceptron(A, T, *, eta_w=None, eta_p=None, nu=None, normalize=F
     >>> bool(np.min(A @ result.w) > 0)
     True
     """
-    A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
+    given, (A, row_scale) = A, check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     soft = soft_margin_game(A.shape[0], nu)
     payoff = Bilinear(A, **soft.payoff_options)
     n = payoff.p_dimension
@@ -94,5 +94,6 @@ def mirror_prox_perceptron(A, T, *, eta_w=None, eta_p=None, nu=None, normalize=F
         w_learner=OMD(ball, eta_w, hint=OpponentSecondary(MirrorDescent(simplex, eta_p), payoff, player="w")),
         p_learner=OMD(simplex, eta_p, hint=OpponentSecondary(MirrorDescent(ball, eta_w), payoff, player="p")),
         T=T, weights="constant", first="w", **run_options)
-    return MarginResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale,
-                        steps={"eta_w": eta_w, "eta_p": eta_p})
+    result = MarginResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale,
+                          steps={"eta_w": eta_w, "eta_p": eta_p})
+    return on_given_rows(result, A, given)  # the certificate on the rows given (float32: not the rounded A)

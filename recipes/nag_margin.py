@@ -10,7 +10,7 @@ from gamedyn.arrays.operators import check_unit_rows
 from gamedyn.core import OFTRL, FTRLPlus
 from gamedyn.engine import RegularizedBilinear, play
 from gamedyn.engine.recipe import MARGIN, Box, recipe, rounds_with_quadratic_rate
-from gamedyn.games.margin import NORMALIZE, MarginResult
+from gamedyn.games.margin import NORMALIZE, MarginResult, on_given_rows
 from gamedyn.games.margin.soft import NU, p_range, soft_margin_game
 
 
@@ -61,8 +61,9 @@ def nag_margin(A, T, *, nu=None, normalize=False, **run_options) -> MarginResult
     >>> bool(np.min(A @ result.w) > 0)
     True
     """
-    A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
+    given, (A, row_scale) = A, check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     soft = soft_margin_game(A.shape[0], nu)
     game = play(RegularizedBilinear(A, **soft.payoff_options), w_learner=FTRLPlus(), p_learner=OFTRL(soft.entropy, eta=1 / 4), T=T,
                 weights="linear", first="p", **run_options)
-    return MarginResult(w=game.w_sum / 4, p=game.p_last, game=game, row_scale=row_scale)
+    result = MarginResult(w=game.w_sum / 4, p=game.p_last, game=game, row_scale=row_scale)
+    return on_given_rows(result, A, given)  # the certificate on the rows given (float32: not the rounded A)

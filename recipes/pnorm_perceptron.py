@@ -12,7 +12,7 @@ from gamedyn.arrays.operators import check_unit_rows
 from gamedyn.core import OFTRL, FTRLPlus, QNorm
 from gamedyn.engine import Bilinear, play
 from gamedyn.engine.recipe import MARGIN, Box, Parameter, average, recipe, rounds_with_linear_rate
-from gamedyn.games.margin import NORMALIZE, MarginResult
+from gamedyn.games.margin import NORMALIZE, MarginResult, on_given_rows
 from gamedyn.games.margin.soft import NU, soft_margin_game
 
 
@@ -91,7 +91,7 @@ def pnorm_perceptron(A, T, *, p, nu=None, normalize=False, **run_options) -> Mar
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (2 <= float(p) < np.inf):
         raise ValueError(f"p must be a real number >= 2 (the norm of the data, ||x_i||_p <= 1), got {p!r}.")
     p = float(p)
-    A, row_scale = check_unit_rows(A, normalize, norm=p)  # rows with ||x_i||_p <= 1 (Theorem 7)
+    given, (A, row_scale) = A, check_unit_rows(A, normalize, norm=p)  # rows with ||x_i||_p <= 1 (Theorem 7)
     soft = soft_margin_game(A.shape[0], nu)
     q = p / (p - 1)
     payoff = Bilinear(A, margin_norm=q, **soft.payoff_options)  # the certificate measures w in the q-norm
@@ -103,5 +103,6 @@ def pnorm_perceptron(A, T, *, p, nu=None, normalize=False, **run_options) -> Mar
     eta_p = 1 / eta_w
     game = play(payoff, w_learner=OFTRL(QNorm(q), eta=eta_w), p_learner=FTRLPlus(soft.entropy, eta=eta_p), T=T,
                 weights="constant", first="w", **run_options)
-    return MarginResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale,
-                        steps={"eta_w": eta_w, "eta_p": eta_p})
+    result = MarginResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale,
+                          steps={"eta_w": eta_w, "eta_p": eta_p})
+    return on_given_rows(result, A, given)  # the certificate on the rows given (float32: not the rounded A)

@@ -10,7 +10,7 @@ from gamedyn.arrays.operators import check_unit_rows
 from gamedyn.core import OFTL, FTRLPlus
 from gamedyn.engine import RegularizedBilinear, play
 from gamedyn.engine.recipe import MARGIN, Box, average, recipe, rounds_with_quadratic_rate
-from gamedyn.games.margin import NORMALIZE, MarginResult
+from gamedyn.games.margin import NORMALIZE, MarginResult, on_given_rows
 from gamedyn.games.margin.soft import NU, p_range, soft_margin_game
 
 
@@ -65,8 +65,9 @@ def smooth_perceptron(A, T, *, nu=None, normalize=False, **run_options) -> Margi
     >>> bool(np.min(A @ result.w) > 0)
     True
     """
-    A, row_scale = check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
+    given, (A, row_scale) = A, check_unit_rows(A, normalize)  # the theorems assume ||x_i|| <= 1
     soft = soft_margin_game(A.shape[0], nu)
     game = play(RegularizedBilinear(A, **soft.payoff_options), w_learner=OFTL(), p_learner=FTRLPlus(soft.entropy, eta=1 / 4), T=T,
                 weights="linear", first="w", **run_options)
-    return MarginResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale)
+    result = MarginResult(w=game.w_average, p=game.p_average, game=game, row_scale=row_scale)
+    return on_given_rows(result, A, given)  # the certificate on the rows given (float32: not the rounded A)

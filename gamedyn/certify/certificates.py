@@ -55,7 +55,7 @@ from gamedyn.arrays.operators import dense_rows, largest_row_norm, matvec, unit_
 from gamedyn.core import capped_simplex
 from gamedyn.core.kernels import add_scaled, axpy, backend_of, dot, is_numpy, to_host_scalar, to_numpy
 from gamedyn.core.numerics import UNIT64, rounding_factor, safe_norm
-from gamedyn.core.validation import check_matrix, check_q, check_vector, describe
+from gamedyn.core.validation import check_matrix, check_q, check_vector, describe, is_operator
 
 __all__ = [
     "BatchedCertificateTracker",
@@ -64,6 +64,7 @@ __all__ = [
     "certificate_of",
     "certify_not_separable",
     "dual_norm",
+    "on_float64_rows",
     "gordan_proof",
     "margin_is_certified",
     "vector_norm",
@@ -568,6 +569,15 @@ def certify_not_separable(A, certificate: Certificate | None = None) -> Certific
         raise TypeError(f"certificate must be a gamedyn.certify.certificates.Certificate (e.g. result.certificate), "
                         f"got {describe(certificate)}.")
     q = 2.0 if certificate is None else certificate.q
+    if certificate is not None and certificate.cap is not None and not certificate.separable:
+        # A soft-margin certificate: 0 in the convex hull says nothing of the reduced hull A^T Delta_c; its
+        # proof is a point of Delta_c with A^T p = 0, exactly (small problems; else unchanged, undecided).
+        from gamedyn.certify.soft_margin import reduced_hull_proof
+
+        if is_operator(A):
+            return certificate
+        proof = reduced_hull_proof(dense_rows(A, np.arange(A.shape[0])), certificate.cap)
+        return certificate if proof is None else attrs.evolve(certificate, separable=False, p=proof)
     tracker = CertificateTracker(A, q)
     if certificate is not None:
         p = np.asarray(certificate.p, dtype=np.float64)
@@ -621,6 +631,91 @@ def certificate_of(A, w, p, q: float = 2.0, *, cap: float | None = None) -> Cert
     tracker._witness = check_distribution(p, A.shape[0], cap=tracker.cap)
     tracker._output_sum = check_vector(w, "w", size=A.shape[1])
     return tracker.certificate()
+
+
+def on_float64_rows(certificate: Certificate, w, rows) -> Certificate:
+    r"""``certificate``'s bracket and verdict recomputed in float64 on ``rows``, the rows the user gave.
+
+    A computation often plays on rows other than the user's: ``Z = A / r`` rounded to float32 (a
+    ``normalize=True`` recipe, ``MarginClassifier``, on float32 data) is ``2^-24`` relative from the
+    user's ``A / r`` in every entry, and a certificate of ``Z`` was false for the user's rows by up to
+    9e-8 relative (issue 30). Here the output ``w`` and the witness ``certificate.p`` are evaluated on
+    ``rows`` (a :class:`gamedyn.certify.dual.GameRows` of one game, e.g. ``SignedRows(A, signs, b, r)``:
+    float32 entries are read exactly, in float64, a row block at a time, never copied whole): ``lower``
+    is w's normalised margin (its normalised CVaR with ``certificate.cap``), ``upper`` is
+    ``||rows^T p||_{q*}``; ``separable=True`` when that margin is proved positive beyond the float64
+    products' rounding (:func:`margin_is_certified`), ``False`` when the certificate's exact proof (a
+    Gordan / reduced-hull witness) holds on the rows' exact entries, checked in rationals, or a new one
+    is found there; ``None`` otherwise.
+
+    Parameters
+    ----------
+    certificate : Certificate
+        A certificate of the rows the computation saw (same number of rows).
+    w : array_like, shape (d',)
+        The output whose normalised margin ``certificate.lower`` is.
+    rows : GameRows
+        The user's rows (one game).
+
+    Returns
+    -------
+    Certificate
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gamedyn.certify.dual import SignedRows
+    >>> A = np.array([[0.6, 0.2], [0.3, -0.5]], dtype=np.float32)
+    >>> c = Certificate(lower=0.2, upper=0.3, separable=True, p=np.array([0.5, 0.5]))
+    >>> again = on_float64_rows(c, np.array([1.0, 0.0]), SignedRows(A, np.ones((2, 1)), None, 0.7))
+    >>> round(again.lower, 7), again.separable
+    (0.4285714, True)
+    """
+    from gamedyn.certify.dual import row_norm_bound
+
+    w = np.asarray(w, dtype=np.float64).reshape(-1)
+    p = np.asarray(certificate.p, dtype=np.float64)
+    q, cap = certificate.q, certificate.cap
+    dual = dual_norm(q)
+    margins = rows.times(w[:, None])[:, 0]
+    norm = vector_norm(w, q)
+    if norm > 0:
+        lower = (capped_simplex.cvar(margins, cap) if cap is not None else float(np.min(margins))) / norm
+    else:
+        lower = 0.0  # w = 0 attains margin 0 <= gamma*
+    upper = vector_norm(rows.transpose_times(p[:, None])[:, 0], dual)
+    d = rows.shape[1]
+    row_norm = row_norm_bound(rows)  # (an l2 bound, so one of every ||.||_{q*}, q* >= 2)
+    separable: bool | None = None
+    if norm > 0 and margin_is_certified(lower, row_norm, d):
+        separable = True
+    elif certificate.separable is False:
+        exact = rows.exact_rows(0) if callable(getattr(rows, "exact_rows", None)) else None
+        if exact is not None:
+            if _proves_zero(exact, p, cap):
+                separable = False
+            elif cap is None:
+                proved = certify_not_separable(exact, attrs.evolve(certificate, separable=None, q=2.0))
+                separable, p = (False, proved.p) if proved.separable is False else (None, p)
+            else:
+                from gamedyn.certify.soft_margin import reduced_hull_proof
+
+                proof = reduced_hull_proof(exact, cap)
+                separable, p = (False, proof) if proof is not None else (None, p)
+    return attrs.evolve(certificate, lower=lower, upper=max(upper, lower), separable=separable, p=p)
+
+
+def _proves_zero(A, p, cap) -> bool:
+    """Whether ``p`` is exactly a point of the simplex (of ``Delta_cap``) with ``A^T p = 0``, in rationals on its support."""
+    from fractions import Fraction
+
+    support = np.flatnonzero(p)
+    weights = [Fraction(float(v)) for v in p[support]]
+    if any(w < 0 for w in weights) or sum(weights) != 1 or (cap is not None and any(w > Fraction(cap) for w in weights)):
+        return False
+    rows = dense_rows(A, support)
+    return all(sum((w * Fraction(float(v)) for w, v in zip(weights, rows[:, j])), Fraction(0)) == 0
+               for j in range(rows.shape[1]))
 
 
 def check_distribution(p, n: int, cap: float | None = None) -> np.ndarray:

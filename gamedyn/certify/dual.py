@@ -37,11 +37,74 @@ from typing import Any, Protocol, runtime_checkable
 
 import attrs
 import numpy as np
+import scipy.sparse as sp
+
+from gamedyn.core.numerics import UNIT64, rounding_factor
+from gamedyn.core.validation import all_finite, describe
 
 __all__ = ["DualSolution", "GameRows", "PairRows", "ShiftedRows", "SignedRows", "cvar_columns",
-           "project_capped_columns", "shrinking_round", "soft_margin_lbfgs", "times_in_float64"]
+           "project_capped_columns", "row_norm_bound", "shrinking_round", "soft_margin_lbfgs", "times_in_float64"]
 
 _EPS = float(np.finfo(np.float64).eps)
+
+
+def _matrix_of_numbers(instance, attribute, value) -> None:
+    """attrs validator of a rows class's ``X``: a non-empty 2-D numpy array or scipy.sparse matrix of real
+    numbers (float or int; O(1): its finiteness is checked by ``largest_row_norm``, once per solve)."""
+    name = f"{type(instance).__name__}' {attribute.name}"
+    if not (isinstance(value, np.ndarray) or sp.issparse(value)):
+        raise TypeError(f"{name} must be a 2-D numpy array or scipy.sparse matrix of real numbers, got "
+                        f"{type(value).__name__} {describe(value)}; build it with np.array(...) of numbers (a list of "
+                        f"lists of floats), never of strings.")
+    kind = np.dtype(value.dtype).kind
+    if kind not in "fiu":
+        what = {"c": "complex (its imaginary part would be lost)", "b": "boolean", "U": "strings", "S": "bytes",
+                "O": "Python objects"}.get(kind, f"dtype {value.dtype}")
+        raise TypeError(f"{name} must hold real numbers (float or int), got {what}; convert it yourself "
+                        f"(e.g. X.real, or numbers parsed from the strings), so nothing is dropped or guessed.")
+    if value.ndim != 2 or value.shape[0] < 1 or value.shape[1] < 1:
+        raise ValueError(f"{name} must be 2-D with at least one row and one column, got shape {value.shape}.")
+
+
+def _finite_number(name: str, value, positive: bool = False) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number, got {describe(value)}.")
+    value = float(value)
+    if not math.isfinite(value) or (positive and not value > 0):
+        raise ValueError(f"{name} must be {'positive and ' if positive else ''}finite, got {value!r}.")
+    return value
+
+
+def _largest_entry(X, name: str) -> float:
+    """max |X_ij| (dense or sparse, any real dtype), refusing NaN and infinity (two reductions, no copy)."""
+    data = X.data if sp.issparse(X) else X
+    if data.size == 0:
+        return 0.0
+    if not all_finite(data):
+        raise ValueError(f"{name} contains NaN or infinite entries; remove or impute them first.")
+    return float(max(np.max(data), -np.min(data)))
+
+
+def _row_bound(top: float, d: int, column, scale: float, factor: float = 1.0) -> float:
+    """An upper bound on ``factor * ||(x_i, b)|| / scale`` from ``max |x_ij| <= top``: ``||x_i|| <= sqrt(d) top``
+    (rounded up, so it is a bound in floating point too); inf when it overflows."""
+    column = 0.0 if column is None else abs(column)
+    peak = max(top, column)
+    if peak == 0.0:
+        return 0.0  # every row is 0, exactly
+    # On mantissas (powers of two taken out, exactly), so that no step underflows: rows of 1e-262 divided by
+    # r = 4e62 have norms 1.8e-324, below the smallest subnormal (issue 30's hunt: a bound of 0 read as
+    # "every row is 0", a false upper end 0). The result is rounded up when scaled back.
+    shift = -math.frexp(peak)[1]
+    mantissa, power = math.frexp(scale)
+    ratio = math.hypot(math.sqrt(d) * math.ldexp(top, shift), math.ldexp(column, shift)) * factor / mantissa
+    ratio *= 1.0 + 16 * UNIT64
+    exponent = -shift - power
+    try:
+        length = math.ldexp(ratio, max(exponent, -1100))
+    except OverflowError:
+        return math.inf
+    return length if math.ldexp(length, -exponent) == ratio else math.nextafter(length, math.inf)
 
 
 @runtime_checkable
@@ -51,6 +114,12 @@ class GameRows(Protocol):
 
     Implemented by :class:`SignedRows` (one-vs-rest: K games on the rows of X) and :class:`PairRows`
     (one multiclass game on the pairs (i, j), j != y_i).
+
+    Optional (read by :func:`soft_margin_lbfgs` when present): ``largest_row_norm()``, an upper bound on
+    every game's ``max_i ||a_i||`` that also checks the rows' numbers (finite; without it the rows are
+    formed once, game by game, to measure them: implement it for large rows); ``exact_rows(game)``, the
+    game's rows times a positive constant, each entry exact (the exact proof that the value is 0 reads
+    them; without it, no such proof is tried).
     """
 
     @property
@@ -100,7 +169,7 @@ class SignedRows:
         The positive divisor ``r`` (e.g. the largest row norm, so that ``||a_i|| <= 1``).
     """
 
-    X: Any  # an ndarray or a scipy.sparse matrix (anything with .shape, @ and .T)
+    X: Any = attrs.field(validator=_matrix_of_numbers)  # an ndarray or a scipy.sparse matrix (real numbers)
     signs: np.ndarray
     column: float | None = None
     scale: float = 1.0
@@ -110,6 +179,27 @@ class SignedRows:
         """``(n, d + 1)`` with the constant column ``b``, else ``(n, d)``: the shape of each game's matrix."""
         n, d = self.X.shape
         return n, d + (self.column is not None)
+
+    def largest_row_norm(self) -> float:
+        """An upper bound on ``max_i ||a_i||`` (``sqrt(d') max |x_ij|``-based: one pass over X, no copy),
+        checking X, the signs, ``b`` and ``r`` (finite; signs of shape (n, K); ``r > 0``)."""
+        signs = np.asarray(self.signs)
+        if signs.ndim != 2 or signs.shape[0] != self.X.shape[0] or signs.shape[1] < 1 \
+                or np.dtype(signs.dtype).kind not in "fiu" or not all_finite(signs):
+            raise ValueError(f"SignedRows' signs must be a finite array of shape (n, K) = ({self.X.shape[0]}, K), "
+                             f"one column per game, got {describe(self.signs)}.")
+        column = None if self.column is None else _finite_number("SignedRows' column", self.column)
+        scale = _finite_number("SignedRows' scale", self.scale, positive=True)
+        top = _largest_entry(self.X, "SignedRows' X") * float(np.max(np.abs(signs)))
+        return _row_bound(top, self.X.shape[1], column, scale)
+
+    def exact_rows(self, game: int) -> np.ndarray | None:
+        """Game ``game``'s rows times ``r`` (the scale): ``s_ik (x_i, b)``, dense float64, every entry exact
+        (None unless the signs are +-1)."""
+        signs = np.asarray(self.signs[:, game:game + 1], dtype=np.float64)
+        if not np.all(np.abs(signs) == 1.0):
+            return None
+        return _with_column(self.X, self.column) * signs
 
     def times(self, W: np.ndarray) -> np.ndarray:
         """``M[:, k] = A_k W[:, k]``, shape (n, K)."""
@@ -186,7 +276,7 @@ class PairRows:
         The positive divisor ``r`` (``sqrt(2)`` times the largest ``||(x_i, b)||`` gives ``||a_ij|| <= 1``).
     """
 
-    X: Any
+    X: Any = attrs.field(validator=_matrix_of_numbers)
     labels: np.ndarray
     classes: int
     column: float | None = None
@@ -197,6 +287,22 @@ class PairRows:
         """``(n (K - 1), K d')``."""
         n, d = self.X.shape
         return n * (self.classes - 1), self.classes * (d + (self.column is not None))
+
+    def largest_row_norm(self) -> float:
+        """An upper bound on ``max ||a_ij|| = sqrt(2) max ||(x_i, b)|| / r``, checking X, the labels, ``b`` and ``r``."""
+        labels = np.asarray(self.labels)
+        if (isinstance(self.classes, bool) or not isinstance(self.classes, (int, np.integer)) or self.classes < 2
+                or labels.shape != (self.X.shape[0],) or np.dtype(labels.dtype).kind not in "iu"
+                or labels.min() < 0 or labels.max() >= self.classes):
+            raise ValueError(f"PairRows needs classes >= 2 and one integer label in 0..classes-1 per row of X "
+                             f"({self.X.shape[0]}); got classes={describe(self.classes)}, labels {describe(self.labels)}.")
+        column = None if self.column is None else _finite_number("PairRows' column", self.column)
+        scale = _finite_number("PairRows' scale", self.scale, positive=True)
+        return _row_bound(_largest_entry(self.X, "PairRows' X"), self.X.shape[1], column, scale, math.sqrt(2.0))
+
+    def exact_rows(self, game: int = 0) -> np.ndarray:
+        """The pair rows times ``r``: ``(e_{y_i} - e_j) (x) (x_i, b)``, dense float64, every entry exact."""
+        return attrs.evolve(self, scale=1.0).formed(game)
 
     @property
     def games(self) -> int:
@@ -324,6 +430,13 @@ class ShiftedRows:
     def first_hessian(self) -> np.ndarray:
         """``base``'s (a scaling only)."""
         return self.base.first_hessian()
+
+    def largest_row_norm(self) -> float:
+        """``base``'s bound plus ``||o||`` (the triangle inequality), rounded up."""
+        offset = np.asarray(self.offset, dtype=np.float64)
+        if not all_finite(offset):
+            raise ValueError("ShiftedRows' offset contains NaN or infinite entries.")
+        return (row_norm_bound(self.base) + _column_norms(offset.reshape(-1, 1))[0]) * (1.0 + 4 * UNIT64)
 
     def formed(self, game: int = 0) -> np.ndarray:
         """The rows ``a_i + o``, dense float64 (small problems only)."""
@@ -454,10 +567,12 @@ def _constant_column_ratio(X, column: float) -> float:
     """
     n, d = X.shape
     z = np.random.default_rng(0).choice(np.array([-1.0, 1.0]), size=d)
-    Xz = times_in_float64(X, z[:, None])[:, 0]
-    frobenius = float(Xz @ Xz)
-    ratio = n * float(column) ** 2 * d / frobenius if frobenius > 0 else 1.0
-    return max(ratio, 1.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Xz = times_in_float64(X, z[:, None])
+        length = float(_column_norms(Xz)[0])  # ||X z||, the hypot way (issue 30: X 1e155 overflowed its square)
+        share = abs(float(column)) / length if length > 0 else 0.0
+        ratio = n * d * share * share if length > 0 else 1.0  # (a product: inf past float64, never an error)
+    return min(max(ratio, 1.0), 2.0 ** 1000) if math.isfinite(length) and not math.isnan(ratio) else 1.0
 
 
 @attrs.frozen
@@ -471,7 +586,10 @@ class DualSolution:
     p : ndarray, shape (n, K)
         The certified iterate, in the capped simplex.
     lower, upper : ndarray, shape (K,)
-        ``CVaR_c(A_k w_k) / ||w_k|| <= gamma_k* <= ||A_k^T p_k||`` (the best ends met so far).
+        ``CVaR_c(A_k w_k) / ||w_k|| <= gamma_k* <= ||A_k^T p_k||`` (the best ends met so far), each after a
+        certified rounding step: bounds on gamma_k* for the exact values of the rows (float32 ``X``
+        included), whatever the rounding of the products, so ``lower <= upper`` always. ``upper`` is 0
+        only with an exact proof that the value is 0 (then ``lower = 0`` and ``p`` is the proof's point).
     iterations : ndarray of int, shape (K,)
         The iteration at which each game met ``tol`` (or the last one).
     products : int
@@ -640,11 +758,23 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
     -------
     DualSolution
 
+    The rows are first scaled by a power of two to norms at most 1 (exact; the results scaled back), so the
+    solver and its certificate work at any scale of the rows (norms from 2^-1000 to 2^1000); every norm is
+    computed the hypot way (on the vector divided by its largest entry). The returned bracket passes a
+    certified rounding step (:class:`DualSolution`). A game whose value is 0 is proved so exactly on
+    problems of at most ``EXACT_HULL_SIZE_CAP`` numbers (a point of the capped simplex with ``A^T p = 0``,
+    :func:`gamedyn.certify.soft_margin.reduced_hull_proof`, tried from iteration ``ZERO_PROOF_FIRST`` = 10
+    on, then at 20, 40, ...): it stops there with the bracket [0, 0] instead of creeping towards it.
+
     Raises
     ------
+    TypeError
+        ``rows`` not a :class:`GameRows`; rows of strings, complex or boolean numbers (caught when the rows
+        are built); a parameter of the wrong type.
     ValueError
-        ``cap`` outside ``[1/n, 1]``, ``tol`` outside (0, 1), ``max_iter < 1``, a non-finite ``start``,
-        a ``start_p`` of another shape or not finite.
+        ``cap`` outside ``[1/n, 1]``, ``tol`` outside (0, 1), ``max_iter < 1``, ``memory < 1``, rows with
+        NaN or infinite entries, no rows, a non-finite ``start``, a ``start_p`` of another shape or not
+        finite.
 
     Examples
     --------
@@ -655,19 +785,225 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
     >>> bool(0 < found.lower[0] <= found.upper[0] <= found.lower[0] * (1 + 1e-3) + 1e-15)
     True
     """
+    if not isinstance(rows, GameRows):
+        raise TypeError(f"rows must be a GameRows (SignedRows(X, signs), PairRows(...), ShiftedRows(...)), got "
+                        f"{type(rows).__name__} {describe(rows)}; for a matrix A of signed rows pass "
+                        f"SignedRows(A, np.ones((A.shape[0], 1))).")
     n, dim = rows.shape
     K = rows.games
-    if not (isinstance(cap, (int, float, np.floating)) and 1.0 / n * (1 - 4 * _EPS) <= cap <= 1.0):
+    if n < 1 or dim < 1 or K < 1:
+        raise ValueError(f"rows must hold at least one row of dimension >= 1 in at least one game; got shape "
+                         f"{(n, dim)} with {K} games.")
+    cap, tol = _finite_number("cap", cap), _finite_number("tol", tol)
+    if not 1.0 / n * (1 - 4 * _EPS) <= cap <= 1.0:
         raise ValueError(f"cap must be in [1/n, 1] = [{1.0 / n!r}, 1] (c = 1 / (nu n)); got {cap!r}.")
     if not 0.0 < tol < 1.0:
         raise ValueError(f"tol must be in (0, 1) (a certified relative gap); got {tol!r}.")
-    if int(max_iter) < 1:
-        raise ValueError(f"max_iter must be >= 1; got {max_iter!r}.")
+    for name, value in (("max_iter", max_iter), ("memory", memory)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} must be an integer >= 1; got {describe(value)}.")
+        if value < 1:
+            raise ValueError(f"{name} must be >= 1; got {value!r}.")
+    zero_below = _finite_number("zero_below", zero_below)
+    if not isinstance(shrinking, (bool, np.bool_)):
+        raise TypeError(f"shrinking must be True or False, got {describe(shrinking)}.")
+    start = None if start is None else _finite_array("start", start, (dim, K))
+    start_p = None if start_p is None else _finite_array("start_p", start_p, (n, K))
+    bound = row_norm_bound(rows)  # checks the rows' numbers (finite) on the way
+    if not math.isfinite(bound):
+        raise ValueError("the rows' norms overflow float64 (beyond 1.8e308); divide X by a power of two first "
+                         "(the soft margin scales with it exactly).")
     cap = max(float(cap), 1.0 / n)
+    if bound == 0.0:  # every row is 0: A^T p = 0 for every p, exactly; the value is 0, proved
+        return DualSolution(w=np.zeros((dim, K)), p=np.full((n, K), 1.0 / n), lower=np.zeros(K), upper=np.zeros(K),
+                            iterations=np.zeros(K, dtype=np.int64), products=0)
+    # The rows scaled by a power of two 2^-e to norms <= 1 (exact): no norm, square or smoothing parameter
+    # underflows or overflows at any scale of the user's rows (issue 30: rows of length 1e-154 made every
+    # squared norm 0, a false upper end 0; 1e154, every one infinite). Results are scaled back by 2^e.
+    exponent = math.frexp(bound)[1]
+    scaled = rows if exponent == 0 else _ScaledRows(rows, exponent)
+    found = _solve(scaled, cap, float(tol), int(max_iter), int(memory),
+                   None if start is None else np.ldexp(start, -exponent), start_p,
+                   math.ldexp(zero_below, -exponent), bool(shrinking), math.ldexp(bound, -exponent),
+                   _zero_prover(rows, cap))
+    if exponent == 0:
+        return found
+    return attrs.evolve(found, w=np.ldexp(found.w, exponent), lower=_ldexp_rounded(found.lower, exponent, -1),
+                        upper=_ldexp_rounded(found.upper, exponent, +1))
+
+
+def _finite_array(name: str, value, shape) -> np.ndarray:
+    kind = np.asarray(value).dtype.kind if not isinstance(value, (str, bytes)) else "U"
+    if kind not in "fiu":
+        raise TypeError(f"{name} must be an array of real numbers of shape {shape}, got {describe(value)}.")
+    array = np.array(value, dtype=np.float64)
+    if array.size != shape[0] * shape[1] or not all_finite(array):
+        raise ValueError(f"{name} must be a finite array of shape {shape}; got shape {array.shape}"
+                         f"{'' if all_finite(array) else ' with NaN or infinite entries'}.")
+    return array.reshape(shape)
+
+
+def _ldexp_rounded(values: np.ndarray, exponent: int, direction: int) -> np.ndarray:
+    """``values * 2^exponent`` rounded down (direction -1) or up (+1) where the result is not exact (subnormal)."""
+    out = np.ldexp(values, exponent)
+    inexact = np.isfinite(values) & (np.ldexp(out, -exponent) != values)
+    if np.any(inexact):
+        out[inexact] = np.nextafter(out[inexact], direction * np.inf)
+        if direction < 0:  # a non-negative value rounded down stays >= 0 (0 is exact)
+            out[inexact & (values >= 0)] = np.maximum(out[inexact & (values >= 0)], 0.0)
+    return out
+
+
+def _column_norms(W: np.ndarray) -> np.ndarray:
+    """``||W[:, k]||`` for every column, on ``W[:, k] / max |W[:, k]|``: no square underflows or overflows
+    (the hypot way); 0 for a zero column."""
+    if W.shape[0] == 0:
+        return np.zeros(W.shape[1])
+    peaks = np.max(np.abs(W), axis=0)
+    safe = np.where(peaks > 0, peaks, 1.0)
+    unit = W / safe
+    return peaks * np.sqrt(np.einsum("ij,ij->j", unit, unit))
+
+
+def row_norm_bound(rows) -> float:
+    """An upper bound on every game's ``max_i ||a_i||_2`` of a :class:`GameRows` (its ``largest_row_norm()``,
+    else measured on the formed rows, game by game), checking the rows' numbers (finite) on the way."""
+    declared = getattr(rows, "largest_row_norm", None)
+    if callable(declared):
+        return float(declared())
+    largest = 0.0
+    for game in range(rows.games):
+        formed = np.asarray(rows.formed(game), dtype=np.float64)
+        if not all_finite(formed):
+            raise ValueError("the rows contain NaN or infinite entries; remove or impute them first.")
+        largest = max(largest, float(np.max(_column_norms(formed.T))) if formed.size else 0.0)
+    return math.nextafter(largest * (1.0 + 16 * UNIT64), math.inf) if largest > 0 else 0.0
+
+
+@attrs.frozen
+class _ScaledRows:
+    """``base``'s rows times ``2^-exponent`` (exact): each product scales its argument or its result by the
+    power of two, whichever keeps both clear of underflow and overflow."""
+
+    base: Any
+    exponent: int
+
+    def _split(self) -> tuple[int, int]:
+        """``(before, after)`` with ``before + after = -exponent``: the argument is scaled by 2^before (at most
+        2^1000: an entry of P or W stays finite), the result by 2^after (rows above 2^960: the products'
+        sums keep clear of overflow)."""
+        total = -self.exponent
+        before = min(total, 1000) if total > 0 else min(0, max(total, -(self.exponent - 960)))
+        return before, total - before
+
+    @property
+    def column(self):
+        """``base``'s constant feature (a first Hessian's scaling only)."""
+        return self.base.column
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``base.shape``."""
+        return self.base.shape
+
+    @property
+    def games(self) -> int:
+        """``base.games``."""
+        return self.base.games
+
+    def times(self, W: np.ndarray) -> np.ndarray:
+        before, after = self._split()
+        return np.ldexp(self.base.times(np.ldexp(W, before) if before else W), after)
+
+    def transpose_times(self, P: np.ndarray) -> np.ndarray:
+        before, after = self._split()
+        return np.ldexp(self.base.transpose_times(np.ldexp(P, before) if before else P), after)
+
+    def restricted(self, games: np.ndarray) -> _ScaledRows:
+        restricted = self.base.restricted(games)
+        return self if restricted is self.base else _ScaledRows(restricted, self.exponent)
+
+    def first_hessian(self) -> np.ndarray:
+        return self.base.first_hessian()
+
+    def formed(self, game: int) -> np.ndarray:
+        return np.ldexp(self.base.formed(game), -self.exponent)
+
+    def subset(self, game: int, index: np.ndarray) -> _ScaledRows:
+        return _ScaledRows(self.base.subset(game, index), self.exponent)
+
+    def largest_row_norm(self) -> float:
+        return float(_ldexp_rounded(np.array([row_norm_bound(self.base)]), -self.exponent, +1)[0])
+
+    def exact_rows(self, game: int):
+        exact = getattr(self.base, "exact_rows", None)
+        return exact(game) if callable(exact) else None
+
+
+# The exact proof that a game's value is 0 (a point of Delta_c with A^T p = 0, in rationals) is tried for the
+# open games with no positive lower end at these iterations (then at twice the last), on problems of at most
+# EXACT_HULL_SIZE_CAP numbers: a game whose value is 0 otherwise runs all max_iter iterations, its upper end
+# creeping to 0 (issue 30: 86 s CPU on 7 x 3 rows).
+ZERO_PROOF_FIRST = 10
+
+
+def _zero_prover(rows, cap: float):
+    """``prove(game) -> p or None``: the exact point of Delta_c with A^T p = 0 on the game's exact rows
+    (:func:`gamedyn.certify.soft_margin.reduced_hull_proof`), or None when the rows declare no exact form
+    or are too many for the rational check."""
+    from gamedyn.certify.soft_margin import EXACT_HULL_SIZE_CAP, reduced_hull_proof
+
+    exact = getattr(rows, "exact_rows", None)
+    n, dim = rows.shape
+    if not callable(exact) or n * (dim + 1) > EXACT_HULL_SIZE_CAP:
+        return None
+
+    def prove(game: int):
+        A = exact(game)
+        return None if A is None else reduced_hull_proof(A, cap)
+
+    return prove
+
+
+# The products' rounding (Higham, Thm 3.1): an entry of A w or A^T p (at most N + d' terms, float32 X summed
+# over row blocks, a sign, a scale and a constant feature each one rounding more) is within gamma_k times
+# the sum of its terms' magnitudes of the exact one, k = PRODUCT_TERMS(N, d').
+def _product_terms(n: int, dim: int) -> int:
+    return 2 * (n + dim) + 16
+
+
+def _certified_lower(cvar: np.ndarray, norms: np.ndarray, bound: float, n: int, dim: int) -> np.ndarray:
+    """``CVaR_c(A w) / ||w||`` rounded down so that it survives the rounding of the computed margins (each
+    within ``gamma_k B ||w||`` of the exact one, B the rows' norm bound; CVaR is 1-Lipschitz in the max
+    norm and its own sum of N terms adds ``gamma_N B ||w||``) and of the norm: a lower bound on
+    gamma* for the rows' exact values (-inf for w = 0)."""
+    slack = (rounding_factor(_product_terms(n, dim)) + rounding_factor(n + 2)) * bound * norms
+    exact_low = cvar - slack - np.abs(cvar) * (4 * UNIT64)  # the subtraction's rounding, a few units
+    relative = (dim + 8) * UNIT64
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lower = np.where(exact_low >= 0, exact_low / (norms * (1 + relative)), exact_low / (norms * (1 - relative)))
+        lower = np.nextafter(lower, -np.inf)
+    return np.where(norms > 0, lower, -np.inf)
+
+
+def _certified_upper(upper: np.ndarray, P: np.ndarray, bound: float, dim: int) -> np.ndarray:
+    """``||A^T p||`` rounded up so that it bounds gamma* for the rows' exact values: the computed norm, its own
+    rounding, the products' (``gamma_k B``, as ``sum p = 1``) and the distance of ``p`` from Delta_c (``|sum p -
+    1| B``: p is in [0, c] and its sum is 1 up to rounding)."""
+    n = P.shape[0]
+    drift = np.array([abs(math.fsum(P[:, k]) - 1.0) for k in range(P.shape[1])]) + UNIT64
+    slack = (rounding_factor(_product_terms(n, dim)) * (1.0 + drift) + drift) * bound
+    return np.nextafter((upper * (1 + (dim + 8) * UNIT64) + slack) * (1 + 4 * UNIT64), np.inf)
+
+
+def _solve(rows, cap: float, tol: float, max_iter: int, memory: int, start, start_p, zero_below: float,
+           shrinking: bool, bound: float, prove) -> DualSolution:
+    """:func:`soft_margin_lbfgs` on rows of norms at most ``bound`` (about 1; checked and scaled by the caller)."""
+    n, dim = rows.shape
+    K = rows.games
     u = 1.0 / n
     W = np.zeros((dim, K)) if start is None else np.array(start, dtype=np.float64).reshape(dim, K)
-    if not np.all(np.isfinite(W)):
-        raise ValueError("start must be finite.")
+    proved = np.zeros(K, dtype=bool)
     products = 0
     tau: list[np.ndarray | None] = [None]
 
@@ -694,10 +1030,10 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
     # Start: the first mu from the centre's upper end, or from a warm start's norm (||w|| ~ gamma).
     M0 = rows.times(W)
     products += 1
-    start_norms = np.sqrt(np.einsum("ij,ij->j", W, W))
+    start_norms = _column_norms(W)
     mu = np.maximum(tol * start_norms * start_norms / cap, 1e-300)
     if not np.all(start_norms > 0):
-        U0 = np.sqrt(np.einsum("ij,ij->j", *(2 * [rows.transpose_times(np.full((n, K), u))])))
+        U0 = _column_norms(rows.transpose_times(np.full((n, K), u)))
         products += 1
         mu = np.where(start_norms > 0, mu, np.maximum(tol * U0 * U0 / cap, 1e-300))
     tau[0] = np.zeros(K)
@@ -705,15 +1041,11 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
     best_lower = np.full(K, -np.inf)
     best_upper = np.full(K, np.inf)
     best_W, best_P, best_M = W.copy(), P.copy(), M.copy()
-    if start_p is not None:  # the previous p's upper end is the first best one
-        start_p = np.asarray(start_p, dtype=np.float64)
-        if start_p.shape != (n, K) or not np.all(np.isfinite(start_p)):
-            raise ValueError(f"start_p must be a finite array of shape {(n, K)} (a point of the capped simplex per "
-                             f"game); got shape {start_p.shape}.")
+    if start_p is not None:  # the previous p's upper end is the first best one (checked by the caller)
         best_P, _ = project_capped_columns(start_p, cap)
         Z0 = rows.transpose_times(best_P)
         products += 1
-        best_upper = np.sqrt(np.einsum("ij,ij->j", Z0, Z0))
+        best_upper = _column_norms(Z0)
     done = np.zeros(K, dtype=bool)
     iterations = np.zeros(K, dtype=np.int64)
     S_hist: list[np.ndarray] = []
@@ -723,8 +1055,8 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
         nonlocal products
         Z = rows.transpose_times(P)
         products += 1
-        norms_w = np.sqrt(np.einsum("ij,ij->j", W, W))
-        upper = np.sqrt(np.einsum("ij,ij->j", Z, Z))
+        norms_w = _column_norms(W)
+        upper = _column_norms(Z)
         with np.errstate(divide="ignore", invalid="ignore"):
             lower = np.where(norms_w > 0, cvar_columns(M, cap) / norms_w, -np.inf)
         up = (upper < best_upper) & ~done
@@ -740,13 +1072,12 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
         met = ~done & ((best_upper - best_lower <= tol * best_upper) | (best_upper <= zero_below))
         if np.any(met):  # the lower end of a game about to stop, again from a product (M carried as sums)
             ending = np.flatnonzero(met)
-            norms = np.sqrt(np.einsum("ij,ij->j", best_W[:, ending], best_W[:, ending]))
-            with np.errstate(divide="ignore", invalid="ignore"):
-                best_lower[ending] = np.where(norms > 0, cvar_columns(rows_k(ending).times(best_W[:, ending]), cap)
-                                              / norms, -np.inf)
+            norms = _column_norms(best_W[:, ending])
+            best_lower[ending] = _certified_lower(cvar_columns(rows_k(ending).times(best_W[:, ending]), cap), norms,
+                                                  bound, n, dim)  # (a bound that survives the rounding)
             products += 1
-            met[ending] = ((best_upper[ending] - best_lower[ending] <= tol * best_upper[ending])
-                           | (best_upper[ending] <= zero_below))
+            upper = _certified_upper(best_upper[ending], best_P[:, ending], bound, dim)  # (as the final step)
+            met[ending] = (upper - best_lower[ending] <= tol * upper) | (upper <= zero_below)
         iterations[~done] = iteration
         done[met] = True
 
@@ -766,8 +1097,8 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
         Z = rows_k(games).transpose_times(P_s)
         M_s = rows_k(games).times(W_s)
         products += 3
-        upper = np.sqrt(np.einsum("ij,ij->j", Z, Z))
-        norms = np.sqrt(np.einsum("ij,ij->j", W_s, W_s))
+        upper = _column_norms(Z)
+        norms = _column_norms(W_s)
         with np.errstate(divide="ignore", invalid="ignore"):
             lower = np.where(norms > 0, cvar_columns(M_s, cap) / norms, -np.inf)
         up = upper < best_upper[games]
@@ -777,8 +1108,20 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
         settle(iteration)
         failures[games[~done[games]]] += 1
 
+    def prove_zero(iteration):
+        """The open games with no positive lower end whose value is proved 0 (an exact point of Delta_c with
+        A^T p = 0): done, with the exact bracket [0, 0] (gamma* >= 0 always)."""
+        for game in np.flatnonzero(~done & ~(best_lower > 0)):
+            proof = prove(int(game))
+            if proof is not None:
+                best_lower[game] = best_upper[game] = 0.0
+                best_P[:, game] = proof  # (w keeps the best direction met: the estimator's classifier)
+                proved[game] = done[game] = True
+                iterations[game] = iteration
+
     failures = np.zeros(K, dtype=np.int64)
     shrink_at = SHRINK_FIRST if shrinking and n >= SHRINK_MIN_ROWS else max_iter + 1
+    zero_at = ZERO_PROOF_FIRST if prove is not None else max_iter + 1
     G = gradient_and_settle(W, M, P, 0)
     iteration = 0
     while not np.all(done) and iteration < max_iter:
@@ -825,11 +1168,18 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
         # A (W + t Q) = A W + t A Q: one product for the whole line search (the trial points cost a
         # projection each; the drift of the sums from the products is settled at the end).
         AQ = np.zeros((M.shape[0], K))
-        AQ[:, searching] = rows_k(searching).times(Q[:, searching])
+        with np.errstate(over="ignore", invalid="ignore"):  # (a direction blown up by rounding: its trials fail)
+            AQ[:, searching] = rows_k(searching).times(Q[:, searching])
         products += 1
+        # A direction whose product is not finite (curvature pairs of rounding size, mu at its floor) moves
+        # nothing: its game keeps its point this iteration (the Armijo test of a NaN value would fail anyway).
+        searching = searching[np.all(np.isfinite(AQ[:, searching]), axis=0)]
         for _ in range(40):
+            if searching.size == 0:
+                break
             trial = W[:, searching] + step[searching] * Q[:, searching]
-            v, Mt, Pt = evaluate(trial, mu, searching, M[:, searching] + step[searching] * AQ[:, searching])
+            with np.errstate(over="ignore", invalid="ignore"):
+                v, Mt, Pt = evaluate(trial, mu, searching, M[:, searching] + step[searching] * AQ[:, searching])
             ok = v <= value[searching] + 1e-4 * step[searching] * slope[searching]
             accepted = searching[ok]
             W_new[:, accepted], M_new[:, accepted], P_new[:, accepted] = trial[:, ok], Mt[:, ok], Pt[:, ok]
@@ -851,13 +1201,20 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
         if iteration == shrink_at and not np.all(done):
             shrink_at *= 2
             shrink()
+        if iteration == zero_at and not np.all(done):
+            zero_at *= 2
+            prove_zero(iteration)
     if not np.all(done):  # the games stopped by max_iter: their lower ends again from a product, as at a stop
         open_games = np.flatnonzero(~done)
-        norms = np.sqrt(np.einsum("ij,ij->j", best_W[:, open_games], best_W[:, open_games]))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            best_lower[open_games] = np.where(
-                norms > 0, cvar_columns(rows_k(open_games).times(best_W[:, open_games]), cap) / norms, -np.inf)
+        norms = _column_norms(best_W[:, open_games])
+        best_lower[open_games] = _certified_lower(cvar_columns(rows_k(open_games).times(best_W[:, open_games]), cap),
+                                                  norms, bound, n, dim)
         products += 1
+    # The certified rounding step of the upper ends (the lower ends had theirs from the last product): both
+    # now bound gamma* for the rows' exact values, so lower <= upper whatever the rounding. A proved zero
+    # keeps its exact 0.
+    measured = ~proved
+    best_upper[measured] = _certified_upper(best_upper[measured], best_P[:, measured], bound, dim)
     return DualSolution(w=best_W, p=best_P, lower=best_lower, upper=best_upper, iterations=iterations,
                         products=products)
 

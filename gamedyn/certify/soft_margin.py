@@ -62,6 +62,8 @@ from gamedyn.core.capped_simplex import (
     smallest_cap,
     two_product,
 )
+from gamedyn.core.numerics import safe_norm
+from gamedyn.core.validation import real_array
 
 __all__ = ["SoftMargin", "reduced_hull_proof", "soft_margin", "weak_duality_bracket"]
 
@@ -140,13 +142,13 @@ class SoftMargin:
 
 def _dense_rows(A) -> np.ndarray:
     if sp.issparse(A):
+        if np.dtype(A.dtype).kind not in "fiu":
+            raise TypeError(f"A must be a real numeric 2-D array, got dtype {A.dtype}.")
         A = A.toarray()
-    try:
-        A = np.asarray(A)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"A must be a 2-D numeric array, got {type(A).__name__}.") from error
-    if A.dtype.kind not in "fiu":
-        raise TypeError(f"A must be a real numeric 2-D array, got dtype {A.dtype}.")
+    try:  # the one check of numbers (digit strings, booleans, complex, ragged lists refused by name)
+        A = real_array(A, "A")
+    except TypeError as error:
+        raise TypeError(f"A must be a real numeric 2-D array: {error}") from None
     A = np.asarray(A, dtype=np.float64)
     if A.ndim != 2 or A.shape[0] < 1 or A.shape[1] < 1:
         raise ValueError(f"A must have a 2-D shape (n, d) with n, d >= 1, got {A.shape}.")
@@ -282,7 +284,7 @@ def _refine(A: np.ndarray, cap: float, p: np.ndarray, rounds: int = 3) -> np.nda
     if free.size < 2:
         return p
     BN, apply = _householder_basis_products(A[free].T)
-    best = float(np.linalg.norm(_accurate_matvec(A.T, p)))
+    best = safe_norm(_accurate_matvec(A.T, p))
     for _ in range(rounds):
         z = _accurate_matvec(A.T, p)
         candidate = p.copy()
@@ -291,7 +293,7 @@ def _refine(A: np.ndarray, cap: float, p: np.ndarray, rounds: int = 3) -> np.nda
         candidate[free] -= drift / free.size
         if np.any(candidate[free] <= 0) or np.any(candidate[free] >= cap):
             break
-        value = float(np.linalg.norm(_accurate_matvec(A.T, candidate)))
+        value = safe_norm(_accurate_matvec(A.T, candidate))
         if value > best:
             break
         p, best = candidate, value
@@ -431,17 +433,18 @@ def soft_margin(A, nu=None, *, cap=None, max_iter: int | None = None) -> SoftMar
     dual, iterations, converged = _active_set(A, cap, max_iter)
     dual = _refine(A, cap, _complete_vertex(A, cap, dual))
     z = _accurate_matvec(A.T, dual)  # A^T p, each entry correctly rounded
-    upper = float(np.linalg.norm(z))
+    upper = safe_norm(z)  # the hypot way: z is as small as the margin (1e-200 of the rows does not underflow)
     if upper == 0.0:
         proved = reduced_hull_proof(A_input, cap)
-        verdict = "zero" if proved is not None else "undecided"
-        return SoftMargin(cap, nu_value, 0.0, 0.0, math.nan, None, dual if proved is None else proved, verdict,
-                          iterations, converged)
+        if proved is not None:  # gamma* = 0 exactly: the bracket [0, 0]
+            return SoftMargin(cap, nu_value, 0.0, 0.0, math.nan, None, proved, "zero", iterations, converged)
+        bound = _ldexp_rounded(_certified_upper(0.0, dual, cap, d), exponent, +1)  # (dual's distance from Delta_c)
+        return SoftMargin(cap, nu_value, 0.0, bound, math.nan, None, dual, "undecided", iterations, converged)
     direction = z / upper
     margins = _accurate_matvec(A, direction)  # correctly rounded margins of the float direction
     value = cvar(margins, cap)
     for candidate in _polished_directions(A, cap, dual):
-        norm = float(np.linalg.norm(candidate))
+        norm = safe_norm(candidate)
         if not (math.isfinite(norm) and norm > 0.0):
             continue
         candidate = candidate / norm
@@ -459,13 +462,53 @@ def soft_margin(A, nu=None, *, cap=None, max_iter: int | None = None) -> SoftMar
         verdict = "zero"  # proved: an exact point of Delta_c with A^T p = 0
     else:
         verdict = "undecided"
-    lower = max(0.0, value)
+    # The certified rounding step (issue 30: lower exceeded upper by up to 5.9e-16 relative, both being
+    # rounded values of ends that meet at the optimum): the lower end rounded down by the margins' and
+    # the direction's norm's rounding, the upper end rounded up by the norm's and the dual's distance
+    # from Delta_c, so that lower <= gamma* <= upper for the rows' exact values, hence lower <= upper.
+    lower = _certified_lower(value, error, direction)
+    upper = _certified_upper(upper, dual, cap, d)
     return SoftMargin(
         cap=cap, nu=nu_value,
-        lower=math.ldexp(lower, exponent), upper=math.ldexp(upper, exponent),
+        lower=_ldexp_rounded(lower, exponent, -1), upper=_ldexp_rounded(upper, exponent, +1),
         cvar_margin=math.ldexp(value, exponent), direction=direction, dual=dual,
         verdict=verdict, iterations=iterations, converged=converged,
     )
+
+
+def _ldexp_rounded(value: float, exponent: int, direction: int) -> float:
+    """``value * 2^exponent``, rounded down (-1) or up (+1) when the result is not exact (subnormal)."""
+    result = math.ldexp(value, exponent)
+    if math.isfinite(value) and math.ldexp(result, -exponent) != value:
+        result = math.nextafter(result, direction * math.inf)
+    return result
+
+
+def _certified_lower(value: float, error: float, direction: np.ndarray) -> float:
+    """``max(0, CVaR_c(A d) / ||d||)`` rounded down: ``value`` (the correctly rounded CVaR of the correctly
+    rounded margins) less ``error`` (their rounding) and its own rounding, divided by an upper bound on the
+    float direction's norm (1 up to its rounding)."""
+    exact_low = value - error - abs(value) * 2 * _EPS
+    if not exact_low > 0.0:
+        return 0.0
+    norm = math.fsum(float(v) * float(v) for v in direction)  # (the direction is a unit vector up to rounding)
+    norm_bound = math.sqrt(norm) * (1.0 + 4 * _EPS)
+    return math.nextafter(exact_low / norm_bound, -math.inf)
+
+
+def _certified_upper(upper: float, dual: np.ndarray, cap: float, d: int) -> float:
+    """``||A^T p||`` rounded up to bound ``min_{q in Delta_c} ||A^T q||`` for the rows' exact values: the norm of
+    the correctly rounded ``z`` is within ``(d + 4) eps`` of ``||A^T p||`` (plus the underflow of entries);
+    ``p`` is within ``||p - q||_1 <= drift + 2 outside`` of a point ``q`` of Delta_c (exact sums: its sum's
+    drift from 1 and its mass outside ``[0, c]``), which moves ``A^T p`` by at most that times the largest
+    row norm (at most 1: the rows are scaled so)."""
+    exact_cap = Fraction(cap)
+    total = sum((Fraction(float(v)) for v in dual), Fraction(0))
+    outside = sum((max(Fraction(0), -Fraction(float(v))) + max(Fraction(0), Fraction(float(v)) - exact_cap)
+                   for v in dual), Fraction(0))
+    distance = float(abs(total - 1) + 2 * outside) * (1.0 + (d + 8) * _EPS)  # (row norms <= 1 up to rounding)
+    bound = (upper * (1.0 + (d + 4) * _EPS) + math.sqrt(d) * 2.0 ** -1074 + distance) * (1.0 + 2 * _EPS)
+    return math.nextafter(bound, math.inf)
 
 
 def weak_duality_bracket(A, cap: float, w, p) -> tuple[float, float]:
@@ -479,10 +522,10 @@ def weak_duality_bracket(A, cap: float, w, p) -> tuple[float, float]:
     cap = check_cap(cap)
     w = np.asarray(w, dtype=np.float64)
     p = np.asarray(p, dtype=np.float64)
-    norm = float(np.linalg.norm(w))
+    norm = safe_norm(w)
     if norm == 0.0:
         raise ValueError("w is the zero vector, whose normalised CVaR is undefined; pass a nonzero w.")
-    return cvar(A @ w, cap) / norm, float(np.linalg.norm(A.T @ p))
+    return cvar(A @ w, cap) / norm, safe_norm(A.T @ p)
 
 
 # ------------------------------------------------------------------------ 0 in the reduced hull, proved
@@ -590,13 +633,19 @@ def reduced_hull_proof(A, cap: float):
         raise ValueError(f"cap={cap!r} is below 1/n for n={n}: the capped simplex is empty.")
     if n * (d + 1) > EXACT_HULL_SIZE_CAP:
         return None
+    # HiGHS's feasibility tolerance is absolute (about 1e-7): each coordinate's equation sum_i p_i a_ij = 0 is
+    # solved on its column scaled by a power of two to max |a_ij| in [1/2, 1) (the same equation; a zero
+    # column is no equation), else rows of length 1e-9 give it "vertices" 1e-9 away from any proof.
+    peaks = np.max(np.abs(A), axis=0)
+    kept = peaks > 0
+    lp_rows = np.ldexp(A[:, kept], -np.frexp(peaks[kept])[1])
     result = scipy.optimize.linprog(
-        np.zeros(n), A_eq=np.vstack([A.T, np.ones((1, n))]), b_eq=np.concatenate([np.zeros(d), [1.0]]),
+        np.zeros(n), A_eq=np.vstack([lp_rows.T, np.ones((1, n))]), b_eq=np.concatenate([np.zeros(lp_rows.shape[1]), [1.0]]),
         bounds=[(0.0, cap)] * n, method="highs-ds")
     if result.status != 0 or result.x is None:
         return None
     x = np.clip(np.asarray(result.x, dtype=np.float64), 0.0, cap)
-    for tolerance in (1e-9, 1e-12, 1e-6):
+    for tolerance in (1e-9, 1e-12, 1e-6, 0.0):  # (0: a free weight within 1e-16 of the cap, e.g. 1 - 2 fl(1/3))
         proof = _proof_from_vertex(A, cap, x, tolerance)
         if proof is not None:
             return proof

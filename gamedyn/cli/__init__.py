@@ -177,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "unless --checkpoint names another file")
     run.add_argument("--theta", choices=("wang", "ji"),
                      help="accelerated perceptron only: theta_(t-1) = t/(2(t+1)) (wang, default) or 1 (ji)")
+    _declared_run_options(run)
     run.set_defaults(handler=command_run)
 
     reproduce = commands.add_parser("reproduce", help="check every claim of both papers; PASS/FAIL table",
@@ -213,6 +214,23 @@ def build_parser() -> argparse.ArgumentParser:
     explorer.add_argument("--figure", metavar="PNG", help="also write the heat map of the rate exponents (matplotlib)")
     explorer.set_defaults(handler=command_explore)
     return parser
+
+
+def _declared_run_options(run) -> None:
+    """``--NAME`` for every command-line parameter a recipe declares that has no option above (e.g. ``--nu`` of
+    the margin recipes): ``gamedyn list`` shows the declarations, so ``gamedyn run`` takes what it shows (issue
+    30: ``--nu`` was listed and refused). Its help names the recipes that take it; the others refuse it."""
+    from gamedyn.recipes import RECIPES
+
+    taken = {action.dest for action in run._actions}
+    found: dict = {}
+    for name, declaration in RECIPES.items():
+        for parameter in declaration.parameters:
+            if parameter.cli and parameter.name not in taken:
+                found.setdefault(parameter.name, (parameter, []))[1].append(name)
+    for name, (parameter, takers) in found.items():
+        run.add_argument(parameter.flag, dest=name, type=parameter.kind, choices=parameter.choices,
+                         metavar=name.upper(), help=f"{parameter.help} ({', '.join(takers)})")
 
 
 def main(argv=None) -> int:

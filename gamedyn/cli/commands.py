@@ -90,6 +90,9 @@ class StepReport:
     verdict: str | None = None  # the final step's certificate verdict (separable / not separable / undecided)
 
 
+_REPORTED = ("margin", "normalized_margin", "w_regret", "p_regret", "theorem2_bound", "upper")  # a row's numbers
+
+
 def reporting_steps(T: int, every: int | None = None) -> list:
     """1, 2, 5, 10, 20, 50, ... up to T (and T), or K, 2K, ... (and T) with ``every=K``."""
     if every is not None:
@@ -137,24 +140,23 @@ def run_recipe(entry, A, T, steps, *, p=2.0, theta="wang", w_comparator=None, on
     """
     from gamedyn.certify.certificates import certify_not_separable
 
-    wanted, reports = set(steps), []
+    from gamedyn.cli.families import ReportObserver
+
     recipe, options = entry.recipe, {**(parameters or {}), "p": p, "theta": theta}  # the declared ones are passed
 
-    def report(state):
-        if progress is not None:
-            progress.update(state.t)
-        if state.t in wanted and state.t < T:
-            w_regret, p_regret = state.w_regret, state.p_regret
-            if w_comparator is not None:
-                w_regret = state.w_played_loss - state.w_loss_sum.value(w_comparator)
-            reports.append(StepReport(state.t, *_margins(A, recipe.read_output(state, **options), q), w_regret, p_regret,
-                                      _theorem2(w_regret, p_regret, (state.w_weight_total, state.p_weight_total)),
-                                      None if state.certificate_tracker is None else state.certificate_tracker.upper))
-            if on_step is not None:
-                on_step(reports[-1])
-        return False  # never stop: this rule only reads the round
+    def columns(state) -> dict:
+        w_regret, p_regret = state.w_regret, state.p_regret
+        if w_comparator is not None:
+            w_regret = state.w_played_loss - state.w_loss_sum.value(w_comparator)
+        margin, normalized = _margins(A, recipe.read_output(state, **options), q)
+        return {"margin": margin, "normalized_margin": normalized, "w_regret": w_regret, "p_regret": p_regret,
+                "theorem2_bound": _theorem2(w_regret, p_regret, (state.w_weight_total, state.p_weight_total)),
+                "upper": None if state.certificate_tracker is None else state.certificate_tracker.upper}
 
-    result = recipe.run(A, T, stop=report, **(checkpoint_options or {}), **options)
+    # The table is an observer whose rows a checkpoint keeps: a resumed run prints the whole table.
+    table = ReportObserver(steps, T, _REPORTED, columns, lambda t, values: StepReport(t, **values), on_step, progress)
+    result = recipe.run(A, T, observers=[table], **(checkpoint_options or {}), **options)
+    reports = table.rows
     game = result.game
     w_regret = game.w_regret if w_comparator is None else game.w_regret_against(w_comparator)
     certificate = result.certificate  # None for matrix-free data (an operator): no tracked bracket
@@ -294,11 +296,18 @@ def _declared(entry) -> tuple:
 
 
 def _check_options_apply(args, entry) -> None:
-    """--p and --theta only for the algorithms that declare them (never silently ignored)."""
-    for option, flag, what in (("p", "--p", "the p-norm algorithms"), ("theta", "--theta", "the accelerated perceptron"),
-                               ("eta_w", "--eta-w", "the recipes with a w-player step"),
-                               ("eta_p", "--eta-p", "the recipes with a p-player step")):
-        if getattr(args, option) is not None and option not in _declared(entry):
+    """--p, --theta, --nu ... only for the algorithms that declare them (never silently ignored): every option a
+    recipe declares for the command line (:class:`gamedyn.engine.recipe.Parameter`), and --p, --theta."""
+    from gamedyn.recipes import RECIPES
+
+    described = {"p": "the p-norm algorithms", "theta": "the accelerated perceptron",
+                 "eta_w": "the recipes with a w-player step", "eta_p": "the recipes with a p-player step"}
+    options = dict.fromkeys(["p", "theta", "eta_w", "eta_p"])
+    options.update({parameter.name: None for declaration in RECIPES.values() for parameter in declaration.parameters
+                    if parameter.cli})
+    for option, flag, what in ((name, "--" + name.replace("_", "-"), described.get(name, "the recipes that declare it"))
+                               for name in options):
+        if getattr(args, option, None) is not None and option not in _declared(entry):
             takers = ", ".join(other.name for other in _entries() if option in _declared(other))
             raise ValueError(f"{flag} applies to {what} ({takers}); {entry.name} has no {option}: drop {flag}, "
                              "or run one of those.")

@@ -28,7 +28,7 @@ from collections.abc import Callable
 import attrs
 import numpy as np
 
-__all__ = ["FAMILY_COMMANDS", "CommandLineFamily", "FamilyStep", "run_family"]
+__all__ = ["FAMILY_COMMANDS", "CommandLineFamily", "FamilyStep", "ReportObserver", "run_family"]
 
 
 @attrs.frozen
@@ -41,6 +41,56 @@ class FamilyStep:
 
 def _finite_or_none(value):
     return value if value is not None and math.isfinite(value) else None
+
+
+class ReportObserver:
+    """``gamedyn run``'s table as an observer: a row after each reporting round ``t < T`` (``columns(state)``:
+    name -> number or None; ``make(t, values)`` builds the row), shown through ``on_step``.
+
+    The rows are its state in a checkpoint (``checkpoint_state`` / ``restore_state``): a resumed run's table
+    starts with the rows of the rounds before the checkpoint, shown again, so it is the whole table of the
+    uninterrupted run (issue 30: a resumed ``--json`` printed only the rows after the checkpoint, one row
+    for a finished run).
+    """
+
+    needs_round_state = True
+    name = "report"
+    checkpoint_optional = True  # a checkpoint without the table resumes (its table starts at the checkpoint), and the reverse
+
+    def __init__(self, steps, T: int, names: tuple, columns: Callable, make: Callable, on_step=None, progress=None):
+        self.steps, self.T, self.names, self.columns, self.make = set(steps), T, tuple(names), columns, make
+        self.on_step, self.progress = on_step, progress
+        self.rows: list = []
+
+    def observe(self, state) -> bool:
+        if self.progress is not None:
+            self.progress.update(state.t)
+        if state.t in self.steps and state.t < self.T:
+            self._add(state.t, self.columns(state))
+        return False  # never stops: it only reads the round
+
+    def _add(self, t: int, values: dict) -> None:
+        self.rows.append(self.make(t, values))
+        if self.on_step is not None:
+            self.on_step(self.rows[-1])
+
+    def checkpoint_state(self) -> dict:
+        """The rows so far: their rounds, their numbers and which were None."""
+        values = [[row.values[name] if isinstance(getattr(row, "values", None), dict) else getattr(row, name)
+                   for name in self.names] for row in self.rows]
+        known = np.array([[value is not None for value in line] for line in values], dtype=bool).reshape(-1, len(self.names))
+        numbers = np.array([[float(value) if value is not None else 0.0 for value in line] for line in values],
+                           dtype=np.float64).reshape(-1, len(self.names))
+        return {"t": np.array([row.t for row in self.rows], dtype=np.int64), "values": numbers, "known": known}
+
+    def restore_state(self, state: dict) -> None:
+        """The rows of the rounds before the checkpoint, shown again."""
+        rounds, numbers, known = state.get("t"), state.get("values"), state.get("known")
+        if rounds is None:
+            return
+        for t, line, present in zip(np.asarray(rounds).tolist(), np.asarray(numbers), np.asarray(known)):
+            self._add(int(t), {name: (float(value) if here else None)
+                               for name, value, here in zip(self.names, line, present)})
 
 
 def _parse_counts(text: str, names: str, example: str) -> tuple:
@@ -261,18 +311,11 @@ def run_family(entry, args, reporting, *, built=None, on_step=None, progress=Non
     family = FAMILY_COMMANDS[entry.recipe.family.name]
     problem, description = family.problem(args) if built is None else built
     parameters = {**recipe_parameters(args, entry), **(family.parameters(args, entry) if family.parameters else {})}
-    steps, reports = set(reporting), []
-
-    def report(state):
-        if progress is not None:
-            progress.update(state.t)
-        if state.t in steps and state.t < args.T:
-            reports.append(FamilyStep(state.t, family.each_round(problem, state)))
-            if on_step is not None:
-                on_step(reports[-1])
-
-    result = entry.recipe.run(problem, args.T, callback=report, regrets=True,  # the report shows Theorem 2's bound
+    table = ReportObserver(reporting, args.T, family.columns, lambda state: family.each_round(problem, state),
+                           FamilyStep, on_step, progress)
+    result = entry.recipe.run(problem, args.T, observers=[table], regrets=True,  # the report shows Theorem 2's bound
                               **parameters, **(checkpoint_options or {}))
+    reports = table.rows
     columns, outputs, verdict = family.final(problem, result)
     reports.append(FamilyStep(result.game.rounds, columns))
     if on_step is not None:

@@ -22,7 +22,7 @@ Bregman divergence and the numerical argmin then come for free.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 import numpy as np
@@ -126,23 +126,19 @@ class Regularizer(metaclass=StructuralMeta):
         return point, self.centre_cache(point)
 
 
+@attrs.frozen(eq=False, repr=False)
 class CappedCentre:
     """Entropy's centre cache on a capped simplex: ``log p_0`` (None for the uniform centre).
 
     Never None itself, so the plain simplex's uniform fast path (``cache is None``) is never taken
-    on a capped domain, and that path pays nothing for the capped case.
+    on a capped domain, and that path pays nothing for the capped case. An attrs class (one field),
+    so a checkpoint saves and rebuilds it like every state object (:mod:`gamedyn.engine.checkpoints`).
     """
 
-    __slots__ = ("log",)
-
-    def __init__(self, log):
-        self.log = log
+    log: Any
 
     def __repr__(self):
         return "CappedCentre(uniform)" if self.log is None else f"CappedCentre(log={self.log!r})"
-
-    def __reduce__(self):
-        return CappedCentre, (self.log,)
 
     def same_as(self, other) -> bool:
         """Equal log centres (the mirror-step memo's check in :mod:`gamedyn.core.learners`)."""

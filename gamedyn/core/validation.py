@@ -20,6 +20,66 @@ def describe(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def real_array(value, name: str, what: str = "its entries") -> np.ndarray:
+    """``value`` as a numpy array of real numbers, converting nothing that is not a number: the one check of
+    the numbers every public entry point reads (matrices, vectors, payoffs, strategies).
+
+    int, unsigned and float dtypes pass as they are (float32 stays float32); an object array (or nested
+    lists) of Python numbers becomes float64. Refused, naming ``name``: strings and bytes, digit strings
+    included (``"1"`` is text, never read as the number 1), booleans, complex numbers (a cast would drop
+    the imaginary part), other objects (``TypeError``); ragged nested lists, whose rows have different
+    lengths (``ValueError``, not numpy's own message).
+
+    Parameters
+    ----------
+    value : array_like
+    name : str
+        The argument's name, for the message.
+    what : str, default "its entries"
+        What the entries are (``"payoffs"``, ``"probabilities"``), for the message.
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    >>> real_array([[1, 2], [3, 4]], "M").dtype.kind
+    'i'
+    >>> real_array([["1", "2"]], "M")
+    Traceback (most recent call last):
+    ...
+    TypeError: M holds strings ('1', ...); its entries must be numbers, not text: convert them yourself (float(...)), so that no text is read as a number by accident.
+    """
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} is a string ({describe(value)}); {what} must be numbers, not text.")
+    try:
+        array = np.asarray(value)
+    except ValueError as error:  # numpy: "setting an array element with a sequence ... inhomogeneous shape"
+        raise ValueError(f"{name} is ragged: its rows (or entries) have different lengths, so it is no array "
+                         f"({' '.join(str(error).split()[-8:])}); pass a rectangular array, every row of the same "
+                         f"length.") from None
+    except TypeError as error:
+        raise TypeError(f"{name} must be an array of {what}, got {type(value).__name__} ({error}).") from None
+    kind = array.dtype.kind
+    if kind in "fiu":
+        return array
+    if kind == "c":
+        raise TypeError(f"{name} is complex; {what} are real numbers. Pass {name}.real if the imaginary part is "
+                        f"meant to be zero (numpy would otherwise drop it silently).")
+    if kind in "US" or (kind == "O" and any(isinstance(item, (str, bytes)) for item in array.ravel().tolist())):
+        first = next((item for item in array.ravel().tolist() if isinstance(item, (str, bytes))), None)
+        raise TypeError(f"{name} holds strings ({first!r}, ...); {what} must be numbers, not text: convert them "
+                        f"yourself (float(...)), so that no text is read as a number by accident.")
+    if kind == "b":
+        raise TypeError(f"{name} is boolean; {what} are numbers: pass {name}.astype(float) (or int) for 0/1.")
+    if kind == "O" and all(isinstance(item, numbers.Real) and not isinstance(item, (bool, np.bool_))
+                           for item in array.ravel().tolist()):
+        return array.astype(np.float64)  # Python numbers in an object array (Fraction, Decimal ... to float64)
+    raise TypeError(f"{name} must hold real numbers ({what}), got dtype {array.dtype}"
+                    f"{' with non-numbers such as ' + describe(array.ravel()[0]) if kind == 'O' and array.size else ''}.")
+
+
 _OPERATOR_NEEDS_ROWS = (
     "{name} is matrix-free (a scipy.sparse.linalg.LinearOperator or a batch of games), but this function reads A's rows "
     "or entries; pass a numpy array or a scipy.sparse matrix (the recipes and gamedyn.play, which "
@@ -140,11 +200,9 @@ def check_matrix(A, name: str = "A", *, allow_sparse: bool = True, dtype=None, a
     if is_foreign(A):
         return _check_foreign_matrix(A, name, dtype)
     try:
-        array = np.asarray(A)
-    except Exception as error:  # pragma: no cover - exotic inputs
-        raise TypeError(f"{name} must be a 2-D numeric array, got {type(A).__name__}.") from error
-    if array.dtype == object or not np.issubdtype(array.dtype, np.number) or np.iscomplexobj(array):
-        raise TypeError(f"{name} must be a real numeric 2-D array, got dtype {array.dtype}.")
+        array = real_array(A, name)
+    except TypeError as error:
+        raise TypeError(f"{name} must be a real numeric 2-D array: {error}") from None
     if array.ndim != 2:
         raise ValueError(
             f"{name} must be 2-D (rows = examples y_i x_i), got shape {array.shape}; "
@@ -198,9 +256,9 @@ def check_vector(z, name: str, *, size: int | None = None, dtype=np.float64):
     if is_foreign(z):
         return _check_foreign_vector(z, name, size)
     try:
-        vector = np.asarray(z, dtype=dtype)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"{name} must be a 1-D numeric array, got {describe(z)}.") from error
+        vector = real_array(z, name).astype(dtype, copy=False)
+    except TypeError as error:
+        raise TypeError(f"{name} must be a 1-D numeric array: {error}") from None
     if vector.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {vector.shape}; flatten it with np.ravel({name}).")
     if size is not None and vector.shape[0] != size:
@@ -256,8 +314,8 @@ def check_q(q) -> float:
 
 
 def check_labels(y, n: int, name: str = "y"):
-    """Labels in {-1, +1} of length ``n``, as float64."""
-    labels = np.asarray(y)
+    """Labels in {-1, +1} of length ``n``, as float64 (numbers: through :func:`real_array`)."""
+    labels = real_array(y, name, "labels")
     if labels.ndim != 1 or labels.shape[0] != n:
         raise ValueError(f"{name} must be a 1-D array of {n} labels, got shape {labels.shape}.")
     bad = ~np.isin(labels, (-1, 1))

@@ -8,7 +8,7 @@
 :mod:`~gamedyn.engine.checkpoints` and :mod:`~gamedyn.engine.recipe` (:class:`Recipe`).
 """
 
-from gamedyn.engine.checkpoints import CheckpointError, CheckpointMismatchError, checkpoint_info
+from gamedyn.engine.checkpoints import CheckpointError, CheckpointMismatchError, CheckpointWarning, checkpoint_info
 from gamedyn.engine.observers import (
     checkpoint,
     compare_with,
@@ -27,7 +27,7 @@ from gamedyn.engine.runner import play
 from gamedyn.engine.seats import InvalidPlayError
 
 __all__ = [
-    "Bilinear", "CheckpointError", "CheckpointMismatchError", "ConcaveConvex", "GameResult", "InvalidPlayError",
+    "Bilinear", "CheckpointError", "CheckpointMismatchError", "CheckpointWarning", "ConcaveConvex", "GameResult", "InvalidPlayError",
     "OnlineResult", "Payoff", "Recipe", "RegularizedBilinear", "RoundState", "checkpoint", "checkpoint_info",
     "compare_with", "each_round", "online", "play", "record_plays", "skip_regrets", "stop_when", "track_metrics",
     "PlayersResult", "PlaysTrace", "play_n",  # issue 34: n players

@@ -11,9 +11,10 @@ small JSON header:
   ...), so a checkpoint from another configuration is refused with
   :class:`CheckpointMismatchError` naming the part that differs. A function in the configuration
   (weights, a step schedule, an objective) counts by what it computes: its bytecode, constants,
-  defaults, closure values and the globals it reads (see :func:`describe`); a callable that cannot
-  be fingerprinted so (an object with ``__call__`` and state of its own) is refused when the run
-  starts, with the fix in the message;
+  defaults, closure values, the globals it reads and the attributes it reads through a module or
+  class (see :func:`describe`); a callable that cannot be fingerprinted so (an object with
+  ``__call__`` and state of its own, a function reading a file or the environment) is refused when
+  the run starts, with the fix in the message;
 * ``layout``: how the arrays rebuild the learner states (named tuples, :class:`gamedyn.Loss`,
   arrays, numbers), and ``digests``: one SHA-256 per array, so a damaged file is refused with
   :class:`CheckpointError` instead of resuming from wrong numbers.
@@ -53,6 +54,7 @@ import sysconfig
 import tempfile
 import threading
 import types
+import warnings
 from typing import Any
 
 import attrs
@@ -62,7 +64,8 @@ import scipy.sparse as sp
 from gamedyn.core.kernels import Backend, backend_of, is_foreign, to_numpy
 from gamedyn.core.loss import Loss
 
-__all__ = ["CHECKPOINT_VERSION", "CheckpointError", "CheckpointMismatchError", "RunInterrupted", "checkpoint_info"]
+__all__ = ["CHECKPOINT_VERSION", "CheckpointError", "CheckpointMismatchError", "CheckpointWarning", "RunInterrupted",
+           "checkpoint_info"]
 
 # 2: functions fingerprinted by what they compute (version 1: by their name alone)
 CHECKPOINT_VERSION = 3
@@ -78,6 +81,22 @@ class CheckpointError(ValueError):
 
 class CheckpointMismatchError(CheckpointError):
     """A valid checkpoint written by a different run configuration (payoff, learners, T, ...)."""
+
+
+class CheckpointWarning(RuntimeWarning):
+    """The checkpoint after a run's last round could not be written (the disk filled up, the folder went
+    away, ...): the run's result is returned all the same, and this warning names the file, the error
+    and what the file now holds (the previous checkpoint, if any, or nothing)."""
+
+
+def warn_unwritten(path, round_: int, error: Exception) -> None:
+    """Warn :class:`CheckpointWarning` for the final checkpoint of a complete run that could not be written."""
+    path = os.fspath(path)
+    held = ("holds the previous checkpoint, intact (resuming from it plays the rounds after it again)"
+            if os.path.isfile(path) else "does not exist")
+    warnings.warn(CheckpointWarning(
+        f"the run is complete (round {round_}) and its result is returned, but its final checkpoint could not be "
+        f"written: {error} The file {path!r} {held}."), stacklevel=2)
 
 
 # ------------------------------------------------------------------------------------ fingerprints
@@ -149,6 +168,24 @@ def _is_library_module(name) -> bool:
     file = getattr(sys.modules[name], "__file__", None)
     known = _LIBRARY_MODULES[name] = isinstance(file, str) and os.path.realpath(file).startswith(_LIBRARY_ROOTS)
     return known
+
+
+def _is_installed(name: str) -> bool:
+    """Whether the top-level module ``name`` is gamedyn, the standard library or an installed package (found
+    without importing it when it is not imported yet)."""
+    if name in sys.modules or name == "gamedyn" or name in sys.builtin_module_names:
+        return _is_library_module(name)
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return False
+    places = [spec.origin] if spec is not None and spec.origin not in (None, "built-in", "frozen") else []
+    places += list(getattr(spec, "submodule_search_locations", None) or [])
+    if spec is not None and spec.origin in ("built-in", "frozen"):
+        return True
+    return bool(places) and all(os.path.realpath(place).startswith(_LIBRARY_ROOTS) for place in places)
 
 
 def _named(value):
@@ -324,14 +361,39 @@ class _Describer:
         builtins_ = getattr(function, "__builtins__", None)
         builtins_ = vars(builtins_) if isinstance(builtins_, types.ModuleType) else builtins_ or vars(builtins)
         read = {}
+        chains = _attribute_chains(code)
         for name in sorted(self._globals_read(code, where, frozenset())):
             if name in namespace:
-                read[name] = self(namespace[name], f"{where}.<global {name}>", True)
+                value = namespace[name]
+                uses = [chain for chain in chains if chain[0] == name]
+                if not (uses and all(f"{getattr(value, '__name__', name)}.{chain[1]}" in _PURE_PARTS for chain in uses)):
+                    _refuse_outside(value, name, where)  # (os.path.join is pure: only os.path read is fine)
+                read[name] = self(value, f"{where}.<global {name}>", True)
             elif name in builtins_:
+                if name in _OUTSIDE_BUILTINS:
+                    raise _Unfingerprintable(where, None, f"a function that calls {name}(), whose result (a file, the "
+                                                          f"terminal, code made at run time) no fingerprint sees")
                 read[name] = self(builtins_[name], f"{where}.<builtin {name}>", True)
             else:
                 read[name] = {"undefined": True}
-        return dict(values, code=self(code, where, True), globals=read)
+        # An attribute read through a global module or class (``mymod.SCALE``, ``Config.rate``): its value counts,
+        # as the module's or class's name alone would let a changed value resume (issue 30).
+        attributes = {}
+        for chain in sorted(chains):
+            target = namespace.get(chain[0], _MISSING)
+            for depth, attribute in enumerate(chain[1:], 1):
+                if not isinstance(target, (types.ModuleType, type)):
+                    break
+                target = getattr(target, attribute, _MISSING)
+                label = ".".join(chain[:depth + 1])
+                if target is _MISSING:
+                    attributes[label] = {"undefined": True}
+                    break
+                _refuse_outside(target, label, where)
+                if not isinstance(target, (types.ModuleType, type)) or depth == len(chain) - 1:
+                    attributes[label] = self(target, f"{where}.<global {label}>", True)
+        return dict(values, code=self(code, where, True), globals=read,
+                    **({"attributes": attributes} if attributes else {}))
 
     def _globals_read(self, code, where, enclosing_cells) -> set:
         """The global names ``code`` (and the functions nested in it) may read; refuses one that
@@ -342,6 +404,13 @@ class _Describer:
             operation = instruction.opname
             if operation in _GLOBAL_READS:
                 names.add(instruction.argval)
+            elif operation == "IMPORT_NAME" and str(instruction.argval).partition(".")[0] in _OUTSIDE_MODULES:
+                raise _Unfingerprintable(where, None, f"a function that imports {instruction.argval}, which reads "
+                                                      f"files, the clock or the environment: what no fingerprint sees")
+            elif operation == "IMPORT_NAME" and not _is_installed(str(instruction.argval).partition(".")[0]):
+                raise _Unfingerprintable(where, None, f"a function that imports {instruction.argval} in its body, "
+                                                      f"whose values no fingerprint sees there; import it at the "
+                                                      f"module's top")
             elif operation in _GLOBAL_WRITES:
                 raise _Unfingerprintable(where, None, f"a function that assigns the global {instruction.argval!r}, "
                                                       f"so it keeps state between calls")
@@ -364,6 +433,64 @@ class _Describer:
                 "flags": code.co_flags & _SEMANTIC_FLAGS}
 
 
+_MISSING = object()
+# What a function may read that no description of its values sees: the builtins that read a file, the terminal
+# or make code at run time; the modules of files, the clock, the environment and randomness; and the installed
+# callables whose name says they read a file (np.load, np.loadtxt, pandas.read_csv, json.load ...).
+_OUTSIDE_BUILTINS = frozenset({"open", "input", "eval", "exec", "compile", "__import__", "globals", "vars", "breakpoint"})
+_OUTSIDE_MODULES = frozenset({"os", "io", "pathlib", "shutil", "tempfile", "glob", "fileinput", "socket", "subprocess",
+                              "urllib", "http", "shelve", "sqlite3", "pickle", "marshal", "time", "datetime", "random",
+                              "secrets", "uuid", "select", "mmap", "builtins", "importlib"})
+_PURE_PARTS = frozenset({"os.path", "time.struct_time", "datetime.timedelta"})  # (read through those modules)
+_OUTSIDE_WORDS = frozenset({"open", "load", "loadtxt", "loadmat", "genfromtxt", "fromfile", "fromregex", "memmap",
+                            "read", "readline", "readlines", "input", "getenv", "urlopen", "environ", "now", "today"})
+
+
+def _refuse_outside(value, label: str, where: str) -> None:
+    """Refuse a global a function reads when it is a door to the outside (see :data:`_OUTSIDE_MODULES`)."""
+    if isinstance(value, types.ModuleType):
+        if value.__name__.partition(".")[0] in _OUTSIDE_MODULES:
+            raise _Unfingerprintable(where, value, f"a function that reads the module {value.__name__} ({label}), "
+                                                   f"whose files, clock or environment no fingerprint sees")
+        return
+    if not callable(value) or isinstance(value, type):
+        return
+    module = getattr(value, "__module__", None) or ""
+    if module.partition(".")[0] == "gamedyn":
+        return
+    name = f"{module}.{getattr(value, '__qualname__', getattr(value, '__name__', ''))}"
+    words = {word.lower() for word in name.replace("_", ".").split(".") if word}
+    if module.partition(".")[0] in _OUTSIDE_MODULES or words & _OUTSIDE_WORDS:
+        raise _Unfingerprintable(where, value, f"a function that calls {label} ({name}), which reads a file or the "
+                                               f"environment: what it returns no fingerprint sees")
+
+
+def _attribute_chains(code) -> set:
+    """``(global, attribute, ...)`` for each ``LOAD_GLOBAL`` followed by attribute reads in ``code`` and the code
+    nested in it (``mymod.SCALE`` -> ``("mymod", "SCALE")``)."""
+    chains = set()
+    current: list = []
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in _GLOBAL_READS:
+            if len(current) > 1:
+                chains.add(tuple(current))
+            current = [instruction.argval]
+        elif instruction.opname in ("LOAD_ATTR", "LOAD_METHOD") and current:
+            current.append(instruction.argval)
+        elif instruction.opname in ("CACHE", "EXTENDED_ARG", "NOP"):
+            continue
+        else:
+            if len(current) > 1:
+                chains.add(tuple(current))
+            current = []
+    if len(current) > 1:
+        chains.add(tuple(current))
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            chains |= _attribute_chains(constant)
+    return chains
+
+
 def describe(value):
     """A JSON-able description of a configuration value, exact to the bit.
 
@@ -372,7 +499,8 @@ def describe(value):
     hint, and a payoff's matrix, all count); a LinearOperator by one product each way. A callable by
     what it computes: a function by its bytecode, constants (nested functions' code included),
     names, defaults, closure values and the values of the globals it reads (functions recursively;
-    modules, classes and builtins by qualified name; numbers, strings, arrays and attrs objects by
+    modules, classes and builtins by qualified name, and every attribute read through them,
+    ``mymod.SCALE`` or ``Config.rate``, by its value; numbers, strings, arrays and attrs objects by
     value); a bound method by its function and instance; ``functools.partial`` by its function,
     arguments and keywords; a callable attrs object by its fields. The functions of gamedyn, the
     standard library and installed packages are known by qualified name.
@@ -381,8 +509,11 @@ def describe(value):
     ------
     CheckpointError
         For a callable whose result may depend on what no description sees: an object of an
-        arbitrary class with ``__call__``, a function assigning a global or a nonlocal, or one
-        that reads an object of an arbitrary class (a random generator, an open file, ...).
+        arbitrary class with ``__call__``, a function assigning a global or a nonlocal, one that
+        reads an object of an arbitrary class (a random generator, an open file, ...), one that
+        reads a file or the environment (``open``, ``input``, ``eval``; the modules ``os``, ``io``,
+        ``pathlib``, ``time``, ``random`` ...; installed functions named for reading, such as
+        ``np.load`` or ``pandas.read_csv``), or one that imports a module of the user's in its body.
     """
     return _describe_part(_Describer(), value, "value", None)
 
@@ -415,8 +546,13 @@ def fingerprint(parts: dict, fixes: dict | None = None) -> dict:
 # -------------------------------------------------------------------------- states <-> arrays
 
 
-def _flatten(value, arrays: dict, where: str):
-    """The layout of ``value`` (JSON) with its numbers moved into ``arrays`` (key -> ndarray)."""
+def _flatten(value, arrays: dict | None, where: str):
+    """The layout of ``value`` (JSON) with its numbers moved into ``arrays`` (key -> ndarray).
+
+    ``arrays=None`` checks only that ``value`` can be saved (no copy is made): what
+    :func:`check_state` runs before round 1. A value of any other type raises
+    :class:`CheckpointError`: the writer never skips a part of a state.
+    """
     if value is None:
         return {"none": True}
     if isinstance(value, Loss):
@@ -426,20 +562,53 @@ def _flatten(value, arrays: dict, where: str):
                          _flatten(value.curvature, arrays, where + ".curvature")],
                 "convex": value.convex is not None}
     if is_foreign(value):  # saved as numpy (a host copy); restored onto the resuming run's namespace and device
-        key = f"a{len(arrays)}"
-        arrays[key] = np.array(to_numpy(value))
+        key = _key(arrays)
+        if arrays is not None:
+            arrays[key] = np.array(to_numpy(value))
         return {"array": key, "scalar": None, "device": True}
     if isinstance(value, np.ndarray) or isinstance(value, (numbers.Number, np.generic)):
-        key = f"a{len(arrays)}"
-        arrays[key] = np.array(value)  # a copy: later in-place updates of the run do not reach it
+        if (value.dtype if isinstance(value, np.ndarray) else np.asarray(value).dtype).hasobject:  # (a Fraction ...)
+            raise CheckpointError(f"cannot save {where} of type {type(value).__name__}: it is not an array of numbers "
+                                  f"(numpy holds it as Python objects); a checkpointed state holds float, int and "
+                                  f"bool arrays and numbers.")
+        key = _key(arrays)
+        if arrays is not None:
+            arrays[key] = np.array(value)  # a copy: later in-place updates of the run do not reach it
         return {"array": key, "scalar": type(value).__name__ if not isinstance(value, np.ndarray) else None}
     if isinstance(value, tuple):
         return {"tuple": type(value).__qualname__,
                 "items": [_flatten(item, arrays, f"{where}[{i}]") for i, item in enumerate(value)]}
     if isinstance(value, list):
         return {"list": [_flatten(item, arrays, f"{where}[{i}]") for i, item in enumerate(value)]}
-    raise CheckpointError(f"cannot save {where} of type {type(value).__name__}: a checkpointed state holds "
-                          f"arrays, numbers, None, gamedyn.Loss and (named) tuples or lists of them.")
+    if attrs.has(type(value)):  # a state object of gamedyn's (e.g. Entropy's CappedCentre): field by field
+        fields = attrs.fields(type(value))
+        hidden = [field.name for field in fields if not field.init]
+        if hidden:
+            raise CheckpointError(f"cannot save {where} of type {type(value).__name__}: its fields {hidden} are not "
+                                  f"arguments of its constructor, so it could not be rebuilt from the checkpoint.")
+        return {"object": type(value).__qualname__,
+                "fields": {field.name: _flatten(getattr(value, field.name), arrays, f"{where}.{field.name}")
+                           for field in fields}}
+    raise CheckpointError(f"cannot save {where} of type {type(value).__name__}: a checkpointed state holds arrays, "
+                          f"numbers, None, gamedyn.Loss, attrs objects and (named) tuples or lists of them. Make the "
+                          f"learner's state of those (an attrs class for an object of its own).")
+
+
+def _key(arrays) -> str:
+    return "a?" if arrays is None else f"a{len(arrays)}"
+
+
+def check_state(state: dict) -> None:
+    """Before round 1: every part of ``state`` (the run's named values) can be saved, so a run is never
+    lost to a state found unsaveable only at its first write (the end, by default).
+
+    Raises
+    ------
+    CheckpointError
+        Naming the part and its type.
+    """
+    for name, value in state.items():
+        _flatten(value, None, name)
 
 
 _SCALARS = {"float": float, "int": int, "bool": bool}
@@ -488,6 +657,15 @@ def _rebuild(layout, arrays, template, where: str, convex=None):
         template = template if isinstance(template, list) and len(template) == len(layout["list"]) \
             else [None] * len(layout["list"])
         return [_rebuild(item, arrays, part, f"{where}[{i}]", convex) for i, (item, part) in enumerate(zip(layout["list"], template))]
+    if "object" in layout:
+        kind = type(template)
+        fields = layout["fields"]
+        if (not attrs.has(kind) or kind.__qualname__ != layout["object"]
+                or sorted(field.name for field in attrs.fields(kind)) != sorted(fields)):
+            raise CheckpointMismatchError(f"{where}: the checkpoint holds a {layout['object']} where this run's "
+                                          f"learner has {kind.__qualname__}.")
+        return kind(**{name: _rebuild(item, arrays, getattr(template, name), f"{where}.{name}", convex)
+                       for name, item in fields.items()})  # the fresh run's own class: no class read from the file
     raise CheckpointError(f"{where}: unknown entry {sorted(layout)} in the checkpoint layout.")
 
 

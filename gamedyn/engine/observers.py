@@ -310,7 +310,8 @@ class CheckpointObserver:
     The run's configuration (``run.configuration``: the payoff, the learners, T, the weights ...) is
     fingerprinted at ``start``, before round 1. It declares ``saves_run``: :func:`gamedyn.play` calls it
     after every other observer, and a resumed run refuses an observer that declares ``history`` (what
-    it keeps of every round is not in the file).
+    it keeps of every round is not in the file). An observer that declares ``checkpoint_optional = True`` (it only reads the rounds: ``gamedyn run``'s
+    table) may be missing from the run that resumes, or from the run that wrote the file.
     """
 
     needs_round_state = False
@@ -349,7 +350,8 @@ class CheckpointObserver:
         return state
 
     def start(self, run) -> None:
-        """Attach to the run: fingerprint its configuration, and restore its state from ``resume_from`` when given."""
+        """Attach to the run: fingerprint its configuration, restore its state from ``resume_from`` when given, and
+        check (before round 1) that every part of the run's state can be written (:func:`gamedyn.engine.checkpoints.check_state`)."""
         if self.resume_from is not None:
             for observer in run.observers:
                 kept = declared(observer, "history")
@@ -361,6 +363,8 @@ class CheckpointObserver:
         self._run = run
         if self.resume_from is not None:
             self._resume(run)
+        if self.path is not None:
+            _checkpoints.check_state(self._state(run))
 
     def _resume(self, run) -> None:
         path = self.resume_from
@@ -369,6 +373,16 @@ class CheckpointObserver:
         templates.update({f"{seat.name}.has_convex": False for seat in (run.w_seat, run.p_seat)})
         header, state = _checkpoints.read(path, "play", self.configuration, templates, run.convex_terms)
         carried = state.pop("one_pass.ahead_round", 0), state.pop("one_pass.ahead", None)
+        # An optional observer's state (``checkpoint_optional``: a report that only reads the rounds, e.g. gamedyn
+        # run's table) may be in the file without the observer in this run, or the reverse.
+        listed = header.get("optional_observers")
+        saved_optional = {name for name in listed if isinstance(name, str)} if isinstance(listed, list) else set()
+        ours = {name for name, observer in self._stateful(run) if getattr(observer, "checkpoint_optional", False)}
+        state = {key: value for key, value in state.items()
+                 if key.split(".", 1)[0] not in saved_optional - ours}
+        templates = {key: value for key, value in templates.items()
+                     if not (key.split(".", 1)[0] in ours and not any(name.startswith(key.split(".", 1)[0] + ".")
+                                                                      for name in state))}
         if set(state) != set(templates):
             raise _checkpoints.CheckpointMismatchError(
                 f"{path!r} holds {sorted(set(state) ^ set(templates))} that this run does not (or the reverse).")
@@ -411,16 +425,27 @@ class CheckpointObserver:
 
     def _save(self, t, finished) -> None:
         run = self._run
+        optional = [name for name, observer in self._stateful(run) if getattr(observer, "checkpoint_optional", False)]
         _checkpoints.write(self.path, "play", self.configuration, t, self._state(run),
-                           {"T": run.T, "finished": finished, "stop_reason": run.stop_reason})
+                           {"T": run.T, "finished": finished, "stop_reason": run.stop_reason,
+                            "optional_observers": optional})
 
     def finish(self, run, rounds, stop_reason) -> None:
         """Write the final checkpoint when the run was interrupted or ends (see :mod:`gamedyn.engine.checkpoints`)."""
         if self.interrupt is None:
             return
         run.stop_reason = stop_reason
-        self._save(rounds, True)  # the run's end: resuming it returns this result at once
-        self.interrupt.stop(rounds, self.path)
+        if self.interrupt.raised:  # a signal: the checkpoint is what the caller gets (RunInterrupted), or the error
+            self._save(rounds, True)
+            self.interrupt.stop(rounds, self.path)
+            return
+        try:
+            self._save(rounds, True)  # the run's end: resuming it returns this result at once
+        except _checkpoints.CheckpointError as error:
+            # The run is complete: its result is returned, never thrown away for a file (the disk filled up,
+            # the folder went away); the warning says the checkpoint is missing (or the previous one is there).
+            _checkpoints.warn_unwritten(self.path, rounds, error)
+        self.interrupt.stop(rounds, self.path)  # a signal that came during the write
 
 
 def check_observer(observer: Any, index: int) -> None:

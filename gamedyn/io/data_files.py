@@ -306,8 +306,16 @@ def load_npy_folder(path) -> DataSet:
 
 
 def _scaled(A, source: str) -> DataSet:
-    norms = sp.linalg.norm(A, axis=1) if sp.issparse(A) else np.linalg.norm(A, axis=1)
-    largest = float(np.max(norms))
-    if largest == 0.0:
+    """The rows divided by the largest row norm, computed on ``A / max |A|`` (the hypot way: rows of 1e300
+    have norms beyond float64 squared, which made them all zero, issue 30), as ``(A / top) / norm``."""
+    from gamedyn.arrays.operators import largest_row_norm
+
+    data = A.data if sp.issparse(A) else A
+    top = float(np.max(np.abs(data))) if data.size else 0.0
+    if top == 0.0:
         raise ValueError(f"{source}: every row is zero; there is nothing to separate.")
-    return DataSet(A / largest, os.path.basename(source), scaled_by=largest)
+    unit = A / top
+    relative = largest_row_norm(unit)  # in [1, sqrt(d)]: the largest norm divided by max |A|
+    with np.errstate(over="ignore"):
+        largest = top * relative  # (the factor the rows were divided by; inf only beyond float64)
+    return DataSet(unit / relative, os.path.basename(source), scaled_by=largest)

@@ -6,6 +6,6 @@ papers' algorithms in their published form.
 """
 
 from gamedyn.engine.recipe import RecipeResult
-from gamedyn.games.margin.result import NORMALIZE, MarginResult
+from gamedyn.games.margin.result import NORMALIZE, MarginResult, on_given_rows
 
-__all__ = ["NORMALIZE", "MarginResult", "RecipeResult"]
+__all__ = ["NORMALIZE", "MarginResult", "RecipeResult", "on_given_rows"]

@@ -33,13 +33,14 @@ from typing import Any
 
 import attrs
 import numpy as np
+import scipy.sparse as sp
 
 from gamedyn.core.domains import Simplex
 from gamedyn.core.hints import LastLoss
 from gamedyn.core.kernels import backend_of, is_foreign, to_host_scalar, to_numpy
 from gamedyn.core.loss import Loss
 from gamedyn.certify.sequence_form import SequenceFormTracker, sequence_form_bracket
-from gamedyn.core.validation import check_count, check_matrix
+from gamedyn.core.validation import check_count, check_matrix, real_array
 from gamedyn.engine.payoffs import Bilinear, is_sequence_form
 
 __all__ = [
@@ -48,25 +49,26 @@ __all__ = [
 
 
 def _real_array(value, name: str, what: str) -> np.ndarray:
-    """``value`` as a float64 array; complex input is refused (a cast would drop the imaginary part)."""
-    if np.iscomplexobj(value):
-        raise TypeError(f"{name} is complex; {what} are real numbers. Pass {name}.real if the imaginary part is "
-                        f"meant to be zero (numpy would otherwise drop it silently).")
-    try:
-        return np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"{name} must be an array of real numbers ({what}), got {type(value).__name__}.") from error
+    """``value`` as a float64 array through the one check of numbers (:func:`gamedyn.core.validation.real_array`:
+    strings, booleans, complex numbers and ragged lists refused by name)."""
+    return real_array(value, name, what).astype(np.float64, copy=False)
 
 
-def check_payoff_matrix(M, name: str = "M") -> np.ndarray:
+def check_payoff_matrix(M, name: str = "M", *, allow_sparse: bool = False):
     """A finite 2-D float64 payoff matrix with at least one row and one column, or a clear error.
+
+    The numbers go through the one check every public entry point makes
+    (:func:`gamedyn.core.validation.real_array`): digit strings, booleans and complex numbers are refused,
+    never converted, and a ragged list gets a message of its own. ``allow_sparse=True`` keeps a scipy sparse
+    ``M`` (as CSR float64), for the functions that take one (:func:`solve_matrix_game`).
 
     Raises
     ------
     TypeError
-        ``M`` is complex (its imaginary part would be lost) or not numeric.
+        ``M`` is complex (its imaginary part would be lost), holds strings or booleans, or is not numeric;
+        a sparse ``M`` where none is taken.
     ValueError
-        ``M`` is not 2-D, is empty, or holds NaN or infinity.
+        ``M`` is ragged, not 2-D, is empty, or holds NaN or infinity.
 
     A torch, JAX, CuPy or array-API ``M`` (issue 20) is checked through its own namespace and returned there,
     on its device (float32 stays float32: the products' dtype; every other real dtype becomes float64).
@@ -77,20 +79,26 @@ def check_payoff_matrix(M, name: str = "M") -> np.ndarray:
         except ValueError as error:
             raise ValueError(f"{error} ({name} is the payoff matrix of shape (rows, columns); rows: the "
                              f"maximiser's actions.)") from None
-    if np.iscomplexobj(M):
-        raise TypeError(f"{name} is complex; payoffs are real numbers. Pass {name}.real if the imaginary part is "
-                        f"meant to be zero (numpy would otherwise drop it silently).")
-    try:
-        matrix = np.asarray(M, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"{name} must be a 2-D array of payoffs (rows: the maximiser's actions), got {type(M).__name__}.") from error
+    if sp.issparse(M):
+        if not allow_sparse:
+            raise TypeError(f"{name} is a scipy.sparse matrix; this function reads every payoff: pass "
+                            f"{name}.toarray().")
+        if np.dtype(M.dtype).kind not in "fiu":
+            real_array(np.zeros(0, dtype=M.dtype), name, "payoffs")  # the same message as for a dense M
+        matrix = sp.csr_matrix(M, dtype=np.float64)
+        entries = matrix.data
+    else:
+        try:
+            matrix = entries = real_array(M, name, "payoffs").astype(np.float64, copy=False)
+        except TypeError as error:
+            raise TypeError(f"{name} must be a 2-D array of payoffs (rows: the maximiser's actions): {error}") from None
     if matrix.ndim != 2 or matrix.shape[0] < 1 or matrix.shape[1] < 1:
         general = (" A zero-sum matrix game has one payoff matrix; for a general-sum game of two players pass "
                    "gamedyn.BimatrixGame(A, B) (equilibria: gamedyn.solve_cce, gamedyn.solve_ce)."
                    if matrix.ndim == 3 and matrix.shape[0] == 2 else "")
         raise ValueError(f"{name} must be a 2-D payoff matrix of shape (rows, columns), got shape {matrix.shape}."
                          f"{general}")
-    if not np.all(np.isfinite(matrix)):
+    if not np.all(np.isfinite(entries)):
         raise ValueError(f"{name} must have finite entries; it contains NaN or infinity.")
     return matrix
 
@@ -162,12 +170,15 @@ def _maximin(matrix) -> tuple:
     m, n = matrix.shape
     # HiGHS's tolerances are absolute (about 1e-7): solve on M / 2^k with max |M| / 2^k in [1/2, 1)
     # (exact in floating point) and scale the value back, so the answer does not depend on M's units.
-    largest = float(np.max(np.abs(matrix)))
+    largest = float(abs(matrix).max()) if sp.issparse(matrix) else float(np.max(np.abs(matrix)))
     scale = math.ldexp(1.0, math.frexp(largest)[1]) if largest > 0 else 1.0
     matrix = matrix / scale
     cost = np.zeros(m + 1)
     cost[-1] = -1.0
-    upper = np.hstack([-matrix.T, np.ones((n, 1))])
+    if sp.issparse(matrix):  # a sparse M: the LP's constraints sparse too (HiGHS takes them so)
+        upper = sp.hstack([-matrix.T, sp.csr_matrix(np.ones((n, 1)))], format="csr")
+    else:
+        upper = np.hstack([-matrix.T, np.ones((n, 1))])
     equality = np.hstack([np.ones((1, m)), np.zeros((1, 1))])
     bounds = [(0.0, None)] * m + [(None, None)]
     solution = scipy.optimize.linprog(cost, A_ub=upper, b_ub=np.zeros(n), A_eq=equality, b_eq=[1.0],
@@ -187,12 +198,14 @@ def _optimal_pair(matrix) -> tuple:
 def solve_matrix_game(M) -> MatrixGameSolution:
     r"""The value :math:`v^\star` and an optimal pair, by ``scipy.optimize.linprog`` (HiGHS).
 
+    ``M`` may be a scipy sparse matrix (as for :func:`gamedyn.solve_game`): the LP's constraints stay sparse.
+
     >>> rock_paper_scissors = [[0, -1, 1], [1, 0, -1], [-1, 1, 0]]
     >>> solution = solve_matrix_game(rock_paper_scissors)
     >>> round(solution.value, 12) + 0.0, solution.row.round(6).tolist()
     (0.0, [0.333333, 0.333333, 0.333333])
     """
-    matrix = check_payoff_matrix(M)
+    matrix = check_payoff_matrix(M, allow_sparse=True)
     backend = backend_of(matrix)
     if not backend.is_numpy:  # an exact oracle: the LP on a host copy (the boundary), the strategies back on M's device
         solution = solve_matrix_game(np.asarray(to_numpy(matrix), dtype=np.float64))
@@ -222,6 +235,8 @@ def _certified_worst(x, matrix) -> float:
     is the computed minimum less its rounding bound (``gamma`` also covers the sum of x)."""
     support = np.flatnonzero(x)
     weights, rows = x[support], matrix[support]
+    if sp.issparse(rows):  # (a sparse M: the support's rows, dense)
+        rows = rows.toarray()
     values = weights @ rows
     k = support.size + 2
     gamma = k * _UNIT / (1.0 - k * _UNIT)

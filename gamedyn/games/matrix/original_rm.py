@@ -117,11 +117,14 @@ AVERAGING_POWERS = {"uniform": 0, "linear": 1, "quadratic": 2}
 # ----------------------------------------------------------------------------------------------- checks
 
 def check_payoff_matrix(M, name: str = "M") -> np.ndarray:
-    """A finite 2-D float64 payoff matrix with at least one row and one column, or a clear error."""
+    """A finite 2-D float64 payoff matrix with at least one row and one column, or a clear error (the numbers
+    through :func:`gamedyn.core.validation.real_array`: no digit strings, booleans, complex or ragged lists)."""
+    from gamedyn.core.validation import real_array
+
     try:
-        matrix = np.asarray(M, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"{name} must be a 2-D array of payoffs (rows: the maximiser's actions), got {type(M).__name__}.") from error
+        matrix = real_array(M, name, "payoffs").astype(np.float64, copy=False)
+    except TypeError as error:
+        raise TypeError(f"{name} must be a 2-D array of payoffs (rows: the maximiser's actions): {error}") from None
     if matrix.ndim != 2 or matrix.shape[0] < 1 or matrix.shape[1] < 1:
         raise ValueError(f"{name} must be a 2-D payoff matrix of shape (rows, columns), got shape {matrix.shape}.")
     if not np.all(np.isfinite(matrix)):

@@ -30,7 +30,7 @@ import numpy as np
 
 from gamedyn.core.kernels import NUMPY, backend_of, is_foreign, to_host_scalar
 from gamedyn.core.regret_matching import RegretMatching
-from gamedyn.core.validation import check_count, check_matrix
+from gamedyn.core.validation import check_count, check_matrix, real_array
 from gamedyn.engine import Bilinear, play
 
 __all__ = ["LP_CROSSOVER_ENTRIES", "GameSolution", "NashGapStop", "lp_is_faster", "lp_strategies", "solve_game"]
@@ -90,7 +90,7 @@ class NashGapStop:
     name = "NashGapStop"
 
     def __init__(self, M, gap: float, output_weight):
-        M = M if hasattr(M, "shape") and hasattr(M, "dtype") else np.asarray(M, dtype=np.float64)
+        M = _check_matrix(M)
         self.M, self.gap, self.output_weight = M, float(gap), output_weight
         m, n = M.shape
         backend = backend_of(M)  # a foreign M: the sums in its namespace and on its device (issue 20)
@@ -231,22 +231,16 @@ def _check_matrix(M):
     if is_foreign(M):  # a torch, JAX, CuPy or array-API M: checked in its namespace, kept there (float32 kept)
         return check_matrix(M, "M", allow_sparse=False)
     if sp.issparse(M):
+        if np.dtype(M.dtype).kind not in "fiu":
+            real_array(np.zeros(0, dtype=M.dtype), "M", "payoffs")  # complex or boolean: the dense M's message
         matrix = sp.csr_matrix(M)
         if matrix.dtype not in (np.float32, np.float64):
             matrix = matrix.astype(np.float64)
         data = matrix.data
-    else:
-        if np.iscomplexobj(M):
-            raise TypeError("M is complex; payoffs are real numbers. Pass M.real if the imaginary part is meant to be 0.")
-        try:
-            matrix = np.asarray(M)
-        except (TypeError, ValueError) as error:
-            raise TypeError(f"M must be a 2-D array of payoffs, got {type(M).__name__}.") from error
+    else:  # the one check of numbers (digit strings, booleans, complex, ragged refused by name)
+        matrix = real_array(M, "M", "payoffs")
         if matrix.dtype not in (np.float32, np.float64):
-            try:
-                matrix = matrix.astype(np.float64)
-            except (TypeError, ValueError) as error:
-                raise TypeError(f"M must be a 2-D array of real payoffs, got dtype {matrix.dtype}.") from error
+            matrix = matrix.astype(np.float64)
         data = matrix
     if matrix.ndim != 2 or matrix.shape[0] < 1 or matrix.shape[1] < 1:
         general = (" solve_game solves zero-sum games (one payoff matrix); for a general-sum game of two players "
