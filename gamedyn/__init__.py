@@ -192,6 +192,7 @@ if TYPE_CHECKING:  # every public name for type checkers (mypy, pyright), with i
         checkpoint_info as checkpoint_info,
         CheckpointError as CheckpointError,
         CheckpointMismatchError as CheckpointMismatchError,
+        CheckpointWarning as CheckpointWarning,
     )
     from gamedyn.engine.observers import (
         checkpoint as checkpoint,
