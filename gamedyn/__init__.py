@@ -96,6 +96,9 @@ _EXPORTS = {
     "ExploitabilityStop": "gamedyn.certify.sequence_form",
     "ExtensiveFormGame": "gamedyn.games.efg.game",
     "EFGResult": "gamedyn.games.efg.result",
+    # issue 33 (solve_efg, any game in)
+    "EFGSolution": "gamedyn.games.efg.solve",
+    "solve_efg": "gamedyn.games.efg.solve",
 }
 
 # the layer packages, front ends and the command line, as attributes (``gamedyn.engine``, ...)

@@ -22,10 +22,11 @@ import functools
 
 from gamedyn.games.efg.game import ExtensiveFormGame, GameBuilder, from_rules, sequence_form_lp
 from gamedyn.games.efg.result import EFGResult
+from gamedyn.games.efg.solve import EFGSolution, solve_efg
 from gamedyn.games.efg.rules import GoofspielRules, KuhnRules, LeducRules, LiarsDiceRules
 
-__all__ = ["EFGResult", "ExtensiveFormGame", "GameBuilder", "from_rules", "goofspiel", "kuhn_poker", "leduc_poker",
-           "liars_dice", "load_game", "sequence_form_lp"]
+__all__ = ["EFGResult", "EFGSolution", "ExtensiveFormGame", "GameBuilder", "from_rules", "goofspiel", "kuhn_poker", "leduc_poker",
+           "liars_dice", "load_game", "sequence_form_lp", "solve_efg"]
 
 
 def _check_count(value, name: str, low: int, high: int) -> int:
