@@ -98,4 +98,3 @@ def test_bad_arguments(kwargs, match):
 def test_not_a_game():
     with pytest.raises(TypeError, match="extensive-form game"):
         solve_efg(np.eye(2))
-    assert solve_efg("kuhn_poker", gap=1e-3).converged

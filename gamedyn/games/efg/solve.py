@@ -286,7 +286,7 @@ def _leader(lanes: list) -> tuple:
 
 
 def _check_gap(gap) -> float:
-    if isinstance(gap, bool) or not isinstance(gap, numbers.Real) or not (math.isfinite(gap) and gap > 0):
+    if isinstance(gap, bool) or not isinstance(gap, numbers.Real) or not (math.isfinite(float(gap)) and float(gap) > 0):
         raise ValueError(f"gap must be a positive finite Nash gap (NashConv = 2 x exploitability), e.g. gap=1e-4, "
                          f"got {gap!r}.")
     return float(gap)
@@ -298,8 +298,8 @@ def solve_efg(game, gap: float = 1e-4, time_limit: float | None = None, *, metho
 
     Parameters
     ----------
-    game : ExtensiveFormGame or str
-        The game (:mod:`gamedyn.games.efg`: built in, loaded, converted or built), or a built-in name.
+    game : ExtensiveFormGame
+        The game (:mod:`gamedyn.games.efg`: built in, loaded, converted or built).
     gap : float, default 1e-4
         The target Nash gap (NashConv, upper - lower of the value bracket; the exploitability is half of it).
     time_limit : float, optional
@@ -331,14 +331,11 @@ def solve_efg(game, gap: float = 1e-4, time_limit: float | None = None, *, metho
     >>> bool(solution.nash_gap <= 1e-6), bool(solution.lower <= -1 / 18 <= solution.upper)
     (True, True)
     """
-    from gamedyn.games.efg import load_game
     from gamedyn.games.efg.game import sequence_form_lp
 
-    if isinstance(game, str):
-        game = load_game(game)
     if not (callable(getattr(game, "bracket", None)) and len(getattr(game, "treeplexes", ())) == 2):
         raise TypeError(f"game must be an extensive-form game (gamedyn.games.efg.leduc_poker(), load(path), "
-                        f"from_openspiel(game), a GameBuilder's) or a built-in name, got {game!r}.")
+                        f"from_openspiel(game), or a GameBuilder's), got {game!r}.")
     gap = _check_gap(gap)
     if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real)
                                    or not time_limit > 0):
