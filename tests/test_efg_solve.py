@@ -98,3 +98,31 @@ def test_bad_arguments(kwargs, match):
 def test_not_a_game():
     with pytest.raises(TypeError, match="extensive-form game"):
         solve_efg(np.eye(2))
+
+
+def test_the_switch_to_the_lp():
+    from gamedyn.games.efg.solve import _prefer_lp
+
+    assert not _prefer_lp(0.1, 0.01, 10.0)  # too early: the extrapolation has too little behind it
+    assert _prefer_lp(0.1, 0.03, 10.0)  # 2 x 0.1 < 1.25 x 10
+    assert not _prefer_lp(0.1, 0.03, 0.15)  # 0.2 > 1.25 x 0.15: the race finishes first
+    assert not _prefer_lp(0.1, 0.03, 0.0)
+
+
+def test_the_extrapolated_remaining_time():
+    from gamedyn.games.efg.solve import _Lane
+
+    lane = object.__new__(_Lane)  # only its history: gap = 1e-2 (t / 0.1)^-2 exactly
+    lane.history = [(t, 1e-2 * (t / 0.1) ** -2) for t in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)]
+    assert lane.remaining(1e-4) == pytest.approx(1.0 - 0.6, rel=1e-9)  # the target at t = 1.0
+    assert lane.remaining(1.0) == 0.0
+
+
+def test_the_best_bracket_of_both_lanes():
+    from gamedyn.games.efg.solve import _Best
+
+    best = _Best()
+    best.offer("dcfr", -1.0, [1.0, 0.0], 1.0, [1.0, 1.0])
+    best.offer("pcfr_plus", -2.0, [2.0, 0.0], 0.5, [2.0, 2.0])
+    assert (best.lower, best.upper, best.x_from, best.y_from) == (-1.0, 0.5, "dcfr", "pcfr_plus")
+    assert best.x.tolist() == [1.0, 0.0] and best.y.tolist() == [2.0, 2.0] and best.width == 1.5

@@ -285,6 +285,12 @@ def _leader(lanes: list) -> tuple:
     return (early, late) if early.gap < late.gap_at(early.cpu) else (late, early)
 
 
+def _prefer_lp(predicted: float, spent: float, remaining: float) -> bool:
+    """The switch to the LP: the race has run ``MIN_SPENT`` of the LP's predicted time, and the LP's
+    predicted time times ``LP_SAFETY`` is below the leader's extrapolated remaining time times ``1 + RATIO``."""
+    return spent >= MIN_SPENT * predicted and LP_SAFETY * predicted < (1.0 + RATIO) * remaining
+
+
 def _check_gap(gap) -> float:
     if isinstance(gap, bool) or not isinstance(gap, numbers.Real) or not (math.isfinite(float(gap)) and float(gap) > 0):
         raise ValueError(f"gap must be a positive finite Nash gap (NashConv = 2 x exploitability), e.g. gap=1e-4, "
@@ -381,8 +387,7 @@ def solve_efg(game, gap: float = 1e-4, time_limit: float | None = None, *, metho
             if time.perf_counter() >= deadline or all(lane.finished for lane in lanes):
                 break
             leader, trailer = _leader(lanes)
-            if (method == "auto" and leader.cpu >= MIN_SPENT * predicted
-                    and LP_SAFETY * predicted < (1.0 + RATIO) * leader.remaining(target)):
+            if method == "auto" and _prefer_lp(predicted, leader.cpu, leader.remaining(target)):
                 notes.append(f"switched to the LP at {leader.name}'s {leader.rounds} rounds ({leader.cpu:.3g} s; "
                              f"{leader.remaining(target):.3g} s predicted to go)")
                 use_lp = True
