@@ -56,6 +56,8 @@ def _kuhn_document():
     (lambda d: d["players"][1]["infosets"].append(d["players"][1]["infosets"][0]), "two infosets named"),
     (lambda d: d["players"][0]["infosets"][3].update(parent=["nowhere", 0]), "is not a sequence of player 0"),
     (lambda d: d["utilities"].append([99, 0, 1.0]), r"utilities\[30\].*below 13"),
+    (lambda d: d["utilities"].append([13, 0, 1.0]), r"utilities\[30\].*below 13"),  # one past the last
+    (lambda d: d["utilities"].append([0, -1, 1.0]), r"utilities\[30\].*below 13"),
     (lambda d: d["utilities"].append([1, 1]), r"utilities\[30\] must be \[i, j, value\]"),
     (lambda d: d["players"][0]["infosets"][0].update(actions=[0, 0]), "distinct actions"),
 ])
