@@ -58,16 +58,20 @@ class OpenSpielRules:
 
     @property
     def name(self) -> str:
+        """The game's name: OpenSpiel's string of it."""
         return str(self.game)
 
     @property
     def openspiel(self) -> str:
+        """The ``pyspiel.load_game`` string (the game's own)."""
         return str(self.game)
 
     def initial(self):
+        """The initial pyspiel state."""
         return self.game.new_initial_state()
 
     def to_move(self, state) -> int:
+        """-4 (terminal), -1 (chance), 0 or 1."""
         player = state.current_player()
         if player == self._terminal:
             return -4
@@ -79,18 +83,23 @@ class OpenSpielRules:
         return player
 
     def chance_outcomes(self, state) -> list:
+        """``[(action, probability), ...]`` at a chance state."""
         return state.chance_outcomes()
 
     def legal_actions(self, state) -> list:
+        """OpenSpiel's legal action ids."""
         return state.legal_actions()
 
     def child(self, state, action):
+        """The state after ``action`` (a new pyspiel state)."""
         return state.child(action)
 
     def returns(self, state) -> float:
+        """The first player's payoff (minus half the constant sum of a constant-sum game)."""
         return state.player_return(0) - self._constant
 
     def information_state(self, state, player) -> str:
+        """OpenSpiel's information-state string of ``player``."""
         return state.information_state_string(player)
 
 
