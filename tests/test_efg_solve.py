@@ -104,9 +104,9 @@ def test_the_switch_to_the_lp():
     from gamedyn.games.efg.solve import _prefer_lp
 
     assert not _prefer_lp(0.1, 0.01, 10.0)  # too early: the extrapolation has too little behind it
-    assert _prefer_lp(0.1, 0.03, 10.0)  # 2 x 0.1 < 1.25 x 10
-    assert not _prefer_lp(0.1, 0.03, 0.15)  # 0.2 > 1.25 x 0.15: the race finishes first
-    assert not _prefer_lp(0.1, 0.03, 0.0)
+    assert _prefer_lp(0.1, 0.06, 10.0)  # 3 x 0.1 < 1.25 x 10
+    assert not _prefer_lp(0.1, 0.06, 0.2)  # 0.3 > 1.25 x 0.2: the race finishes first
+    assert not _prefer_lp(0.1, 0.06, 0.0)
 
 
 def test_the_extrapolated_remaining_time():

@@ -27,9 +27,9 @@ alone, the pair (x, y) has exactly the bracket ``[max lower, min upper]``, certi
 Nash gap of about 1e-11 in a time that depends on its size only; its **size model**
 :func:`lp_seconds` (a power law in the number of sequences plus payoff entries, fitted to the
 built-in games on the reference machine, see its docstring) predicts it. With ``method="auto"``,
-once the race has run ``MIN_SPENT`` (1/4) of the LP's predicted time, after each slice the leader's
+once the race has run ``MIN_SPENT`` (1/2) of the LP's predicted time, after each slice the leader's
 remaining time is extrapolated from its gap curve (the slope of log gap against log time over the
-second half of its checks); when the LP's predicted time, times ``LP_SAFETY``, is below that (times
+second half of its checks); when the LP's predicted time, times ``LP_SAFETY`` (3: the size model's largest error on the built-in games, Leduc's), is below that (times
 ``1 + RATIO``, the trailer's share), the race stops and the LP solves the game.
 """
 
@@ -57,10 +57,10 @@ against PCFR+ only), ``"lp"`` (the sequence-form LP only), ``"dcfr"`` or ``"pcfr
 RATIO = 0.25
 """The trailing lane's CPU time as a fraction of the leader's."""
 
-LP_SAFETY = 2.0
+LP_SAFETY = 3.0
 """The LP is chosen when its predicted time times this is below the race's predicted remaining time."""
 
-MIN_SPENT = 0.25
+MIN_SPENT = 0.5
 """The race runs at least this fraction of the LP's predicted time before its extrapolation can pick the LP."""
 
 _SLICE = 1.5  # the leader's slices: its rounds grow by half (the leadership is re-examined after each)
