@@ -19,7 +19,22 @@ needs ``pip install gamedyn[openspiel]`` (pyspiel). For each game, interleaved, 
 * for context, ``pyspiel.exploitability`` of the same averages (one call on Liar's dice: seconds).
 
 CPU time (``time.process_time``) and wall time, medians over the repeats; the ratios are CPU-time
-ratios measured in the same run. The targets: gamedyn's iteration at most 1/20 of OpenSpiel's, and
+ratios measured in the same run.
+
+**Time to a target** (issue 33), ``python benchmarks/efg.py --time-to-target``: CPU (and wall) seconds
+and iterations to exploitability (NashConv / 2) 1e-3 and 1e-4 on Kuhn, Leduc, Goofspiel(5) and Liar's
+dice (6 faces), for every extensive-form recipe (``recipe(game, T, observers=[ExploitabilityStop(eps)])``,
+the stop checking every round), ``solve_efg(game, gap=2 eps)`` (``auto``: the race or the LP; and
+``race``: never the LP), OpenSpiel's C++ ``CFRPlusSolver`` and its Python ``CFRPlusSolver`` and
+``DCFRSolver`` (pyspiel has no C++ DCFR): their iterations are timed alone, the exploitability of
+their average policy checked outside the timing (gamedyn's certified bracket of the policy) after
+every block of ~5% more iterations, so their time to the target is over-stated by at most ~5%.
+Every run has a CPU cap (``--cap``, default 30 s; OpenSpiel's C++ CFR+ gets at least 12x gamedyn's
+best time, so a miss still proves a ratio); a miss prints ``>cap``. Peak memory: ``tracemalloc``'s
+peak of a separate run of ``solve_efg`` (Python and numpy allocations). One run per cell
+(``--repeats`` for more, medians). The target: ``solve_efg`` at least 10x ahead of OpenSpiel's C++
+CFR+ in time to 1e-4 on Leduc, Goofspiel and Liar's dice, and within 1.5x of the better of
+``dcfr`` and ``pcfr_plus`` on every game. The targets: gamedyn's iteration at most 1/20 of OpenSpiel's, and
 the certified gap per call at most one iteration's cost; the exit status is 1 when one is missed.
 """
 
@@ -32,6 +47,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
 import json
+import math
 import statistics
 import sys
 import time
@@ -124,17 +140,191 @@ def table(results: dict) -> str:
     return "\n".join(lines)
 
 
+TARGET_GAMES = {  # label: (gamedyn's load_game name, a maker of the pyspiel game)
+    "Kuhn": ("kuhn_poker", lambda pyspiel: pyspiel.load_game("kuhn_poker")),
+    "Leduc": ("leduc_poker", lambda pyspiel: pyspiel.load_game("leduc_poker")),
+    "Goofspiel(5)": ("goofspiel(5)", lambda pyspiel: pyspiel.convert_to_turn_based(
+        pyspiel.load_game("goofspiel(imp_info=True,num_cards=5,points_order=descending)"))),
+    "Liar's dice(6)": ("liars_dice(6)", lambda pyspiel: pyspiel.load_game("liars_dice(numdice=1,dice_sides=6)")),
+}
+EPSILONS = (1e-3, 1e-4)
+SPIEL_AHEAD_AT_LEAST = 10.0
+RACE_WITHIN = 1.5
+
+
+def _recipe_time(recipe, game, eps: float, cap: float) -> dict:
+    """CPU / wall seconds and rounds of ``recipe`` to exploitability eps (the stop checks every round), capped."""
+    from gamedyn.certify.sequence_form import ExploitabilityStop
+
+    cpu, _, probe = timed(lambda: recipe(game, 20))
+    rounds_cap = max(50, int(cap / max(cpu / 20, 1e-7)))
+    stop = ExploitabilityStop(eps)
+    cpu, wall, result = timed(lambda: recipe(game, rounds_cap, observers=[stop]))
+    reached = result.exploitability <= eps
+    return {"cpu": cpu if reached else math.inf, "wall": wall if reached else math.inf, "rounds": result.game.rounds,
+            "per_iteration": cpu / max(result.game.rounds, 1), "reached": bool(reached), "spent": cpu}
+
+
+def _solve_time(game, eps: float, method: str, cap: float) -> dict:
+    from gamedyn.games.efg import solve_efg
+
+    cpu, wall, solution = timed(lambda: solve_efg(game, gap=2 * eps, method=method, time_limit=cap))
+    reached = solution.exploitability <= eps
+    rounds = sum(solution.rounds.values())
+    return {"cpu": cpu if reached else math.inf, "wall": wall if reached else math.inf, "rounds": rounds,
+            "per_iteration": math.nan, "reached": bool(reached), "spent": cpu, "how": solution.method}
+
+
+def _spiel_policy(game, average) -> tuple:
+    """The sequence forms of an OpenSpiel average policy (C++ ``TabularPolicy`` or Python ``TabularPolicy``)."""
+    if hasattr(average, "policy_table"):
+        table = {name: dict(pairs) for name, pairs in average.policy_table().items()}
+    else:
+        array, lookup = average.action_probability_array, average.state_lookup
+        table = {name: dict(enumerate(array[row].tolist())) for name, row in lookup.items()}
+    return game.sequence_form(0, table), game.sequence_form(1, table)
+
+
+def _spiel_time(game, spiel_game, eps: float, cap: float, kind: str) -> dict:
+    """OpenSpiel's solver ``kind`` to exploitability eps: iterations timed alone, checks outside the timing."""
+    import pyspiel
+
+    if kind == "C++ CFR+":
+        solver = pyspiel.CFRPlusSolver(spiel_game)
+        step, average = solver.evaluate_and_update_policy, solver.tabular_average_policy
+    else:
+        from open_spiel.python.algorithms import cfr, discounted_cfr
+
+        solver = cfr.CFRPlusSolver(spiel_game) if kind == "Python CFR+" else discounted_cfr.DCFRSolver(spiel_game)
+        step, average = solver.evaluate_and_update_policy, solver.average_policy
+    cpu = wall = 0.0
+    iterations, check_at = 0, 1
+    while cpu < cap:
+        block = max(1, check_at - iterations)
+        c, w, _ = timed(lambda: [step() for _ in range(block)])
+        cpu, wall, iterations = cpu + c, wall + w, iterations + block
+        check_at = iterations + max(1, iterations // 20)
+        x, y = _spiel_policy(game, average())
+        if game.exploitability(x, y) <= eps:
+            return {"cpu": cpu, "wall": wall, "rounds": iterations, "per_iteration": cpu / iterations,
+                    "reached": True, "spent": cpu}
+    return {"cpu": math.inf, "wall": math.inf, "rounds": iterations, "per_iteration": cpu / max(iterations, 1),
+            "reached": False, "spent": cpu}
+
+
+def time_to_target(labels, cap: float, repeats: int, python_peers: bool) -> dict:
+    import tracemalloc
+
+    import pyspiel
+
+    from gamedyn.games.efg import load_game, solve_efg
+    from gamedyn.recipes import of_family
+
+    recipes = of_family("efg")  # every extensive-form recipe, with its defaults
+    results: dict = {}
+    for label in labels:
+        name, make = TARGET_GAMES[label]
+        game, spiel_game = load_game(name), make(pyspiel)
+        game.bracket(game.uniform(0), game.uniform(1))  # the certificate's constants, once
+        tracemalloc.start()
+        solve_efg(game, gap=2e-4)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        rows: dict = {}
+        for eps in EPSILONS:
+            cells: dict = {}
+            for _ in range(repeats):  # interleaved
+                for recipe_name, entry in recipes.items():
+                    cells.setdefault(recipe_name, []).append(_recipe_time(entry.function, game, eps, cap))
+                for method in ("auto", "race"):
+                    cells.setdefault(f"solve_efg ({method})", []).append(_solve_time(game, eps, method, cap))
+                best = min(min(cell["cpu"] for cell in cells[key]) for key in cells)
+                spiel_cap = max(cap, 12 * best)
+                cells.setdefault("OpenSpiel C++ CFR+", []).append(_spiel_time(game, spiel_game, eps, spiel_cap,
+                                                                                   "C++ CFR+"))
+                if python_peers and label in ("Kuhn", "Leduc"):
+                    for kind in ("Python CFR+", "Python DCFR"):
+                        cells.setdefault(f"OpenSpiel {kind}", []).append(_spiel_time(game, spiel_game, eps, cap, kind))
+            rows[eps] = {key: {field: statistics.median(cell[field] for cell in values) if field != "how" else
+                               values[-1].get(field, "") for field in values[0]} for key, values in cells.items()}
+        results[label] = {"rows": rows, "peak_mb": peak / 2 ** 20, "sequences": game.treeplexes[0].dimension}
+    return results
+
+
+def _cell(row: dict) -> str:
+    if not row["reached"]:
+        return f">{row['spent']:.1f} s ({row['rounds']:,} it)"
+    return f"{row['cpu']:.3f} s ({row['wall']:.3f}), {row['rounds']:,} it"
+
+
+def target_table(results: dict) -> tuple:
+    labels = list(results)
+    header = "| exploitability | method | " + " | ".join(labels) + " |"
+    lines = [header, "|---|---|" + "---|" * len(labels)]
+    failures = []
+    for eps in EPSILONS:
+        methods = list(next(iter(results.values()))["rows"][eps])
+        for method in dict.fromkeys(m for label in labels for m in results[label]["rows"][eps]):
+            cells = []
+            for label in labels:
+                row = results[label]["rows"][eps].get(method)
+                cells.append("" if row is None else _cell(row) + (f" [{row['how']}]" if row.get("how") else ""))
+            lines.append(f"| {eps:g} | {method} | " + " | ".join(cells) + " |")
+        del methods
+    lines.append("| | per iteration (ms, CPU) dcfr / pcfr_plus / OpenSpiel C++ CFR+ | " + " | ".join(
+        " / ".join(f"{1e3 * results[label]['rows'][1e-4][key]['per_iteration']:.3f}"
+                   for key in ("dcfr", "pcfr_plus", "OpenSpiel C++ CFR+")) for label in labels) + " |")
+    lines.append("| | peak memory of solve_efg (tracemalloc, MB) | " + " | ".join(
+        f"{results[label]['peak_mb']:.1f}" for label in labels) + " |")
+    for label in labels:
+        for eps in EPSILONS:
+            rows = results[label]["rows"][eps]
+            ours = rows["solve_efg (auto)"]
+            best_alone = min(rows["dcfr"]["cpu"], rows["pcfr_plus"]["cpu"])
+            spiel = rows["OpenSpiel C++ CFR+"]
+            spiel_time = spiel["cpu"] if spiel["reached"] else spiel["spent"]
+            ahead = spiel_time / ours["cpu"]
+            print(f"{label} eps={eps:g}: solve_efg / best of dcfr, pcfr_plus = {ours['cpu'] / best_alone:.2f} "
+                  f"(race: {rows['solve_efg (race)']['cpu'] / best_alone:.2f}); OpenSpiel C++ CFR+ / solve_efg "
+                  f"{'>=' if not spiel['reached'] else '='} {ahead:.1f}x")
+            if ours["cpu"] > RACE_WITHIN * best_alone:
+                failures.append(f"{label} eps={eps:g}: solve_efg {ours['cpu'] / best_alone:.2f}x the better alone")
+            if eps == 1e-4 and label != "Kuhn" and ahead < SPIEL_AHEAD_AT_LEAST:
+                failures.append(f"{label}: only {ahead:.1f}x ahead of OpenSpiel C++ CFR+ to 1e-4")
+    return "\n".join(lines), failures
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="interleaved repeats (medians; default 5)")
     parser.add_argument("--games", nargs="*", choices=list(GAMES), default=list(GAMES), help="the games (default both)")
     parser.add_argument("--json", metavar="FILE", help="also write the medians as JSON")
+    parser.add_argument("--time-to-target", action="store_true",
+                        help="time and iterations to exploitability 1e-3 / 1e-4 (issue 33) instead")
+    parser.add_argument("--targets", nargs="*", choices=list(TARGET_GAMES), default=list(TARGET_GAMES),
+                        help="the games of --time-to-target (default all four)")
+    parser.add_argument("--cap", type=float, default=30.0, help="CPU seconds cap of a run (default 30)")
+    parser.add_argument("--no-python-peers", action="store_true", help="skip OpenSpiel's Python CFR+ and DCFR")
     args = parser.parse_args(argv)
     try:
         import pyspiel  # noqa: F401
     except ImportError:
         print("benchmarks/efg.py compares with OpenSpiel: pip install gamedyn[openspiel] (open_spiel)")
         return 1
+    if args.time_to_target:
+        results = time_to_target(args.targets, args.cap, args.repeats if "--repeats" in (argv or sys.argv) else 1,
+                                 not args.no_python_peers)
+        text, failures = target_table(results)
+        print("CPU seconds (wall in brackets) and iterations to the exploitability, one BLAS thread; "
+              "'it' = iterations (solve_efg: both lanes')")
+        print(text)
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as handle:
+                json.dump({label: {"peak_mb": r["peak_mb"], "rows": {str(e): v for e, v in r["rows"].items()}}
+                           for label, r in results.items()}, handle, indent=2, default=str)
+        print("targets met: solve_efg within 1.5x of the better of dcfr and pcfr_plus, >= 10x ahead of OpenSpiel "
+              "C++ CFR+ to 1e-4" if not failures else "TARGETS MISSED:\n  " + "\n  ".join(failures))
+        return 1 if failures else 0
     results = {label: measure(label, args.repeats) for label in args.games}
     print(f"CPU time per iteration (wall in brackets), medians of {args.repeats} interleaved repeats, one BLAS thread")
     print(table(results))

@@ -107,6 +107,8 @@ _TREEPLEX = ("tests/test_treeplex.py", "tests/test_efg_games.py")
 _COUNTERFACTUAL = ("tests/test_counterfactual.py", "tests/test_efg_recipes.py")
 _EFG_CERTIFICATE = ("tests/test_efg_games.py", "tests/test_efg_recipes.py")
 _EFG_RECIPES = ("tests/test_efg_recipes.py",)
+_EFG_SOLVE = ("tests/test_efg_solve.py",)  # issue 33 (i33a)
+_EFG_FILES = ("tests/test_efg_files.py",)  # issue 33 (i33a)
 
 MUTANTS = (
     # ---- the margin recipes (recipes/*perceptron*, nag_margin): published algorithms
@@ -784,6 +786,35 @@ MUTANTS = (
             '        return {"t": np.array([row.t for row in self.rows], dtype=np.int64), "values": numbers, "known": known}',
             '        return {"t": np.zeros(0, dtype=np.int64), "values": numbers[:0], "known": known[:0]}',
             tests=("tests/test_cli_trust.py", "-k", "whole_table")),
+    # ---- issue 33 (i33a): solve_efg's switch, the game files, the OpenSpiel walk
+    _mutant("efg-real-leader-current-gap", "efg-real", "gamedyn/games/efg/solve.py",
+            "solve_efg's race judges the lanes by their current gaps, not at equal CPU time (the lane given more time "
+            "always looks better and keeps the lead)",
+            "return (early, late) if early.gap < late.gap_at(early.cpu) else (late, early)",
+            "return (early, late) if early.gap < late.gap else (late, early)", tests=_EFG_SOLVE),
+    _mutant("efg-real-leader-flipped", "efg-real", "gamedyn/games/efg/solve.py",
+            "solve_efg's race gives the lead to the lane that is behind at equal time",
+            "return (early, late) if early.gap < late.gap_at(early.cpu) else (late, early)",
+            "return (early, late) if early.gap > late.gap_at(early.cpu) else (late, early)", tests=_EFG_SOLVE),
+    _mutant("efg-real-lp-at-once", "efg-real", "gamedyn/games/efg/solve.py",
+            "solve_efg switches to the LP on its first extrapolation, before the race has run a quarter of the LP's time",
+            "    return spent >= MIN_SPENT * predicted and LP_SAFETY * predicted",
+            "    return LP_SAFETY * predicted", tests=_EFG_SOLVE),
+    _mutant("efg-real-last-bracket", "efg-real", "gamedyn/games/efg/solve.py",
+            "solve_efg keeps the last x and y it saw, not the best lower and upper ends over both lanes",
+            "        if lower > self.lower:\n", "        if True:\n", tests=_EFG_SOLVE),
+    _mutant("efg-real-loader-parent-dropped", "efg-real", "gamedyn/games/efg/files.py",
+            "the loader drops each infoset's parent (every infoset at the top: a flat, wrong treeplex)",
+            "builder.infoset(player, label, None if parent is None else tuple(parent), actions)",
+            "builder.infoset(player, label, None, actions)", tests=_EFG_FILES),
+    _mutant("efg-real-loader-index-bound", "efg-real", "gamedyn/games/efg/files.py",
+            "the loader's sequence-index check off by one (an index past the last sequence is let through)",
+            "if not (0 <= i < sizes[0] and 0 <= j < sizes[1]):", "if not (0 <= i <= sizes[0] and 0 <= j <= sizes[1]):",
+            tests=_EFG_FILES),
+    _mutant("efg-real-openspiel-no-chance", "efg-real", "gamedyn/games/efg/openspiel.py",
+            "from_openspiel drops the chance probabilities (each deal weighted 1)",
+            "walk(state.child(action), last0, last1, probability * p)", "walk(state.child(action), last0, last1, probability)",
+            tests=_EFG_FILES),
 )
 
 

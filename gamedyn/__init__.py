@@ -118,6 +118,9 @@ _EXPORTS = {
     "play_n": "gamedyn.engine.players",
     "solve_cce": "gamedyn.games.general_sum.solve",
     "solve_ce": "gamedyn.games.general_sum.solve",
+    # issue 33 (solve_efg, any game in)
+    "EFGSolution": "gamedyn.games.efg.solve",
+    "solve_efg": "gamedyn.games.efg.solve",
 }
 
 # the layer packages, front ends and the command line, as attributes (``gamedyn.engine``, ...)
@@ -234,6 +237,7 @@ if TYPE_CHECKING:  # every public name for type checkers (mypy, pyright), with i
     from gamedyn.core.treeplex import Treeplex as Treeplex
     from gamedyn.games.efg.game import ExtensiveFormGame as ExtensiveFormGame
     from gamedyn.games.efg.result import EFGResult as EFGResult
+    from gamedyn.games.efg.solve import EFGSolution as EFGSolution, solve_efg as solve_efg
     # general-sum and n-player games (issue 34)
     from gamedyn.core.swap_regret import SwapRegret as SwapRegret, SwapRegretMatching as SwapRegretMatching
     from gamedyn.engine.players import play_n as play_n

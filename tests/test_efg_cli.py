@@ -56,3 +56,24 @@ def test_options_of_another_family_are_refused_in_one_line(tmp_path, capsys, mon
     code, out, err = run_cli(capsys, *argv)
     assert code == 2, (out, err)
     assert expected in err and len(err.strip().splitlines()) == 1
+
+
+def test_run_on_a_game_file_equals_the_api(capsys, tmp_path):
+    """``--game FILE.json`` (issue 33): the saved Kuhn poker runs as the built-in one does."""
+    from gamedyn.games.efg import kuhn_poker, save
+
+    path = tmp_path / "kuhn.json"
+    save(kuhn_poker(), path)
+    code, out, err = run_cli(capsys, "run", "cfr_plus", "--game", str(path), "--T", "40", "--json")
+    assert code == 0, err
+    document = json.loads(out)
+    result = recipes.cfr_plus(kuhn_poker(), 40)
+    assert document["steps"][-1]["exploitability"] == result.exploitability
+    assert np.array_equal(document["output"]["x"], result.x)
+
+
+def test_run_on_a_malformed_game_file_names_it(capsys, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{"format": "other"}')
+    code, _, err = run_cli(capsys, "run", "cfr_plus", "--game", str(path), "--T", "5")
+    assert code != 0 and "bad.json" in err and "'format' must be" in err

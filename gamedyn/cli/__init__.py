@@ -146,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "--problem, default 200,50)")
     source.add_argument("--matrix", metavar="FILE", help="matrix recipes: the payoff matrix (.npy, or .csv rows); rows maximise")
     run.add_argument("--game", metavar="NAME",
-                     help="extensive-form recipes: kuhn_poker (default), leduc_poker, goofspiel(N) or liars_dice(N)")
+                     help="extensive-form recipes: kuhn_poker (default), leduc_poker, goofspiel(N), liars_dice(N), or "
+                          "a game file FILE.json (gamedyn.games.efg.save's format)")
     run.add_argument("--problem", choices=("least-squares", "logistic"),
                      help="Fenchel recipes: the built-in objective on the --synthetic data (default least-squares)")
     run.add_argument("--domain", choices=("simplex", "ball", "l1", "reals"),

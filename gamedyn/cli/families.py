@@ -224,8 +224,14 @@ def _efg_problem(args):
     for given, flag in ((args.synthetic, "--synthetic"), (args.seed, "--seed")):
         if given is not None:
             raise ValueError(f"{flag} has no effect on the extensive-form recipes; name a built-in game with --game "
-                             "(kuhn_poker, leduc_poker, goofspiel(N), liars_dice(N)): drop it.")
-    game = load_game(args.game or "kuhn_poker")
+                             "(kuhn_poker, leduc_poker, goofspiel(N), liars_dice(N)) or a game file (FILE.json): drop it.")
+    name = args.game or "kuhn_poker"
+    if name.lower().endswith(".json"):  # a game file (gamedyn.games.efg.files; issue 33)
+        from gamedyn.games.efg import load
+
+        game = load(name)
+    else:
+        game = load_game(name)
     sizes = " and ".join(str(treeplex.dimension) for treeplex in game.treeplexes)
     return game, f"{game.name}: {sizes} sequences, {game.A.nnz} payoff entries (player 0 maximises x^T A y)"
 

@@ -22,10 +22,12 @@ import functools
 
 from gamedyn.games.efg.game import ExtensiveFormGame, GameBuilder, from_rules, sequence_form_lp
 from gamedyn.games.efg.result import EFGResult
+from gamedyn.games.efg.files import load, save
+from gamedyn.games.efg.solve import EFGSolution, solve_efg
 from gamedyn.games.efg.rules import GoofspielRules, KuhnRules, LeducRules, LiarsDiceRules
 
-__all__ = ["EFGResult", "ExtensiveFormGame", "GameBuilder", "from_rules", "goofspiel", "kuhn_poker", "leduc_poker",
-           "liars_dice", "load_game", "sequence_form_lp"]
+__all__ = ["EFGResult", "EFGSolution", "ExtensiveFormGame", "GameBuilder", "from_rules", "goofspiel", "kuhn_poker", "leduc_poker",
+           "liars_dice", "load", "load_game", "save", "sequence_form_lp", "solve_efg", "from_openspiel"]
 
 
 def _check_count(value, name: str, low: int, high: int) -> int:
@@ -69,6 +71,14 @@ def liars_dice(faces: int = 6) -> ExtensiveFormGame:
     """Liar's dice with one die each of ``faces`` faces (2..6), OpenSpiel's ``liars_dice(numdice=1,dice_sides=faces)``
     (6 faces: 24,571 sequences a player)."""
     return _frozen(from_rules(LiarsDiceRules(_check_count(faces, "faces", 2, 6))))
+
+
+def from_openspiel(game) -> ExtensiveFormGame:
+    """A ``pyspiel`` game in sparse sequence form (:func:`gamedyn.games.efg.openspiel.from_openspiel`; optional extra
+    ``openspiel``)."""
+    from gamedyn.games.efg.openspiel import from_openspiel as convert
+
+    return convert(game)
 
 
 def load_game(name: str) -> ExtensiveFormGame:
