@@ -92,6 +92,7 @@ _EXPORTS = {
     "solve_matrix_game": "gamedyn.games.matrix.game",
     # extensive-form games (issue 32)
     "Treeplex": "gamedyn.core.treeplex",
+    "DilatedEntropy": "gamedyn.core.dilated",
     "CounterfactualRegret": "gamedyn.core.counterfactual",
     "ExploitabilityStop": "gamedyn.certify.sequence_form",
     "ExtensiveFormGame": "gamedyn.games.efg.game",
