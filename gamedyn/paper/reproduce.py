@@ -662,6 +662,9 @@ def build_claims() -> list:
     from gamedyn.paper.experiments.efg import efg_claims
 
     claims += efg_claims()
+    from gamedyn.paper.experiments.efg_dilated import dilated_claims
+
+    claims += dilated_claims()
     return claims
 
 
