@@ -32,8 +32,8 @@ __all__ = ["dilated_hedge", "dilated_game", "eta_parameter", "weights_parameter"
 
 
 def weights_parameter() -> Parameter:
-    """The ``weights`` parameter of the dilated recipes."""
-    return Parameter("weights", "the dilated entropy's weights: None (every beta_j = 1) or 'kroer' (Kroer et al. 2020)",
+    """The ``entropy_weights`` parameter of the dilated recipes (``weights`` is the learners' run option)."""
+    return Parameter("entropy_weights", "the dilated entropy's weights: None (every beta_j = 1) or 'kroer' (Kroer et al. 2020)",
                      None, kind=str, cli=False)
 
 
@@ -65,7 +65,7 @@ def dilated_game(game, T, learner, run_options, steps):
     parameters=(eta_parameter(1.0), weights_parameter()),
     page="extensive-form-games",
 )
-def dilated_hedge(game, T, *, eta=1.0, weights=None, **run_options):
+def dilated_hedge(game, T, *, eta=1.0, entropy_weights=None, **run_options):
     r"""Dilated Hedge self-play (FTRL with :class:`gamedyn.core.dilated.DilatedEntropy`) for T rounds.
 
     The average strategies' Nash gap falls like :math:`O(1/\sqrt T)` for a step of order
@@ -84,5 +84,5 @@ def dilated_hedge(game, T, *, eta=1.0, weights=None, **run_options):
     (True, True)
     """
     eta = check_positive(eta, "eta")
-    return dilated_game(game, T, lambda treeplex: FTRL(DilatedEntropy(treeplex, weights), eta), run_options,
+    return dilated_game(game, T, lambda treeplex: FTRL(DilatedEntropy(treeplex, entropy_weights), eta), run_options,
                         {"eta": eta})

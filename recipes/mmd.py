@@ -67,7 +67,7 @@ def alpha_at(t: int, alpha: float, schedule: str, stage: int) -> float:
                 weights_parameter()),
     page="extensive-form-games",
 )
-def mmd(game, T, *, eta=0.5, alpha=0.5, schedule="halving", stage=100, weights=None, **run_options):
+def mmd(game, T, *, eta=0.5, alpha=0.5, schedule="halving", stage=100, entropy_weights=None, **run_options):
     r"""Magnetic mirror descent self-play for T rounds; the result holds the *last* iterates (see the module docstring).
 
     ``run_options`` go to every stage's :func:`gamedyn.play` (``result.game`` is the last stage's run).
@@ -104,7 +104,7 @@ def mmd(game, T, *, eta=0.5, alpha=0.5, schedule="halving", stage=100, weights=N
     result = None
     for k, rounds in enumerate(lengths):
         strength = alpha * 0.5 ** k if schedule == "halving" else alpha
-        regularizers = [DilatedEntropy(treeplex, weights, alpha=strength) for treeplex in game.treeplexes]
+        regularizers = [DilatedEntropy(treeplex, entropy_weights, alpha=strength) for treeplex in game.treeplexes]
         x_learner, y_learner = (MirrorDescent(regularizer, eta, centre=start)
                                 for regularizer, start in zip(regularizers, starts))
         result = play(payoff, w_learner=x_learner, p_learner=y_learner, T=rounds, weights="constant", first="w",

@@ -28,7 +28,7 @@ __all__ = ["optimistic_dilated_hedge"]
     parameters=(eta_parameter(1.0), weights_parameter()),
     page="extensive-form-games",
 )
-def optimistic_dilated_hedge(game, T, *, eta=1.0, weights=None, **run_options):
+def optimistic_dilated_hedge(game, T, *, eta=1.0, entropy_weights=None, **run_options):
     r"""Optimistic dilated Hedge self-play (OFTRL with :class:`gamedyn.core.dilated.DilatedEntropy`) for T rounds.
 
     With a small enough step the averages' Nash gap is :math:`O(1/T)` (Farina, Kroer & Sandholm 2019;
@@ -47,5 +47,5 @@ def optimistic_dilated_hedge(game, T, *, eta=1.0, weights=None, **run_options):
     (True, True)
     """
     eta = check_positive(eta, "eta")
-    return dilated_game(game, T, lambda treeplex: OFTRL(DilatedEntropy(treeplex, weights), eta), run_options,
+    return dilated_game(game, T, lambda treeplex: OFTRL(DilatedEntropy(treeplex, entropy_weights), eta), run_options,
                         {"eta": eta})

@@ -226,4 +226,5 @@ def test_the_face_offers_the_same_public_names_as_before_plus_the_layers():
     added |= {"AdaHedge", "AdaptiveFTRL", "AdaptiveStep", "GameSolution", "NashGapStop", "RegretMatching",
               "solve_game"}  # issue 18
     added |= {"Treeplex", "CounterfactualRegret", "ExploitabilityStop", "ExtensiveFormGame", "EFGResult"}  # issue 32
+    added |= {"DilatedEntropy"}  # issue 33
     assert set(gamedyn.__all__) == before | protocols | added | {"core", "arrays", "certify", "engine", "games", "io", "paper"}

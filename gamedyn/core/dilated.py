@@ -58,6 +58,7 @@ directly (one positive entry per infoset).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import attrs
 import numpy as np
@@ -159,7 +160,7 @@ class DilatedEntropy(Regularizer):
     magnet: object = attrs.field(default=None, kw_only=True, eq=False)
     alpha: float = attrs.field(default=0.0, kw_only=True, converter=float)
     _beta: np.ndarray = attrs.field(init=False)
-    _log_magnet: object = attrs.field(init=False)
+    _log_magnet: Any = attrs.field(init=False)
 
     def __attrs_post_init__(self):
         treeplex = self.treeplex

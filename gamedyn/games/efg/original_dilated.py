@@ -179,7 +179,8 @@ def dilated(tree_or_rules, T: int, *, method: str, eta: float, alpha=0.0, beta=N
     sums: list = [{}, {}]  # the running loss sums (FTRL, OFTRL)
     last_losses = [_losses(tree, 0, starts[1]), _losses(tree, 1, starts[0])]  # l_0 against the opponent's start
     current = list(starts)
-    plays, averages = [], [{}, {}]
+    plays: list = []
+    averages: list = [{}, {}]
     for t in range(1, T + 1):
         if method in ("ftrl", "oftrl"):
             for p in (0, 1):

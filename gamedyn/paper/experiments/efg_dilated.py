@@ -15,7 +15,7 @@ import numpy as np
 
 __all__ = ["DILATED_FORMS", "dilated_claims", "dilated_equivalence_error"]
 
-DILATED_FORMS = {  # recipe -> (the original loop's method, the options of both)
+DILATED_FORMS: dict[str, tuple[str, dict]] = {  # recipe -> (the original loop's method, the options of both)
     "dilated_hedge": ("ftrl", dict(eta=2.0)),
     "optimistic_dilated_hedge": ("oftrl", dict(eta=2.0)),
     "mmd": ("mmd", dict(eta=2.0, alpha=0.3, schedule="halving", stage=4)),
