@@ -25,10 +25,10 @@ __all__ = ["optimistic_dilated_hedge"]
             weights="alpha_t = 1;  l_0 from the opponent's start;  output weights 1 (uniform averages)",
             first="player 0; simultaneous (both losses at the round's plays)",
             output="x = x_bar_T, y = y_bar_T (sequence form);  certified value bracket, Nash gap, exploitability"),
-    parameters=(eta_parameter(1.0), weights_parameter()),
+    parameters=(eta_parameter(5.0), weights_parameter()),
     page="extensive-form-games",
 )
-def optimistic_dilated_hedge(game, T, *, eta=1.0, entropy_weights=None, **run_options):
+def optimistic_dilated_hedge(game, T, *, eta=5.0, entropy_weights=None, **run_options):
     r"""Optimistic dilated Hedge self-play (OFTRL with :class:`gamedyn.core.dilated.DilatedEntropy`) for T rounds.
 
     With a small enough step the averages' Nash gap is :math:`O(1/T)` (Farina, Kroer & Sandholm 2019;

@@ -101,3 +101,13 @@ def test_mmd_last_iterate_reaches_the_alpha_qre(game_name, alpha):
     assert distance <= 1e-8, distance
     # the QRE is not a Nash equilibrium: alpha > 0 leaves an exploitability a fixed alpha cannot remove
     assert result.exploitability > 1e-4
+
+
+def test_the_halving_schedule_moves_past_the_qre_where_a_constant_alpha_stalls():
+    """A constant alpha stops at the alpha-QRE (Kuhn, alpha = 0.2: exploitability 0.168 at T = 1000, as at T = 3000);
+    halving alpha as the stages double goes on towards a Nash equilibrium (0.0025 at T = 1000)."""
+    game = efg.kuhn_poker()
+    constant = [recipes.mmd(game, T, schedule="constant").exploitability for T in (1000, 3000)]
+    halving = recipes.mmd(game, 1000).exploitability
+    assert constant[1] >= 0.1 and abs(constant[1] - constant[0]) <= 1e-6
+    assert halving <= 0.01
