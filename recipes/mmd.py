@@ -76,7 +76,7 @@ def mmd(game, T, *, eta=1.0, alpha=0.2, schedule="halving", stage=20, entropy_we
     -------
     EFGResult
         ``x``, ``y``: the iterates after T steps (the plays of round T + 1, sequence form), their certified ``lower``, ``upper``, ``nash_gap``,
-        ``exploitability``, ``policy(player)``; ``steps``: eta, alpha, schedule, stage.
+        ``exploitability``, ``policy(player)``; ``steps``: eta, alpha, stage and halving (1.0 for the halving schedule, 0.0 for a constant alpha).
 
     Raises
     ------
@@ -112,7 +112,7 @@ def mmd(game, T, *, eta=1.0, alpha=0.2, schedule="halving", stage=20, entropy_we
         starts = _next_plays(game, regularizers, eta, result.w_last, result.p_last)
     assert result is not None
     x, y = starts
-    steps = {"eta": eta, "alpha": alpha, "schedule": schedule, "stage": stage}
+    steps = {"eta": eta, "alpha": alpha, "stage": stage, "halving": float(schedule == "halving")}  # numbers (the CLI prints them)
     return EFGResult(x=x, y=y, certificate=game.bracket(x, y), efg=game, game=result, steps=steps)
 
 
