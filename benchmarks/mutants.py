@@ -109,6 +109,7 @@ _EFG_CERTIFICATE = ("tests/test_efg_games.py", "tests/test_efg_recipes.py")
 _EFG_RECIPES = ("tests/test_efg_recipes.py",)
 _EFG_SOLVE = ("tests/test_efg_solve.py",)  # issue 33 (i33a)
 _EFG_FILES = ("tests/test_efg_files.py",)  # issue 33 (i33a)
+_DILATED = ("tests/test_dilated.py", "tests/test_dilated_recipes.py")
 
 MUTANTS = (
     # ---- the margin recipes (recipes/*perceptron*, nag_margin): published algorithms
@@ -815,6 +816,28 @@ MUTANTS = (
             "from_openspiel drops the chance probabilities (each deal weighted 1)",
             "walk(state.child(action), last0, last1, probability * p)", "walk(state.child(action), last0, last1, probability)",
             tests=_EFG_FILES),
+    # ---- issue 33 (item 2): the dilated entropy's prox and MMD's magnet step (family "efg-dilated"); the
+    # algorithm-changing ones also fail the dilated rows of gamedyn reproduce
+    _mutant("dilated-weights-dropped", "efg-dilated", "gamedyn/core/dilated.py",
+            "the prox passes each infoset's log-sum-exp to its parent without its weight beta_j",
+            "np.add.at(u, level.parents, beta[level.infosets] * lse)", "np.add.at(u, level.parents, lse)",
+            tests=_DILATED),
+    _mutant("dilated-parent-not-scaled", "efg-dilated", "gamedyn/core/dilated.py",
+            "the values of the infosets below enter the parent's logits unscaled by 1/beta_j (the wrong parent scaling)",
+            "logits = prior[span] + (gain[span] + u[span]) * inverse[span]",
+            "logits = prior[span] + gain[span] * inverse[span] + u[span]", tests=_DILATED),
+    _mutant("dilated-myopic-prox", "efg-dilated", "gamedyn/core/dilated.py",
+            "the prox without the values of the infosets below (each infoset a separate Hedge step: not the argmin)",
+            "np.add.at(u, level.parents, beta[level.infosets] * lse)",
+            "np.add.at(u, level.parents, 0.0 * lse)", tests=_DILATED, reproduce=True),
+    _mutant("mmd-magnet-not-scaled-by-eta", "efg-dilated", "gamedyn/core/dilated.py",
+            "MMD's magnet pulls with alpha instead of eta alpha in the step's prior",
+            "prior = (cache + (eta * self.alpha) * self._log_magnet) / scale",
+            "prior = (cache + self.alpha * self._log_magnet) / scale", tests=_DILATED, reproduce=True),
+    _mutant("mmd-step-not-divided", "efg-dilated", "gamedyn/core/dilated.py",
+            "MMD's step takes the loss with eta instead of eta / (1 + eta alpha) (the magnet's strength not in the "
+            "step)", "return self._bottom_up(prior, (-eta / scale) * linear)",
+            "return self._bottom_up(prior, -eta * linear)", tests=_DILATED, reproduce=True),
 )
 
 

@@ -102,6 +102,7 @@ _EXPORTS = {
     "solve_matrix_game": "gamedyn.games.matrix.game",
     # extensive-form games (issue 32)
     "Treeplex": "gamedyn.core.treeplex",
+    "DilatedEntropy": "gamedyn.core.dilated",
     "CounterfactualRegret": "gamedyn.core.counterfactual",
     "ExploitabilityStop": "gamedyn.certify.sequence_form",
     "ExtensiveFormGame": "gamedyn.games.efg.game",
@@ -234,6 +235,7 @@ if TYPE_CHECKING:  # every public name for type checkers (mypy, pyright), with i
     # extensive-form games (issue 32)
     from gamedyn.certify.sequence_form import ExploitabilityStop as ExploitabilityStop
     from gamedyn.core.counterfactual import CounterfactualRegret as CounterfactualRegret
+    from gamedyn.core.dilated import DilatedEntropy as DilatedEntropy
     from gamedyn.core.treeplex import Treeplex as Treeplex
     from gamedyn.games.efg.game import ExtensiveFormGame as ExtensiveFormGame
     from gamedyn.games.efg.result import EFGResult as EFGResult

@@ -45,6 +45,7 @@ __all__ = [
     "TWO_ACTION_GAME",
     "animate_simplex",
     "describe_path",
+    "efg_exploitability_curves",
     "dynamics_on_rock_paper_scissors",
     "GENERAL_SUM_FILES",
     "fitted_slope",
@@ -55,6 +56,7 @@ __all__ = [
     "panel_count",
     "pillow_missing",
     "plot_certificates",
+    "plot_efg_exploitability",
     "plot_exploration",
     "plot_game_dynamics",
     "plot_joint_convergence",
@@ -67,6 +69,7 @@ __all__ = [
     "tutorial_figures",
     "tutorial_regret_data",
     "write_general_sum_figures",
+    "write_efg_figure",
     "write_tutorial_figures",
 ]
 
@@ -931,6 +934,43 @@ def write_general_sum_figures(folder, *, T: int = 3000) -> list:
         target, dpi=110)
     written.append(target)
     return written
+EFG_HORIZONS = (10, 30, 100, 300, 1000)
+EFG_FIGURE = "efg_exploitability_leduc.png"
+
+
+def efg_exploitability_curves(game="leduc_poker", horizons=EFG_HORIZONS) -> dict:
+    """``{recipe: [exploitability after T rounds for T in horizons]}`` for every recipe of the EFG family (each run
+    at its defaults; the certified exploitability of its output: the averages, MMD's last iterate)."""
+    from gamedyn.games.efg import load_game
+    from gamedyn.recipes import of_family
+
+    game = load_game(game) if isinstance(game, str) else game
+    return {name: [float(declaration.function(game, int(T)).exploitability) for T in horizons]
+            for name, declaration in of_family("efg").items()}
+
+
+def plot_efg_exploitability(curves: dict, horizons=EFG_HORIZONS, title: str = "Leduc poker"):
+    """Log-log exploitability (NashConv / 2) against the rounds T, one line per recipe."""
+    figure = new_figure(figsize=(6.4, 4.4))
+    ax = figure.add_subplot(1, 1, 1)
+    for name, values in curves.items():
+        ax.loglog(horizons, values, marker="o", markersize=3, label=name)
+    ax.set_xlabel("rounds T")
+    ax.set_ylabel("exploitability of the output (certified)")
+    ax.set_title(f"{title}: every extensive-form recipe at its defaults", fontsize=10)
+    ax.legend(fontsize=8, frameon=False)
+    return figure
+
+
+def write_efg_figure(folder, game="leduc_poker") -> str:
+    """Write :data:`EFG_FIGURE` into ``folder`` (the curves are also in the PNG's ``Description``, one
+    ``name=v1,v2,...`` per recipe, so that tests/test_plot_efg.py holds the picture to the code); returns its path."""
+    curves = efg_exploitability_curves(game)
+    os.makedirs(folder, exist_ok=True)
+    target = os.path.join(folder, EFG_FIGURE)
+    description = ";".join(f"{name}=" + ",".join(f"{value:.6e}" for value in values) for name, values in curves.items())
+    plot_efg_exploitability(curves).savefig(target, dpi=110, metadata={"Description": description})
+    return target
 
 
 def _regret_panels(container, curves, title):

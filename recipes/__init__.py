@@ -12,7 +12,8 @@ parameters>, **run_options)``, and returns a :class:`RecipeResult` (``.game``, `
   :class:`MatrixGameResult` (``row``, ``column``, ``value``, ``nash_gap``);
 - Fenchel games (an :class:`gamedyn.Objective`): frank_wolfe, accelerated_gradient, heavy_ball ->
   :class:`FenchelResult` (``x``, ``value``);
-- extensive-form games (a :mod:`gamedyn.games.efg` game): cfr, cfr_plus, dcfr, pcfr_plus ->
+- extensive-form games (a :mod:`gamedyn.games.efg` game): cfr, cfr_plus, dcfr, pcfr_plus, dilated_hedge,
+  optimistic_dilated_hedge, mmd ->
   :class:`EFGResult` (``x``, ``y``, ``lower``, ``upper``, ``nash_gap``, ``exploitability``, ``policy``).
 
 :data:`RECIPES` (name -> :class:`Recipe`) lists every recipe of every family, read from the
@@ -42,6 +43,7 @@ if TYPE_CHECKING:  # the recipe functions, named for type checkers (at run time 
     from gamedyn.recipes.cfr import cfr as cfr
     from gamedyn.recipes.cfr_plus import cfr_plus as cfr_plus
     from gamedyn.recipes.dcfr import dcfr as dcfr
+    from gamedyn.recipes.dilated_hedge import dilated_hedge as dilated_hedge
     from gamedyn.recipes.fictitious_play import fictitious_play as fictitious_play
     from gamedyn.recipes.frank_wolfe import frank_wolfe as frank_wolfe
     from gamedyn.recipes.heavy_ball import heavy_ball as heavy_ball
@@ -49,7 +51,11 @@ if TYPE_CHECKING:  # the recipe functions, named for type checkers (at run time 
     from gamedyn.recipes.mirror_prox_perceptron import (
         mirror_prox_perceptron as mirror_prox_perceptron,
     )
+    from gamedyn.recipes.mmd import mmd as mmd
     from gamedyn.recipes.nag_margin import nag_margin as nag_margin
+    from gamedyn.recipes.optimistic_dilated_hedge import (
+        optimistic_dilated_hedge as optimistic_dilated_hedge,
+    )
     from gamedyn.recipes.optimistic_hedge import optimistic_hedge as optimistic_hedge
     from gamedyn.recipes.pcfr_plus import pcfr_plus as pcfr_plus
     from gamedyn.recipes.pnorm_perceptron import pnorm_perceptron as pnorm_perceptron
@@ -66,7 +72,7 @@ _FAMILY_ORDER = tuple(FAMILIES)  # margin, matrix, fenchel, efg
 _ORDER = ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin", "pnorm_perceptron",
           "hedge", "optimistic_hedge", "fictitious_play", "regret_matching", "regret_matching_plus",
           "predictive_regret_matching_plus", "ada_hedge", "frank_wolfe", "accelerated_gradient", "heavy_ball",
-          "cfr", "cfr_plus", "dcfr", "pcfr_plus")
+          "cfr", "cfr_plus", "dcfr", "pcfr_plus", "dilated_hedge", "optimistic_dilated_hedge", "mmd")
 
 
 def _declared_recipes() -> dict:

@@ -131,7 +131,10 @@ REFERENCED_MODULES = ["gamedyn", "gamedyn.recipes", "gamedyn.games.margin.origin
                       "gamedyn.games.matrix.original_rm",
                       # issue 32: the extensive-form family
                       "gamedyn.core.treeplex", "gamedyn.core.counterfactual", "gamedyn.certify.sequence_form",
-                      "gamedyn.games.efg", "gamedyn.games.efg.original", "gamedyn.games.efg.rules"]
+                      "gamedyn.games.efg", "gamedyn.games.efg.original", "gamedyn.games.efg.rules",
+                      # issue 33: the dilated entropy and its recipes
+                      "gamedyn.core.dilated", "gamedyn.games.efg.original_dilated", "gamedyn.recipes.dilated_hedge",
+                      "gamedyn.recipes.mmd", "gamedyn.paper.experiments.efg_dilated"]
 
 
 @pytest.mark.parametrize("name", REFERENCED_MODULES)

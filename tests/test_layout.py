@@ -167,6 +167,7 @@ def test_the_face_offers_the_same_public_names_as_before_plus_the_layers():
               "ce_gap", "play_n", "solve_cce", "solve_ce"}  # issue 34: general-sum games, CCE and CE
     added |= {"CheckpointWarning"}  # issue 30: a complete run whose final checkpoint could not be written
     added |= {"solve_efg", "EFGSolution"}  # issue 33 (solve_efg)
+    added |= {"DilatedEntropy"}  # issue 33
     assert set(gamedyn.__all__) == before | protocols | added | {"core", "arrays", "certify", "engine", "games", "io", "paper"}
 
 

@@ -6,6 +6,7 @@ docs/explanation/architecture.md for the layers and the import rule.
 
 from gamedyn.core.adaptive import AdaHedge, AdaptiveFTRL, AdaptiveStep
 from gamedyn.core.counterfactual import CounterfactualRegret
+from gamedyn.core.dilated import DilatedEntropy
 from gamedyn.core.domains import Ball, Box, CappedSimplex, L1Ball, Reals, Simplex
 from gamedyn.core.hints import CurrentLoss, FirstRoundLoss, LastLoss, NoHint, OpponentSecondary
 from gamedyn.core.learners import (
@@ -29,7 +30,7 @@ from gamedyn.core.treeplex import Treeplex
 from gamedyn.core.weights import StepSchedule
 
 __all__ = [
-    "AdaHedge", "AdaptiveFTRL", "AdaptiveStep", "CounterfactualRegret", "RegretMatching", "Treeplex",
+    "AdaHedge", "AdaptiveFTRL", "AdaptiveStep", "CounterfactualRegret", "DilatedEntropy", "RegretMatching", "Treeplex",
     "Ball", "BestResponse", "Domain", "Hint", "Learner", "Observer", "Player", "Box", "CappedSimplex", "CurrentLoss", "Entropy", "FTL", "FTRL", "FTRLPlus", "FirstRoundLoss",
     "FollowTheRegularizedLeader", "L1Ball", "LastLoss", "Loss", "MirrorDescent", "NoHint", "NumericalRangeError",
     "OFTL", "OFTRL", "OMD", "OpponentSecondary", "QNorm", "Reals", "Regularizer", "Simplex", "SquaredEuclidean",

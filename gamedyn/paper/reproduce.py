@@ -665,6 +665,9 @@ def build_claims() -> list:
     from gamedyn.paper.experiments.general_sum import general_sum_claims
 
     claims += general_sum_claims()  # issue 34
+    from gamedyn.paper.experiments.efg_dilated import dilated_claims
+
+    claims += dilated_claims()
     return claims
 
 
