@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from gamedyn.core import MirrorDescent
 from gamedyn.core.dilated import DilatedEntropy
+from gamedyn.core.protocols import declared
 from gamedyn.core.validation import check_positive
 from gamedyn.engine import play
 from gamedyn.engine.recipe import EFG, Box, Parameter, recipe
@@ -81,7 +82,8 @@ def mmd(game, T, *, eta=1.0, alpha=0.2, schedule="halving", stage=20, entropy_we
     Raises
     ------
     ValueError
-        A schedule other than ``"constant"`` or ``"halving"``, a step, alpha or stage that is not positive.
+        A schedule other than ``"constant"`` or ``"halving"``, a step, alpha or stage that is not positive; a
+        checkpoint (``checkpoint=``, ``resume_from=``) with the halving schedule over more than one stage.
 
     Examples
     --------
@@ -101,6 +103,10 @@ def mmd(game, T, *, eta=1.0, alpha=0.2, schedule="halving", stage=20, entropy_we
     payoff = game.payoff()
     starts = [treeplex.default_centre(treeplex.dimension) for treeplex in game.treeplexes]
     lengths = [T] if schedule == "constant" else _stage_lengths(T, stage)
+    if len(lengths) > 1 and any(declared(observer, "saves_run") for observer in run_options.get("observers", ())):
+        raise ValueError(f"mmd's halving schedule plays its {len(lengths)} stages as separate runs, and a checkpoint "
+                         f"cannot span them: pass schedule='constant' (one run) to checkpoint or resume, or "
+                         f"stage >= T (T = {T}, stage = {stage}).")
     result = None
     for k, rounds in enumerate(lengths):
         strength = alpha * 0.5 ** k if schedule == "halving" else alpha

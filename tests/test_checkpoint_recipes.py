@@ -17,6 +17,7 @@ the uninterrupted run's to the bit. A state type the checkpoint cannot write (is
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import os
 import time
@@ -26,6 +27,7 @@ from typing import Any
 import attrs
 import numpy as np
 import pytest
+import scipy.sparse
 
 from gamedyn.core.domains import Ball, Box, L1Ball, Reals, Simplex
 from gamedyn.core.loss import Loss
@@ -52,7 +54,13 @@ def _objective():
     return least_squares(rng.standard_normal((6, 3)), rng.standard_normal(6))
 
 
-PROBLEMS = {"margin": _margin_rows, "matrix": _payoffs, "fenchel": _objective}
+def _kuhn():
+    from gamedyn.games.efg import kuhn_poker
+
+    return kuhn_poker()
+
+
+PROBLEMS = {"margin": _margin_rows, "matrix": _payoffs, "fenchel": _objective, "efg": _kuhn}
 """family name -> a tiny problem of that family (a family added later needs one here)."""
 
 EXAMPLES = {
@@ -65,6 +73,12 @@ EXAMPLES = {
     "domain": lambda problem: [Simplex(), Ball(1.0), L1Ball(1.0), Box(np.zeros(3), np.ones(3)), Reals()],
     "x0": lambda problem: [np.array([0.2, 0.3, 0.5])],  # in every domain above
     "dimension": lambda problem: [3],
+    "alpha": lambda problem: [1.0],  # DCFR's positive-regret discount; MMD's magnet weight
+    "beta": lambda problem: [0.5],
+    "gamma": lambda problem: [1.0],
+    "eta": lambda problem: [0.5],
+    "stage": lambda problem: [5],  # MMD's halving: alpha halves after 5, 10, ... rounds (within T = 12)
+    "entropy_weights": lambda problem: ["kroer"],
 }
 """parameter name -> values beyond its default (a function of the problem)."""
 
@@ -123,34 +137,49 @@ class _CrashAt:
         return False
 
 
-def _same(first, second, where="result"):
-    """Every field, recursively, to the bit (arrays: dtype, shape, values with NaN equal to NaN)."""
+COMPILED_ROUND_POSSIBLE = importlib.util.find_spec("numba") is not None
+
+
+def _same(first, second, where="result", rtol=0.0):
+    """Every field, recursively, to the bit (arrays: dtype, shape, values with NaN equal to NaN); with ``rtol`` > 0,
+    floating-point values to that relative tolerance (of the largest entry)."""
+    if scipy.sparse.issparse(first) or scipy.sparse.issparse(second):  # an extensive-form game's payoff (CSR)
+        assert type(first) is type(second) and first.shape == second.shape, where
+        _same(first.toarray(), second.toarray(), where, rtol)
+        return
     if isinstance(first, np.ndarray) or isinstance(second, np.ndarray):
         first, second = np.asarray(first), np.asarray(second)
         assert first.dtype == second.dtype and first.shape == second.shape, where
+        if rtol and first.dtype.kind == "f" and first.size:
+            scale = float(np.nanmax(np.abs(first))) if np.any(np.isfinite(first)) else 0.0
+            assert np.allclose(first, second, rtol=0.0, atol=rtol * scale, equal_nan=True), where
+            return
         assert np.array_equal(first, second, equal_nan=first.dtype.kind in "fc"), where
         return
     if attrs.has(type(first)):
         assert type(first) is type(second), where
         for field in attrs.fields(type(first)):
-            _same(getattr(first, field.name), getattr(second, field.name), f"{where}.{field.name}")
+            _same(getattr(first, field.name), getattr(second, field.name), f"{where}.{field.name}", rtol)
         return
     if isinstance(first, Loss):
-        _same(first.linear, second.linear, f"{where}.linear")
-        _same(first.curvature, second.curvature, f"{where}.curvature")
+        _same(first.linear, second.linear, f"{where}.linear", rtol)
+        _same(first.curvature, second.curvature, f"{where}.curvature", rtol)
         return
     if isinstance(first, (tuple, list)):
         assert type(first) is type(second) and len(first) == len(second), where
         for i, (a, b) in enumerate(zip(first, second)):
-            _same(a, b, f"{where}[{i}]")
+            _same(a, b, f"{where}[{i}]", rtol)
         return
     if isinstance(first, dict):
         assert first.keys() == second.keys(), where
         for key in first:
-            _same(first[key], second[key], f"{where}[{key!r}]")
+            _same(first[key], second[key], f"{where}[{key!r}]", rtol)
         return
     if isinstance(first, float) and isinstance(second, float) and math.isnan(first):
         assert math.isnan(second), where
+        return
+    if rtol and isinstance(first, float) and isinstance(second, float) and first != second:
+        assert abs(first - second) <= rtol * max(abs(first), abs(second)), (where, first, second)
         return
     assert type(first) is type(second) and first == second, (where, first, second)
 
@@ -178,14 +207,21 @@ def test_every_recipe_and_option_resumes_bit_identically(name, options, tmp_path
 
     plain = run()
     mid, end = tmp_path / "mid.npz", tmp_path / "end.npz"
-    with pytest.raises(Crash):
-        run(checkpoint=mid, checkpoint_every=EVERY, observers=[_CrashAt(CRASH)])
+    try:
+        with pytest.raises(Crash):
+            run(checkpoint=mid, checkpoint_every=EVERY, observers=[_CrashAt(CRASH)])
+    except ValueError as error:  # a run of several plays (mmd's halving stages) refuses a checkpoint, naming the fix
+        assert "a checkpoint cannot span them" in str(error) and name == "mmd", error
+        pytest.skip(f"{name} with {options} refuses checkpoints (its stages are separate runs): {error}")
     assert checkpoint_info(mid)["round"] == (CRASH - 1) // EVERY * EVERY
-    _same(plain, run(resume_from=mid))
     finished = run(checkpoint=end)  # checkpoint_every=None: the one write is the final one
     assert checkpoint_info(end)["round"] == T and checkpoint_info(end)["finished"] is True
-    _same(plain, finished)
-    _same(plain, run(resume_from=end))  # a finished run: returned at once, the same bits
+    _same(finished, run(resume_from=mid))
+    _same(finished, run(resume_from=end))  # a finished run: returned at once, the same bits
+    # An unwatched run may take the compiled round (issue 35, the numba extra: regret matching on a small dense
+    # game in compiled chunks), equal to the Python round to rounding (tests/test_compiled.py: 1e-12); without
+    # it, the same bits.
+    _same(plain, finished, rtol=1e-12 if COMPILED_ROUND_POSSIBLE else 0.0)
 
 
 def test_every_family_has_a_problem():
@@ -243,12 +279,24 @@ class _Remembering:
         return (self.inner.update(state[0], point, loss, weight), _Opaque() if t >= self.from_round else None, t)
 
 
+def _observers(observers=(), checkpoint=None, checkpoint_every=None, resume_from=None) -> dict:
+    """play's observers for a recipe's run options (checkpoint=, checkpoint_every=, resume_from=)."""
+    from gamedyn import checkpoint as saving
+
+    chosen = list(observers)
+    if checkpoint is not None or resume_from is not None:
+        chosen.append(saving(checkpoint, every=checkpoint_every, resume_from=resume_from))
+    return {"observers": chosen}
+
+
 def _remembering_play(from_round, rounds, **options):
-    from gamedyn import FTRL, Bilinear, Entropy, SquaredEuclidean, play
+    from gamedyn import FTRL, Bilinear, Entropy, SquaredEuclidean, each_round, play
 
     watched = []
+    options = _observers(**options)
+    options["observers"].append(each_round(lambda state: watched.append(state.t)))
     result = play(Bilinear(_margin_rows()), FTRL(SquaredEuclidean(), 1.0), _Remembering(FTRL(Entropy(), 0.5), from_round),
-                  T, callback=lambda state: watched.append(state.t), **options)
+                  T, **options)
     rounds.extend(watched)
     return result
 
@@ -320,7 +368,7 @@ def test_every_shipped_p_learner_resumes_bit_identically(name, tmp_path):
     A = _margin_rows()
 
     def run(**options):
-        return play(Bilinear(A, p_domain=learner.domain), FTRL(SquaredEuclidean(), 1.0), learner, T, **options)
+        return play(Bilinear(A, p_domain=learner.domain), FTRL(SquaredEuclidean(), 1.0), learner, T, **_observers(**options))
 
     plain = run()
     path = tmp_path / "run.npz"
@@ -336,7 +384,7 @@ def _bilinear(weights, **options):
     from gamedyn import FTRL, Bilinear, Entropy, SquaredEuclidean, play
 
     return play(Bilinear(_margin_rows()), FTRL(SquaredEuclidean(), 1.0), FTRL(Entropy(), 0.5), T, weights=weights,
-                **options)
+                **_observers(**options))
 
 
 def test_a_module_attribute_a_weights_function_reads_counts(tmp_path, monkeypatch):
