@@ -434,6 +434,11 @@ class SwapRegretMatching:
     :math:`\sqrt K\sqrt{\sum_t\|r_t\|_F^2}` (module docstring). A loss with a curvature is linearised
     at the play.
 
+    Parameters
+    ----------
+    plus : bool, default False
+        Clip the conditional regrets at 0 after every update (the "+" variant, as RM+ clips RM's).
+
     Examples
     --------
     >>> import numpy as np

@@ -459,6 +459,9 @@ class MatrixGame(Bilinear):
     M : array_like or scipy.sparse matrix of shape (m, n)
         The payoff matrix: rows are the maximiser's actions, columns the minimiser's (float64, finite;
         sparse only with a treeplex).
+    *general_sum
+        Refused with a TypeError naming :class:`gamedyn.BimatrixGame`: a second payoff matrix makes a
+        general-sum game, which this zero-sum class does not play.
     row_domain, column_domain : Simplex or Treeplex, optional
         Each player's strategy set (default: the simplex).
 
