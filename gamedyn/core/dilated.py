@@ -203,7 +203,7 @@ class DilatedEntropy(Regularizer):
         return f"DilatedEntropy({', '.join(parts)})"
 
     def __eq__(self, other) -> bool:
-        return (other.__class__ is self.__class__ and self.treeplex == other.treeplex
+        return (isinstance(other, DilatedEntropy) and self.treeplex == other.treeplex
                 and np.array_equal(self._beta, other._beta) and self.alpha == other.alpha
                 and (self._log_magnet is other._log_magnet or (
                     self._log_magnet is not None and other._log_magnet is not None

@@ -62,7 +62,7 @@ def _vector(game, player, values) -> np.ndarray:
 
 def equivalence_error(recipe: str, game_name: str, T: int) -> float:
     """The largest relative error, over both players' averages and plays, of ``recipe`` against its original loop."""
-    from gamedyn import recipes
+    import gamedyn.recipes as recipes
     from gamedyn.games.efg import load_game, original
 
     game = load_game(game_name)

@@ -43,7 +43,7 @@ def _relative(value, reference) -> float:
 
 def dilated_equivalence_error(recipe: str, game_name: str, T: int) -> float:
     """The largest relative error of ``recipe`` against its original loop (averages and plays; MMD: last iterates)."""
-    from gamedyn import recipes
+    import gamedyn.recipes as recipes
     from gamedyn.games.efg import load_game, original_dilated
     from gamedyn.recipes.mmd import alpha_at
 
