@@ -25,7 +25,7 @@ from gamedyn.core.dilated import DilatedEntropy
 from gamedyn.core.validation import check_positive
 from gamedyn.engine import play
 from gamedyn.engine.recipe import EFG, Box, Parameter, recipe
-from gamedyn.games.efg.result import efg_result
+from gamedyn.games.efg.result import EFGResult, efg_result
 from gamedyn.recipes.cfr import PAYOFF, check_game
 
 __all__ = ["dilated_hedge", "dilated_game", "eta_parameter", "weights_parameter"]
@@ -65,7 +65,7 @@ def dilated_game(game, T, learner, run_options, steps):
     parameters=(eta_parameter(1.0), weights_parameter()),
     page="extensive-form-games",
 )
-def dilated_hedge(game, T, *, eta=1.0, entropy_weights=None, **run_options):
+def dilated_hedge(game, T, *, eta=1.0, entropy_weights=None, **run_options) -> EFGResult:
     r"""Dilated Hedge self-play (FTRL with :class:`gamedyn.core.dilated.DilatedEntropy`) for T rounds.
 
     The average strategies' Nash gap falls like :math:`O(1/\sqrt T)` for a step of order

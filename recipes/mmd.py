@@ -68,7 +68,8 @@ def alpha_at(t: int, alpha: float, schedule: str, stage: int) -> float:
                 weights_parameter()),
     page="extensive-form-games",
 )
-def mmd(game, T, *, eta=1.0, alpha=0.2, schedule="halving", stage=20, entropy_weights=None, **run_options):
+def mmd(game, T, *, eta=1.0, alpha=0.2, schedule="halving", stage=20, entropy_weights=None,
+        **run_options) -> EFGResult:
     r"""Magnetic mirror descent self-play for T rounds; the result holds the *last* iterates (see the module docstring).
 
     ``run_options`` go to every stage's :func:`gamedyn.play` (``result.game`` is the last stage's run).

@@ -9,6 +9,7 @@ from gamedyn.core import OFTRL
 from gamedyn.core.dilated import DilatedEntropy
 from gamedyn.core.validation import check_positive
 from gamedyn.engine.recipe import EFG, Box, recipe
+from gamedyn.games.efg.result import EFGResult
 from gamedyn.recipes.cfr import PAYOFF
 from gamedyn.recipes.dilated_hedge import dilated_game, eta_parameter, weights_parameter
 
@@ -28,7 +29,7 @@ __all__ = ["optimistic_dilated_hedge"]
     parameters=(eta_parameter(5.0), weights_parameter()),
     page="extensive-form-games",
 )
-def optimistic_dilated_hedge(game, T, *, eta=5.0, entropy_weights=None, **run_options):
+def optimistic_dilated_hedge(game, T, *, eta=5.0, entropy_weights=None, **run_options) -> EFGResult:
     r"""Optimistic dilated Hedge self-play (OFTRL with :class:`gamedyn.core.dilated.DilatedEntropy`) for T rounds.
 
     With a small enough step the averages' Nash gap is :math:`O(1/T)` (Farina, Kroer & Sandholm 2019;
