@@ -265,3 +265,19 @@ def test_one_thread_runs_make_one_entrywise_call_with_the_same_bits(monkeypatch)
     assert np.array_equal(single, blocked) and calls == [50_001]
     after = kernels.axpy(x, y.copy(), 0.37, counting)  # the blocks are back after the run
     assert np.array_equal(after, blocked) and max(calls[1:]) <= LEVEL1_BLOCK
+
+
+def test_contexts_left_out_of_order_give_the_block_back():
+    """Runs in threads (solve_efg's two lanes) enter and leave single_blas_thread in any order: once every context
+    has left, the entry-by-entry kernels are blocked again (a saved-and-restored value leaked the lifted block)."""
+    pytest.importorskip("threadpoolctl")
+    from gamedyn.core import kernels
+
+    first, second = kernels.single_blas_thread(limit=True), kernels.single_blas_thread(limit=True)
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)  # the first one leaves first: not last in, first out
+    second.__exit__(None, None, None)
+    calls = []
+    kernels.axpy(np.ones(50_001), np.ones(50_001), 1.0, lambda *args: calls.append(args[2]))
+    assert calls and max(calls) <= LEVEL1_BLOCK

@@ -78,6 +78,7 @@ def _contiguous(x):
 # holds BLAS to one thread (single_blas_thread), when one call is cheaper than many (a batched game's (n, K)
 # sums: one daxpy instead of 25). dot and asum keep their blocks always: their sums' order is their bits.
 _entrywise_block = [LEVEL1_BLOCK]
+_unblocking = [0]  # how many single_blas_thread contexts hold the block lifted (in any thread)
 
 
 def axpy(x, y, a, _daxpy=_daxpy, _block=_entrywise_block, _len=len):
@@ -169,25 +170,35 @@ class single_blas_thread:
     def __init__(self, limit: bool = True):
         self.limit = limit
         self._limited: list | None = None
-        self._block: int = LEVEL1_BLOCK  # the block size to restore, set by __enter__
+        self._unblocked = False  # whether this context lifted the block (and counts in _unblocking)
 
     def __enter__(self):
-        self._block = _entrywise_block[0]
         libraries = _blas_libraries()
         if libraries is None:
             return self
         threads = [lib.get_num_threads() for lib in libraries]
         if all(count == 1 for count in threads):
-            _entrywise_block[0] = 1 << 62
+            self._unblock()
         elif self.limit:
             self._limited = list(zip(libraries, threads))
             for lib in libraries:
                 lib.set_num_threads(1)
-            _entrywise_block[0] = 1 << 62
+            self._unblock()
         return self
 
+    def _unblock(self) -> None:
+        _unblocking[0] += 1
+        _entrywise_block[0] = 1 << 62
+        self._unblocked = True
+
     def __exit__(self, *exc):
-        _entrywise_block[0] = self._block
+        # A count, not a saved value: runs in threads (solve_efg's lanes) may leave in any order, and the
+        # block comes back when the last context that lifted it leaves.
+        if self._unblocked:
+            self._unblocked = False
+            _unblocking[0] -= 1
+            if _unblocking[0] == 0:
+                _entrywise_block[0] = LEVEL1_BLOCK
         if self._limited is not None:
             for lib, count in self._limited:
                 lib.set_num_threads(count)
