@@ -457,3 +457,21 @@ def test_nan_from_a_payoff_function_is_named_as_such_not_as_overflow():
     with pytest.raises(gamedyn.NumericalRangeError, match=r"Entropy.argmin: the loss's smallest entry is NaN\. Either "
                                                           r"an earlier step overflowed .* Or a NaN came in from a function"):
         play(nan_p, OMD(SquaredEuclidean(), 0.1), OMD(Entropy(), 0.1), 8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(-150, 0), st.lists(st.floats(0.1, 1.0), min_size=1, max_size=4), st.sampled_from([0.5, 1.0, 4.0]))
+def test_numerical_gap_resolves_a_best_reply_at_any_scale(exponent, entries, strength):
+    """g(w, p) = w'A p - s/2 |w|^2 on the unit ball x simplex, at (w_bar, p_bar) = (0, e_1): the gap is
+    max_w g(w, e_1) = |a|^2 / (2 s) (|a| <= s) in closed form, a the first column of A. At a = 8e-61 scipy's
+    absolute tolerances stopped at w = 0 and reported a gap of 0 (a fuzz example: the best reply was 1e-60); the answer must hold to
+    1e-9 of itself at every scale."""
+    a = np.asarray(entries) * 10.0**exponent * (strength / 4.0)  # the best reply a / s: norm 10^exponent / 2 at most
+    A = np.column_stack([a, -a])
+
+    payoff = ConcaveConvex(lambda w, p: float(w @ A @ p - 0.5 * strength * w @ w),
+                           lambda w, p: A @ p - strength * w, lambda w, p: A.T @ w,
+                           w_dimension=a.size, p_dimension=2)
+    gap = payoff.numerical_duality_gap(Ball(1.0), Simplex(), np.zeros(a.size), np.array([1.0, 0.0]))
+    exact = float(a @ a) / (2.0 * strength)
+    assert abs(gap - exact) <= 1e-9 * exact

@@ -649,30 +649,46 @@ def _numerical_minimum(function, gradient, domain, start):
         constraints = [{"type": "eq", "fun": lambda z: np.sum(z) - 1.0, "jac": lambda z: np.ones_like(z)}]
         solution = scipy.optimize.minimize(objective, start, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * start.size,
                                            constraints=constraints, options=options)
-        return domain.project(solution.x)
+        return _descend(objective, domain, domain.project(solution.x), domain.project(start))
     if isinstance(domain, Ball):
         constraints = [{"type": "ineq", "fun": lambda z: domain.radius**2 - z @ z, "jac": lambda z: -2.0 * z}]
         solution = scipy.optimize.minimize(objective, start, jac=True, method="SLSQP", constraints=constraints,
                                            options=options)
-        return domain.project(solution.x)
+        return _descend(objective, domain, domain.project(solution.x), domain.project(start))
     if isinstance(domain, (Box, Reals)):
         bounds = list(zip(domain.lower, domain.upper)) if isinstance(domain, Box) else None
         solution = scipy.optimize.minimize(objective, start, jac=True, method="L-BFGS-B", bounds=bounds,
                                            options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20000})
         if isinstance(domain, Reals) and not float(np.max(np.abs(solution.x), initial=0.0)) < 1e12:
             return None
-        return solution.x
-    point, value = domain.project(start), None  # projected gradient with backtracking (any domain with project)
+        return _descend(objective, domain, solution.x, start)
+    return _descend(objective, domain, domain.project(start), rounds=5000)
+
+
+def _descend(objective, domain, point, start=None, rounds: int = 1000):
+    """Projected gradient with backtracking from ``point`` (or from ``start`` where that is lower: scipy may
+    return a point far worse than where it began), until a step no longer lowers the objective.
+
+    The step adapts to the curvature (halved until the quadratic upper bound holds, doubled after each
+    success), so a minimum at a scale far from 1 (g = w a - w^2/2 with a = 1e-60: the best w is 1e-60) is
+    reached, where scipy's methods stop at their absolute tolerances on the variables (a start at 0 is
+    "converged" there). Run after scipy's answer, it only lowers the value."""
+    value, slope = objective(point)
+    if start is not None:
+        start_value, start_slope = objective(start)
+        if start_value < value or not value == value:  # a NaN value is never kept
+            point, value, slope = start, start_value, start_slope
     step = 1.0
-    for _ in range(5000):
-        value, slope = objective(point)
+    for _ in range(rounds):
         while True:
             candidate = domain.project(point - step * slope)
-            candidate_value = float(function(candidate)) / scale
+            candidate_value, candidate_slope = objective(candidate)
             if candidate_value <= value + slope @ (candidate - point) + (candidate - point) @ (candidate - point) / (2 * step):
                 break
             step /= 2
-        if np.allclose(candidate, point, rtol=1e-14, atol=1e-15):
-            return candidate
-        point, step = candidate, step * 2
+            if step == 0.0:
+                return point
+        if not candidate_value < value:
+            return point if value <= candidate_value else candidate
+        point, value, slope, step = candidate, candidate_value, candidate_slope, step * 2
     return point
