@@ -99,6 +99,7 @@ _EXPLORATION = ("tests/test_exploration.py",)
 _ESTIMATOR = ("tests/test_sklearn.py",)
 _SEE = ("tests/test_weak_spots.py",)  # issue 31: the tests that see
 _SOFT = ("tests/test_soft_margin_game.py",)
+_TWO_HULLS = ("tests/test_two_hulls.py",)
 _BACKEND_MATRIX = ("tests/test_backends.py", "-k", "matrix or solve_game")
 _BACKEND_FENCHEL = ("tests/test_backends.py", "-k", "fenchel")
 _BACKEND_CHECKPOINTS = ("tests/test_backends.py", "-k", "checkpoint")
@@ -437,6 +438,25 @@ MUTANTS = (
             "intercept_ divided by intercept_scaling instead of multiplied",
             "self.intercept_ = (directions[:, -1] * float(self.intercept_scaling)",
             "self.intercept_ = (directions[:, -1] / float(self.intercept_scaling)", tests=_ESTIMATOR),
+    # ---- the two-hull game (issue 29): the free bias as the distance between the classes' reduced hulls
+    _mutant("two-hulls-bias-in-the-norm", "estimator", "gamedyn/sklearn.py",
+            "fit_intercept=True with nu plays the one-hull game with the intercept as a feature (the bias in the norm)",
+            "two_hulls = nu is not None and bool(self.fit_intercept) and not joint and not distributed \\\n",
+            "two_hulls = False and nu is not None and bool(self.fit_intercept) and not joint and not distributed \\\n",
+            tests=_TWO_HULLS),
+    _mutant("two-hulls-one-hull", "estimator", "gamedyn/certify/dual.py",
+            "one capped simplex over both classes' rows (mass not split one half per class)",
+            """        P += other
+        return P, t""", """        P += other
+        return project_capped_columns(V, float(np.max(caps)) / 2, None if tau is None else tau[0])[0], t""",
+            tests=_TWO_HULLS),
+    _mutant("two-hulls-caps-swapped", "estimator", "gamedyn/sklearn.py",
+            "each class's reduced hull takes the other class's cap",
+            "    return TwoHulls.from_signs(signs, hull_caps(signs, nu))",
+            "    return TwoHulls.from_signs(signs, hull_caps(signs, nu)[::-1])", tests=_TWO_HULLS),
+    _mutant("two-hulls-bias-sign", "estimator", "gamedyn/sklearn.py",
+            "the bias between the hulls' thresholds with its sign flipped",
+            "        biases[k] = -0.5 * (top - bottom)", "        biases[k] = 0.5 * (top - bottom)", tests=_TWO_HULLS),
     # ---- the soft-margin game (issue 19): wrong algorithms on the capped simplex
     _mutant("soft-cvar-is-min", "soft margin", "gamedyn/certify/certificates.py",
             "the soft certificate's lower end min_i (A w)_i / ||w|| instead of the CVaR of the margins",
@@ -539,18 +559,18 @@ MUTANTS = (
             tests=("tests/test_sklearn_soft.py",)),
     _mutant("soft-shrink-never", "soft margin", "gamedyn/certify/dual.py",
             "no shrinking rounds: near-boundary games crawl to their stop",
-            "    shrink_at = SHRINK_FIRST if shrinking and n >= SHRINK_MIN_ROWS else max_iter + 1\n",
+            "    shrink_at = SHRINK_FIRST if shrinking and domain.shrinkable and n >= SHRINK_MIN_ROWS else max_iter + 1\n",
             "    shrink_at = max_iter + 1\n",
             tests=("tests/test_sklearn_soft.py",)),
     _mutant("soft-projection-no-room", "soft margin", "gamedyn/certify/dual.py",
             "the projection spreads a rounding shortfall over no room (cap = 1/n with n cap < 1): NaN",
-            "            if spare > 0:  # (no room: every coordinate at the cap, the single point of cap = 1/n, short by rounding)\n",
+            "            if spare > 0:  # (no room: every coordinate at the cap, the single point of n c = 1, short by rounding)\n",
             "            if True:\n",
             tests=("tests/test_sklearn_soft.py",)),
     _mutant("soft-lbfgs-upper-outside-capped-simplex", "soft margin", "gamedyn/certify/dual.py",
             "the upper end ||A^T p|| read at a p off the capped simplex (the smoothed point unprojected)",
-            "        P, t = project_capped_columns(u - M / mu[columns], cap, None if tau[0] is None else tau[0][columns])\n",
-            "        P, t = project_capped_columns(u - M / mu[columns], cap, None if tau[0] is None else tau[0][columns])\n"
+            "        P, t = domain.project(u - M / mu[columns], None if tau[0] is None else tau[0][..., columns], columns)\n",
+            "        P, t = domain.project(u - M / mu[columns], None if tau[0] is None else tau[0][..., columns], columns)\n"
             "        P = P + 0.5 * (u - P)\n        P[0] += 0.25\n",
             tests=("tests/test_sklearn_soft.py",)),
     _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/games/fenchel/game.py",

@@ -429,10 +429,11 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
     with an exact proof that 0 lies in the reduced hull (small problems:
     :func:`gamedyn.certify.soft_margin.reduced_hull_proof`), else None.
     """
-    from gamedyn.certify.dual import soft_margin_lbfgs
+    from gamedyn.certify.dual import DualDomain, soft_margin_lbfgs
 
     n, dim = rows.shape
     K = rows.games
+    domain = cap if isinstance(cap, DualDomain) else None  # the two classes' reduced hulls (a free bias)
     start = start_p = None
     if any(one is not None for one in previous):
         start, start_p = np.zeros((dim, K)), np.full((n, K), 1.0 / n)
@@ -448,7 +449,7 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
     if unsettled and max_iter > PROOF_AFTER:
         # Overlap (0 in the reduced hull) makes L-BFGS crawl towards U = 0: on small problems look for
         # the exact proof first, and go on only with the classes it does not settle.
-        if cap is not None and n * dim <= 200_000:
+        if cap is not None and domain is None and n * dim <= 200_000:
             from gamedyn.certify.soft_margin import reduced_hull_proof
 
             for k in unsettled:
@@ -456,7 +457,8 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
                     proofs[k] = reduced_hull_proof(_exact_rows(rows, k), cap)
         rest = [k for k in unsettled if proofs[k] is None]
         if rest:
-            more = soft_margin_lbfgs(rows.restricted(rest), 1.0 if cap is None else cap, tol=tol,
+            more = soft_margin_lbfgs(rows.restricted(rest), 1.0 if cap is None else
+                                     cap if domain is None else domain.restricted(np.array(rest)), tol=tol,
                                      max_iter=max_iter - PROOF_AFTER, start=found.w[:, rest],
                                      start_p=found.p[:, rest], zero_below=INFEASIBLE_BELOW)
             w, p_all, lower, upper, spent = (found.w.copy(), found.p.copy(), found.lower.copy(), found.upper.copy(),
@@ -469,16 +471,20 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
     for k in range(K):
         w = found.w[:, k]
         norm = float(np.linalg.norm(w))
-        if norm > 0:
+        if norm > 0 and domain is not None:
+            low = float(domain.support(margins[:, k:k + 1], np.array([k]))[0]) / norm
+        elif norm > 0:
             low = (float(np.min(margins[:, k])) if cap is None else capped_simplex.cvar(margins[:, k], cap)) / norm
         else:
             low = 0.0
         high = max(float(found.upper[k]), low)
         separable = True if low > 0 and margin_is_certified(low, 1.0, dim) else None
         p = found.p[:, k]
+        if domain is not None and found.upper[k] == 0.0:  # (the solver's exact proof that the value is 0)
+            separable = False
         if proofs[k] is not None:
             separable, p = False, np.asarray(proofs[k], dtype=np.float64)
-        elif separable is None and high <= INFEASIBLE_BELOW and n * dim <= 200_000:
+        elif separable is None and high <= INFEASIBLE_BELOW and n * dim <= 200_000 and domain is None:
             A = _exact_rows(rows, k)
             if cap is None:
                 certificate = certify_not_separable(A, Certificate(lower=low, upper=high, separable=None, p=p,
@@ -490,10 +496,69 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
                 proof = reduced_hull_proof(A, cap)
                 if proof is not None:
                     separable, p = False, np.asarray(proof, dtype=np.float64)
+        kept_cap = float(np.max(domain.caps[:, k])) if domain is not None else cap
         certificate = Certificate(lower=low, upper=high, separable=separable, p=p, rounds=int(found.iterations[k]),
-                                  cap=None if cap is None or cap == 1.0 else cap)
+                                  cap=None if kept_cap is None or (kept_cap == 1.0 and domain is None) else kept_cap,
+                                  hulls=1 if domain is None else 2)
         solved.append((_direction(w), certificate, int(found.iterations[k])))
     return solved
+
+
+def hull_caps(signs: np.ndarray, nu: float) -> np.ndarray:
+    r"""The caps of the two classes' reduced hulls for ``nu``, shape (2, K): ``c = 2 / (nu n)`` for both classes
+    (libsvm's nu-SVC with a free bias, whose multipliers are at most ``1/n`` with ``sum = nu``: each class
+    holds half of them, so each class's weights, divided by ``nu / 2``, are at most ``2 / (nu n)``), but at
+    least ``1 / n_k``: a class too small for that cap (``nu > 2 n_k / n``, where libsvm reports nu infeasible)
+    is its centroid. At most 1 (``nu <= 2 / n``: the hard margin between the hulls)."""
+    positive = np.asarray(signs) > 0
+    n = positive.shape[0]
+    sizes = np.stack([positive.sum(axis=0), (~positive).sum(axis=0)])
+    smallest = np.vectorize(lambda size: capped_simplex.smallest_cap(int(size)) if size else 1.0)(sizes)
+    return np.minimum(1.0, np.maximum(2.0 / (nu * n), smallest))
+
+
+def _two_hulls(signs: np.ndarray, nu: float):
+    from gamedyn.certify.dual import TwoHulls
+
+    return TwoHulls.from_signs(signs, hull_caps(signs, nu))
+
+
+def _margin_threshold(margins: np.ndarray, cap: float) -> float:
+    """The margin at which the minimiser of ``<p, margins>`` over the capped simplex leaves the cap: the
+    ``(K+1)``-th smallest margin, ``K = floor(1/c)``, the one point free between 0 and ``c`` (the middle of the
+    K-th and (K+1)-th when ``K c = 1``: every point between them is a threshold; the largest at ``n c = 1``)."""
+    count, remainder = capped_simplex.capacity(cap)
+    n = margins.size
+    close = 8 * np.finfo(np.float64).eps
+    if remainder >= cap * (1 - close):  # (K c = 1 in exact arithmetic, K one below it by the cap's rounding)
+        count, remainder = count + 1, 0.0
+    if count >= n:
+        return float(np.max(margins))
+    if remainder > close:
+        return float(np.partition(margins, count)[count])
+    part = np.partition(margins, [count - 1, count])
+    return 0.5 * (float(part[count - 1]) + float(part[count]))
+
+
+def _midway_biases(Z, y, problems, directions, nu, scale) -> np.ndarray:
+    r"""Per class, the bias ``b`` of ``<w, z / r> + b`` that the nu-SVM with a free bias takes for the unit
+    direction ``w`` (Schoelkopf et al. 2000; libsvm's nu-SVC): its margin boundaries pass through the points
+    free in the two reduced hulls, so with ``t_+`` the threshold of the class's scores
+    (:func:`_margin_threshold` at ``c_+``) and ``t_-`` that of the other's negated scores (at ``c_-``),
+    ``b = -(t_+ - t_-) / 2``: both boundaries then sit at the same margin ``rho = (t_+ + t_-) / 2``. (The
+    value of the game does not depend on ``b``: a shift moves one hull's CVaR up and the other's down.)"""
+    from gamedyn.certify.dual import times_in_float64
+
+    signs = np.where(np.asarray(y)[:, None] == np.asarray(problems)[None, :], 1.0, -1.0)
+    caps = hull_caps(signs, nu)
+    scores = times_in_float64(Z, np.ascontiguousarray(directions.T)) / scale
+    biases = np.empty(len(problems))
+    for k in range(len(problems)):
+        positive = signs[:, k] > 0
+        top = _margin_threshold(scores[positive, k], float(caps[0, k]))
+        bottom = _margin_threshold(-scores[~positive, k], float(caps[1, k]))
+        biases[k] = -0.5 * (top - bottom)
+    return biases
 
 
 def _on_given_rows(certificates, directions, X, y, problems, column, scale):
@@ -646,9 +711,15 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
     Parameters
     ----------
     nu : float in (0, 1] or None, default=None
-        None: the hard (max-)margin problem. A number: the soft margin, p on the capped simplex
-        with cap ``c = 1/(nu n)`` (docs/explanation/soft-margin.md); ``nu`` bounds the fraction of
-        margin errors from above and must be >= 1/n (``nu = 1/n`` is the hard margin).
+        None: the hard (max-)margin problem. A number: the soft margin (docs/explanation/soft-margin.md).
+        With ``fit_intercept=True`` (and solver ``"auto"`` or ``"lbfgs"``) it is libsvm's nu-SVC with a
+        free bias: the game of the two classes' reduced convex hulls
+        (:class:`gamedyn.certify.dual.TwoHulls`), both with cap ``c = 2/(nu n)`` (a class of fewer than
+        ``nu n / 2`` rows, for which libsvm calls nu infeasible, is its centroid); the value is half the
+        distance between the hulls, the direction and bias those of ``sklearn.svm.NuSVC(kernel="linear",
+        nu=nu)`` (tests/test_two_hulls.py), and ``certificate_[k].cap`` the larger of the two caps.
+        Otherwise one capped simplex over all signed rows, cap ``c = 1/(nu n)``, the intercept (if any) a
+        feature. ``nu`` bounds the fraction of margin errors from above and must be >= 1/n.
     solver : str, default="auto"
         ``"auto"`` (with ``nu``: ``"lbfgs"``; else the exact oracle when ``min(n, d) <=
         exact_threshold``, else the smooth perceptron; with a dask client the smooth perceptron),
@@ -668,7 +739,10 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
     max_iter : int >= 1, default=10000
         The most rounds of the dynamics per binary problem.
     fit_intercept : bool, default=True
-        Append the constant feature ``intercept_scaling`` (a bias through it).
+        A bias: with ``nu`` and solver ``"auto"`` / ``"lbfgs"`` a free one, outside the norm (the two-hull
+        game above; ``intercept_scaling`` is then unused); otherwise the constant feature
+        ``intercept_scaling`` appended to every row (the bias in the norm: the hard margin, the
+        dynamics' recipes and the exact oracle).
     intercept_scaling : float > 0, default=1.0
         The value of that feature, in units of ``max_i ||x_i||`` (with ``normalize=True``).
     normalize : bool, default=True
@@ -924,7 +998,7 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
             F = (F / solver_scale).astype(F.dtype) if sp.issparse(F) else F / np.asarray(solver_scale, dtype=F.dtype)
         return F, 1.0, 1.0, solver_scale
 
-    def _folded_scales(self, X, normalize):
+    def _folded_scales(self, X, normalize, with_column=True):
         """``(column, scale, row_scale, feature_scale, solver_scale)`` for solver='lbfgs', which reads X
         itself (no copy): the rows are ``(x_i, column) / scale``, the same rows as :meth:`_scaled_rows`
         (to rounding: r = sqrt(m^2 + (s m)^2) here, the largest norm of the formed rows there)."""
@@ -932,8 +1006,9 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         if not np.isfinite(m):
             raise ValueError("X contains NaN or infinite entries; remove or impute them first.")
         s = float(self.intercept_scaling)
+        fit_intercept = self.fit_intercept and with_column
         if normalize:
-            if not self.fit_intercept:
+            if not fit_intercept:
                 if m == 0.0:
                     raise ValueError("every row of X is zero; no direction has a positive margin on zero rows.")
                 return None, m, m, m, 1.0
@@ -941,8 +1016,8 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
             column = _intercept_value(s, m)
             r = math.hypot(m, column)
             return column, r, r, m, 1.0
-        column = s if self.fit_intercept else None
-        largest = math.hypot(m, s) if self.fit_intercept else m
+        column = s if fit_intercept else None
+        largest = math.hypot(m, s) if fit_intercept else m
         if largest > 1.0 + (X.shape[1] + 16) * np.finfo(np.float64).eps:
             raise ValueError(f"X has rows with ||x_i|| > 1 (largest {largest!r}); drop normalize=False (the rows are "
                              "then rescaled by max ||x_i||; the theorems assume <= 1).")
@@ -1026,6 +1101,9 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
                              "without client=, or multi_class='ovr'.")
         if joint:
             solver = "lbfgs"
+        # A free bias: the two classes' reduced hulls (TwoHulls), solved by L-BFGS on X in memory.
+        two_hulls = nu is not None and bool(self.fit_intercept) and not joint and not distributed \
+            and solver in ("auto", "lbfgs")
         if solver == "auto":
             if distributed:
                 solver = "smooth_perceptron"
@@ -1035,7 +1113,7 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
                 solver = "exact" if min(n_rows, X.shape[1] + int(self.fit_intercept)) <= self.exact_threshold \
                     else "smooth_perceptron"
         if solver == "lbfgs":
-            column, scale, row_scale, feature_scale, solver_scale = self._folded_scales(X, normalize)
+            column, scale, row_scale, feature_scale, solver_scale = self._folded_scales(X, normalize, not two_hulls)
             Z = X
             d = X.shape[1] + (column is not None)
         elif distributed:
@@ -1049,13 +1127,13 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         n = n_rows
         problems = [classes[1]] if classes.size == 2 else list(classes)
         keep = (self.warm_start and hasattr(self, "coef_") and np.array_equal(getattr(self, "classes_", []), classes)
-                and self.coef_.shape[1] + int(self.fit_intercept) == d
-                and getattr(self, "_fitted_cap", None) == (nu, n, joint))
+                and self.coef_.shape[1] + int(self.fit_intercept and not two_hulls) == d
+                and getattr(self, "_fitted_cap", None) == (nu, n, joint, two_hulls))
         previous: list[tuple | None] = [None] * (1 if joint else len(problems))
         if keep:  # the previous classifier <x, coef_> + intercept_ as a direction on this fit's rows z_i
             kept_coef, kept_intercept = self.coef_.copy(), self.intercept_.copy()
             old = kept_coef * feature_scale
-            if self.fit_intercept:
+            if self.fit_intercept and not two_hulls:
                 old = np.hstack([old, kept_intercept[:, None] / self.intercept_scaling])
             if joint:  # one W, stacked class by class
                 previous = [(_direction(old.ravel()), self.certificate_[0].upper / solver_scale,
@@ -1086,6 +1164,9 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
                     pair_cap = None if nu is None else capped_simplex.cap_from_nu(nu, rows.shape[0])
                     return _solve_lbfgs(rows, pair_cap, tol, max_iter, previous)
                 signs = np.where(y[:, None] == np.asarray(problems)[None, :], 1.0, -1.0)
+                if two_hulls:
+                    return _solve_lbfgs(SignedRows(Z, signs, None, scale), _two_hulls(signs, nu), tol, max_iter,
+                                        previous)
                 return _solve_lbfgs(SignedRows(Z, signs, column, scale), cap, tol, max_iter, previous)
             if distributed:  # one game per class on the blocks (the batched certificate needs X in memory)
                 return [solve(k) for k in range(len(problems))]
@@ -1130,7 +1211,7 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         else:
             names = [f"class {_shown(label)} against the rest" for label in problems]
         warning = _fit_warning(names, certificates, rounds, tol, max_iter, nu,
-                               None if joint else _positive_nus(Z, y, problems, directions, solver, column if solver ==
+                               None if joint or two_hulls else _positive_nus(Z, y, problems, directions, solver, column if solver ==
                                                                 "lbfgs" else None, distributed))
         if warning is not None:
             warnings.warn(warning[1], warning[0], stacklevel=3)
@@ -1139,14 +1220,17 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         self.feature_scale_ = float(feature_scale)
         self.row_scale_ = float(row_scale)
         self.coef_ = (directions[:, : self.n_features_in_] / feature_scale).astype(np.float64)
-        self.intercept_ = (directions[:, -1] * float(self.intercept_scaling) if self.fit_intercept
-                           else np.zeros(len(problems)))
+        if two_hulls:  # the bias midway between the hulls' supporting hyperplanes, in the units of X
+            self.intercept_ = _midway_biases(Z, y, problems, directions, nu, scale) * (scale / feature_scale)
+        else:
+            self.intercept_ = (directions[:, -1] * float(self.intercept_scaling) if self.fit_intercept
+                               else np.zeros(len(problems)))
         if keep and solver != "lbfgs":  # a kept warm start keeps the classifier itself, bit for bit
             for k in np.flatnonzero(np.array(rounds) == 0):
                 self.coef_[k], self.intercept_[k] = kept_coef[k], kept_intercept[k]
         self.certificate_ = certificates
         self.n_iter_ = np.array([max(r, 0) for r in rounds], dtype=np.int64)
-        self._fitted_cap = (nu, n, joint)
+        self._fitted_cap = (nu, n, joint, two_hulls)
         return self
 
     def decision_function(self, X):

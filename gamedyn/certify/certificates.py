@@ -219,6 +219,10 @@ class Certificate:
             the average of the 1/c smallest margins, the fractional one in part; ``p`` in Delta_c).
             ``separable`` then reads: True, gamma_c* > 0 proved (the CVaR of the margins is positive);
             False, 0 proved to lie in the reduced convex hull A^T Delta_c (nu too small for these data).
+        hulls: 1 for one capped simplex over all the rows; 2 for the two classes' reduced hulls (the free
+            bias, :class:`gamedyn.certify.dual.TwoHulls`): then ``cap`` is the larger of the two classes' caps
+            (``2/(nu n)`` unless a class is its centroid), the value half the distance between the hulls and
+            the lower end ``(CVaR_{c+}(m_P) + CVaR_{c-}(m_N)) / (2 ||w||)``; ``separable`` False: the hulls meet.
 
     >>> import numpy as np
     >>> certificate = Certificate(lower=0.5, upper=0.6, separable=True, p=np.array([0.5, 0.5]))
@@ -233,6 +237,7 @@ class Certificate:
     q: float = 2.0
     rounds: int = 0
     cap: float | None = None
+    hulls: int = 1
 
     @property
     def gap(self) -> float:
@@ -262,7 +267,15 @@ class Certificate:
 
 
     def _soft_verdict(self, cap: float) -> str:
-        nu = 1.0 / (cap * self.p.size) if self.p.size else math.nan
+        nu = self.hulls / (cap * self.p.size) if self.p.size else math.nan
+        if self.hulls == 2:
+            name = "two-hull soft margin"
+            if self.separable is False:
+                return (f"{name} (nu = {nu:.4g}) zero: the two classes' reduced hulls meet, proved exactly on "
+                        f"{int(np.count_nonzero(self.p))} rows; raise nu")
+            if self.separable:
+                return (f"{name} (nu = {nu:.4g}) positive: half the CVaRs' sum {self.lower:.6g} <= gamma_nu* <= "
+                        f"{self.upper:.6g} (certified relative gap {self.relative_gap:.3g})")
         if self.separable:
             return (f"soft margin (nu = {nu:.4g}) positive: normalised CVaR of the margins {self.lower:.6g} "
                     f"<= gamma_nu* <= {self.upper:.6g} (certified relative gap {self.relative_gap:.3g})")

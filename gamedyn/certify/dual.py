@@ -42,8 +42,8 @@ import scipy.sparse as sp
 from gamedyn.core.numerics import UNIT64, rounding_factor
 from gamedyn.core.validation import all_finite, describe
 
-__all__ = ["DualSolution", "GameRows", "PairRows", "ShiftedRows", "SignedRows", "cvar_columns",
-           "project_capped_columns", "row_norm_bound", "shrinking_round", "soft_margin_lbfgs", "times_in_float64"]
+__all__ = ["CappedColumns", "DualDomain", "DualSolution", "GameRows", "PairRows", "ShiftedRows", "SignedRows",
+           "TwoHulls", "cvar_columns", "project_capped_columns", "row_norm_bound", "shrinking_round", "soft_margin_lbfgs", "times_in_float64"]
 
 _EPS = float(np.finfo(np.float64).eps)
 
@@ -489,45 +489,48 @@ def _transpose_times_in_float64(X, Q: np.ndarray) -> np.ndarray:
     return out
 
 
-def project_capped_columns(V: np.ndarray, cap: float, tau: np.ndarray | None = None):
+def project_capped_columns(V: np.ndarray, cap, tau: np.ndarray | None = None, total: float = 1.0):
     """The Euclidean projection of every column of V onto the capped simplex, ``(P, tau)``.
 
-    ``P[:, k] = clip(V[:, k] - tau_k, 0, cap)`` with ``sum_i P[i, k] = 1``. The threshold is found by
-    a safeguarded Newton iteration on the piecewise linear, non-increasing
-    ``phi(tau) = sum_i clip(v_i - tau, 0, cap) - 1`` (each Newton step is exact on the current
-    pieces, so it ends after finitely many steps; bisection keeps it inside the bracket), started
-    from ``tau`` when given (the previous iterate's threshold: a few steps).
+    ``P[:, k] = clip(V[:, k] - tau_k, 0, cap)`` with ``sum_i P[i, k] = total`` (default 1). ``cap`` is a
+    number, or an array of V's shape, a cap per entry in [0, 1]: an entry capped at 0 is outside the
+    simplex (one block of :class:`TwoHulls`, of mass one half). The threshold is found by a safeguarded Newton iteration on the
+    piecewise linear, non-increasing ``phi(tau) = sum_i clip(v_i - tau, 0, cap) - total`` (each Newton
+    step is exact on the current pieces, so it ends after finitely many steps; bisection keeps it inside
+    the bracket), started from ``tau`` when given (the previous iterate's threshold: a few steps).
     """
     n, K = V.shape
-    low = V.min(axis=0) - 1.0  # phi(low) >= n cap - 1 >= 0
-    high = V.max(axis=0)  # phi(high) = -1
-    t = np.clip(tau, low, high) if tau is not None else V.mean(axis=0) - 1.0 / n
+    low = V.min(axis=0) - 1.0  # phi(low) = (the sum of the caps) - total >= 0 (every cap <= 1)
+    high = V.max(axis=0)  # phi(high) = -total
+    t = np.clip(tau, low, high) if tau is not None else V.mean(axis=0) - total / n
     for _ in range(100):
         shifted = V - t
-        free = (shifted > 0) & (shifted < cap)
-        value = np.clip(shifted, 0.0, cap).sum(axis=0) - 1.0
+        free = (shifted > 0) & (shifted < cap)  # (an entry capped at 0 is never free)
+        value = np.clip(shifted, 0.0, cap).sum(axis=0) - total
         positive = value > 0
         low = np.where(positive, np.maximum(low, t), low)
         high = np.where(positive, high, np.minimum(high, t))
         slope = free.sum(axis=0)
-        done = np.abs(value) <= 4 * n * _EPS
+        # Done: phi within its rounding of 0, or no float left between the bracket's ends (far from the centre,
+        # as where the smoothing mu is tiny, the sum's own rounding |V| eps exceeds the first test).
+        done = (np.abs(value) <= 4 * n * _EPS * total) | (high - low <= 4 * _EPS * np.maximum(np.abs(low), np.abs(high)))
         if np.all(done):
             break
         step = np.where(slope > 0, t + value / np.maximum(slope, 1), 0.5 * (low + high))
-        inside = (step > low) & (step < high)
+        inside = (step > low) & (step < high) & (step != t)
         t = np.where(done, t, np.where(inside, step, 0.5 * (low + high)))
     P = np.clip(V - t, 0.0, cap)
-    total = P.sum(axis=0)
-    # The rounding left: rescale when it keeps the cap (sum >= 1), else give the shortfall to the free part.
-    short = total < 1.0
+    sums = P.sum(axis=0)
+    # The rounding left: rescale when it keeps the cap (sum >= total), else give the shortfall to the free part.
+    short = sums < total
     if np.any(~short):
-        P[:, ~short] /= total[~short]
+        P[:, ~short] /= sums[~short] / total
     if np.any(short):
         for k in np.flatnonzero(short):
-            room = cap - P[:, k]
+            room = (cap if np.ndim(cap) == 0 else cap[:, k]) - P[:, k]
             spare = room.sum()
-            if spare > 0:  # (no room: every coordinate at the cap, the single point of cap = 1/n, short by rounding)
-                P[:, k] += room * ((1.0 - total[k]) / spare)
+            if spare > 0:  # (no room: every coordinate at the cap, the single point of n c = 1, short by rounding)
+                P[:, k] += room * ((total - sums[k]) / spare)
     np.minimum(P, cap, out=P)
     return P, t
 
@@ -551,6 +554,193 @@ def _rows_at_cap(cap: float, n: int) -> int:
     while count > 0 and count * cap > 1.0:
         count -= 1
     return count
+
+
+@runtime_checkable
+class DualDomain(Protocol):
+    """The p-player's domain of the soft-margin games solved by :func:`soft_margin_lbfgs`, one per game (column).
+
+    What the solver needs of it: the centre ``u`` of the smoothing, the Euclidean projection, the support
+    function ``min_{p in D} <p, m>`` (the lower end's numerator), a bound on ``max_{p in D} ||p - u||^2``
+    (the smoothing's error), the distance of a computed point from the domain (its rounding) and the
+    domain of a subset of the games. ``shrinkable``: one capped simplex per game (the shrinking rounds
+    of :func:`shrinking_round` apply), with its ``cap``.
+    """
+
+    shrinkable: bool
+
+    def centre(self, games: np.ndarray | None = None) -> np.ndarray | float: ...
+
+    def project(self, V: np.ndarray, tau: np.ndarray | None = None,
+                games: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def support(self, M: np.ndarray, games: np.ndarray | None = None) -> np.ndarray: ...
+
+    def spread(self, games: np.ndarray | None = None) -> np.ndarray | float: ...
+
+    def drift(self, P: np.ndarray, games: np.ndarray | None = None) -> np.ndarray: ...
+
+    def thresholds(self, K: int) -> np.ndarray: ...
+
+    def restricted(self, games: np.ndarray) -> DualDomain: ...
+
+    def exact_form(self, A: np.ndarray, game: int) -> tuple[np.ndarray, float] | None: ...
+
+
+@attrs.frozen
+class CappedColumns:
+    r"""The capped simplex :math:`\Delta_c` of all N rows, the same for every game (the one-hull soft margin).
+
+    Parameters
+    ----------
+    cap : float in [1/N, 1]
+        ``c = 1 / (nu N)``.
+    n : int
+        N, the rows.
+    """
+
+    cap: float
+    n: int
+    shrinkable = True
+
+    def centre(self, games=None):
+        """``1 / N``."""
+        return 1.0 / self.n
+
+    def project(self, V, tau=None, games=None):
+        """:func:`project_capped_columns` of every column."""
+        return project_capped_columns(V, self.cap, tau)
+
+    def support(self, M, games=None):
+        """``CVaR_c`` of every column (:func:`cvar_columns`)."""
+        return cvar_columns(M, self.cap)
+
+    def spread(self, games=None):
+        """``c >= max ||p - u||^2 = c - 1/N`` (at a vertex)."""
+        return self.cap
+
+    def drift(self, P, games=None):
+        """``|sum_i p_i - 1|`` per column, exactly summed."""
+        return np.array([abs(math.fsum(P[:, k]) - 1.0) for k in range(P.shape[1])])
+
+    def thresholds(self, K):
+        """One projection threshold per game."""
+        return np.zeros(K)
+
+    def restricted(self, games):
+        """The same capped simplex (one for every game)."""
+        return self
+
+    def exact_form(self, A, game):
+        """``(A, c)``: the value is 0 exactly when some point of Delta_c has ``A^T p = 0``."""
+        return A, self.cap
+
+
+@attrs.frozen
+class TwoHulls:
+    r"""The two classes' reduced convex hulls, a product of two capped simplices per game (the free bias).
+
+    For game k the rows are split by ``positive[:, k]`` into the classes :math:`P_k` (``a_i = x_i``) and
+    :math:`N_k` (``a_i = -x_i``), and
+
+    .. math::
+
+        D_k = \{(\tfrac12 p^+, \tfrac12 p^-) : p^+\in\Delta_{c^+_k}(P_k),\ p^-\in\Delta_{c^-_k}(N_k)\},\qquad
+        \min_{p\in D_k}\|A_k^\top p\| = \tfrac12\min\Big\|\sum_{P_k}p^+_ix_i-\sum_{N_k}p^-_jx_j\Big\|,
+
+    half the distance between the classes' reduced hulls (Bennett & Bredensteiner 2000; Crisp & Burges
+    2000), each hull weighted one half whatever its class's size: the nu-SVM with a free bias, whose
+    equality constraint :math:`\sum_{P}p^+ = \sum_{N}p^-` the product form holds exactly. Its support
+    function is :math:`\tfrac12(\operatorname{CVaR}_{c^+}(m_P) + \operatorname{CVaR}_{c^-}(m_N))`, which no
+    bias changes (a shift ``b`` adds ``b/2`` to one half and takes it from the other).
+
+    Parameters
+    ----------
+    positive : ndarray of bool, shape (N, K)
+        Per game, the rows of the first class (their sign is +1 in the game's rows).
+    caps : ndarray, shape (2, K)
+        ``c^+_k`` and ``c^-_k``, each in ``[1 / (class size), 1]``.
+    """
+
+    positive: np.ndarray
+    caps: np.ndarray
+    shrinkable = False
+
+    @classmethod
+    def from_signs(cls, signs: np.ndarray, caps: np.ndarray) -> TwoHulls:
+        """The domain of the games whose rows carry ``signs`` (+-1, shape (N, K)), checking the caps."""
+        positive = np.asarray(signs) > 0
+        caps = np.array(caps, dtype=np.float64).reshape(2, -1)
+        sizes = np.stack([positive.sum(axis=0), (~positive).sum(axis=0)])
+        if caps.shape[1] != positive.shape[1]:
+            raise ValueError(f"caps must have shape (2, K) = (2, {positive.shape[1]}), got {caps.shape}.")
+        if np.any(sizes == 0):
+            raise ValueError("every game needs rows of both classes (a sign column is all +1 or all -1).")
+        if not np.all((caps * sizes >= 1 - 4 * _EPS) & (caps <= 1)):
+            raise ValueError(f"each class's cap must be in [1 / (its rows), 1]; got caps {caps.tolist()} for "
+                             f"classes of {sizes.tolist()} rows.")
+        return cls(positive=positive, caps=np.maximum(caps, 1.0 / sizes))
+
+    def _pick(self, games):
+        if games is None or len(games) == self.positive.shape[1]:  # (the solver passes every game's index)
+            return self.positive, self.caps
+        return self.positive[:, games], self.caps[:, games]
+
+    def centre(self, games=None):
+        """``1 / (2 |class|)`` on each class's rows, shape (N, K)."""
+        positive, _ = self._pick(games)
+        sizes = positive.sum(axis=0)
+        return np.where(positive, 0.5 / sizes, 0.5 / (positive.shape[0] - sizes))
+
+    def project(self, V, tau=None, games=None):
+        """Each class's block onto its capped simplex of mass one half; ``tau`` holds both thresholds, (2, K)."""
+        positive, caps = self._pick(games)
+        t = np.empty((2, V.shape[1]))
+        P, t[0] = project_capped_columns(V, np.where(positive, 0.5 * caps[0], 0.0), None if tau is None else tau[0],
+                                         total=0.5)
+        other, t[1] = project_capped_columns(V, np.where(positive, 0.0, 0.5 * caps[1]), None if tau is None else tau[1],
+                                             total=0.5)
+        P += other
+        return P, t
+
+    def support(self, M, games=None):
+        """``(CVaR_{c+}(m_P) + CVaR_{c-}(m_N)) / 2`` per column."""
+        positive, caps = self._pick(games)
+        values = np.empty(M.shape[1])
+        for k in range(M.shape[1]):
+            block = positive[:, k]
+            values[k] = 0.5 * (cvar_columns(M[block, k:k + 1], caps[0, k])[0]
+                               + cvar_columns(M[~block, k:k + 1], caps[1, k])[0])
+        return values
+
+    def spread(self, games=None):
+        """``(c+ + c-) / 4 >= max ||p - u||^2``."""
+        _, caps = self._pick(games)
+        return 0.25 * (caps[0] + caps[1])
+
+    def drift(self, P, games=None):
+        """``|sum_P p - 1/2| + |sum_N p - 1/2|`` per column, exactly summed."""
+        positive, _ = self._pick(games)
+        return np.array([abs(math.fsum(P[positive[:, k], k]) - 0.5) + abs(math.fsum(P[~positive[:, k], k]) - 0.5)
+                         for k in range(P.shape[1])])
+
+    def thresholds(self, K):
+        """Two projection thresholds per game, shape (2, K)."""
+        return np.zeros((2, K))
+
+    def restricted(self, games):
+        """The domains of the listed games."""
+        return TwoHulls(positive=self.positive[:, games], caps=self.caps[:, games])
+
+    def exact_form(self, A, game):
+        """With equal caps ``c``: ``([A, s], c / 2)``, the signed rows with the signs as one more column, so
+        that a point of Delta_{c/2} with ``[A, s]^T p = 0`` holds one half on each class (``sum_i s_i p_i = 0``)
+        and is a point of the domain with ``A^T p = 0``; None for unequal caps (no such single simplex)."""
+        c_positive, c_negative = float(self.caps[0, game]), float(self.caps[1, game])
+        if c_positive != c_negative:
+            return None
+        signs = np.where(self.positive[:, game], 1.0, -1.0)
+        return np.hstack([A, signs[:, None]]), 0.5 * c_positive
 
 
 def _constant_column_ratio(X, column: float) -> float:
@@ -696,7 +886,7 @@ def shrinking_round(rows: GameRows, cap: float, games: np.ndarray, margins: np.n
     return P, W, iterations
 
 
-def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter: int = 1000, memory: int = 10,
+def soft_margin_lbfgs(rows: GameRows, cap: float | DualDomain, *, tol: float = 0.01, max_iter: int = 1000, memory: int = 10,
                       start: np.ndarray | None = None, start_p: np.ndarray | None = None,
                       zero_below: float = 0.0, shrinking: bool = True) -> DualSolution:
     r"""The soft margin of every game k by L-BFGS on the smoothed primal, certified by the game's bracket.
@@ -728,8 +918,10 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
     ----------
     rows : GameRows
         The K games' rows (:class:`SignedRows`: one-vs-rest; :class:`PairRows`: the multiclass game).
-    cap : float in [1/n, 1]
-        ``c = 1 / (nu n)``; 1 is the hard margin (slow: the smoothing must then be fine).
+    cap : float in [1/n, 1], or a DualDomain
+        ``c = 1 / (nu n)``; 1 is the hard margin (slow: the smoothing must then be fine). Or the p-player's
+        domain itself: :class:`TwoHulls` for the two classes' reduced hulls (a free bias); the value is then
+        half the distance between the hulls, and the lower end ``(CVaR_{c+}(m_P) + CVaR_{c-}(m_N)) / (2 ||w||)``.
     tol : float in (0, 1), default 0.01
         Stop once every game's certified relative gap ``(U - L) / U`` is at most ``tol``.
     max_iter : int, default 1000
@@ -794,9 +986,15 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
     if n < 1 or dim < 1 or K < 1:
         raise ValueError(f"rows must hold at least one row of dimension >= 1 in at least one game; got shape "
                          f"{(n, dim)} with {K} games.")
-    cap, tol = _finite_number("cap", cap), _finite_number("tol", tol)
-    if not 1.0 / n * (1 - 4 * _EPS) <= cap <= 1.0:
-        raise ValueError(f"cap must be in [1/n, 1] = [{1.0 / n!r}, 1] (c = 1 / (nu n)); got {cap!r}.")
+    domain = cap if isinstance(cap, DualDomain) else None
+    if domain is None:
+        cap = _finite_number("cap", cap)
+        if not 1.0 / n * (1 - 4 * _EPS) <= cap <= 1.0:
+            raise ValueError(f"cap must be in [1/n, 1] = [{1.0 / n!r}, 1] (c = 1 / (nu n)); got {cap!r}.")
+    elif np.shape(domain.centre()) not in ((), (n, K)):
+        raise ValueError(f"the domain's games do not match the rows: its centre has shape {np.shape(domain.centre())}, "
+                         f"the rows {(n, K)} (N rows, K games).")
+    tol = _finite_number("tol", tol)
     if not 0.0 < tol < 1.0:
         raise ValueError(f"tol must be in (0, 1) (a certified relative gap); got {tol!r}.")
     for name, value in (("max_iter", max_iter), ("memory", memory)):
@@ -813,19 +1011,21 @@ def soft_margin_lbfgs(rows: GameRows, cap: float, *, tol: float = 0.01, max_iter
     if not math.isfinite(bound):
         raise ValueError("the rows' norms overflow float64 (beyond 1.8e308); divide X by a power of two first "
                          "(the soft margin scales with it exactly).")
-    cap = max(float(cap), 1.0 / n)
+    if domain is None:
+        domain = CappedColumns(cap=max(float(cap), 1.0 / n), n=n)
     if bound == 0.0:  # every row is 0: A^T p = 0 for every p, exactly; the value is 0, proved
-        return DualSolution(w=np.zeros((dim, K)), p=np.full((n, K), 1.0 / n), lower=np.zeros(K), upper=np.zeros(K),
+        return DualSolution(w=np.zeros((dim, K)), p=np.broadcast_to(domain.centre(), (n, K)).copy(), lower=np.zeros(K),
+                            upper=np.zeros(K),
                             iterations=np.zeros(K, dtype=np.int64), products=0)
     # The rows scaled by a power of two 2^-e to norms <= 1 (exact): no norm, square or smoothing parameter
     # underflows or overflows at any scale of the user's rows (issue 30: rows of length 1e-154 made every
     # squared norm 0, a false upper end 0; 1e154, every one infinite). Results are scaled back by 2^e.
     exponent = math.frexp(bound)[1]
     scaled = rows if exponent == 0 else _ScaledRows(rows, exponent)
-    found = _solve(scaled, cap, float(tol), int(max_iter), int(memory),
+    found = _solve(scaled, domain, float(tol), int(max_iter), int(memory),
                    None if start is None else np.ldexp(start, -exponent), start_p,
                    math.ldexp(zero_below, -exponent), bool(shrinking), math.ldexp(bound, -exponent),
-                   _zero_prover(rows, cap))
+                   _zero_prover(rows, domain))
     if exponent == 0:
         return found
     return attrs.evolve(found, w=np.ldexp(found.w, exponent), lower=_ldexp_rounded(found.lower, exponent, -1),
@@ -947,20 +1147,21 @@ class _ScaledRows:
 ZERO_PROOF_FIRST = 10
 
 
-def _zero_prover(rows, cap: float):
-    """``prove(game) -> p or None``: the exact point of Delta_c with A^T p = 0 on the game's exact rows
-    (:func:`gamedyn.certify.soft_margin.reduced_hull_proof`), or None when the rows declare no exact form
-    or are too many for the rational check."""
+def _zero_prover(rows, domain: DualDomain):
+    """``prove(game) -> p or None``: the exact point of the domain with A^T p = 0 on the game's exact rows
+    (:func:`gamedyn.certify.soft_margin.reduced_hull_proof` on the domain's :meth:`DualDomain.exact_form`), or
+    None when the rows declare no exact form or are too many for the rational check."""
     from gamedyn.certify.soft_margin import EXACT_HULL_SIZE_CAP, reduced_hull_proof
 
     exact = getattr(rows, "exact_rows", None)
     n, dim = rows.shape
-    if not callable(exact) or n * (dim + 1) > EXACT_HULL_SIZE_CAP:
+    if not callable(exact) or n * (dim + 2) > EXACT_HULL_SIZE_CAP:
         return None
 
     def prove(game: int):
         A = exact(game)
-        return None if A is None else reduced_hull_proof(A, cap)
+        form = None if A is None else domain.exact_form(A, game)
+        return None if form is None else reduced_hull_proof(*form)
 
     return prove
 
@@ -986,22 +1187,22 @@ def _certified_lower(cvar: np.ndarray, norms: np.ndarray, bound: float, n: int, 
     return np.where(norms > 0, lower, -np.inf)
 
 
-def _certified_upper(upper: np.ndarray, P: np.ndarray, bound: float, dim: int) -> np.ndarray:
+def _certified_upper(upper: np.ndarray, P: np.ndarray, bound: float, dim: int, drift: np.ndarray) -> np.ndarray:
     """``||A^T p||`` rounded up so that it bounds gamma* for the rows' exact values: the computed norm, its own
     rounding, the products' (``gamma_k B``, as ``sum p = 1``) and the distance of ``p`` from Delta_c (``|sum p -
-    1| B``: p is in [0, c] and its sum is 1 up to rounding)."""
+    1| B``: p is in [0, c] and its sum is 1 up to rounding; ``drift``, the domain's :meth:`DualDomain.drift`)."""
     n = P.shape[0]
-    drift = np.array([abs(math.fsum(P[:, k]) - 1.0) for k in range(P.shape[1])]) + UNIT64
+    drift = drift + UNIT64
     slack = (rounding_factor(_product_terms(n, dim)) * (1.0 + drift) + drift) * bound
     return np.nextafter((upper * (1 + (dim + 8) * UNIT64) + slack) * (1 + 4 * UNIT64), np.inf)
 
 
-def _solve(rows, cap: float, tol: float, max_iter: int, memory: int, start, start_p, zero_below: float,
+def _solve(rows, domain: DualDomain, tol: float, max_iter: int, memory: int, start, start_p, zero_below: float,
            shrinking: bool, bound: float, prove) -> DualSolution:
     """:func:`soft_margin_lbfgs` on rows of norms at most ``bound`` (about 1; checked and scaled by the caller)."""
     n, dim = rows.shape
     K = rows.games
-    u = 1.0 / n
+    centre = domain.centre()
     W = np.zeros((dim, K)) if start is None else np.array(start, dtype=np.float64).reshape(dim, K)
     proved = np.zeros(K, dtype=bool)
     products = 0
@@ -1013,9 +1214,10 @@ def _solve(rows, cap: float, tol: float, max_iter: int, memory: int, start, star
         if M is None:
             M = rows_k(columns).times(W)
             products += 1
-        P, t = project_capped_columns(u - M / mu[columns], cap, None if tau[0] is None else tau[0][columns])
+        u = centre if np.ndim(centre) == 0 or len(columns) == K else centre[:, columns]
+        P, t = domain.project(u - M / mu[columns], None if tau[0] is None else tau[0][..., columns], columns)
         if tau[0] is not None:
-            tau[0][columns] = t
+            tau[0][..., columns] = t
         D = P - u
         value = (0.5 * np.einsum("ij,ij->j", W, W) - np.einsum("ij,ij->j", P, M)
                  - 0.5 * mu[columns] * np.einsum("ij,ij->j", D, D))
@@ -1031,18 +1233,19 @@ def _solve(rows, cap: float, tol: float, max_iter: int, memory: int, start, star
     M0 = rows.times(W)
     products += 1
     start_norms = _column_norms(W)
-    mu = np.maximum(tol * start_norms * start_norms / cap, 1e-300)
+    spread = domain.spread()
+    mu = np.maximum(tol * start_norms * start_norms / spread, 1e-300)
     if not np.all(start_norms > 0):
-        U0 = _column_norms(rows.transpose_times(np.full((n, K), u)))
+        U0 = _column_norms(rows.transpose_times(np.broadcast_to(centre, (n, K)).copy()))
         products += 1
-        mu = np.where(start_norms > 0, mu, np.maximum(tol * U0 * U0 / cap, 1e-300))
-    tau[0] = np.zeros(K)
+        mu = np.where(start_norms > 0, mu, np.maximum(tol * U0 * U0 / spread, 1e-300))
+    tau[0] = domain.thresholds(K)
     value, M, P = evaluate(W, mu, everything, M0)
     best_lower = np.full(K, -np.inf)
     best_upper = np.full(K, np.inf)
     best_W, best_P, best_M = W.copy(), P.copy(), M.copy()
     if start_p is not None:  # the previous p's upper end is the first best one (checked by the caller)
-        best_P, _ = project_capped_columns(start_p, cap)
+        best_P, _ = domain.project(start_p)
         Z0 = rows.transpose_times(best_P)
         products += 1
         best_upper = _column_norms(Z0)
@@ -1058,7 +1261,7 @@ def _solve(rows, cap: float, tol: float, max_iter: int, memory: int, start, star
         norms_w = _column_norms(W)
         upper = _column_norms(Z)
         with np.errstate(divide="ignore", invalid="ignore"):
-            lower = np.where(norms_w > 0, cvar_columns(M, cap) / norms_w, -np.inf)
+            lower = np.where(norms_w > 0, domain.support(M) / norms_w, -np.inf)
         up = (upper < best_upper) & ~done
         best_upper[up], best_P[:, up] = upper[up], P[:, up]
         low = (lower > best_lower) & ~done
@@ -1073,10 +1276,11 @@ def _solve(rows, cap: float, tol: float, max_iter: int, memory: int, start, star
         if np.any(met):  # the lower end of a game about to stop, again from a product (M carried as sums)
             ending = np.flatnonzero(met)
             norms = _column_norms(best_W[:, ending])
-            best_lower[ending] = _certified_lower(cvar_columns(rows_k(ending).times(best_W[:, ending]), cap), norms,
-                                                  bound, n, dim)  # (a bound that survives the rounding)
+            best_lower[ending] = _certified_lower(domain.support(rows_k(ending).times(best_W[:, ending]), ending),
+                                                  norms, bound, n, dim)  # (a bound that survives the rounding)
             products += 1
-            upper = _certified_upper(best_upper[ending], best_P[:, ending], bound, dim)  # (as the final step)
+            upper = _certified_upper(best_upper[ending], best_P[:, ending], bound, dim,
+                                     domain.drift(best_P[:, ending], ending))  # (as the final step)
             met[ending] = (upper - best_lower[ending] <= tol * upper) | (upper <= zero_below)
         iterations[~done] = iteration
         done[met] = True
@@ -1088,6 +1292,7 @@ def _solve(rows, cap: float, tol: float, max_iter: int, memory: int, start, star
         from_bottom = ~(best_lower[open_games] > 0)
         base = np.where(from_bottom, SHRINK_FROM_BOTTOM, SHRINK_NEAR) * n
         reach = np.maximum(base, SHRINK_DIMENSIONS * dim) * 2.0 ** failures[open_games]
+        cap = domain.cap
         width = np.where(from_bottom, _rows_at_cap(cap, n), np.minimum(reach, _rows_at_cap(cap, n))) + reach
         small = width <= n / 2
         games, from_bottom, reach = open_games[small], from_bottom[small], reach[small]
@@ -1100,7 +1305,7 @@ def _solve(rows, cap: float, tol: float, max_iter: int, memory: int, start, star
         upper = _column_norms(Z)
         norms = _column_norms(W_s)
         with np.errstate(divide="ignore", invalid="ignore"):
-            lower = np.where(norms > 0, cvar_columns(M_s, cap) / norms, -np.inf)
+            lower = np.where(norms > 0, domain.support(M_s, games) / norms, -np.inf)
         up = upper < best_upper[games]
         best_upper[games[up]], best_P[:, games[up]] = upper[up], P_s[:, up]
         low = lower > best_lower[games]
@@ -1120,14 +1325,14 @@ def _solve(rows, cap: float, tol: float, max_iter: int, memory: int, start, star
                 iterations[game] = iteration
 
     failures = np.zeros(K, dtype=np.int64)
-    shrink_at = SHRINK_FIRST if shrinking and n >= SHRINK_MIN_ROWS else max_iter + 1
+    shrink_at = SHRINK_FIRST if shrinking and domain.shrinkable and n >= SHRINK_MIN_ROWS else max_iter + 1
     zero_at = ZERO_PROOF_FIRST if prove is not None else max_iter + 1
     G = gradient_and_settle(W, M, P, 0)
     iteration = 0
     while not np.all(done) and iteration < max_iter:
         iteration += 1
         # mu follows the best upper end (tol / 2 at the minimiser); a new mu is a new function.
-        target = np.maximum(tol * best_upper * best_upper / cap, 1e-300)
+        target = np.maximum(tol * best_upper * best_upper / spread, 1e-300)
         changed = (mu > 2 * target) & ~done
         if np.any(changed):
             ratio = np.where(changed, mu / np.where(changed, target, mu), 1.0)
@@ -1207,14 +1412,15 @@ def _solve(rows, cap: float, tol: float, max_iter: int, memory: int, start, star
     if not np.all(done):  # the games stopped by max_iter: their lower ends again from a product, as at a stop
         open_games = np.flatnonzero(~done)
         norms = _column_norms(best_W[:, open_games])
-        best_lower[open_games] = _certified_lower(cvar_columns(rows_k(open_games).times(best_W[:, open_games]), cap),
-                                                  norms, bound, n, dim)
+        best_lower[open_games] = _certified_lower(domain.support(rows_k(open_games).times(best_W[:, open_games]),
+                                                                 open_games), norms, bound, n, dim)
         products += 1
     # The certified rounding step of the upper ends (the lower ends had theirs from the last product): both
     # now bound gamma* for the rows' exact values, so lower <= upper whatever the rounding. A proved zero
     # keeps its exact 0.
     measured = ~proved
-    best_upper[measured] = _certified_upper(best_upper[measured], best_P[:, measured], bound, dim)
+    best_upper[measured] = _certified_upper(best_upper[measured], best_P[:, measured], bound, dim,
+                                            domain.drift(best_P[:, measured], np.flatnonzero(measured)))
     return DualSolution(w=best_W, p=best_P, lower=best_lower, upper=best_upper, iterations=iterations,
                         products=products)
 
