@@ -710,6 +710,10 @@ MUTANTS = (
             "the row-block kernel never flushes the float32 shares of its last rows into v",
             "        for j in range(d):\n            v[j] += partial[j]\n        return top, total, valid\n",
             "        return top, total, valid\n", tests=("tests/test_compiled.py",)),
+    _mutant("efg-dense-payoff-transposed", "compiled and exact", "gamedyn/games/efg/game.py",
+            "a small game's dense payoff copied transposed (Kuhn's A is square: the shapes still agree)",
+            "            A = np.asarray(A.toarray(), dtype=np.float64)\n",
+            "            A = np.asarray(A.T.toarray(), dtype=np.float64)\n", tests=("tests/test_efg_dense_payoff.py",)),
     _mutant("compiled-rm-prediction-unweighted", "compiled and exact", "gamedyn/arrays/compiled.py",
             "the compiled matrix-game round's predictive regret matching adds the prediction unweighted (R + P, "
             "not R + alpha_t P)",
