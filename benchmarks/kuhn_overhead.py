@@ -7,6 +7,8 @@ cost, so this measures what a round pays around its arithmetic. Per variant, int
 * **gamedyn**: ``recipes.cfr(kuhn_poker(), T)`` and ``recipes.cfr_plus(kuhn_poker(), T)`` at T / 8 and T
   rounds; an iteration is the slope between them (the run's fixed costs, the final certificate included,
   drop out);
+* the same with the sparse payoff (``gamedyn.games.efg.game.DENSE_PAYOFF_MAX_ENTRIES = 0``: scipy's products,
+  what every game played before issue 35), for the effect of the dense copy;
 * **OpenSpiel**: ``pyspiel.CFRSolver(game)`` / ``pyspiel.CFRPlusSolver(game)``'s
   ``evaluate_and_update_policy()`` (C++), the solver built and warmed outside the timing, the mean of a block
   of iterations.
@@ -46,6 +48,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     import pyspiel
 
+    import gamedyn.games.efg.game as efg_game
     from gamedyn import recipes
     from gamedyn.games.efg import kuhn_poker
 
@@ -54,16 +57,27 @@ def main(argv=None) -> int:
     long, short, block = args.T, max(2, args.T // 8), 2000
     pairs = {"cfr": (recipes.cfr, pyspiel.CFRSolver), "cfr_plus": (recipes.cfr_plus, pyspiel.CFRPlusSolver)}
     solvers = {name: solver(spiel_game) for name, (_, solver) in pairs.items()}
-    rows = {(name, side, clock): [] for name in pairs for side in ("gamedyn", "openspiel") for clock in (0, 1)}
+    rows = {(name, side, clock): [] for name in pairs for side in ("gamedyn", "sparse", "openspiel") for clock in (0, 1)}
+
+    def sparse(recipe):
+        def run(game, T):
+            before, efg_game.DENSE_PAYOFF_MAX_ENTRIES = efg_game.DENSE_PAYOFF_MAX_ENTRIES, 0
+            try:
+                return recipe(game, T)
+            finally:
+                efg_game.DENSE_PAYOFF_MAX_ENTRIES = before
+        return run
+
     for name, (recipe, _) in pairs.items():  # warm: imports, the game's arrays, the solvers' first iteration
         recipe(game, short)
         solvers[name].evaluate_and_update_policy()
     for _ in range(args.repeats):
         for name, (recipe, _) in pairs.items():
-            first = timed(lambda: recipe(game, short))
-            second = timed(lambda: recipe(game, long))
-            for clock in (0, 1):
-                rows[(name, "gamedyn", clock)].append((second[clock] - first[clock]) / (long - short))
+            for side, run in (("gamedyn", recipe), ("sparse", sparse(recipe))):
+                first = timed(lambda: run(game, short))
+                second = timed(lambda: run(game, long))
+                for clock in (0, 1):
+                    rows[(name, side, clock)].append((second[clock] - first[clock]) / (long - short))
             solver = solvers[name]
 
             def iterations(solver=solver):
@@ -79,11 +93,13 @@ def main(argv=None) -> int:
     worst = 0.0
     for name in pairs:
         ours = medians[(name, "gamedyn", 0)], medians[(name, "gamedyn", 1)]
+        old = medians[(name, "sparse", 0)], medians[(name, "sparse", 1)]
         theirs = medians[(name, "openspiel", 0)], medians[(name, "openspiel", 1)]
         ratio = ours[0] / theirs[0]
         worst = max(worst, ratio)
         print(f"  {name:9s} gamedyn {ours[0] * 1e6:7.2f} {ours[1] * 1e6:7.2f}   OpenSpiel {theirs[0] * 1e6:7.2f} "
-              f"{theirs[1] * 1e6:7.2f}   ratio cpu {ratio:5.2f}  wall {ours[1] / theirs[1]:5.2f}")
+              f"{theirs[1] * 1e6:7.2f}   ratio cpu {ratio:5.2f}  wall {ours[1] / theirs[1]:5.2f}   | sparse payoff "
+              f"{old[0] * 1e6:7.2f} {old[1] * 1e6:7.2f}  ratio cpu {old[0] / theirs[0]:5.2f}")
     return 0 if worst <= TARGET else 1
 
 
