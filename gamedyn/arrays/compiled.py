@@ -37,6 +37,11 @@ the two-pass round run, unchanged.
 **Threads.** :data:`THREADS` (default 1) splits the rows into that many contiguous chunks run by
 numba's thread pool; each chunk returns its ``(m, S, v)`` and the driver merges them exactly by
 log-sum-exp (as :func:`gamedyn.arrays.one_pass.merge_log_sum_exp` merges the blocks of a distributed A). ``benchmarks/run.py`` (section "one read of A") measures 1 and 2 threads.
+With numba's OpenMP threading layer, set ``OMP_WAIT_POLICY=PASSIVE`` (before the first threaded call) or
+``NUMBA_THREADING_LAYER=workqueue``: OpenMP's default spin-waiting between rounds cost more than the second
+thread saved on a shared 2-core machine (smooth perceptron, 2 threads, round / one read, CPU: 2.85-3.11 at
+float32 20000 x 500 and 3.87-3.99 at 100000 x 100 spinning, 0.84 and 1.40 passive, against 0.86-0.93 and
+1.34-1.40 with one thread).
 """
 
 from __future__ import annotations
