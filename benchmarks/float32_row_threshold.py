@@ -52,15 +52,17 @@ def main(argv=None):
     for n, d in SIZES:
         A = signed_rows(*make_separable(n, d, 0.05, seed=0)).astype(np.float32)
         rng = np.random.default_rng(1)
-        w, base, x = rng.normal(size=d) * 0.1, rng.normal(size=n), None
+        w, base = rng.normal(size=d) * 0.1, rng.normal(size=n)
         x = w.astype(np.float32)
         fast, slow = compiled.CompiledRows(A).softmax_pass(), one_pass.InMemoryRows(A).softmax_pass()
-        functions = {"A @ x": lambda: A @ x, "compiled": lambda: fast(w, base, 1.0, 2.0),
-                     "numpy": lambda: slow(w, base, 1.0, 2.0)}
+        functions = {"A @ x": lambda A=A, x=x: A @ x,
+                     "compiled": lambda fast=fast, w=w, base=base: fast(w, base, 1.0, 2.0),
+                     "numpy": lambda slow=slow, w=w, base=base: slow(w, base, 1.0, 2.0)}
         if args.blocks:
             for block in BLOCKS:
-                functions[f"block {block}"] = (lambda block=block: kernel(A, w, base, 1.0, 2.0, np.zeros(1), False,
-                                                                          np.empty(n), np.empty(d), 0, n, block))
+                functions[f"block {block}"] = (
+                    lambda block=block, A=A, w=w, base=base, n=n, d=d: kernel(A, w, base, 1.0, 2.0, np.zeros(1), False,
+                                                                              np.empty(n), np.empty(d), 0, n, block))
         result = medians(functions)
         read = result.pop("A @ x")
         chosen = compiled.block_rows(d * A.itemsize)

@@ -74,8 +74,8 @@ def main(argv=None) -> int:
     for _ in range(args.repeats):
         for name, (recipe, _) in pairs.items():
             for side, run in (("gamedyn", recipe), ("sparse", sparse(recipe))):
-                first = timed(lambda: run(game, short))
-                second = timed(lambda: run(game, long))
+                first = timed(lambda run=run: run(game, short))
+                second = timed(lambda run=run: run(game, long))
                 for clock in (0, 1):
                     rows[(name, side, clock)].append((second[clock] - first[clock]) / (long - short))
             solver = solvers[name]

@@ -138,8 +138,8 @@ def test_row_block_kernel_equals_the_float64_products_at_any_block(block, monkey
 
     def step(base, centre=None):
         z, v = np.empty(301), np.empty(9)
-        top, total, valid = kernel(A, w, base, 1.7, 0.9, np.zeros(1) if centre is None else centre, centre is not None,
-                                   z, v, 0, 301, block)
+        _, total, valid = kernel(A, w, base, 1.7, 0.9, np.zeros(1) if centre is None else centre, centre is not None,
+                                 z, v, 0, 301, block)
         return z, (v / total if valid else None)
 
     centre = np.log(rng.dirichlet(np.ones(301)))

@@ -10,11 +10,11 @@ averages (relative, as tests/same_game.py measures), bracket and exploitability 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from same_game import TOLERANCE, relative_error
 
 import gamedyn.games.efg.game as efg_game
 from gamedyn import recipes
 from gamedyn.games.efg import kuhn_poker, load_game
-from same_game import TOLERANCE, relative_error
 
 
 def test_small_game_plays_a_dense_copy_and_a_large_one_the_sparse_a():
