@@ -339,13 +339,15 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=None, help="interleaved repetitions (default 7; 2 with --quick)")
     parser.add_argument("--dask", action="store_true", help="also run benchmarks/dask_bench.py (needs gamedyn[dask])")
     parser.add_argument("--only", choices=("one-read",), default=None, help="run only this section")
+    parser.add_argument("--kinds", nargs="+", choices=("float64", "float32", "csr"), default=("float64", "float32", "csr"),
+                        help="with --only one-read: only these kinds of A (default all three)")
     args = parser.parse_args(argv)
     repeats = args.repeats or (2 if args.quick else 7)
     print(f"BLAS: {blas_threads()}; numpy {np.__version__}; {os.cpu_count()} CPUs; "
           f"medians of {repeats} interleaved repeats; ratios of CPU and of wall time")
     if args.only == "one-read":
         section_one_read(((2000, 500),) if args.quick else ((20000, 500), (100000, 100)), 8 if args.quick else 32,
-                         repeats)
+                         repeats, kinds=tuple(args.kinds))
         return
     if args.quick:
         section_recipes(((100, 10, 200), (500, 20, 100)), repeats)

@@ -121,6 +121,49 @@ def test_kernels_equal_the_float64_products_of_the_entries(A, kind, threads, mon
     assert relative_error(z, wide @ w) <= TOLERANCE and relative_error(v, wide.T @ p) <= TOLERANCE
 
 
+@pytest.mark.parametrize("block", [1, 5, 16, 64])
+def test_row_block_kernel_equals_the_float64_products_at_any_block(block, monkeypatch):
+    """The row-block kernel (a float32 A's) at block sizes 1 .. 64 on 301 x 9 (a last, short block), against
+    numpy's float64 products of the widened entries to the float32 accuracy 1e-6 (its float32 arithmetic is the
+    row-at-a-time kernel's: see the module docstring): logits spanning ~2700 (the maximum is raised mid-run, with
+    unflushed float32 shares to rescale), some logits -inf (weights 0) and all near -1800 (only the shift keeps the
+    weights); a NaN or +inf logit declines (r None) and z is still written."""
+    monkeypatch.setattr(compiled, "ENABLED", True)
+    rng = np.random.default_rng(17)
+    A = rng.normal(size=(301, 9)).astype(np.float32)
+    wide = A.astype(np.float64)
+    w = rng.normal(size=9)
+    base = np.sort(rng.normal(size=301)) * -500.0  # increasing logits: m raised block after block
+    kernel = compiled.kernels()["dense_softmax_blocks"]
+
+    def step(base, centre=None):
+        z, v = np.empty(301), np.empty(9)
+        _, total, valid = kernel(A, w, base, 1.7, 0.9, np.zeros(1) if centre is None else centre, centre is not None,
+                                 z, v, 0, 301, block)
+        return z, (v / total if valid else None)
+
+    centre = np.log(rng.dirichlet(np.ones(301)))
+    vanished = base.copy()
+    vanished[::17] = np.inf  # logit -inf: weight 0
+    for b, c in ((base, None), (base, centre), (base + 2000.0, None), (vanished, None)):
+        z, r = step(b, c)
+        logits = -0.9 * (b + 1.7 * (wide @ w)) + (0.0 if c is None else c)
+        p = np.exp(logits - logits.max())
+        assert relative_error(z, wide @ w) <= 1e-6 and relative_error(r, wide.T @ (p / p.sum())) <= 1e-6
+    for bad in (np.nan, -np.inf):  # logit NaN, +inf
+        broken = base.copy()
+        broken[200] = bad
+        z, r = step(broken)
+        assert r is None and relative_error(z, wide @ w) <= 1e-6
+
+
+def test_block_rows_by_row_length():
+    """16 rows a block for rows under 1 KiB, 64 above (the measured choice); never over the float32 flush (64)."""
+    assert compiled.block_rows(400) == compiled.BLOCK_ROWS == 16
+    assert compiled.block_rows(2000) == compiled.LONG_ROW_BLOCK_ROWS == 64
+    assert all(1 <= compiled.block_rows(b) <= 64 for b in (1, 4, 1023, 1024, 10**6))
+
+
 @pytest.mark.parametrize("name", ["smooth_perceptron", "accelerated_perceptron_ji", "nag_margin", "mirror_prox_perceptron"])
 def test_csr_compiled_reports_what_the_two_pass_round_does(name, A, built):
     sparse = sp.csr_matrix(np.where(np.abs(A) > 0.15, A, 0.0))  # about half the entries stored

@@ -9,7 +9,20 @@ in L1 cache: the online softmax, whose reference maximum m is raised (the sums r
 logit passes it by more than 32. A is read from memory once. A float64 A is summed in float64; a
 float32 A in float32, as its BLAS would (z_i a float32 sum, the shares of :math:`A^\top e` summed in
 float32 over at most 64 rows, then in float64), so it keeps the documented float32 accuracy (1e-6)
-at the cost of its own bytes. (The products of :meth:`CompiledRows.products`, mirror prox's, widen
+at the cost of its own bytes.
+
+**The row-block kernel (float32).** A float32 row costs half a float64 row's bytes but the same fixed work
+(its dot product's reduction, its logit, one serial exponential of ~20 ns on whose result the row's share
+waits): at 100000 x 100 the row-at-a-time pass took 2.0 reads of A. :func:`dense_softmax_blocks` runs a
+float32 A by blocks of :func:`block_rows` rows: the block's z_i, then its logits, their maximum and their
+exponentials in vectorised loops (no serial exponential), then its shares while its rows are in cache.
+Its float32 arithmetic is the row-at-a-time kernel's (the same float32 dot products, the weights e_i
+rounded to float32, float32 sums of shares over at most 64 rows flushed into float64), so the float32
+rounding bound is unchanged; only the reference maximum m (a block's, not a row's) and the order of the
+float64 additions differ (measured relative difference 3e-8..1e-7, well inside float32's 1e-6). Measured
+(``python benchmarks/float32_row_threshold.py``, one thread, pass / one float32 ``A @ x``): 1.1 at
+100000 x 100, 0.8 at 20000 x 500. For a float64 A the row-at-a-time kernel stays: the row-block one
+measured no faster there (0.86-0.98 against 0.74-0.85). (The products of :meth:`CompiledRows.products`, mirror prox's, widen
 every entry to float64.) Dense C-ordered float32 / float64 arrays and scipy CSR matrices (any index dtype) are supported.
 
 **Where it is used.** :func:`gamedyn.arrays.one_pass.one_pass_operator` gives A this capability
@@ -24,6 +37,11 @@ the two-pass round run, unchanged.
 **Threads.** :data:`THREADS` (default 1) splits the rows into that many contiguous chunks run by
 numba's thread pool; each chunk returns its ``(m, S, v)`` and the driver merges them exactly by
 log-sum-exp (as :func:`gamedyn.arrays.one_pass.merge_log_sum_exp` merges the blocks of a distributed A). ``benchmarks/run.py`` (section "one read of A") measures 1 and 2 threads.
+With numba's OpenMP threading layer, set ``OMP_WAIT_POLICY=PASSIVE`` (before the first threaded call) or
+``NUMBA_THREADING_LAYER=workqueue``: OpenMP's default spin-waiting between rounds cost more than the second
+thread saved on a shared 2-core machine (smooth perceptron, 2 threads, round / one read, CPU: 2.85-3.11 at
+float32 20000 x 500 and 3.87-3.99 at 100000 x 100 spinning, 0.84 and 1.40 passive, against 0.86-0.93 and
+1.34-1.40 with one thread).
 """
 
 from __future__ import annotations
@@ -36,7 +54,8 @@ import numpy as np
 
 from gamedyn.core.kernels import is_numpy
 
-__all__ = ["ENABLED", "THREADS", "CompiledRows", "available", "compiled_operator", "exp_nonpositive", "kernels"]
+__all__ = ["BLOCK_ROWS", "ENABLED", "LONG_ROW_BLOCK_ROWS", "LONG_ROW_BYTES", "THREADS", "CompiledRows", "available", "block_rows",
+           "compiled_operator", "exp_nonpositive", "kernels"]
 
 THREADS = 1  # row chunks run in parallel by numba's pool (merged by log-sum-exp); 1: the serial kernels
 ENABLED = os.environ.get("GAMEDYN_NUMBA", "1") != "0"  # False: the numpy kernels (one_pass.py) and two-pass rounds
@@ -67,6 +86,9 @@ _LN2_HI = 6.93147180369123816490e-01  # ln 2 split so that k * _LN2_HI is exact 
 _LN2_LO = 1.90821492927058770002e-10
 _SLACK = 32.0  # a logit may exceed the reference maximum by this much before S and v are rescaled
 _SINGLE_FLUSH = 64  # a float32 A's shares of A^T e are summed in float32 over at most this many rows
+BLOCK_ROWS = 16  # the row-block kernel's rows a block for rows shorter than LONG_ROW_BYTES ...
+LONG_ROW_BLOCK_ROWS = 64  # ... and for longer rows (measured: see block_rows)
+LONG_ROW_BYTES = 1024
 _EXP_FLOOR = -708.0  # below it e^x < 2^-1021: returned as 0 (a weight relative to the maximum's 1, absolute error < 3.3e-308)
 
 if _numba is not None:
@@ -154,48 +176,79 @@ if _numba is not None:
         return top, total, valid
 
     @_njit(fastmath=_FAST, cache=True)
-    def dense_softmax_single(A, w, base, weight, eta, centre, use_centre, z, v, start, stop):
-        """:func:`dense_softmax` for a float32 A, in float32 as its BLAS would compute: each row's z_i
-        (float32 sum of float32 products of A and w rounded to float32), its share e_i a_i added into a
-        float32 vector flushed into the float64 v every :data:`_SINGLE_FLUSH` rows (so a float32 sum
-        never runs over more than that many rows); the logits, exponentials and S in float64."""
+    def dense_softmax_blocks(A, w, base, weight, eta, centre, use_centre, z, v, start, stop, block):
+        """:func:`dense_softmax` by blocks of ``block`` rows (the row-block kernel; a float32 A's, see the module).
+
+        Per block: its z_i (one dot product a row, in A's dtype: float32 sums for a float32 A, as its BLAS),
+        its logits (one vectorised loop), their maximum (m raised, S and v rescaled, when it passes m by more
+        than :data:`_SLACK`), their exponentials :func:`_exp_nonpositive` in one vectorised loop (SIMD lanes,
+        where the row-at-a-time kernels pay one serial exponential a row), then the block's shares e_i a_i
+        (e_i rounded to A's dtype) summed in A's dtype while its rows are in cache, flushed into the float64 v
+        every at most :data:`_SINGLE_FLUSH` rows (``block`` <= :data:`_SINGLE_FLUSH`: a float32 sum of shares
+        never runs over more rows). The same sums as :func:`dense_softmax` but for the reference m (a block's
+        maximum instead of a row's) and the order of the float64 additions: equal to rounding."""
         d = A.shape[1]
-        w32 = w.astype(np.float32)
-        partial = np.zeros(d, dtype=np.float32)
+        w_ = w.astype(A.dtype)
+        partial = np.zeros(d, dtype=A.dtype)
+        zero = partial[0]
         for j in range(d):
             v[j] = 0.0
-        top, total, valid, count = -np.inf, 0.0, True, 0
-        for i in range(start, stop):
-            s = np.float32(0.0)
-            for j in range(d):
-                s += A[i, j] * w32[j]
-            z[i] = s
+        logits = np.empty(block)
+        shares = np.empty(block, dtype=A.dtype)
+        top, total, valid, pending = -np.inf, 0.0, True, 0
+        for first in range(start, stop, block):
+            last = min(first + block, stop)
+            count = last - first
+            for i in range(first, last):
+                s = zero
+                for j in range(d):
+                    s += A[i, j] * w_[j]
+                z[i] = s
             if not valid:
                 continue
-            logit = _logit(np.float64(s), base[i], weight, eta, centre, use_centre, i)
-            if not logit < np.inf:
-                valid = False
+            for k in range(count):  # as _logit: weight z + base, times -eta (plus the centre)
+                logits[k] = (weight * z[first + k] + base[first + k]) * -eta
+            if use_centre:
+                for k in range(count):
+                    logits[k] += centre[first + k]
+            high, check = -np.inf, 0.0
+            for k in range(count):
+                logit = logits[k]
+                check += logit - logit  # NaN when a logit is NaN or +-inf
+                high = logit if logit > high else high
+            if check != 0.0:  # some logit not finite: -inf (a vanished weight) passes, NaN or +inf declines
+                finite = True
+                for k in range(count):
+                    if not logits[k] < np.inf:
+                        finite = False
+                if not finite:
+                    valid = False  # out of the merge's range (the careful path decides)
+                    continue
+            if high == -np.inf:  # every weight of the block vanished
                 continue
-            if logit > top + _SLACK:
-                shrink = math.exp(top - logit)
+            if high > top + _SLACK:
+                shrink = math.exp(top - high)  # 0.0 at the first block with a finite logit
                 total *= shrink
                 for j in range(d):
                     v[j] = (v[j] + partial[j]) * shrink
                     partial[j] = 0.0
-                top = logit
-            if logit == -np.inf:
-                continue
-            e = _exp_nonpositive(logit - top)
-            total += e
-            e32 = np.float32(e)
-            for j in range(d):
-                partial[j] += e32 * A[i, j]
-            count += 1
-            if count == _SINGLE_FLUSH:
+                pending = 0
+                top = high
+            for k in range(count):  # vectorised: the polynomial exponential in SIMD lanes
+                logits[k] = _exp_nonpositive(logits[k] - top)
+            for k in range(count):
+                total += logits[k]
+                shares[k] = logits[k]
+            for k in range(count):
+                e = shares[k]
+                for j in range(d):
+                    partial[j] += e * A[first + k, j]
+            pending += count
+            if pending + block > _SINGLE_FLUSH:
                 for j in range(d):
                     v[j] += partial[j]
                     partial[j] = 0.0
-                count = 0
+                pending = 0
         for j in range(d):
             v[j] += partial[j]
         return top, total, valid
@@ -269,10 +322,11 @@ if _numba is not None:
                                                           bounds[c], bounds[c + 1])
 
     @_njit(parallel=True, cache=True)
-    def dense_softmax_single_chunks(A, w, base, weight, eta, centre, use_centre, z, V, bounds, tops, totals, valids):
+    def dense_softmax_blocks_chunks(A, w, base, weight, eta, centre, use_centre, z, V, bounds, tops, totals, valids,
+                                    block):
         for c in _prange(bounds.shape[0] - 1):
-            tops[c], totals[c], valids[c] = dense_softmax_single(A, w, base, weight, eta, centre, use_centre, z, V[c],
-                                                                 bounds[c], bounds[c + 1])
+            tops[c], totals[c], valids[c] = dense_softmax_blocks(A, w, base, weight, eta, centre, use_centre, z, V[c],
+                                                                 bounds[c], bounds[c + 1], block)
 
     @_njit(parallel=True, cache=True)
     def csr_softmax_chunks(data, indices, indptr, w, base, weight, eta, centre, use_centre, z, V, bounds, tops,
@@ -380,10 +434,20 @@ def kernels() -> dict:
 def _build() -> dict:
     """The kernels by name (compiled on first call, cached on disk by numba)."""
     return {"exp_array": exp_array, "dense_softmax": dense_softmax, "csr_softmax": csr_softmax,
-            "dense_softmax_single": dense_softmax_single, "alternating_regret_matching": alternating_regret_matching, "dense_softmax_single_chunks": dense_softmax_single_chunks,
+            "dense_softmax_blocks": dense_softmax_blocks, "alternating_regret_matching": alternating_regret_matching,
+            "dense_softmax_blocks_chunks": dense_softmax_blocks_chunks,
             "dense_products": dense_products, "csr_products": csr_products,
             "dense_softmax_chunks": dense_softmax_chunks, "csr_softmax_chunks": csr_softmax_chunks,
             "dense_products_chunks": dense_products_chunks, "csr_products_chunks": csr_products_chunks}
+
+
+def block_rows(row_bytes: int) -> int:
+    """The row-block kernel's rows a block for rows of ``row_bytes`` bytes: :data:`BLOCK_ROWS` (16) below
+    :data:`LONG_ROW_BYTES` (1 KiB), else :data:`LONG_ROW_BLOCK_ROWS` (64); at most :data:`_SINGLE_FLUSH`.
+    Measured on the 2-core EPYC, one thread, kernel / float32 ``A @ x``: 1.10 (16) against 1.46 (64) at
+    100000 x 100, 0.82 (64) against 0.94 (16) at 20000 x 500 (a block's fixed costs against its rows' bytes)."""
+    rows = BLOCK_ROWS if row_bytes < LONG_ROW_BYTES else LONG_ROW_BLOCK_ROWS
+    return max(1, min(int(rows), _SINGLE_FLUSH))
 
 
 def exp_nonpositive(x) -> np.ndarray:
@@ -442,15 +506,18 @@ class CompiledRows:
         chunks = max(1, min(self.threads, n))
         self._bounds = np.linspace(0, n, chunks + 1).astype(np.int64)  # the chunks' rows (one chunk: all of them)
         self._operands: tuple
+        self._block: tuple = ()  # the row-block kernel's trailing argument: its rows a block
         if _is_csr(A):
             self._operands = (A.data, A.indices, A.indptr)
             self._softmax, self._products = kernels["csr_softmax"], kernels["csr_products"]
             self._softmax_chunks, self._products_chunks = kernels["csr_softmax_chunks"], kernels["csr_products_chunks"]
         else:
             self._operands = (A,)
-            single = self.dtype == np.float32  # float32 products, as float32 BLAS (dense_softmax_single)
-            self._softmax = kernels["dense_softmax_single" if single else "dense_softmax"]
-            self._softmax_chunks = kernels["dense_softmax_single_chunks" if single else "dense_softmax_chunks"]
+            if self.dtype == np.float32:  # float32 sums, as float32 BLAS: the row-block kernel
+                self._softmax, self._softmax_chunks = kernels["dense_softmax_blocks"], kernels["dense_softmax_blocks_chunks"]
+                self._block = (block_rows(self.shape[1] * self.dtype.itemsize),)
+            else:  # float64: the row-at-a-time kernel (the row-block one measured no faster there)
+                self._softmax, self._softmax_chunks = kernels["dense_softmax"], kernels["dense_softmax_chunks"]
             self._products = kernels["dense_products"]
             self._products_chunks = kernels["dense_products_chunks"]
 
@@ -478,7 +545,7 @@ class CompiledRows:
         centre = np.ascontiguousarray(log_centre, dtype=np.float64) if use_centre else np.zeros(1)
         if use_centre and centre.shape != (n,):
             raise ValueError(f"log_centre must have n = {n} entries, got shape {centre.shape}.")
-        operands, bounds = self._operands, self._bounds
+        operands, bounds, block = self._operands, self._bounds, self._block
         chunks = bounds.shape[0] - 1
         softmax, softmax_chunks = self._softmax, self._softmax_chunks
         tops, totals, valids = np.empty(chunks), np.empty(chunks), np.empty(chunks, dtype=np.bool_)
@@ -490,13 +557,13 @@ class CompiledRows:
             if chunks == 1:
                 V = np.empty((1, d))
                 top, total, valid = softmax(*operands, w, base, float(weight), float(eta), centre, use_centre, z, V[0],
-                                            0, n)
+                                            0, n, *block)
                 if not valid:
                     return z, None
                 return z, _merge((top,), (total,), V)
             V = np.empty((chunks, d))
             softmax_chunks(*operands, w, base, float(weight), float(eta), centre, use_centre, z, V, bounds, tops,
-                           totals, valids)
+                           totals, valids, *block)
             if not bool(valids.all()):
                 return z, None
             return z, _merge(tops, totals, V)

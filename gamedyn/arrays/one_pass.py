@@ -24,9 +24,11 @@ in-memory A.
 (16 MiB) takes :class:`gamedyn.arrays.compiled.CompiledRows` instead: the same capability, each round
 one compiled pass (measured, one thread: 0.48-0.60 of the two BLAS calls with the softmax between them
 at 5000-10000 x 500, 19-38 MiB; 1.3-1.6 in cache, at 1000-2000 x 500). A float32 A with rows shorter than
-:data:`COMPILED_MIN_FLOAT32_ROW` keeps the numpy kernels (float32 BLAS): each row's fixed cost (its
-reductions, its exponential) outweighs its bytes there (the compiled float32 pass took 1.7 of a float32
-``A @ x`` at 100000 x 100, against 0.74-0.93 at 20000 x 500). A CSR A keeps the two-pass round
+:data:`COMPILED_MIN_FLOAT32_ROW` (32) keeps the numpy kernels (float32 BLAS): there each row's fixed cost
+outweighs its bytes even in the compiled row-block kernel (``python benchmarks/float32_row_threshold.py``, one
+thread, two runs, a round's pass / one float32 ``A @ x``: compiled 2.57-2.86 against numpy 1.95-2.12 at
+1000000 x 10, 1.27-1.54 against 1.31-1.54 at 400000 x 25, 1.01-1.07 against 1.49-1.68 at 200000 x 50, 1.15
+against 1.86-1.98 at 100000 x 100, 0.84-0.88 against 1.53-1.69 at 50000 x 200). A CSR A keeps the two-pass round
 unless :data:`COMPILED_CSR` (two sparse products took 0.65-0.8 of the compiled pass at 1 % density,
 20000 x 500 and 100000 x 100: A is in cache there and each row's short loop costs more than its bytes).
 
@@ -53,7 +55,7 @@ __all__ = ["COMPILED_CSR", "COMPILED_MIN_BYTES", "COMPILED_MIN_FLOAT32_ROW", "GR
 
 ONE_PASS_MIN_BYTES = 32 * 2**20  # a dense in-memory A at least this large takes the one-pass round
 COMPILED_MIN_BYTES = 16 * 2**20  # with the numba extra: a dense A at least this large takes the compiled round
-COMPILED_MIN_FLOAT32_ROW = 256  # ... and a float32 A's rows have at least this many entries (shorter: numpy's float32 BLAS)
+COMPILED_MIN_FLOAT32_ROW = 32  # ... and a float32 A's rows have at least this many entries (shorter: numpy's float32 BLAS)
 COMPILED_CSR = False  # with the numba extra: a CSR A takes the compiled round (off: two sparse products are faster)
 
 

@@ -30,7 +30,9 @@ from gamedyn.core.treeplex import Treeplex
 from gamedyn.games.efg.rules import CHANCE, TERMINAL
 from gamedyn.games.matrix.game import MatrixGame
 
-__all__ = ["ExtensiveFormGame", "GameBuilder", "from_rules", "sequence_form_lp"]
+__all__ = ["DENSE_PAYOFF_MAX_ENTRIES", "ExtensiveFormGame", "GameBuilder", "from_rules", "sequence_form_lp"]
+
+DENSE_PAYOFF_MAX_ENTRIES = 16384  # ExtensiveFormGame.payoff(): an A of at most this many entries is played dense
 
 
 @attrs.frozen(eq=False)
@@ -82,8 +84,16 @@ class ExtensiveFormGame:
         return f"ExtensiveFormGame({self.name!r}: {sizes} sequences, {self.A.nnz} payoff entries)"
 
     def payoff(self) -> MatrixGame:
-        """The payoff :math:`x^\\top Ay` for :func:`gamedyn.play`: a :class:`gamedyn.MatrixGame` on the two treeplexes."""
-        return MatrixGame(self.A, row_domain=self.treeplexes[0], column_domain=self.treeplexes[1])
+        """The payoff :math:`x^\\top Ay` for :func:`gamedyn.play`: a :class:`gamedyn.MatrixGame` on the two treeplexes.
+
+        A game whose A has at most :data:`DENSE_PAYOFF_MAX_ENTRIES` entries (stored or not: Kuhn's 13 x 13) plays
+        a dense float64 copy of A: a round's two products then cost a BLAS call of ~2 us each where scipy's
+        sparse product pays ~5-9 us of per-call work (measured at 13 x 13 to 128 x 128, 10 % density; issue 35,
+        ``benchmarks/kuhn_overhead.py``). The same products up to the order of their sums."""
+        A = self.A
+        if A.shape[0] * A.shape[1] <= DENSE_PAYOFF_MAX_ENTRIES:
+            A = np.asarray(A.toarray(), dtype=np.float64)
+        return MatrixGame(A, row_domain=self.treeplexes[0], column_domain=self.treeplexes[1])
 
     # --------------------------------------------------------------------------- strategies and policies
 
