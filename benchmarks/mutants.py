@@ -841,6 +841,14 @@ MUTANTS = (
             "MMD's step takes the loss with eta instead of eta / (1 + eta alpha) (the magnet's strength not in the "
             "step)", "return self._bottom_up(prior, (-eta / scale) * linear)",
             "return self._bottom_up(prior, -eta * linear)", tests=_DILATED, reproduce=True),
+    _mutant("mmd-moving-magnet-stays", "efg-dilated", "recipes/mmd.py",
+            "MMD's moving schedule never moves its magnet (every stage pulls towards the uniform strategy: the alpha-QRE)",
+            "            magnets = [moved_magnet(treeplex, start, share) for treeplex, start in zip(game.treeplexes, starts)]",
+            "            magnets = [None, None]", tests=_DILATED),
+    _mutant("mmd-moving-magnet-unmixed", "efg-dilated", "recipes/mmd.py",
+            "MMD's moving magnet is the last iterate itself, not mixed with the uniform strategy",
+            "            share = max(float(mix) * float(mix_decay) ** k, 1e-300)",
+            "            share = 1e-300", tests=_DILATED),
 )
 
 
