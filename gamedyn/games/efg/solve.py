@@ -7,7 +7,7 @@ them, and solves small games **exactly** by the sparse sequence-form LP when tha
 
 **The probe.** With ``method="auto"`` the PCFR+ lane runs alone first, for ``PROBE_SECONDS`` (10 ms) of
 its CPU time, checking its gap every round; if it meets the gap the answer is certified and returned
-with no other lane started: a small game (Kuhn poker: about 30 rounds, 3 ms, to a Nash gap of 1e-3)
+with no other lane started: a small game (Kuhn poker: 25 rounds, about 3 ms, to a Nash gap of 1e-3)
 pays neither the second lane nor the race's hand-overs, which cost it up to 1.8x PCFR+ alone before
 the probe. Otherwise the race below goes on from there, the probe's rounds being the PCFR+ lane's
 first slice (kept, not repeated): the DCFR lane opens, the leader is chosen at equal CPU time, and the
@@ -328,8 +328,8 @@ def solve_efg(game, gap: float = 1e-4, time_limit: float | None = None, *, metho
         Wall seconds; when they run out the best certified pair so far is returned (``converged = False``).
     method : {"auto", "race", "lp", "dcfr", "pcfr_plus"}, default "auto"
         ``"auto"``: PCFR+ alone for ``PROBE_SECONDS`` (the probe), then race DCFR against PCFR+ and switch
-        to the sequence-form LP when its size model predicts it faster; ``"race"``: no probe, never the LP; ``"lp"``: only the LP; ``"dcfr"`` / ``"pcfr_plus"``:
-        one lane alone (the baselines of benchmarks/efg.py).
+        to the sequence-form LP when its size model predicts it faster; ``"race"``: no probe, never the LP;
+        ``"lp"``: only the LP; ``"dcfr"`` / ``"pcfr_plus"``: one lane alone (the baselines of benchmarks/efg.py).
     max_rounds : int, default 10,000,000
         A cap on each lane's rounds.
 
