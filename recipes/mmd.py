@@ -1,4 +1,4 @@
-r"""Magnetic mirror descent against itself on an extensive-form game (Sokota et al. 2023), with a decreasing alpha.
+r"""Magnetic mirror descent against itself on an extensive-form game (Sokota et al. 2023); alpha halved or magnet moved.
 
 The box is declared once, below (``@recipe``); the family: :mod:`gamedyn.recipes.dilated_hedge`.
 
