@@ -29,6 +29,13 @@ the stop checking every round), ``solve_efg(game, gap=2 eps)`` (``auto``: the ra
 ``DCFRSolver`` (pyspiel has no C++ DCFR): their iterations are timed alone, the exploitability of
 their average policy checked outside the timing (gamedyn's certified bracket of the policy) after
 every block of ~5% more iterations, so their time to the target is over-stated by at most ~5%.
+``--recipes dcfr`` (names) times only those recipes besides the two baselines, ``dcfr`` and ``pcfr_plus``,
+which are always timed (``--recipes`` alone: the baselines only); with ``--no-python-peers`` and a
+``--cap`` of 20 s the comparison of ``solve_efg`` with the baselines and OpenSpiel's C++ CFR+ fits in
+a few minutes::
+
+    python benchmarks/efg.py --time-to-target --cap 20 --repeats 5 --recipes dcfr --no-python-peers
+
 Every run has a CPU cap (``--cap``, default 30 s; OpenSpiel's C++ CFR+ gets at least 12x gamedyn's
 best time, so a miss still proves a ratio); a miss prints ``>cap``. Peak memory: ``tracemalloc``'s
 peak of a separate run of ``solve_efg`` (Python and numpy allocations). One run per cell
@@ -212,15 +219,32 @@ def _spiel_time(game, spiel_game, eps: float, cap: float, kind: str) -> dict:
             "reached": False, "spent": cpu}
 
 
-def time_to_target(labels, cap: float, repeats: int, python_peers: bool) -> dict:
+BASELINES = ("dcfr", "pcfr_plus")  # always timed: solve_efg's target is the better of the two alone
+
+
+def chosen_recipes(names=None) -> dict:
+    """The extensive-form recipes to time: ``names`` (None: every one) plus the baselines ``dcfr`` and ``pcfr_plus``,
+    in the registry's order; an unknown name is a ``ValueError`` naming the known ones."""
+    from gamedyn.recipes import of_family
+
+    recipes = of_family("efg")  # every extensive-form recipe, with its defaults
+    if names is None:
+        return dict(recipes)
+    unknown = sorted(set(names) - set(recipes))
+    if unknown:
+        raise ValueError(f"unknown extensive-form recipe(s) {unknown}; known: {sorted(recipes)}")
+    wanted = set(names) | set(BASELINES)
+    return {name: entry for name, entry in recipes.items() if name in wanted}
+
+
+def time_to_target(labels, cap: float, repeats: int, python_peers: bool, recipe_names=None) -> dict:
     import tracemalloc
 
     import pyspiel
 
     from gamedyn.games.efg import load_game, solve_efg
-    from gamedyn.recipes import of_family
 
-    recipes = of_family("efg")  # every extensive-form recipe, with its defaults
+    recipes = chosen_recipes(recipe_names)
     results: dict = {}
     for label in labels:
         name, make = TARGET_GAMES[label]
@@ -305,7 +329,15 @@ def main(argv=None) -> int:
                         help="the games of --time-to-target (default all four)")
     parser.add_argument("--cap", type=float, default=30.0, help="CPU seconds cap of a run (default 30)")
     parser.add_argument("--no-python-peers", action="store_true", help="skip OpenSpiel's Python CFR+ and DCFR")
+    parser.add_argument("--recipes", nargs="*", metavar="RECIPE",
+                        help="the recipes --time-to-target times (default every extensive-form recipe); dcfr and "
+                             "pcfr_plus are always timed (solve_efg's target is the better of the two alone)")
     args = parser.parse_args(argv)
+    if args.recipes is not None:
+        try:
+            chosen_recipes(args.recipes)
+        except ValueError as error:
+            parser.error(str(error))
     try:
         import pyspiel  # noqa: F401
     except ImportError:
@@ -313,7 +345,7 @@ def main(argv=None) -> int:
         return 1
     if args.time_to_target:
         results = time_to_target(args.targets, args.cap, args.repeats if "--repeats" in (argv or sys.argv) else 1,
-                                 not args.no_python_peers)
+                                 not args.no_python_peers, args.recipes)
         text, failures = target_table(results)
         print("CPU seconds (wall in brackets) and iterations to the exploitability, one BLAS thread; "
               "'it' = iterations (solve_efg: both lanes')")

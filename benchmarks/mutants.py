@@ -840,6 +840,9 @@ MUTANTS = (
     _mutant("efg-real-last-bracket", "efg-real", "gamedyn/games/efg/solve.py",
             "solve_efg keeps the last x and y it saw, not the best lower and upper ends over both lanes",
             "        if lower > self.lower:\n", "        if True:\n", tests=_EFG_SOLVE),
+    _mutant("efg-real-no-probe", "efg-real", "gamedyn/games/efg/solve.py",
+            "solve_efg's auto without the probe (PCFR+ alone first): Kuhn pays the second lane and the race's hand-overs",
+            '        if method == "auto":  # the probe:', '        if False:  # the probe:', tests=_EFG_SOLVE),
     _mutant("efg-real-loader-parent-dropped", "efg-real", "gamedyn/games/efg/files.py",
             "the loader drops each infoset's parent (every infoset at the top: a flat, wrong treeplex)",
             "builder.infoset(player, label, None if parent is None else tuple(parent), actions)",
@@ -874,6 +877,14 @@ MUTANTS = (
             "MMD's step takes the loss with eta instead of eta / (1 + eta alpha) (the magnet's strength not in the "
             "step)", "return self._bottom_up(prior, (-eta / scale) * linear)",
             "return self._bottom_up(prior, -eta * linear)", tests=_DILATED, reproduce=True),
+    _mutant("mmd-moving-magnet-stays", "efg-dilated", "recipes/mmd.py",
+            "MMD's moving schedule never moves its magnet (every stage pulls towards the uniform strategy: the alpha-QRE)",
+            "            magnets = [moved_magnet(treeplex, start, share) for treeplex, start in zip(game.treeplexes, starts)]",
+            "            magnets = [None, None]", tests=_DILATED),
+    _mutant("mmd-moving-magnet-unmixed", "efg-dilated", "recipes/mmd.py",
+            "MMD's moving magnet is the last iterate itself, not mixed with the uniform strategy",
+            "            share = max(float(mix) * float(mix_decay) ** k, 1e-300)",
+            "            share = 1e-300", tests=_DILATED),
 )
 
 

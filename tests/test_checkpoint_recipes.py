@@ -79,6 +79,8 @@ EXAMPLES = {
     "eta": lambda problem: [0.5],
     "stage": lambda problem: [5],  # MMD's halving: alpha halves after 5, 10, ... rounds (within T = 12)
     "entropy_weights": lambda problem: ["kroer"],
+    "mix": lambda problem: [0.1],  # MMD's moving magnet: its first uniform share
+    "mix_decay": lambda problem: [0.5],
 }
 """parameter name -> values beyond its default (a function of the problem)."""
 

@@ -126,3 +126,40 @@ def test_the_best_bracket_of_both_lanes():
     best.offer("pcfr_plus", -2.0, [2.0, 0.0], 0.5, [2.0, 2.0])
     assert (best.lower, best.upper, best.x_from, best.y_from) == (-1.0, 0.5, "dcfr", "pcfr_plus")
     assert best.x.tolist() == [1.0, 0.0] and best.y.tolist() == [2.0, 2.0] and best.width == 1.5
+
+
+def _solve_module():
+    import importlib
+
+    return importlib.import_module("gamedyn.games.efg.solve")
+
+
+def test_the_probe_answers_kuhn_alone(monkeypatch):
+    """auto's probe: PCFR+ alone meets a Nash gap of 1e-3 on Kuhn (25 rounds; a few ms of its 10 ms, which
+    benchmarks/efg.py measures: the budget is raised here so that the test does not depend on the machine's speed), so
+    no other lane starts; x and y are PCFR+'s averages at rounds of the probe (the recipe's, to 1e-12), certified."""
+    monkeypatch.setattr(_solve_module(), "PROBE_SECONDS", 5.0)
+    game = kuhn_poker()
+    solution = solve_efg(game, gap=1e-3)
+    assert solution.rounds.keys() == {"pcfr_plus"} and solution.method == "pcfr_plus"
+    assert "met the gap" in solution.note
+    assert solution.converged and solution.lower <= -1 / 18 <= solution.upper
+    again = game.bracket(solution.x, solution.y)
+    assert (again.lower, again.upper) == (solution.lower, solution.upper) and again.nash_gap <= 1e-3
+    runs = [pcfr_plus(game, T) for T in range(1, solution.rounds["pcfr_plus"] + 1)]  # x and y: the best ends' rounds
+    assert min(np.max(np.abs(run.x - solution.x)) for run in runs) < 1e-12
+    assert min(np.max(np.abs(run.y - solution.y)) for run in runs) < 1e-12
+
+
+def test_the_race_goes_on_from_the_probe(monkeypatch):
+    """Where the probe does not meet the gap (Leduc: PCFR+ needs about 130 ms to 2e-3; here the probe's budget is cut to
+    one round's worth), the race starts with the probe's rounds as the PCFR+ lane's first slice, and its answer is
+    still certified around the LP's value."""
+    monkeypatch.setattr(_solve_module(), "PROBE_SECONDS", 1e-9)
+    game = leduc_poker()
+    solution = solve_efg(game, gap=2e-3)
+    assert "the race goes on" in solution.note and solution.rounds.keys() == {"dcfr", "pcfr_plus"}
+    probe_rounds = int(solution.note.split("probe: pcfr_plus alone ")[1].split(" rounds")[0])
+    assert 1 <= probe_rounds <= solution.rounds["pcfr_plus"]
+    value, *_ = sequence_form_lp(game)
+    assert solution.converged and solution.lower <= value <= solution.upper and solution.nash_gap <= 2e-3

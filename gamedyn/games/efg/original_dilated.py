@@ -29,9 +29,10 @@ C(I, a) the player's next infosets below (I, a), by recursion from the top. The 
 * OFTRL (optimistic): :math:`\ell=\eta(\sum_{s<t}\ell_s+\ell_{t-1})-\nabla R(x_0)`, :math:`\ell_0` the loss
   against the opponent's start;
 * MMD (Sokota et al. 2023): :math:`x_{t+1}` with :math:`\ell=\eta\ell_t-\eta\alpha_t\nabla R(\rho)-\nabla R(x_t)`,
-  :math:`s=1+\eta\alpha_t` (the argmin of :math:`\eta(\langle\ell_t,x\rangle+\alpha_tD_R(x,\rho))+D_R(x,x_t)`).
+  :math:`s=1+\eta\alpha_t` (the argmin of :math:`\eta(\langle\ell_t,x\rangle+\alpha_tD_R(x,\rho))+D_R(x,x_t)`);
+  with a moving magnet, :math:`\rho` is replaced every ``stage`` rounds (see :func:`dilated`).
 
-Both players update simultaneously; the starts and the magnet are the uniform strategies.
+Both players update simultaneously; the starts and the magnet (until it moves) are the uniform strategies.
 """
 
 from __future__ import annotations
@@ -162,11 +163,13 @@ class DilatedPath:
     last: tuple
 
 
-def dilated(tree_or_rules, T: int, *, method: str, eta: float, alpha=0.0, beta=None) -> DilatedPath:
+def dilated(tree_or_rules, T: int, *, method: str, eta: float, alpha=0.0, beta=None, moving=None) -> DilatedPath:
     r"""Run T rounds of ``method`` (``"ftrl"``, ``"oftrl"`` or ``"mmd"``) with step ``eta`` (see the module docstring).
 
     ``alpha``: MMD's magnet strength, a number or a function of the round t (1-based) -> :math:`\alpha_t`;
-    ``beta``: the weights, a function of the information state (default 1).
+    ``beta``: the weights, a function of the information state (default 1); ``moving``: MMD's moving magnet,
+    ``(stage, mix, mix_decay)``: after round t = (k + 1) stage the magnet becomes the next iterate's behavioural
+    strategy mixed with the uniform one, :math:`(1-\epsilon_k)b+\epsilon_k/|A_I|`, :math:`\epsilon_k` = mix mix_decay^k.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}.")
@@ -203,6 +206,12 @@ def dilated(tree_or_rules, T: int, *, method: str, eta: float, alpha=0.0, beta=N
                           for key in own}
                 following.append(_prox(structures[p], linear, 1.0 + eta * a, weight))
             current = following
+            if moving is not None and t % moving[0] == 0:  # the magnet moves to the next iterate, mixed with uniform
+                share = max(moving[1] * moving[2] ** (t // moving[0] - 1), 1e-300)
+                for p in (0, 1):
+                    magnet = {infoset: [(1.0 - share) * b + share / len(probabilities) for b in probabilities]
+                              for infoset, probabilities in current[p].items()}
+                    centre_gradients[p] = _gradient(structures[p], magnet, weight)
         else:
             for p in (0, 1):
                 for key, value in losses[p].items():

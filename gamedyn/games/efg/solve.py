@@ -5,6 +5,16 @@ iterations on Kuhn poker where DCFR needs 2,167, and in 849 on Goofspiel(5) wher
 but on Leduc poker and Liar's dice DCFR is 4x and 8x faster). :func:`solve_efg` therefore **races**
 them, and solves small games **exactly** by the sparse sequence-form LP when that is predicted faster.
 
+**The probe.** With ``method="auto"`` the PCFR+ lane runs alone first, for ``PROBE_SECONDS`` (10 ms) of
+its CPU time, checking its gap every round; if it meets the gap the answer is certified and returned
+with no other lane started: a small game (Kuhn poker: 25 rounds, about 3 ms, to a Nash gap of 1e-3)
+pays neither the second lane nor the race's hand-overs, which cost it up to 1.8x PCFR+ alone before
+the probe. Otherwise the race below goes on from there, the probe's rounds being the PCFR+ lane's
+first slice (kept, not repeated): the DCFR lane opens, the leader is chosen at equal CPU time, and the
+probe's 10 ms count towards the trailer's share, so a game where DCFR leads pays nothing more once
+the race has run 40 ms. (The probe is the lane's slice with a CPU budget, in the lane's own thread:
+the lane's run of :func:`gamedyn.engine.play` can only be paused from inside a thread.)
+
 **The race.** DCFR(3/2, 0, 2) and PCFR+ (counterfactual prediction, quadratic averages), exactly as
 the recipes ``dcfr`` and ``pcfr_plus`` run them (alternating, :func:`gamedyn.engine.play` with
 :class:`gamedyn.CounterfactualRegret` in both seats), each run in a *lane* that the controller
@@ -48,10 +58,10 @@ from gamedyn.certify.sequence_form import ExploitabilityStop, SequenceFormBracke
 from gamedyn.core.counterfactual import CounterfactualRegret
 from gamedyn.engine import play
 
-__all__ = ["EFGSolution", "METHODS", "lp_seconds", "solve_efg"]
+__all__ = ["EFGSolution", "METHODS", "PROBE_SECONDS", "lp_seconds", "solve_efg"]
 
 METHODS = ("auto", "race", "lp", "dcfr", "pcfr_plus")
-"""The methods of :func:`solve_efg`: ``"auto"`` (race or LP, see the module docstring), ``"race"`` (DCFR
+"""The methods of :func:`solve_efg`: ``"auto"`` (the probe, then race or LP, see the module docstring), ``"race"`` (DCFR
 against PCFR+ only), ``"lp"`` (the sequence-form LP only), ``"dcfr"`` or ``"pcfr_plus"`` (one lane alone)."""
 
 RATIO = 0.25
@@ -62,6 +72,9 @@ LP_SAFETY = 3.0
 
 MIN_SPENT = 0.5
 """The race runs at least this fraction of the LP's predicted time before its extrapolation can pick the LP."""
+
+PROBE_SECONDS = 0.01
+"""``method="auto"`` first runs PCFR+ alone for this much of its CPU time (the probe; see the module docstring)."""
 
 _SLICE = 1.5  # the leader's slices: its rounds grow by half (the leadership is re-examined after each)
 _LP_FIXED, _LP_SCALE, _LP_POWER = 0.01, 3.0e-7, 1.33
@@ -174,6 +187,7 @@ class _Lane:
         self._quit = False
         self._next_check = 1
         self._slice_start = 0.0
+        self._cpu_until = math.inf
         self.target = math.inf
         self.rounds = 0
         self.cpu = 0.0
@@ -222,7 +236,8 @@ class _Lane:
         if stop.lower > best.lower or stop.upper < best.upper:
             best.offer(self.name, stop.lower, w_seat.play_sum / w_seat.output_weight_total, stop.upper,
                        p_seat.play_sum / p_seat.output_weight_total)
-        if best.width <= self.target or t >= self._until or time.perf_counter() >= self._deadline:
+        if (best.width <= self.target or t >= self._until or self.cpu + now - self._slice_start >= self._cpu_until
+                or time.perf_counter() >= self._deadline):
             self.cpu += now - self._slice_start
             self._back.release()  # hand back, wait for the next slice
             self._go.acquire()
@@ -232,9 +247,10 @@ class _Lane:
 
     # ------------------------------------------------------------------ the controller's side
 
-    def advance(self, until: int, target: float) -> None:
-        """Run to round ``until`` (or the target, or the deadline), then return (the lane's thread waits)."""
-        self._until, self.target = int(until), target
+    def advance(self, until: int, target: float, cpu_until: float = math.inf) -> None:
+        """Run to round ``until`` (or the target, or ``cpu_until`` seconds of the lane's CPU time, or the deadline),
+        then return (the lane's thread waits)."""
+        self._until, self.target, self._cpu_until = int(until), target, cpu_until
         self._go.release()
         self._back.acquire()
         if self.error is not None:
@@ -311,9 +327,9 @@ def solve_efg(game, gap: float = 1e-4, time_limit: float | None = None, *, metho
     time_limit : float, optional
         Wall seconds; when they run out the best certified pair so far is returned (``converged = False``).
     method : {"auto", "race", "lp", "dcfr", "pcfr_plus"}, default "auto"
-        ``"auto"``: race DCFR against PCFR+ and switch to the sequence-form LP when its size model
-        predicts it faster; ``"race"``: never the LP; ``"lp"``: only the LP; ``"dcfr"`` / ``"pcfr_plus"``:
-        one lane alone (the baselines of benchmarks/efg.py).
+        ``"auto"``: PCFR+ alone for ``PROBE_SECONDS`` (the probe), then race DCFR against PCFR+ and switch
+        to the sequence-form LP when its size model predicts it faster; ``"race"``: no probe, never the LP;
+        ``"lp"``: only the LP; ``"dcfr"`` / ``"pcfr_plus"``: one lane alone (the baselines of benchmarks/efg.py).
     max_rounds : int, default 10,000,000
         A cap on each lane's rounds.
 
@@ -372,15 +388,25 @@ def solve_efg(game, gap: float = 1e-4, time_limit: float | None = None, *, metho
     best = _Best()
     learners = _learners()
     names = ("dcfr", "pcfr_plus") if method in ("auto", "race") else (method,)
-    lanes = [_Lane(name, learners[name], game, best, int(max_rounds), deadline) for name in names]
-    target, use_lp = gap, False
+    lanes: list = []
+    target, use_lp, probed, certified = gap, False, False, None
     try:
-        for lane in lanes:
-            lane.advance(_OPENING, target)
-        while True:
+        if method == "auto":  # the probe: PCFR+ alone for PROBE_SECONDS of its CPU time (a small game ends here)
+            lanes.append(_Lane("pcfr_plus", learners["pcfr_plus"], game, best, int(max_rounds), deadline))
+            lanes[0].advance(int(max_rounds), target, cpu_until=PROBE_SECONDS)
             if best.width <= target:
-                bracket = game.bracket(best.x, best.y)
-                if bracket.nash_gap <= gap:
+                certified = game.bracket(best.x, best.y)
+                probed = certified.nash_gap <= gap
+            notes.append(f"probe: pcfr_plus alone {lanes[0].rounds} rounds, {lanes[0].cpu:.3g} s CPU, "
+                         f"{'met the gap' if probed else 'the race goes on'}")
+        for name in names:
+            if not probed and name not in [lane.name for lane in lanes]:
+                lanes.append(_Lane(name, learners[name], game, best, int(max_rounds), deadline))
+                lanes[-1].advance(_OPENING, target)
+        while not probed:
+            if best.width <= target:
+                certified = game.bracket(best.x, best.y)
+                if certified.nash_gap <= gap:
                     break
                 target = 0.5 * target  # the running bracket was above the certified one by rounding: aim lower
                 continue
@@ -408,6 +434,8 @@ def solve_efg(game, gap: float = 1e-4, time_limit: float | None = None, *, metho
         x, y, bracket = solved_by_lp()
         if bracket.nash_gap <= gap or best.x is None or bracket.nash_gap <= best.width:
             return finish(x, y, bracket, "lp", rounds)
-    bracket = game.bracket(best.x, best.y)
+    if certified is None or certified.nash_gap > gap:  # not met: the best pair so far, certified here
+        certified = game.bracket(best.x, best.y)
+    bracket = certified
     how = best.x_from if best.x_from == best.y_from else f"{best.x_from}+{best.y_from}"
     return finish(best.x, best.y, bracket, how, rounds)
