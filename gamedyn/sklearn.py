@@ -496,7 +496,7 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
                 proof = reduced_hull_proof(A, cap)
                 if proof is not None:
                     separable, p = False, np.asarray(proof, dtype=np.float64)
-        kept_cap = float(np.max(domain.caps[:, k])) if domain is not None else cap
+        kept_cap = domain.largest_cap(k) if domain is not None else cap
         certificate = Certificate(lower=low, upper=high, separable=separable, p=p, rounds=int(found.iterations[k]),
                                   cap=None if kept_cap is None or (kept_cap == 1.0 and domain is None) else kept_cap,
                                   hulls=1 if domain is None else 2)
@@ -1165,6 +1165,7 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
                     return _solve_lbfgs(rows, pair_cap, tol, max_iter, previous)
                 signs = np.where(y[:, None] == np.asarray(problems)[None, :], 1.0, -1.0)
                 if two_hulls:
+                    assert nu is not None
                     return _solve_lbfgs(SignedRows(Z, signs, None, scale), _two_hulls(signs, nu), tol, max_iter,
                                         previous)
                 return _solve_lbfgs(SignedRows(Z, signs, column, scale), cap, tol, max_iter, previous)

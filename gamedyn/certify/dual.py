@@ -567,7 +567,11 @@ class DualDomain(Protocol):
     of :func:`shrinking_round` apply), with its ``cap``.
     """
 
-    shrinkable: bool
+    @property
+    def shrinkable(self) -> bool: ...
+
+    @property
+    def cap(self) -> float | None: ...  # the cap of a shrinkable domain (one capped simplex per game), else None
 
     def centre(self, games: np.ndarray | None = None) -> np.ndarray | float: ...
 
@@ -585,6 +589,8 @@ class DualDomain(Protocol):
     def restricted(self, games: np.ndarray) -> DualDomain: ...
 
     def exact_form(self, A: np.ndarray, game: int) -> tuple[np.ndarray, float] | None: ...
+
+    def largest_cap(self, game: int) -> float: ...
 
 
 @attrs.frozen
@@ -635,6 +641,10 @@ class CappedColumns:
         """``(A, c)``: the value is 0 exactly when some point of Delta_c has ``A^T p = 0``."""
         return A, self.cap
 
+    def largest_cap(self, game):
+        """``c``."""
+        return self.cap
+
 
 @attrs.frozen
 class TwoHulls:
@@ -665,6 +675,7 @@ class TwoHulls:
     positive: np.ndarray
     caps: np.ndarray
     shrinkable = False
+    cap = None
 
     @classmethod
     def from_signs(cls, signs: np.ndarray, caps: np.ndarray) -> TwoHulls:
@@ -741,6 +752,10 @@ class TwoHulls:
             return None
         signs = np.where(self.positive[:, game], 1.0, -1.0)
         return np.hstack([A, signs[:, None]]), 0.5 * c_positive
+
+    def largest_cap(self, game):
+        """The larger of the two classes' caps."""
+        return float(np.max(self.caps[:, game]))
 
 
 def _constant_column_ratio(X, column: float) -> float:
@@ -987,10 +1002,11 @@ def soft_margin_lbfgs(rows: GameRows, cap: float | DualDomain, *, tol: float = 0
         raise ValueError(f"rows must hold at least one row of dimension >= 1 in at least one game; got shape "
                          f"{(n, dim)} with {K} games.")
     domain = cap if isinstance(cap, DualDomain) else None
+    cap_value = 1.0
     if domain is None:
-        cap = _finite_number("cap", cap)
-        if not 1.0 / n * (1 - 4 * _EPS) <= cap <= 1.0:
-            raise ValueError(f"cap must be in [1/n, 1] = [{1.0 / n!r}, 1] (c = 1 / (nu n)); got {cap!r}.")
+        cap_value = _finite_number("cap", cap)
+        if not 1.0 / n * (1 - 4 * _EPS) <= cap_value <= 1.0:
+            raise ValueError(f"cap must be in [1/n, 1] = [{1.0 / n!r}, 1] (c = 1 / (nu n)); got {cap_value!r}.")
     elif np.shape(domain.centre()) not in ((), (n, K)):
         raise ValueError(f"the domain's games do not match the rows: its centre has shape {np.shape(domain.centre())}, "
                          f"the rows {(n, K)} (N rows, K games).")
@@ -1012,7 +1028,7 @@ def soft_margin_lbfgs(rows: GameRows, cap: float | DualDomain, *, tol: float = 0
         raise ValueError("the rows' norms overflow float64 (beyond 1.8e308); divide X by a power of two first "
                          "(the soft margin scales with it exactly).")
     if domain is None:
-        domain = CappedColumns(cap=max(float(cap), 1.0 / n), n=n)
+        domain = CappedColumns(cap=max(cap_value, 1.0 / n), n=n)
     if bound == 0.0:  # every row is 0: A^T p = 0 for every p, exactly; the value is 0, proved
         return DualSolution(w=np.zeros((dim, K)), p=np.broadcast_to(domain.centre(), (n, K)).copy(), lower=np.zeros(K),
                             upper=np.zeros(K),
@@ -1214,7 +1230,7 @@ def _solve(rows, domain: DualDomain, tol: float, max_iter: int, memory: int, sta
         if M is None:
             M = rows_k(columns).times(W)
             products += 1
-        u = centre if np.ndim(centre) == 0 or len(columns) == K else centre[:, columns]
+        u = centre if np.ndim(centre) == 0 or len(columns) == K else np.asarray(centre)[:, columns]
         P, t = domain.project(u - M / mu[columns], None if tau[0] is None else tau[0][..., columns], columns)
         if tau[0] is not None:
             tau[0][..., columns] = t
@@ -1292,7 +1308,7 @@ def _solve(rows, domain: DualDomain, tol: float, max_iter: int, memory: int, sta
         from_bottom = ~(best_lower[open_games] > 0)
         base = np.where(from_bottom, SHRINK_FROM_BOTTOM, SHRINK_NEAR) * n
         reach = np.maximum(base, SHRINK_DIMENSIONS * dim) * 2.0 ** failures[open_games]
-        cap = domain.cap
+        cap = float(domain.cap)  # type: ignore[arg-type]  # (a shrinkable domain has its cap)
         width = np.where(from_bottom, _rows_at_cap(cap, n), np.minimum(reach, _rows_at_cap(cap, n))) + reach
         small = width <= n / 2
         games, from_bottom, reach = open_games[small], from_bottom[small], reach[small]
