@@ -572,7 +572,7 @@ MUTANTS = (
             "        P, t = domain.project(u - M / mu[columns], None if tau[0] is None else tau[0][..., columns], columns)\n",
             "        P, t = domain.project(u - M / mu[columns], None if tau[0] is None else tau[0][..., columns], columns)\n"
             "        P = P + 0.5 * (u - P)\n        P[0] += 0.25\n",
-            tests=("tests/test_sklearn_soft.py",)),
+            tests=("tests/test_sklearn_soft.py", "-k", "brackets_the_exact_soft_margin")),
     _mutant("fenchel-ftl-sign", "fenchel", "gamedyn/games/fenchel/game.py",
             "the Fenchel game's FTL play grad f(+sum alpha x / S) with the sign of the linear part dropped",
             "x = divide(linear, -strength)  # = -linear / strength",
