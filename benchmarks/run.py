@@ -202,6 +202,7 @@ def section_float32(n, d, T):
     A = data(n, d, np.float32)
     for name in ("smooth_perceptron", "mirror_prox_perceptron", "nag_margin"):
         recipe = PAIRS[name][0]
+        recipe(A, 2)  # warm: a first call's numba compilation (the compiled extra) allocates, traced, outside the run
         tracemalloc.start()
         recipe(A, T)
         peak = tracemalloc.get_traced_memory()[1]
