@@ -100,6 +100,7 @@ _ESTIMATOR = ("tests/test_sklearn.py",)
 _SEE = ("tests/test_weak_spots.py",)  # issue 31: the tests that see
 _SOFT = ("tests/test_soft_margin_game.py",)
 _TWO_HULLS = ("tests/test_two_hulls.py",)
+_RESOLVED = ("tests/test_resolved_columns.py",)
 _BACKEND_MATRIX = ("tests/test_backends.py", "-k", "matrix or solve_game")
 _BACKEND_FENCHEL = ("tests/test_backends.py", "-k", "fenchel")
 _BACKEND_CHECKPOINTS = ("tests/test_backends.py", "-k", "checkpoint")
@@ -457,6 +458,14 @@ MUTANTS = (
     _mutant("two-hulls-bias-sign", "estimator", "gamedyn/sklearn.py",
             "the bias between the hulls' thresholds with its sign flipped",
             "        biases[k] = -0.5 * (top - bottom)", "        biases[k] = 0.5 * (top - bottom)", tests=_TWO_HULLS),
+    # ---- exact proofs on columns dependent up to rounding (issue 29: make_classification's redundant features)
+    _mutant("resolved-columns-never", "certificates", "gamedyn/certify/gordan.py",
+            "no second LP on the resolved columns: the proofs one row short stay undecided",
+            "    if rank >= d:\n        return None\n", "    if True:\n        return None\n", tests=_RESOLVED),
+    _mutant("resolved-columns-plain-residual", "certificates", "gamedyn/certify/gordan.py",
+            "the dependent columns' residuals computed in plain float64 (rounding noise, not the exact residual)",
+            "    residual = total + carried\n", "    residual = rows[:, dependent] - rows[:, independent] @ fit\n",
+            tests=_RESOLVED),
     # ---- the soft-margin game (issue 19): wrong algorithms on the capped simplex
     _mutant("soft-cvar-is-min", "soft margin", "gamedyn/certify/certificates.py",
             "the soft certificate's lower end min_i (A w)_i / ||w|| instead of the CVaR of the margins",

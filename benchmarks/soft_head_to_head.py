@@ -1,7 +1,21 @@
 """Head to head on non-separable data (issue 19, item 6): GridSearchCV over nu for gamedyn's certified
 soft margin, over C for LinearSVC(loss="hinge") and LogisticRegression.
 
-Run (one run, all sets, as the issue asks; about 40 CPU minutes with every model at n = 10^6):
+Two protocols. ``--defaults`` (issue 29, item 5): every model with its default parameters (gamedyn's
+``MarginClassifier()``, plus ``MarginClassifier(nu=NU)`` for each ``--nu``), fitted on a fixed stratified
+80 % split (random_state 0) and scored on the other 20 %; fit CPU (``time.process_time``) and wall
+time, medians over ``--repeats`` interleaved repeats (the models' order rotates), and peak memory
+beyond X (``tracemalloc``'s peak during ``fit``, in units of X's bytes: numpy's buffers are traced,
+liblinear's C allocations are not, so the scikit-learn models' figure is a lower bound). Sets: those
+of the grid protocol plus ``iris``, ``seven`` (issue 29's 7-class set), ``binary-5000x40`` (flip_y 0.1),
+``binary-1e5x100`` (flip_y 0.05) and ``sparse-50000x20000`` (CSR, 0.2 % density, a planted linear rule,
+2 % of labels flipped):
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/soft_head_to_head.py --defaults \
+        [--sets iris,wine,breast_cancer,digits,seven,binary-5000x40,binary-1e5x100,sparse-50000x20000] \
+        [--nu 0.1 0.3] [--repeats 3] [--out FILE]
+
+The grid protocol (one run, all sets, as issue 19 asks; about 40 CPU minutes with every model at n = 10^6):
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/soft_head_to_head.py \
         [--sets breast_cancer,digits,wine,synthetic-1e5,synthetic-1e6] [--models gamedyn,svc,logistic] [--out FILE]
@@ -64,10 +78,37 @@ def synthetic(n, d=100, noise=0.05, seed=0):
     return X, y
 
 
-def load(name):
-    from sklearn.datasets import load_breast_cancer, load_digits, load_wine
+def planted_sparse(n=50_000, d=20_000, density=0.002, flip=0.02, seed=0):
+    """CSR rows with ``density`` non-zeros N(0, 1), labels the sign of a planted rule ``x . w*``, ``flip`` flipped."""
+    import scipy.sparse
 
-    if name == "breast_cancer":
+    rng = np.random.default_rng(seed)
+    X = scipy.sparse.random(n, d, density=density, format="csr", random_state=rng, data_rvs=rng.standard_normal)
+    w = rng.standard_normal(d)
+    y = np.where(X @ w >= 0, 1, -1)
+    flipped = rng.random(n) < flip
+    y[flipped] = -y[flipped]
+    return X, y
+
+
+DEFAULT_SETS = "iris,wine,breast_cancer,digits,seven,binary-5000x40,binary-1e5x100,sparse-50000x20000"
+
+
+def load(name):
+    from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine, make_classification
+
+    if name == "seven":  # issue 29's multiclass set
+        return make_classification(n_samples=10_000, n_features=54, n_informative=30, n_redundant=10, n_classes=7,
+                                   n_clusters_per_class=1, flip_y=0.03, random_state=5)
+    if name == "binary-5000x40":
+        return make_classification(n_samples=5000, n_features=40, flip_y=0.1, random_state=0)
+    if name == "binary-1e5x100":
+        return make_classification(n_samples=100_000, n_features=100, flip_y=0.05, random_state=0)
+    if name == "sparse-50000x20000":
+        return planted_sparse()
+    if name == "iris":
+        X, y = load_iris(return_X_y=True)
+    elif name == "breast_cancer":
         X, y = load_breast_cancer(return_X_y=True)
     elif name == "digits":
         return load_digits(return_X_y=True)
@@ -111,12 +152,78 @@ def run(name, X, y, model, grid):
     return row
 
 
+def fit_once(model, X, y):
+    """(CPU s, wall s, peak traced bytes during fit, warnings) of one ``model.fit(X, y)``."""
+    import tracemalloc
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tracemalloc.start()
+        cpu, wall = time.process_time(), time.perf_counter()
+        model.fit(X, y)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return cpu, wall, peak, len(caught)
+
+
+def nbytes(X):
+    return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes if hasattr(X, "indptr") else X.nbytes
+
+
+def defaults(sets, nus, repeats, out):
+    """The default-parameter protocol (the module docstring): one table row per set and model."""
+    from sklearn.base import clone
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from sklearn.svm import LinearSVC
+
+    rows = []
+    print("| set | n x d | model | held-out accuracy | fit CPU s | wall s | CPU / LinearSVC | peak memory / X | "
+          "warnings |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name in sets:
+        X, y = load(name)
+        X_train, X_test, y_train, y_test = train_test_split(X, y, train_size=0.8, stratify=y, random_state=0)
+        candidates = {"MarginClassifier()": MarginClassifier(), "LinearSVC()": LinearSVC(),
+                      "LogisticRegression()": LogisticRegression()}
+        candidates.update({f"MarginClassifier(nu={nu:g})": MarginClassifier(nu=nu) for nu in nus})
+        names = list(candidates)
+        runs = {label: [] for label in names}
+        fitted = {}
+        for repeat in range(repeats):
+            for label in names[repeat % len(names):] + names[:repeat % len(names)]:  # interleaved, rotating
+                model = clone(candidates[label])
+                runs[label].append(fit_once(model, X_train, y_train))
+                fitted[label] = model
+        size = nbytes(X_train)
+        svc_cpu = float(np.median([r[0] for r in runs["LinearSVC()"]]))
+        for label in names:
+            cpu, wall, peak, caught = (float(np.median([r[i] for r in runs[label]])) for i in range(4))
+            row = {"set": name, "n": int(X.shape[0]), "d": int(X.shape[1]), "model": label,
+                   "accuracy": float(fitted[label].score(X_test, y_test)), "cpu_s": cpu, "wall_s": wall,
+                   "cpu_over_linearsvc": cpu / svc_cpu, "peak_over_X": peak / size, "warnings": int(caught)}
+            rows.append(row)
+            print(f"| {name} | {X.shape[0]} x {X.shape[1]} | {label} | {row['accuracy']:.4f} | {cpu:.3f} | {wall:.3f} | "
+                  f"{row['cpu_over_linearsvc']:.2f} | {row['peak_over_X']:.2f} | {int(caught)} |", flush=True)
+            if out:
+                pathlib.Path(out).write_text(json.dumps(rows, indent=1))
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sets", default="breast_cancer,digits,wine,synthetic-1e5,synthetic-1e6")
+    parser.add_argument("--defaults", action="store_true", help="the default-parameter protocol (issue 29)")
+    parser.add_argument("--sets", default=None, help="comma-separated data sets")
     parser.add_argument("--models", default="gamedyn,svc,logistic")
+    parser.add_argument("--nu", type=float, nargs="*", default=[], help="--defaults: also MarginClassifier(nu=...)")
+    parser.add_argument("--repeats", type=int, default=3, help="--defaults: interleaved repeats (medians)")
     parser.add_argument("--out", default=None)
     options = parser.parse_args(argv)
+    if options.defaults:
+        defaults((options.sets or DEFAULT_SETS).split(","), options.nu, options.repeats, options.out)
+        return
+    options.sets = options.sets or "breast_cancer,digits,wine,synthetic-1e5,synthetic-1e6"
     rows = []
     for name in options.sets.split(","):
         X, y = load(name)

@@ -823,6 +823,10 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
     ``threadpoolctl.threadpool_limits(1, "blas")``. With a dask ``client`` the products run on the
     workers, under their own settings.
 
+    Probabilities: there is no ``predict_proba`` (a margin classifier scores); wrap the estimator in
+    ``sklearn.calibration.CalibratedClassifierCV``, which maps ``decision_function`` to probabilities
+    on held-out folds (the last example; docs/how-to/certify-your-data.md, "Probabilities").
+
     Examples
     --------
     >>> import numpy as np
@@ -833,6 +837,12 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
     >>> small = MarginClassifier(fit_intercept=False).fit(X * 2.0**-40, [1, 1, 0, 0])
     >>> bool(np.array_equal(small.coef_ * 2.0**-40, model.coef_)), small.certificate_[0].lower == model.certificate_[0].lower
     (True, True)
+    >>> from sklearn.calibration import CalibratedClassifierCV
+    >>> rows = np.random.default_rng(0).standard_normal((60, 2))
+    >>> labels = (rows[:, 0] + 0.5 * rows[:, 1] > 0).astype(int)
+    >>> calibrated = CalibratedClassifierCV(MarginClassifier(nu=0.2), cv=3).fit(rows, labels)
+    >>> calibrated.predict_proba([[3.0, 0.0], [-3.0, 0.0]]).round(1).tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
     """
 
     # the fitted attributes (annotations only: set by fit, absent before it, as scikit-learn expects)

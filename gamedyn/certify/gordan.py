@@ -17,10 +17,12 @@ import numpy as np
 import scipy.linalg
 
 from gamedyn.arrays.operators import dense_rows
+from gamedyn.core.capped_simplex import two_product
 from gamedyn.core.numerics import TINY, UNIT64, rounding_factor
 from gamedyn.core.validation import check_matrix, check_vector
 
-__all__ = ["EXACT_LP_SIZE_CAP", "EXACT_LP_WORK_CAP", "EXACT_WORK_CAP", "VERIFIED_ROWS_CAP", "find_witness", "gordan_proof"]
+__all__ = ["DEPENDENT_BELOW", "EXACT_LP_SIZE_CAP", "EXACT_LP_WORK_CAP", "EXACT_WORK_CAP", "VERIFIED_ROWS_CAP", "find_witness",
+           "gordan_proof", "resolved_columns"]
 
 #: The verified float64 solve of a square support system runs up to this many rows (support rows =
 #: coordinates + 1). Measured on the 2-core machine (one BLAS thread): 0.007 s at 129 rows, 0.05 s
@@ -42,6 +44,79 @@ EXACT_LP_SIZE_CAP = 512
 #: second, so at most 1 to 3 s; 40 rows x 11 coordinates of random floats take 5.7e6 units (0.6 s),
 #: 100 x 5 with entries spanning 2^-2000..1 3.3e6 (0.15 s); 40 x 11 spanning 2^-300..1 (1.3e8) is beyond.
 EXACT_LP_WORK_CAP = 3e7
+
+
+#: A column is resolved by :func:`resolved_columns` when pivoted QR leaves it a remainder below this
+#: fraction of the largest (the LP's feasibility tolerance, about 1e-7 absolute on columns of unit scale,
+#: cannot see such a direction).
+DEPENDENT_BELOW = 1e-6
+
+
+def resolved_columns(rows: np.ndarray) -> np.ndarray | None:
+    r"""``rows T`` for an invertible T that brings out directions the float LP cannot see, or None when there are none.
+
+    Data often hold a column that is a linear combination of others in real arithmetic (a feature
+    computed from features: scikit-learn's ``make_classification`` makes ``n_redundant`` of them), rounded
+    to float64. Exactly, the rows then span every coordinate, and a proof that 0 lies in a (reduced) hull
+    needs a support of ``d + 1`` rows that balance in the rounding-sized direction too; an LP with an
+    absolute tolerance of 1e-7 sees the column as dependent, returns a vertex one row short, and the exact
+    check fails (undecided). The transform: pivoted QR picks the columns whose remainder is below
+    :data:`DEPENDENT_BELOW` of the largest, each is replaced by its residual ``c_j - C_I m_j`` against the
+    independent columns ``C_I`` (``m_j`` a float least-squares fit: any ``m_j`` keeps T unit-triangular,
+    hence invertible) computed with error-free products and sums (Dekker, Knuth: the residual of rounding
+    size to about 1e-15 relative), then scaled to a largest entry of 1. Since T is invertible,
+    ``{p : rows^T p = 0}`` is unchanged: the LP on ``rows T`` names the support, and the proof is checked
+    exactly on the original rows.
+
+    Parameters
+    ----------
+    rows : numpy.ndarray, shape (n, d)
+        Finite float64 rows.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The transformed rows (a new array), or None when no column is dependent up to
+        :data:`DEPENDENT_BELOW` (the LP on ``rows`` already sees every direction).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rows = np.random.default_rng(0).standard_normal((6, 2))
+    >>> rows = np.column_stack([rows, 0.1 * rows[:, 0] + 0.7 * rows[:, 1]])  # dependent, up to rounding
+    >>> resolved = resolved_columns(rows)  # one column replaced by its residual, of rounding size, scaled to 1
+    >>> int(np.linalg.matrix_rank(rows)), int(np.linalg.matrix_rank(resolved)), int(np.sum(np.abs(resolved).max(axis=0) == 1))
+    (2, 3, 1)
+    >>> resolved_columns(rows[:, :2]) is None
+    True
+    """
+    n, d = rows.shape
+    if n < 2 or d < 2:
+        return None
+    peaks = np.max(np.abs(rows), axis=0)  # columns to a largest entry in [1/2, 1) (exact; no product overflows)
+    rows = np.ldexp(rows, -np.frexp(np.where(peaks > 0, peaks, 1.0))[1])
+    R, pivots = scipy.linalg.qr(rows, mode="r", pivoting=True)
+    diagonal = np.abs(np.diag(R))
+    if diagonal.size == 0 or diagonal[0] == 0:
+        return None
+    rank = int(np.count_nonzero(diagonal > diagonal[0] * DEPENDENT_BELOW))
+    if rank >= d:
+        return None
+    independent, dependent = pivots[:rank], pivots[rank:]
+    fit = np.linalg.lstsq(rows[:, independent], rows[:, dependent], rcond=None)[0]  # (rank, deps)
+    total = rows[:, dependent].copy()
+    carried = np.zeros_like(total)
+    for k, column in enumerate(independent):  # total + carried = c_j - C_I m_j, error-free until the last sum
+        product, error = two_product(np.broadcast_to(rows[:, column][:, None], total.shape), -fit[k][None, :])
+        summed = total + product
+        virtual = summed - total
+        carried += ((total - (summed - virtual)) + (product - virtual)) + error
+        total = summed
+    residual = total + carried
+    peaks = np.max(np.abs(residual), axis=0)
+    out = rows.copy()
+    out[:, dependent] = np.divide(residual, peaks, out=np.zeros_like(residual), where=peaks > 0)
+    return out
 
 
 def _integer_rows(rows: np.ndarray):
@@ -408,8 +483,9 @@ def _lp_vertex(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 def find_witness(A, order: np.ndarray):
     """Gordan's theorem on demand: the LP on the first rows of ``order`` (d + 1 first, doubling up to
     all n), its vertex checked by :func:`gordan_proof` (the vertex's support, then, since the LP's
-    tolerance admits wrong vertices, all the LP's rows exactly within the caps). Returns the proved
-    distribution on the n rows, or None."""
+    tolerance admits wrong vertices, all the LP's rows exactly within the caps; when that fails, once
+    more with the LP on :func:`resolved_columns`, for columns dependent up to rounding). Returns the
+    proved distribution on the n rows, or None."""
     n, d = A.shape
     k = min(n, d + 1)
     while True:
@@ -422,6 +498,10 @@ def find_witness(A, order: np.ndarray):
         if zero.size or vertex is not None:
             weights, exponents = (np.ones(k), np.zeros(k, dtype=np.int64)) if vertex is None else vertex
             lam = _gordan_proof(A_S, weights, exponents)
+            if lam is None and vertex is not None:  # a vertex one row short: columns dependent up to rounding
+                resolved = resolved_columns(A_S)
+                vertex = None if resolved is None else _lp_vertex(resolved)
+                lam = None if vertex is None else _gordan_proof(A_S, *vertex)
             if lam is not None:
                 witness = np.zeros(n)
                 witness[chosen] = lam

@@ -55,6 +55,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
+from gamedyn.certify.gordan import resolved_columns
 from gamedyn.core.capped_simplex import (
     cap_from_nu,
     check_cap,
@@ -603,6 +604,10 @@ def reduced_hull_proof(A, cap: float):
     face: rows at the cap, rows at 0, and at most ``d + 1`` free rows; the free weights are then solved
     **exactly** in rational arithmetic on the rows' float64 values (dyadic rationals) and the whole
     proof (``0 <= p_i <= c``, ``sum p = 1``, every coordinate of ``A^T p`` zero) checked term by term.
+    When the vertex fails the check, the LP runs once more on
+    :func:`gamedyn.certify.gordan.resolved_columns` (columns dependent up to rounding, as
+    ``make_classification``'s redundant features, hide a direction from the LP's tolerance; the transform
+    leaves ``{p : A^T p = 0}`` unchanged, and the check is on A itself).
     No tolerance decides: when the LP's vertex is not exact on its face, or the problem exceeds
     :data:`EXACT_HULL_SIZE_CAP` (rows times columns of the rational system), the answer is None
     (undecided), never a wrong "zero".
@@ -639,14 +644,22 @@ def reduced_hull_proof(A, cap: float):
     peaks = np.max(np.abs(A), axis=0)
     kept = peaks > 0
     lp_rows = np.ldexp(A[:, kept], -np.frexp(peaks[kept])[1])
-    result = scipy.optimize.linprog(
-        np.zeros(n), A_eq=np.vstack([lp_rows.T, np.ones((1, n))]), b_eq=np.concatenate([np.zeros(lp_rows.shape[1]), [1.0]]),
-        bounds=[(0.0, cap)] * n, method="highs-ds")
-    if result.status != 0 or result.x is None:
+
+    def vertex(rows):
+        result = scipy.optimize.linprog(
+            np.zeros(n), A_eq=np.vstack([rows.T, np.ones((1, n))]), b_eq=np.concatenate([np.zeros(rows.shape[1]), [1.0]]),
+            bounds=[(0.0, cap)] * n, method="highs-ds")
+        if result.status != 0 or result.x is None:
+            return None
+        x = np.clip(np.asarray(result.x, dtype=np.float64), 0.0, cap)
+        for tolerance in (1e-9, 1e-12, 1e-6, 0.0):  # (0: a free weight within 1e-16 of the cap, e.g. 1 - 2 fl(1/3))
+            proof = _proof_from_vertex(A, cap, x, tolerance)
+            if proof is not None:
+                return proof
         return None
-    x = np.clip(np.asarray(result.x, dtype=np.float64), 0.0, cap)
-    for tolerance in (1e-9, 1e-12, 1e-6, 0.0):  # (0: a free weight within 1e-16 of the cap, e.g. 1 - 2 fl(1/3))
-        proof = _proof_from_vertex(A, cap, x, tolerance)
-        if proof is not None:
-            return proof
-    return None
+
+    proof = vertex(lp_rows)
+    if proof is None:  # columns dependent up to rounding hide a direction from the LP: once more, brought out
+        resolved = resolved_columns(lp_rows)
+        proof = None if resolved is None else vertex(resolved)
+    return proof
