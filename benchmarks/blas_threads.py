@@ -5,7 +5,7 @@ while the machine is busy, e.g. ``python benchmarks/blas_threads.py --busy 2`` (
 processes of its own for the duration, one per core of a 2-core machine, and stops them by their
 process ids). Prints CPU (``time.process_time``, all threads of this process) and wall time of:
 
-1. ``MarginClassifier(recipe="smooth_perceptron")`` on the 10 digits classes (1797 x 64, one batched
+1. ``MarginClassifier(C=None, recipe="smooth_perceptron")`` on the 10 digits classes (1797 x 64, one batched
    one-vs-rest game of K = 10: its running sums hold n K = 17970 numbers, above OpenBLAS's threading
    threshold of 10000 for axpy and dot);
 2. the batched one-vs-rest K = 10 game against a loop of the 10 separate games, ``--rounds`` rounds
@@ -84,7 +84,7 @@ def main(argv=None) -> None:
     def fit():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            MarginClassifier(recipe="smooth_perceptron").fit(X, y)
+            MarginClassifier(C=None, recipe="smooth_perceptron").fit(X, y)
 
     cases = {"digits fit, smooth_perceptron, K = 10": fit}
     for name in ("smooth_perceptron", "nag_margin"):

@@ -13,8 +13,8 @@ Per data set and model: the median CPU time (``time.process_time``) and wall tim
 error, and the normalised margin it reaches relative to gamma* (the exact oracle). gamedyn's rows:
 
 * ``gamedyn separate``: the smooth perceptron stopped by ``stops.separated`` (time to zero training error);
-* ``gamedyn auto 1%``: ``MarginClassifier(tol=0.01)`` (size-aware: the exact oracle on small sets);
-* ``gamedyn dynamics 1%``: ``MarginClassifier(recipe="smooth_perceptron", tol=0.01)``;
+* ``gamedyn auto 1%``: ``MarginClassifier(C=None, tol=0.01)`` (size-aware: the exact oracle on small sets);
+* ``gamedyn dynamics 1%``: ``MarginClassifier(C=None, recipe="smooth_perceptron", tol=0.01)``;
   both report a *certified* relative gap (``certificate_.relative_gap``) next to the true one.
 
 scikit-learn's models: ``Perceptron(fit_intercept=False)``, ``LinearSVC(loss="hinge", C=1e4)`` and
@@ -71,8 +71,8 @@ def models(n):
         "sklearn Perceptron": lambda: Perceptron(fit_intercept=False, max_iter=1000, tol=None if not big else 1e-3),
         "sklearn LinearSVC": lambda: LinearSVC(loss="hinge", C=1e4, fit_intercept=False, max_iter=1000 if big else 100_000),
         "sklearn LogisticRegression": lambda: LogisticRegression(C=1e4, fit_intercept=False, max_iter=1000 if big else 10_000),
-        "gamedyn auto 1%": lambda: MarginClassifier(tol=0.01, fit_intercept=False, max_iter=200_000),
-        "gamedyn dynamics 1%": lambda: MarginClassifier(recipe="smooth_perceptron", tol=0.01, fit_intercept=False,
+        "gamedyn auto 1%": lambda: MarginClassifier(C=None, tol=0.01, fit_intercept=False, max_iter=200_000),
+        "gamedyn dynamics 1%": lambda: MarginClassifier(C=None, recipe="smooth_perceptron", tol=0.01, fit_intercept=False,
                                                         max_iter=2000 if big else 200_000),
     }
 

@@ -101,6 +101,7 @@ _SEE = ("tests/test_weak_spots.py",)  # issue 31: the tests that see
 _SOFT = ("tests/test_soft_margin_game.py",)
 _TWO_HULLS = ("tests/test_two_hulls.py",)
 _RESOLVED = ("tests/test_resolved_columns.py",)
+_SQUARED = ("tests/test_squared_hinge.py",)
 _BACKEND_MATRIX = ("tests/test_backends.py", "-k", "matrix or solve_game")
 _BACKEND_FENCHEL = ("tests/test_backends.py", "-k", "fenchel")
 _BACKEND_CHECKPOINTS = ("tests/test_backends.py", "-k", "checkpoint")
@@ -458,6 +459,24 @@ MUTANTS = (
     _mutant("two-hulls-bias-sign", "estimator", "gamedyn/sklearn.py",
             "the bias between the hulls' thresholds with its sign flipped",
             "        biases[k] = -0.5 * (top - bottom)", "        biases[k] = 0.5 * (top - bottom)", tests=_TWO_HULLS),
+    # ---- the 2-norm soft margin with a free bias (issue 29): wrong games and wrong brackets
+    _mutant("squared-hinge-bias-in-the-norm", "estimator", "gamedyn/certify/squared_hinge.py",
+            "the bias penalised like w (LinearSVC's intercept): not the free-bias L2-SVM",
+            "            return 0.5 * float(w @ w) + penalty * float(xi @ xi), gradient\n",
+            "            gradient[dim] += v[dim]\n            return 0.5 * float(w @ w) + 0.5 * v[dim] ** 2 + penalty * float(xi @ xi), gradient\n",
+            tests=_SQUARED),
+    _mutant("squared-hinge-slack-price", "estimator", "gamedyn/certify/squared_hinge.py",
+            "the augmented coordinates at 1/sqrt(C) instead of 1/sqrt(2C) in the upper end",
+            "    squared = norm * norm + float(p @ p) * (1 + 2 * (n + 2) * UNIT64) / (2.0 * penalty)\n",
+            "    squared = norm * norm + float(p @ p) * (1 + 2 * (n + 2) * UNIT64) / (4.0 * penalty)\n", tests=_SQUARED),
+    _mutant("squared-hinge-one-hull", "estimator", "gamedyn/certify/squared_hinge.py",
+            "the multipliers normalised over all rows, not per class, with the free bias",
+            "    groups = (positive, ~positive) if free_bias else (np.ones(n, dtype=bool),)\n",
+            "    groups = (np.ones(n, dtype=bool),)\n", tests=_SQUARED),
+    _mutant("squared-hinge-slack-sign", "estimator", "gamedyn/certify/squared_hinge.py",
+            "the other class's slacks added to its scores in the lower end (the hulls' gap overstated)",
+            "np.max(scores[~positive] - xi[~positive]))", "np.max(scores[~positive] + xi[~positive]))",
+            tests=_SQUARED),
     # ---- exact proofs on columns dependent up to rounding (issue 29: make_classification's redundant features)
     _mutant("resolved-columns-never", "certificates", "gamedyn/certify/gordan.py",
             "no second LP on the resolved columns: the proofs one row short stay undecided",

@@ -94,7 +94,7 @@ from gamedyn.certify.certificates import (
 from gamedyn.certify.margins import max_margin
 from gamedyn.core import capped_simplex
 
-__all__ = ["MarginClassifier", "NotSeparableWarning"]
+__all__ = ["DEFAULT_C", "MarginClassifier", "NotSeparableWarning"]
 
 # Non-separable data: stop once no direction can have normalised margin above this (rows of norm <= 1).
 INFEASIBLE_BELOW = 1e-4
@@ -682,6 +682,12 @@ def _fit_warning(names, certificates, rounds, tol, max_iter, nu=None, positive_n
     return None
 
 
+# The default C of the 2-norm soft margin, on the rows x / max ||x_i|| (issue 29; measured on a fixed stratified
+# 80/20 split of iris, wine, breast cancer, digits, its 7-class set and make_classification 5000 x 40: every
+# C in [10, 100] is within one point of the better of LinearSVC() and LogisticRegression() on all six, 1 and
+# 1000 are not; benchmarks/soft_head_to_head.py --defaults).
+DEFAULT_C = 10.0
+
 _DEVICE_ATTRIBUTES = ("coef_", "intercept_", "n_iter_")  # fitted arrays kept in X's namespace under array_api_dispatch
 
 
@@ -711,7 +717,8 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
     Parameters
     ----------
     nu : float in (0, 1] or None, default=None
-        None: the hard (max-)margin problem. A number: the soft margin (docs/explanation/soft-margin.md).
+        None: the game ``C`` names. A number: the nu-SVM's soft margin (docs/explanation/soft-margin.md), in
+        place of ``C`` (a ``C`` other than its default beside ``nu`` is an error).
         With ``fit_intercept=True`` (and solver ``"auto"`` or ``"lbfgs"``) it is libsvm's nu-SVC with a
         free bias: the game of the two classes' reduced convex hulls
         (:class:`gamedyn.certify.dual.TwoHulls`), both with cap ``c = 2/(nu n)`` (a class of fewer than
@@ -720,8 +727,23 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         nu=nu)`` (tests/test_two_hulls.py), and ``certificate_[k].cap`` the larger of the two caps.
         Otherwise one capped simplex over all signed rows, cap ``c = 1/(nu n)``, the intercept (if any) a
         feature. ``nu`` bounds the fraction of margin errors from above and must be >= 1/n.
+    C : float > 0 or None, default=10.0
+        With ``nu=None``: the 2-norm soft margin, ``min 1/2 ||w||^2 + C sum_i max(0, 1 - y_i(<w, z_i> + b))^2``
+        on the rows ``z_i = x_i / max_j ||x_j||`` (``LinearSVC``'s squared hinge, with the bias free with
+        ``fit_intercept``, outside the norm): the hard margin of the augmented rows ``(z_i, y_i e_i / sqrt(2C))``
+        between the two classes' hulls (:mod:`gamedyn.certify.squared_hinge`), positive for any data, so it
+        never warns that the data overlap; ``certificate_[k]`` brackets its value (``penalty`` = C),
+        ``coef_`` and ``intercept_`` are the primal's (not normalised: one-vs-rest compares them). Solved by
+        L-BFGS-B on X in memory (solver ``"auto"``), X never copied. The default 10 (:data:`DEFAULT_C`) was
+        measured: within one point of the better of ``LinearSVC()`` and ``LogisticRegression()`` on six
+        standard sets (benchmarks/soft_head_to_head.py). ``None`` (with ``nu=None``): the hard margin, the
+        certified max-margin separator, or a proof that there is none. Larger C is closer to the hard margin:
+        on separable data the default is still a soft margin, not the hard one. The dynamics (a recipe
+        ``solver``), the exact oracle, a dask client and ``multi_class="weston_watkins"`` play the other games:
+        with them the default C steps aside (the hard margin, or ``nu``) and any other C is an error.
     solver : str, default="auto"
-        ``"auto"`` (with ``nu``: ``"lbfgs"``; else the exact oracle when ``min(n, d) <=
+        ``"auto"`` (with ``C`` and ``nu=None``, in memory, one-vs-rest: L-BFGS-B on the 2-norm soft margin; with
+        ``nu``: ``"lbfgs"``; else the exact oracle when ``min(n, d) <=
         exact_threshold``, else the smooth perceptron; with a dask client the smooth perceptron),
         ``"exact"``, ``"lbfgs"`` (L-BFGS on the smoothed primal, :func:`gamedyn.certify.dual.soft_margin_lbfgs`),
         or a recipe name: ``"smooth_perceptron"``, ``"accelerated_perceptron"``, ``"nag_margin"``,
@@ -831,10 +853,10 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
     --------
     >>> import numpy as np
     >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0]])
-    >>> model = MarginClassifier(fit_intercept=False).fit(X, [1, 1, 0, 0])
+    >>> model = MarginClassifier(C=None, fit_intercept=False).fit(X, [1, 1, 0, 0])
     >>> model.predict([[1.0, 1.0], [-1.0, -1.0]]).tolist(), model.certificate_[0].separable
     ([1, 0], True)
-    >>> small = MarginClassifier(fit_intercept=False).fit(X * 2.0**-40, [1, 1, 0, 0])
+    >>> small = MarginClassifier(C=None, fit_intercept=False).fit(X * 2.0**-40, [1, 1, 0, 0])
     >>> bool(np.array_equal(small.coef_ * 2.0**-40, model.coef_)), small.certificate_[0].lower == model.certificate_[0].lower
     (True, True)
     >>> from sklearn.calibration import CalibratedClassifierCV
@@ -852,6 +874,7 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {} if Interval is None else {
         "nu": [None, Interval(numbers.Real, 0, 1, closed="right")],
+        "C": [None, Interval(numbers.Real, 0, None, closed="neither")],
         "solver": [StrOptions(set(SOLVERS))],
         "multi_class": [StrOptions({"ovr", "weston_watkins"})],
         "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
@@ -866,12 +889,13 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         "normalize": ["boolean", Hidden(StrOptions({"deprecated"}))],
     }
 
-    def __init__(self, nu=None, *, solver="auto", multi_class="ovr", tol=0.01, max_iter=10_000, fit_intercept=True,
-                 intercept_scaling=1.0, warm_start=False, n_jobs=None, exact_threshold=500, client=None,
-                 recipe="deprecated", normalize="deprecated"):
+    def __init__(self, nu=None, *, C=DEFAULT_C, solver="auto", multi_class="ovr", tol=0.01, max_iter=10_000,
+                 fit_intercept=True, intercept_scaling=1.0, warm_start=False, n_jobs=None, exact_threshold=500,
+                 client=None, recipe="deprecated", normalize="deprecated"):
         if _SKLEARN_MISSING is not None:
             raise ImportError("gamedyn.sklearn.MarginClassifier needs scikit-learn: pip install gamedyn[sklearn]")
         self.nu = nu
+        self.C = C
         self.solver = solver
         self.multi_class = multi_class
         self.tol = tol
@@ -888,7 +912,7 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
     def __sklearn_clone__(self):
         """``sklearn.base.clone``: every parameter copied as usual, except a live dask client, which is
         shared (a ``Client`` holds sockets and tasks: it cannot be copied, and a copy would be a second
-        connection). So ``clone(MarginClassifier(client=Client(...)))`` and ``GridSearchCV`` work."""
+        connection). So ``clone(MarginClassifier(C=None, client=Client(...)))`` and ``GridSearchCV`` work."""
         client = self.client
         if client is None or isinstance(client, str) or not _is_live_client(client):
             return super().__sklearn_clone__()
@@ -944,6 +968,12 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         self._validate_params()
         if self.nu is not None and not (_is_real(self.nu) and 0 < self.nu <= 1):
             refuse("nu", "None or a float in the range (0, 1]", "0.1")
+        if self.C is not None and not (_is_real(self.C) and math.isfinite(self.C) and self.C > 0):
+            refuse("C", "None or a positive finite float", "10.0")
+        if self.C is not None and self.nu is not None and self.C != DEFAULT_C:
+            raise ValueError(f"MarginClassifier takes nu (the nu-SVM) or C (the 2-norm soft margin), not both; got "
+                             f"nu={self.nu!r} and C={self.C!r}. Drop one: e.g. MarginClassifier(C={self.C!r}) or "
+                             f"MarginClassifier(nu={self.nu!r}).")
         if not (_is_real(self.tol) and 0 < self.tol < 1):
             refuse("tol", "a float in the range (0, 1) (a certified relative gap)", "0.01")
         for name, example in (("max_iter", "10000"), ("exact_threshold", "500")):
@@ -1097,6 +1127,16 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         if classes.size < 2:
             raise ValueError(f"y has only one class ({classes.tolist()}); a classifier needs at least two classes.")
         n_rows = X.shape[0]
+        if self.C is not None and self.nu is None:
+            pairs = self.multi_class == "weston_watkins" and classes.size > 2
+            if solver in ("auto", "lbfgs") and not distributed and not pairs:
+                return self._fit_squared_hinge(X, y, classes, normalize, tol, max_iter)
+            if self.C != DEFAULT_C:  # (the default C steps aside for the games only the others play)
+                raise ValueError(f"C={self.C!r} (the 2-norm soft margin) is solved by L-BFGS on X in memory, one game "
+                                 f"per class: use solver='auto' and multi_class='ovr' without a dask client or array; "
+                                 f"got solver={solver!r}, multi_class={self.multi_class!r}"
+                                 f"{' and dask' if distributed else ''}. For the dynamics, dask or the pair game use "
+                                 "nu=... or C=None (the hard margin).")
         nu = None if self.nu is None else float(self.nu)
         cap = None
         if nu is not None:
@@ -1242,6 +1282,45 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         self.certificate_ = certificates
         self.n_iter_ = np.array([max(r, 0) for r in rounds], dtype=np.int64)
         self._fitted_cap = (nu, n, joint, two_hulls)
+        return self
+
+    def _fit_squared_hinge(self, X, y, classes, normalize, tol, max_iter):
+        """The 2-norm soft margin (``C``): :func:`gamedyn.certify.squared_hinge.squared_hinge_margin` on the rows
+        ``x_i / m`` (one game per class, or one for two classes), X never copied."""
+        from gamedyn.certify.squared_hinge import squared_hinge_margin
+
+        penalty = float(self.C)
+        _, scale, row_scale, feature_scale, _ = self._folded_scales(X, normalize, with_column=False)
+        problems = [classes[1]] if classes.size == 2 else list(classes)
+        signs = np.where(np.asarray(y)[:, None] == np.asarray(problems)[None, :], 1.0, -1.0)
+        free_bias = bool(self.fit_intercept)
+        n = X.shape[0]
+        fitted = ("C", penalty, n, free_bias, scale)
+        start = None
+        if (self.warm_start and getattr(self, "_fitted_cap", None) == fitted
+                and np.array_equal(getattr(self, "classes_", []), classes) and self.coef_.shape[1] == X.shape[1]):
+            start = np.vstack([self.coef_.T * scale, self.intercept_[None, :]])
+        with _blas_threads_for(n * X.shape[1], False):
+            found = squared_hinge_margin(X, signs, penalty, scale=scale, free_bias=free_bias, tol=tol,
+                                         max_iter=max_iter, start=start)
+        certificates = [Certificate(lower=float(found.lower[k]), upper=float(found.upper[k]),
+                                    separable=True if found.lower[k] > 0 else None, p=found.p[:, k],
+                                    rounds=int(found.iterations[k]), hulls=2 if free_bias else 1, penalty=penalty)
+                        for k in range(len(problems))]
+        names = ([f"class {_shown(classes[1])} against class {_shown(classes[0])}"] if len(problems) == 1
+                 else [f"class {_shown(label)} against the rest" for label in problems])
+        warning = _fit_warning(names, certificates, [int(r) for r in found.iterations], tol, max_iter)
+        if warning is not None:
+            warnings.warn(warning[1], warning[0], stacklevel=4)
+        self.classes_ = classes
+        self.solver_ = "lbfgs"
+        self.feature_scale_ = float(feature_scale)
+        self.row_scale_ = float(row_scale)
+        self.coef_ = np.ascontiguousarray(found.w.T / scale, dtype=np.float64)
+        self.intercept_ = np.asarray(found.b, dtype=np.float64).copy()
+        self.certificate_ = certificates
+        self.n_iter_ = np.asarray(found.iterations, dtype=np.int64)
+        self._fitted_cap = fitted
         return self
 
     def decision_function(self, X):

@@ -191,10 +191,10 @@ from gamedyn.sklearn import MarginClassifier
 rng = np.random.default_rng(3)
 X = rng.normal(size=(60, 4))
 y = np.where(X @ np.array([1.0, -0.5, 0.25, 0.0]) + 0.1 > 0, 1, 0)
-expected = MarginClassifier().fit(X, y)
-assert MarginClassifier().__sklearn_tags__().array_api_support is True
+expected = MarginClassifier(C=None).fit(X, y)
+assert MarginClassifier(C=None).__sklearn_tags__().array_api_support is True
 with sklearn.config_context(array_api_dispatch=True):
-    fitted = MarginClassifier().fit(torch.asarray(X), torch.asarray(y))
+    fitted = MarginClassifier(C=None).fit(torch.asarray(X), torch.asarray(y))
     scores = fitted.decision_function(torch.asarray(X))
     labels = fitted.predict(torch.asarray(X))
 assert isinstance(fitted.coef_, torch.Tensor) and isinstance(fitted.intercept_, torch.Tensor)
@@ -232,9 +232,9 @@ rng = np.random.default_rng(0)
 X = rng.normal(size=(60, 4))
 y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 3, 7)  # integer labels, not 0/1
 device = xp.Device("device1")
-expected = MarginClassifier().fit(X, y)
+expected = MarginClassifier(C=None).fit(X, y)
 with sklearn.config_context(array_api_dispatch=True):
-    fitted = MarginClassifier().fit(xp.asarray(X, device=device), xp.asarray(y, device=device))
+    fitted = MarginClassifier(C=None).fit(xp.asarray(X, device=device), xp.asarray(y, device=device))
     labels = fitted.predict(xp.asarray(X, device=device))
 for name in ("coef_", "intercept_", "n_iter_"):
     value = getattr(fitted, name)

@@ -543,7 +543,7 @@ def test_estimator_never_warns_not_separable_on_separable_data_in_small_units():
     X, y = make_separable(60, 3, 0.05, 0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = MarginClassifier(recipe="smooth_perceptron").fit(X * 1e-10, y)
+        model = MarginClassifier(C=None, recipe="smooth_perceptron").fit(X * 1e-10, y)
     assert all(c.separable is not False for c in model.certificate_)
     assert not any("not separable" in str(warning.message) for warning in caught)
 

@@ -300,7 +300,7 @@ def test_the_estimator_never_certifies_the_wrong_thing(case, recipe, random):
     X = A * y[:, None]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = MarginClassifier(solver=recipe, fit_intercept=False, tol=0.05, max_iter=300).fit(X, y)
+        model = MarginClassifier(C=None, solver=recipe, fit_intercept=False, tol=0.05, max_iter=300).fit(X, y)
     Z = signed_rows(X / model.row_scale_, y)
     if case[0] == "separable":
         _, _, gamma, (row, column) = case

@@ -31,16 +31,16 @@ def redundant_rows(seed, n=240, informative=5, redundant=2, scale_exponent=0):
     return np.ldexp(rows / np.abs(rows).max(), scale_exponent)
 
 
-def _solve_exactly(M, b):
-    """The unique rational solution of M x = b (Fractions; Gauss-Jordan), or None (none, or not unique)."""
+def _solve_exactly(M, b, guess):
+    """A rational solution of M x = b (Fractions; Gauss-Jordan), its free variables (if the solution set is
+    larger than a point) pinned at ``guess``'s values; None when M x = b has no solution."""
     rows = [list(r) + [v] for r, v in zip(M, b)]
     m, k = len(rows), len(M[0])
-    pivot_row = 0
-    pivots = []
+    pivot_row, pivot_of = 0, {}
     for col in range(k):
         r = next((i for i in range(pivot_row, m) if rows[i][col] != 0), None)
         if r is None:
-            return None  # a free variable: not unique
+            continue  # a free variable
         rows[pivot_row], rows[r] = rows[r], rows[pivot_row]
         head = rows[pivot_row][col]
         rows[pivot_row] = [v / head for v in rows[pivot_row]]
@@ -48,18 +48,22 @@ def _solve_exactly(M, b):
             if i != pivot_row and rows[i][col] != 0:
                 factor = rows[i][col]
                 rows[i] = [a - factor * c for a, c in zip(rows[i], rows[pivot_row])]
-        pivots.append(pivot_row)
+        pivot_of[col] = pivot_row
         pivot_row += 1
     if any(rows[i][k] != 0 for i in range(pivot_row, m)):
         return None  # inconsistent
-    return [rows[i][k] for i in range(k)]
+    x = [Fraction(guess[col]) for col in range(k)]
+    for col, r in pivot_of.items():
+        x[col] = rows[r][k] - sum((rows[r][j] * x[j] for j in range(k) if j not in pivot_of), Fraction(0))
+    return x
 
 
 def exactly_balanced(A, p, cap=None):
     """An independent exact check of a proof whose entries were rounded to float64: on p's face (entries
     at the cap, free entries), the free weights solved again in rational arithmetic from
-    ``sum_i p_i a_i = 0`` and ``sum p = 1`` on the rows' float64 values must be unique, in (0, cap) and
-    within rounding of p."""
+    ``sum_i p_i a_i = 0`` and ``sum p = 1`` on the rows' float64 values (any variables the equations leave
+    free pinned at p's own values) must exist, lie in (0, cap) and be within rounding of p: an exact point
+    of the (reduced) hull at 0."""
     cap_q = None if cap is None else Fraction(float(cap))
     at_cap = [i for i in range(len(p)) if cap is not None and p[i] == cap]
     free = [i for i in range(len(p)) if p[i] > 0 and i not in at_cap]
@@ -73,7 +77,7 @@ def exactly_balanced(A, p, cap=None):
     keep = [r for r in range(len(M)) if any(M[r]) or b[r] != 0]  # (a coordinate no free row uses, balanced by C)
     if any(not any(M[r]) and b[r] != 0 for r in range(len(M))):
         return False
-    solution = _solve_exactly([M[r] for r in keep], [b[r] for r in keep])
+    solution = _solve_exactly([M[r] for r in keep], [b[r] for r in keep], [float(p[i]) for i in free])
     if solution is None:
         return False
     if any(x <= 0 or (cap_q is not None and x >= cap_q) for x in solution):

@@ -27,7 +27,7 @@ from gamedyn.sklearn import MarginClassifier, NotSeparableWarning  # noqa: E402
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::gamedyn.sklearn.NotSeparableWarning")
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@parametrize_with_checks([MarginClassifier(), MarginClassifier(solver="smooth_perceptron", max_iter=2000)])
+@parametrize_with_checks([MarginClassifier(C=None), MarginClassifier(C=None, solver="smooth_perceptron", max_iter=2000)])
 def test_scikit_learn_conformance(estimator, check):
     check(estimator)
 
@@ -42,7 +42,7 @@ def digits_pair(first, second):
 @pytest.mark.parametrize("recipe", ["auto", "smooth_perceptron"])
 def test_certified_margin_on_digits_pairs_is_within_one_percent(pair, recipe):
     X, y = digits_pair(*pair)
-    model = MarginClassifier(solver=recipe, fit_intercept=False, tol=0.01).fit(X, y)
+    model = MarginClassifier(C=None, solver=recipe, fit_intercept=False, tol=0.01).fit(X, y)
     A = signed_rows(X / model.row_scale_, 2.0 * y - 1.0)
     gamma = max_margin(A).gamma
     certificate = model.certificate_[0]
@@ -55,8 +55,8 @@ def test_certified_margin_on_digits_pairs_is_within_one_percent(pair, recipe):
 
 def test_auto_picks_the_exact_oracle_for_small_problems_and_the_dynamics_for_large():
     X, y = digits_pair(0, 1)
-    assert MarginClassifier().fit(X, y).solver_ == "exact"
-    assert MarginClassifier(exact_threshold=10).fit(X, y).solver_ == "smooth_perceptron"
+    assert MarginClassifier(C=None).fit(X, y).solver_ == "exact"
+    assert MarginClassifier(C=None, exact_threshold=10).fit(X, y).solver_ == "smooth_perceptron"
 
 
 def test_non_separable_data_warn_with_the_certificate_and_stop():
@@ -64,7 +64,7 @@ def test_non_separable_data_warn_with_the_certificate_and_stop():
     y = np.array([1, 1, 0, 0])
     for recipe in ("auto", "smooth_perceptron", "mirror_prox_perceptron"):
         with pytest.warns(NotSeparableWarning, match="not separable"):
-            model = MarginClassifier(solver=recipe, fit_intercept=False, max_iter=100_000).fit(X, y)
+            model = MarginClassifier(C=None, solver=recipe, fit_intercept=False, max_iter=100_000).fit(X, y)
         assert model.certificate_[0].separable is False
         assert np.linalg.norm(signed_rows(X / model.row_scale_, 2.0 * y - 1).T @ model.certificate_[0].p) <= 1e-4
         assert model.n_iter_ < 100_000
@@ -74,8 +74,8 @@ def test_iris_multiclass_one_vs_rest_and_parallel_agree():
     X, y = load_iris(return_X_y=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotSeparableWarning)  # versicolor vs rest is not linearly separable
-        serial = MarginClassifier().fit(X, y)
-        parallel = MarginClassifier(n_jobs=2).fit(X, y)
+        serial = MarginClassifier(C=None).fit(X, y)
+        parallel = MarginClassifier(C=None, n_jobs=2).fit(X, y)
     assert serial.coef_.shape == (3, 4) and len(serial.certificate_) == 3
     np.testing.assert_allclose(serial.coef_, parallel.coef_, rtol=1e-12)
     assert serial.certificate_[0].separable is True  # setosa vs rest
@@ -84,9 +84,9 @@ def test_iris_multiclass_one_vs_rest_and_parallel_agree():
 
 def test_sparse_and_float32_input_agree_with_dense():
     X, y = digits_pair(3, 8)
-    dense = MarginClassifier(fit_intercept=False).fit(X, y)
-    sparse = MarginClassifier(fit_intercept=False).fit(sp.csr_matrix(X), y)
-    single = MarginClassifier(fit_intercept=False).fit(X.astype(np.float32), y)
+    dense = MarginClassifier(C=None, fit_intercept=False).fit(X, y)
+    sparse = MarginClassifier(C=None, fit_intercept=False).fit(sp.csr_matrix(X), y)
+    single = MarginClassifier(C=None, fit_intercept=False).fit(X.astype(np.float32), y)
     np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-9, atol=1e-12)
     assert single.certificate_[0].lower >= 0.99 * dense.certificate_[0].lower
     np.testing.assert_array_equal(sparse.predict(sp.csr_matrix(X)), dense.predict(X))
@@ -94,7 +94,7 @@ def test_sparse_and_float32_input_agree_with_dense():
 
 def test_warm_start_keeps_a_certified_direction():
     X, y = digits_pair(0, 1)
-    model = MarginClassifier(solver="smooth_perceptron", warm_start=True).fit(X, y)
+    model = MarginClassifier(C=None, solver="smooth_perceptron", warm_start=True).fit(X, y)
     first = model.coef_.copy()
     model.fit(X, y)
     assert model.n_iter_ == 0 and np.array_equal(model.coef_, first)
@@ -103,7 +103,7 @@ def test_warm_start_keeps_a_certified_direction():
 def test_normalize_false_rejects_long_rows():
     X, y = digits_pair(0, 1)
     with pytest.raises(ValueError, match="normalize=True"), pytest.warns(FutureWarning, match="'normalize' is deprecated"):
-        MarginClassifier(normalize=False).fit(X, y)
+        MarginClassifier(C=None, normalize=False).fit(X, y)
 
 
 @pytest.mark.parametrize("parameter, value", [("recipe", "svm"), ("tol", 0), ("tol", -1.0), ("max_iter", 0),
@@ -117,7 +117,7 @@ def test_bad_parameters_name_themselves(parameter, value):
 
 def test_planted_margin_synthetic_is_certified_by_the_dynamics():
     X, y = make_separable(3000, 10, 0.02, 0)
-    model = MarginClassifier(solver="smooth_perceptron", fit_intercept=False, tol=0.01).fit(X, y)
+    model = MarginClassifier(C=None, solver="smooth_perceptron", fit_intercept=False, tol=0.01).fit(X, y)
     gamma = max_margin(signed_rows(X / model.row_scale_, y)).gamma
     assert model.certificate_[0].relative_gap <= 0.01 and model.certificate_[0].lower >= 0.99 * gamma
 
@@ -169,7 +169,7 @@ def test_multiclass_dynamics_run_as_one_batched_game_equal_to_separate_runs(reci
     X, y = load_iris(return_X_y=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotSeparableWarning)
-        model = MarginClassifier(solver=recipe, tol=0.05, max_iter=400).fit(X, y)
+        model = MarginClassifier(C=None, solver=recipe, tol=0.05, max_iter=400).fit(X, y)
     rounds = int(model.n_iter_[0])
     assert np.all(model.n_iter_ == rounds)  # one run for the three classes
     m = np.max(np.linalg.norm(X, axis=1))  # the rows (x_i / max ||x_j||, 1), scaled to norm <= 1
@@ -222,12 +222,12 @@ def test_units_never_change_the_answer_powers_of_two_bit_for_bit(recipe, exponen
     # Before: the intercept feature was 1 in the user's units, so at c = 2^-27 (~1e-8) the dynamics saw
     # rows (c x_i, 1) of margin ~c, stopped by infeasible(1e-4) after 10 rounds: accuracy 0.53.
     X, y = offset_blobs()
-    model = MarginClassifier(solver=recipe).fit(X, y)
+    model = MarginClassifier(C=None, solver=recipe).fit(X, y)
     assert model.score(X, y) == 1.0 and model.certificate_[0].separable is True
     c = 2.0 ** exponent
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no warning either
-        scaled = MarginClassifier(solver=recipe).fit(c * X, y)
+        scaled = MarginClassifier(C=None, solver=recipe).fit(c * X, y)
     assert_same_answer_bit_for_bit(model, scaled, c, X)
 
 
@@ -258,8 +258,8 @@ def test_units_never_change_the_answer_for_every_input_kind(kind):
 @pytest.mark.parametrize("c", [1e-8, 1e-4, 1.0 / 3.0, 3.7, 1e5, 1e12])
 def test_units_never_change_the_answer_other_factors_to_rounding(recipe, c):
     X, y = offset_blobs()
-    model = MarginClassifier(solver=recipe).fit(X, y)
-    scaled = MarginClassifier(solver=recipe).fit(c * X, y)
+    model = MarginClassifier(C=None, solver=recipe).fit(X, y)
+    scaled = MarginClassifier(C=None, solver=recipe).fit(c * X, y)
     np.testing.assert_array_equal(scaled.predict(c * X), model.predict(X))
     assert scaled.score(c * X, y) == 1.0
     np.testing.assert_allclose(scaled.coef_ * c, model.coef_, rtol=1e-12, atol=1e-12 * np.abs(model.coef_).max())
@@ -272,9 +272,9 @@ def test_units_never_change_the_answer_other_factors_to_rounding(recipe, c):
 @given(exponent=st.integers(-900, 900), seed=st.integers(0, 2**16), intercept_scaling=st.sampled_from([0.5, 1.0, 4.0]))
 def test_units_law_exact_oracle(exponent, seed, intercept_scaling):
     X, y = offset_blobs(60, 3, seed)
-    model = MarginClassifier(intercept_scaling=intercept_scaling).fit(X, y)
+    model = MarginClassifier(C=None, intercept_scaling=intercept_scaling).fit(X, y)
     c = 2.0 ** exponent
-    assert_same_answer_bit_for_bit(model, MarginClassifier(intercept_scaling=intercept_scaling).fit(c * X, y), c, X)
+    assert_same_answer_bit_for_bit(model, MarginClassifier(C=None, intercept_scaling=intercept_scaling).fit(c * X, y), c, X)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,13 +291,13 @@ def test_intercept_scaling_equals_the_augmented_column_construction(s):
     R /= np.max(np.linalg.norm(R, axis=1))
     A = signs[:, None] * R
     # the dynamics: the same rounds on the hand-made rows give the same direction
-    model = MarginClassifier(solver="smooth_perceptron", intercept_scaling=s, tol=0.05).fit(X, y)
+    model = MarginClassifier(C=None, solver="smooth_perceptron", intercept_scaling=s, tol=0.05).fit(X, y)
     alone = recipes.smooth_perceptron(A, int(model.n_iter_[0]))
     w = alone.w / np.linalg.norm(alone.w)
     np.testing.assert_allclose(model.coef_.ravel(), w[:-1] / m, rtol=1e-10, atol=1e-12 / m)
     np.testing.assert_allclose(model.intercept_, [s * w[-1]], rtol=1e-10)  # intercept_ = s * w_{d+1}
     # the exact oracle: coef_, intercept_ as a direction on A has A's max margin within tol
-    exact = MarginClassifier(intercept_scaling=s, tol=1e-6).fit(X, y)
+    exact = MarginClassifier(C=None, intercept_scaling=s, tol=1e-6).fit(X, y)
     direction = np.append(exact.coef_.ravel() * m, exact.intercept_ / s)
     gamma = max_margin(A).gamma
     margin = np.min(A @ direction) / np.linalg.norm(direction)
@@ -314,7 +314,7 @@ def test_intercept_scaling_with_normalize_false_is_the_users_own_column(s):
     X, y = offset_blobs(200, 4, 6)
     X = X * (np.sqrt(1 - s * s) / np.max(np.linalg.norm(X, axis=1))) / 8  # rows (x_i, s) of norm <= 1
     A = np.where(y > 0, 1.0, -1.0)[:, None] * np.hstack([X, np.full((X.shape[0], 1), s)])
-    model = MarginClassifier(solver="smooth_perceptron", intercept_scaling=s, normalize=False, tol=0.05).fit(X, y)
+    model = MarginClassifier(C=None, solver="smooth_perceptron", intercept_scaling=s, normalize=False, tol=0.05).fit(X, y)
     assert model.feature_scale_ == model.row_scale_ == 1.0
     # the solver runs on A / q for the power of two q with max norm in (1/2, 1]; the direction is A's
     q = 2.0 ** np.ceil(np.log2(np.max(np.linalg.norm(A, axis=1))))
@@ -334,7 +334,7 @@ def test_intercept_scaling_with_normalize_false_is_the_users_own_column(s):
 
 def test_warm_start_is_kept_only_within_the_current_tol():
     X, y = digits_pair(3, 8)
-    model = MarginClassifier(solver="smooth_perceptron", tol=0.05, warm_start=True).fit(X, y)
+    model = MarginClassifier(C=None, solver="smooth_perceptron", tol=0.05, warm_start=True).fit(X, y)
     gap = model.certificate_[0].relative_gap
     assert 0 < gap <= 0.05 and model.n_iter_ > 0
     model.set_params(tol=gap / 2).fit(X, y)  # the previous fit is within 2 x tol, not within tol: solve again
@@ -358,11 +358,11 @@ def standardized_breast_cancer():
 
 def test_undecided_dynamics_warn_convergence_not_not_separable():
     X, y = standardized_breast_cancer()
-    exact = MarginClassifier(solver="exact").fit(X, y)
+    exact = MarginClassifier(C=None, solver="exact").fit(X, y)
     assert exact.certificate_[0].separable is True and exact.score(X, y) == 1.0  # the exact oracle: separable
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = MarginClassifier(solver="smooth_perceptron", max_iter=1000).fit(X, y)
+        model = MarginClassifier(C=None, solver="smooth_perceptron", max_iter=1000).fit(X, y)
     assert model.certificate_[0].separable is None  # undecided after 1000 rounds: no proof either way
     assert [w.category for w in caught] == [ConvergenceWarning]
     message = str(caught[0].message)
@@ -375,7 +375,7 @@ def test_undecided_dynamics_warn_convergence_not_not_separable():
 def test_separable_but_above_tol_at_max_iter_warns_convergence():
     X, y = digits_pair(3, 8)
     with pytest.warns(ConvergenceWarning, match=r"separable, but the certified relative gap .* above tol=0\.01"):
-        model = MarginClassifier(solver="smooth_perceptron", max_iter=200).fit(X, y)
+        model = MarginClassifier(C=None, solver="smooth_perceptron", max_iter=200).fit(X, y)
     assert model.certificate_[0].separable is True and model.certificate_[0].relative_gap > 0.01
 
 
@@ -385,14 +385,14 @@ def test_not_separable_warning_only_with_a_proof_and_once_per_fit():
     X, y = load_iris(return_X_y=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        cross_val_score(MarginClassifier(), X, y, cv=5)
+        cross_val_score(MarginClassifier(C=None), X, y, cv=5)
     assert 1 <= len(caught) <= 5  # one warning per fit at most (before: one per class and fold, 11)
     for w in caught:
         assert w.category is NotSeparableWarning
         assert "class 1 against the rest" in str(w.message) and "np.int64" not in str(w.message)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = MarginClassifier().fit(X, load_iris().target_names[y])
+        model = MarginClassifier(C=None).fit(X, load_iris().target_names[y])
     assert len(caught) == 1 and "class 'versicolor' against the rest" in str(caught[0].message)
     proven = [label for label, c in zip(model.classes_, model.certificate_) if c.separable is False]
     assert "versicolor" in proven
@@ -403,7 +403,7 @@ def test_not_separable_warning_only_with_a_proof_and_once_per_fit():
 def test_binary_not_separable_names_the_other_class():
     X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])  # XOR
     with pytest.warns(NotSeparableWarning, match="class 1 against class 0: not separable") as caught:
-        model = MarginClassifier(fit_intercept=False).fit(X, np.array([1, 1, 0, 0]))
+        model = MarginClassifier(C=None, fit_intercept=False).fit(X, np.array([1, 1, 0, 0]))
     assert len(caught) == 1 and "rest" not in str(caught[0].message) and model.certificate_[0].separable is False
 
 

@@ -1,4 +1,4 @@
-"""MarginClassifier(client=...): the dynamics on dask row blocks equal the in-memory fit."""
+"""MarginClassifier(C=None, client=...): the dynamics on dask row blocks equal the in-memory fit."""
 
 import warnings
 
@@ -24,9 +24,9 @@ def client():
 def test_client_fit_equals_the_in_memory_fit(client):
     X, y = make_separable(600, 8, 0.1, 1)
     X = 3.0 * X  # rows longer than 1: normalize=True rescales on the blocks too
-    memory = MarginClassifier(solver="smooth_perceptron", tol=0.01).fit(X, y)
-    on_blocks = MarginClassifier(solver="smooth_perceptron", tol=0.01, client=client).fit(X, y)
-    lazy = MarginClassifier(tol=0.01, client=client).fit(da.from_array(X, chunks=(150, 4)), da.from_array(y))
+    memory = MarginClassifier(C=None, solver="smooth_perceptron", tol=0.01).fit(X, y)
+    on_blocks = MarginClassifier(C=None, solver="smooth_perceptron", tol=0.01, client=client).fit(X, y)
+    lazy = MarginClassifier(C=None, tol=0.01, client=client).fit(da.from_array(X, chunks=(150, 4)), da.from_array(y))
     assert on_blocks.solver_ == lazy.solver_ == "smooth_perceptron"  # auto: the dynamics on blocks
     assert np.array_equal(on_blocks.n_iter_, memory.n_iter_) and np.array_equal(memory.n_iter_, lazy.n_iter_)
     for model in (on_blocks, lazy):
@@ -45,8 +45,8 @@ def test_client_multiclass_runs_one_game_per_class_on_the_blocks(client):
     y3 = np.where(y3 > 0, np.where(X3[:, 1] > 0, 2, 1), 0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotSeparableWarning)
-        memory = MarginClassifier(solver="smooth_perceptron", tol=0.05, max_iter=60).fit(X3, y3)
-        blocks = MarginClassifier(solver="smooth_perceptron", tol=0.05, max_iter=60, client=client).fit(X3, y3)
+        memory = MarginClassifier(C=None, solver="smooth_perceptron", tol=0.05, max_iter=60).fit(X3, y3)
+        blocks = MarginClassifier(C=None, solver="smooth_perceptron", tol=0.05, max_iter=60, client=client).fit(X3, y3)
     for k in range(3):  # one game per class on the blocks; the batched run in memory runs until all settle
         assert blocks.n_iter_[k] <= memory.n_iter_[k]
 
@@ -54,7 +54,7 @@ def test_client_multiclass_runs_one_game_per_class_on_the_blocks(client):
 def test_exact_recipe_with_a_client_is_refused_with_the_fix(client):
     X, y = make_separable(100, 3, 0.1, 0)
     with pytest.raises(ValueError, match="solver='exact' needs the rows in memory"):
-        MarginClassifier(solver="exact", client=client).fit(X, y)
+        MarginClassifier(C=None, solver="exact", client=client).fit(X, y)
 
 
 @pytest.mark.parametrize("normalize", [True, False])

@@ -266,15 +266,15 @@ def test_fitted_types_are_the_same_for_two_and_more_classes():
 def test_recipe_is_renamed_solver_with_a_deprecation():
     X, y = standardised(load_breast_cancer)
     with pytest.warns(FutureWarning, match="'recipe' was renamed 'solver'"):
-        old = MarginClassifier(recipe="smooth_perceptron", max_iter=50).fit(X, y)
+        old = MarginClassifier(C=None, recipe="smooth_perceptron", max_iter=50).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        new = MarginClassifier(solver="smooth_perceptron", max_iter=50).fit(X, y)
+        new = MarginClassifier(C=None, solver="smooth_perceptron", max_iter=50).fit(X, y)
     assert old.solver_ == "smooth_perceptron" and np.array_equal(old.coef_, new.coef_)
     with pytest.raises(ValueError, match="pass solver= only"):
-        MarginClassifier(recipe="exact", solver="smooth_perceptron").fit(X, y)
+        MarginClassifier(C=None, recipe="exact", solver="smooth_perceptron").fit(X, y)
     with pytest.warns(FutureWarning, match="'normalize' is deprecated"):
-        MarginClassifier(normalize=True, max_iter=50, solver="smooth_perceptron").fit(X, y)
+        MarginClassifier(C=None, normalize=True, max_iter=50, solver="smooth_perceptron").fit(X, y)
 
 
 def test_nu_below_one_over_n_is_refused_with_the_fix():
@@ -288,7 +288,7 @@ def test_nu_below_one_over_n_is_refused_with_the_fix():
 def test_not_separable_warning_names_a_nu_that_works():
     X, y = overlapping(400, 4, 0.08, 5)
     with pytest.warns(NotSeparableWarning, match=r"MarginClassifier\(nu=") as caught:
-        MarginClassifier().fit(X, y)
+        MarginClassifier(C=None).fit(X, y)
     message = str(caught[0].message)
     nu = float(message.split("MarginClassifier(nu=")[1].split(")")[0])
     assert 0 < nu < 1
@@ -349,7 +349,7 @@ def test_clone_and_pickle_with_a_live_client(client):
 
 def test_grid_search_with_a_client_runs(client):
     X, y = overlapping(120, 3, 0.05, 6)
-    search = GridSearchCV(MarginClassifier(client=client, solver="smooth_perceptron", max_iter=30),
+    search = GridSearchCV(MarginClassifier(C=None, client=client, solver="smooth_perceptron", max_iter=30),
                           {"nu": [0.3, 0.6]}, cv=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -651,7 +651,7 @@ def test_weston_watkins_hard_margin_brackets_the_exact_pair_margin_or_proves_ove
     # bracket against the exact QP. Iris: versicolor and virginica overlap, so no W separates every
     # pair; the verdict "not separable" comes only with the exact Gordan proof, which the QP confirms.
     X, y = blobs(n=200, K=4, d=5, spread=6.0)
-    model = MarginClassifier(multi_class="weston_watkins", tol=1e-3).fit(X, y)
+    model = MarginClassifier(C=None, multi_class="weston_watkins", tol=1e-3).fit(X, y)
     assert model.solver_ == "lbfgs" and model.certificate_[0].cap is None
     m, r, s = model.feature_scale_, model.row_scale_, model.intercept_scaling
     A = pair_matrix(np.hstack([X, np.full((len(y), 1), s * m)]) / r, y, 4) / np.sqrt(2.0)
@@ -662,7 +662,7 @@ def test_weston_watkins_hard_margin_brackets_the_exact_pair_margin_or_proves_ove
     assert certificate.lower >= exact.upper * (1 - 1e-3) - 1e-12
     X, y = load_iris(return_X_y=True)
     with pytest.warns(NotSeparableWarning, match="pairs.*not separable"):
-        model = MarginClassifier(multi_class="weston_watkins").fit(X, y)
+        model = MarginClassifier(C=None, multi_class="weston_watkins").fit(X, y)
     m, r, s = model.feature_scale_, model.row_scale_, model.intercept_scaling
     A = pair_matrix(np.hstack([X, np.full((len(y), 1), s * m)]) / r, y, 3) / np.sqrt(2.0)
     assert model.certificate_[0].separable is False and soft_margin(A, cap=1.0).verdict == "zero"

@@ -247,7 +247,7 @@ def test_the_estimator_certifies_the_given_float32_rows(solver):
         X = (X * rng.uniform(0.3, 3.0)).astype(np.float32)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (a ConvergenceWarning: the bracket is checked, not its width)
-            model = MarginClassifier(solver=solver, tol=1e-4, max_iter=3000).fit(X, y)
+            model = MarginClassifier(C=None, solver=solver, tol=1e-4, max_iter=3000).fit(X, y)
         b = model.intercept_scaling * model.feature_scale_
         rows = np.hstack([X.astype(np.float64), np.full((20, 1), b)]) * np.where(y == model.classes_[1], 1, -1)[:, None]
         w = np.append(model.coef_[0] * model.feature_scale_, model.intercept_[0] / model.intercept_scaling)

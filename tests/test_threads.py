@@ -202,7 +202,7 @@ def test_a_small_estimator_fit_never_wakes_the_blas_threads():
     def fit():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # 40 rounds: not converged
-            MarginClassifier(solver="smooth_perceptron", max_iter=40).fit(X / 16.0, y)
+            MarginClassifier(C=None, solver="smooth_perceptron", max_iter=40).fit(X / 16.0, y)
 
     with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
         ours = _ticks_during(fit, 1.0)

@@ -223,6 +223,11 @@ class Certificate:
             bias, :class:`gamedyn.certify.dual.TwoHulls`): then ``cap`` is the larger of the two classes' caps
             (``2/(nu n)`` unless a class is its centroid), the value half the distance between the hulls and
             the lower end ``(CVaR_{c+}(m_P) + CVaR_{c-}(m_N)) / (2 ||w||)``; ``separable`` False: the hulls meet.
+        penalty: None, or ``C`` of the 2-norm soft margin (:mod:`gamedyn.certify.squared_hinge`): the bracket is
+            then on gamma_C*, the hard margin of the augmented rows ``(z_i, s_i e_i / sqrt(2C))`` (between the
+            two classes' hulls when ``hulls`` is 2), positive for any data; ``separable`` True: its lower end is
+            positive (a statement about the augmented rows, not a separator of the data); ``p`` the
+            multipliers normalised per class.
 
     >>> import numpy as np
     >>> certificate = Certificate(lower=0.5, upper=0.6, separable=True, p=np.array([0.5, 0.5]))
@@ -238,6 +243,7 @@ class Certificate:
     rounds: int = 0
     cap: float | None = None
     hulls: int = 1
+    penalty: float | None = None
 
     @property
     def gap(self) -> float:
@@ -253,6 +259,10 @@ class Certificate:
 
     def verdict(self) -> str:
         """One line for a person: separable with its bracket, not separable with the proof, or undecided."""
+        if self.penalty is not None:
+            where = "between the two classes' augmented hulls" if self.hulls == 2 else "of the augmented rows"
+            return (f"2-norm soft margin (C = {self.penalty:g}): the margin {where} {self.lower:.6g} <= gamma_C* <= "
+                    f"{self.upper:.6g} (certified relative gap {self.relative_gap:.3g})")
         if self.cap is not None:
             return self._soft_verdict(self.cap)
         if self.separable:
