@@ -11,6 +11,10 @@ untraced (``time.process_time`` and ``time.perf_counter``), then runs it again u
 peak of Python and numpy allocations (tracemalloc slows every allocation: a traced run's time is not the
 load's time, and is not reported). Medians over the repeats. The target (the issue's acceptance): Liar's dice
 with 6 faces in <= 3 s CPU and <= 50 MB; the exit status is 1 when it is missed.
+
+Measured (commit 05c578c, 2 shared cores, medians of 3): Liar's dice 0.753 s CPU (0.883 wall), 17.77 MB;
+Goofspiel(5) 0.065 s, 1.84 MB; Leduc 0.028 s, 0.75 MB; Kuhn 0.002 s. The same load under ``tracemalloc``
+took 6.4 s CPU: a time measured with tracing on (4.78 s in an earlier session) is tracemalloc's, not the load's.
 """
 
 from __future__ import annotations
