@@ -245,7 +245,7 @@ def _liteefg(spiel_game, kind: str) -> tuple:
 
     LiteEFG's ``env.exploitability`` returns each player's best-response gain: their sum is the full Nash gap
     (NashConv), which LiteEFG prints as "exploitability"; the half of it, returned here, is OpenSpiel's
-    exploitability and gamedyn's (tests/test_efg_benchmark.py checks it against gamedyn's certified one).
+    exploitability and gamedyn's (tests/test_efg_peers.py checks it against gamedyn's certified one).
     The averages are LiteEFG's own: CFR+'s linear average, DCFR's discounted average (its ``train`` settings).
     LiteEFG caches the game's tree in ``~/game_instances`` the first time (outside the timing, as the solver's
     construction)."""
