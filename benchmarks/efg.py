@@ -26,9 +26,17 @@ and iterations to exploitability (NashConv / 2) 1e-3 and 1e-4 on Kuhn, Leduc, Go
 dice (6 faces), for every extensive-form recipe (``recipe(game, T, observers=[ExploitabilityStop(eps)])``,
 the stop checking every round), ``solve_efg(game, gap=2 eps)`` (``auto``: the race or the LP; and
 ``race``: never the LP), OpenSpiel's C++ ``CFRPlusSolver`` and its Python ``CFRPlusSolver`` and
-``DCFRSolver`` (pyspiel has no C++ DCFR): their iterations are timed alone, the exploitability of
-their average policy checked outside the timing (gamedyn's certified bracket of the policy) after
-every block of ~5% more iterations, so their time to the target is over-stated by at most ~5%.
+``DCFRSolver`` (pyspiel has no C++ DCFR) and its Python ``MMDDilatedEnt`` (its last iterate, as gamedyn's
+``mmd``; at alpha 0.05 with OpenSpiel's stepsize alpha / max|A|^2, which converges to an alpha-QRE and stalls,
+and driven with gamedyn's halving schedule), and LiteEFG's CFR+ and DCFR (C++, if ``import LiteEFG`` works:
+``pip install gamedyn[bench]``; otherwise a line says why and they are skipped; ``--no-liteefg`` skips them):
+their iterations are timed alone, the exploitability of their average policy (MMD: last iterate) checked
+outside the timing (gamedyn's certified bracket of the policy; LiteEFG: half its own "exploitability", which
+is the full Nash gap) after every block of ~5% more iterations, so their time to the target is over-stated by
+at most ~5%; a miss shows the exploitability last reached. **Exploitability throughout is OpenSpiel's
+convention: NashConv / 2, the mean of the two players' best-response gains** (LiteEFG prints the sum).
+OpenSpiel's Python peers run on Kuhn and Leduc only (``--no-python-peers`` skips them). A row per method
+gives its CPU milliseconds per iteration (from the 1e-4 run).
 ``--recipes dcfr`` (names) times only those recipes besides the two baselines, ``dcfr`` and ``pcfr_plus``,
 which are always timed (``--recipes`` alone: the baselines only); with ``--no-python-peers`` and a
 ``--cap`` of 20 s the comparison of ``solve_efg`` with the baselines and OpenSpiel's C++ CFR+ fits in
@@ -192,31 +200,112 @@ def _spiel_policy(game, average) -> tuple:
     return game.sequence_form(0, table), game.sequence_form(1, table)
 
 
+MMD_ALPHA = 0.05  # OpenSpiel's MMD at a constant alpha (its own stepsize alpha / max|A|^2): an alpha-QRE, a stall
+MMD_HALVING = (0.2, 20)  # gamedyn mmd's halving schedule: alpha 0.2 halved after stages of 20, 40, 80, ... rounds
+
+
+def _openspiel_mmd(spiel_game, halving: bool) -> tuple:
+    """``(step, policy)`` of OpenSpiel's Python ``MMDDilatedEnt`` (its last iterate, as gamedyn's ``mmd``): alpha
+    ``MMD_ALPHA`` constant, or (``halving``) gamedyn's schedule driven from outside (``solver.alpha`` and
+    ``solver.stepsize = alpha / max|A|^2``, OpenSpiel's own stepsize rule, set at each stage's start)."""
+    import numpy as np
+    from open_spiel.python.algorithms import mmd_dilated
+
+    alpha, stage = MMD_HALVING if halving else (MMD_ALPHA, 0)
+    solver = mmd_dilated.MMDDilatedEnt(spiel_game, alpha=alpha)
+    scale = float(np.max(np.abs(solver.payoff_mat))) ** 2
+    state = {"done": 0, "stage_end": stage, "length": stage}  # stages of stage, 2 stage, 4 stage, ... rounds
+
+    def step():
+        if halving and state["done"] == state["stage_end"]:
+            solver.alpha /= 2.0
+            solver.stepsize = solver.alpha / scale
+            state["length"] *= 2
+            state["stage_end"] += state["length"]
+        solver.update_sequences()
+        state["done"] += 1
+
+    return step, solver.get_policies
+
+
+LITEEFG_KINDS = ("LiteEFG CFR+", "LiteEFG DCFR")
+
+
+def liteefg_missing() -> str:
+    """Why LiteEFG cannot run here ('' when it can): ``pip install liteefg`` (extra ``bench``) builds it from source."""
+    try:
+        import LiteEFG  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError as error:
+        return f"LiteEFG skipped: import LiteEFG failed ({error}); pip install gamedyn[bench] (liteefg) builds it from source"
+    return ""
+
+
+def _liteefg(spiel_game, kind: str) -> tuple:
+    """``(step, exploitability)`` of LiteEFG's baseline ``kind`` on the pyspiel game (its C++ graph, one thread).
+
+    LiteEFG's ``env.exploitability`` returns each player's best-response gain: their sum is the full Nash gap
+    (NashConv), which LiteEFG prints as "exploitability"; the half of it, returned here, is OpenSpiel's
+    exploitability and gamedyn's (tests/test_efg_peers.py checks it against gamedyn's certified one).
+    The averages are LiteEFG's own: CFR+'s linear average, DCFR's discounted average (its ``train`` settings).
+    LiteEFG caches the game's tree in ``~/game_instances`` the first time (outside the timing, as the solver's
+    construction)."""
+    import contextlib
+    import io
+
+    import LiteEFG as leg  # type: ignore[import-not-found]
+    from LiteEFG.baselines import DCFR, CFRplus  # type: ignore[import-not-found]
+
+    with contextlib.redirect_stdout(io.StringIO()):  # LiteEFG's banners
+        if kind == "LiteEFG CFR+":
+            graph, kind_name = CFRplus.graph(), "linear-avg-iterate"
+            strategy = graph.current_strategy
+        else:
+            graph, kind_name = DCFR.graph(), "last-iterate"
+            strategy = lambda: graph.current_strategy("average-iterate")  # noqa: E731
+        env = leg.OpenSpielEnv(spiel_game, traverse_type="Enumerate", regenerate=False)
+        env.set_graph(graph)
+
+    def step():
+        graph.update_graph(env)
+        env.update_strategy(strategy(), update_best=False)
+
+    return step, lambda: sum(env.exploitability(strategy(), kind_name)) / 2.0
+
+
 def _spiel_time(game, spiel_game, eps: float, cap: float, kind: str) -> dict:
     """OpenSpiel's solver ``kind`` to exploitability eps: iterations timed alone, checks outside the timing."""
     import pyspiel
 
+    exploitability = None
     if kind == "C++ CFR+":
         solver = pyspiel.CFRPlusSolver(spiel_game)
         step, average = solver.evaluate_and_update_policy, solver.tabular_average_policy
+    elif kind in LITEEFG_KINDS:
+        step, exploitability = _liteefg(spiel_game, kind)
+    elif kind.startswith("Python MMD"):
+        step, average = _openspiel_mmd(spiel_game, halving="halving" in kind)
     else:
         from open_spiel.python.algorithms import cfr, discounted_cfr
 
         solver = cfr.CFRPlusSolver(spiel_game) if kind == "Python CFR+" else discounted_cfr.DCFRSolver(spiel_game)
         step, average = solver.evaluate_and_update_policy, solver.average_policy
     cpu = wall = 0.0
-    iterations, check_at = 0, 1
+    iterations, check_at, last = 0, 1, math.inf
     while cpu < cap:
         block = max(1, check_at - iterations)
         c, w, _ = timed(lambda: [step() for _ in range(block)])
         cpu, wall, iterations = cpu + c, wall + w, iterations + block
         check_at = iterations + max(1, iterations // 20)
-        x, y = _spiel_policy(game, average())
-        if game.exploitability(x, y) <= eps:
+        if exploitability is None:
+            x, y = _spiel_policy(game, average())
+            last = game.exploitability(x, y)
+        else:
+            last = exploitability()
+        if last <= eps:
             return {"cpu": cpu, "wall": wall, "rounds": iterations, "per_iteration": cpu / iterations,
-                    "reached": True, "spent": cpu}
+                    "reached": True, "spent": cpu, "last": last}
     return {"cpu": math.inf, "wall": math.inf, "rounds": iterations, "per_iteration": cpu / max(iterations, 1),
-            "reached": False, "spent": cpu}
+            "reached": False, "spent": cpu, "last": last}
 
 
 BASELINES = ("dcfr", "pcfr_plus")  # always timed: solve_efg's target is the better of the two alone
@@ -237,7 +326,8 @@ def chosen_recipes(names=None) -> dict:
     return {name: entry for name, entry in recipes.items() if name in wanted}
 
 
-def time_to_target(labels, cap: float, repeats: int, python_peers: bool, recipe_names=None) -> dict:
+def time_to_target(labels, cap: float, repeats: int, python_peers: bool, recipe_names=None,
+                   liteefg: bool = True) -> dict:
     import tracemalloc
 
     import pyspiel
@@ -245,6 +335,9 @@ def time_to_target(labels, cap: float, repeats: int, python_peers: bool, recipe_
     from gamedyn.games.efg import load_game, solve_efg
 
     recipes = chosen_recipes(recipe_names)
+    if liteefg and liteefg_missing():
+        print(liteefg_missing())
+        liteefg = False
     results: dict = {}
     for label in labels:
         name, make = TARGET_GAMES[label]
@@ -266,8 +359,12 @@ def time_to_target(labels, cap: float, repeats: int, python_peers: bool, recipe_
                 spiel_cap = max(cap, 12 * best)
                 cells.setdefault("OpenSpiel C++ CFR+", []).append(_spiel_time(game, spiel_game, eps, spiel_cap,
                                                                                    "C++ CFR+"))
+                if liteefg:
+                    for kind in LITEEFG_KINDS:
+                        cells.setdefault(kind, []).append(_spiel_time(game, spiel_game, eps, cap, kind))
                 if python_peers and label in ("Kuhn", "Leduc"):
-                    for kind in ("Python CFR+", "Python DCFR"):
+                    for kind in ("Python CFR+", "Python DCFR", f"Python MMD (alpha {MMD_ALPHA:g})",
+                                 "Python MMD (halving)"):
                         cells.setdefault(f"OpenSpiel {kind}", []).append(_spiel_time(game, spiel_game, eps, cap, kind))
             rows[eps] = {key: {field: statistics.median(cell[field] for cell in values) if field != "how" else
                                values[-1].get(field, "") for field in values[0]} for key, values in cells.items()}
@@ -277,7 +374,8 @@ def time_to_target(labels, cap: float, repeats: int, python_peers: bool, recipe_
 
 def _cell(row: dict) -> str:
     if not row["reached"]:
-        return f">{row['spent']:.1f} s ({row['rounds']:,} it)"
+        at = f", at {row['last']:.3g}" if "last" in row else ""
+        return f">{row['spent']:.1f} s ({row['rounds']:,} it{at})"
     return f"{row['cpu']:.3f} s ({row['wall']:.3f}), {row['rounds']:,} it"
 
 
@@ -298,6 +396,11 @@ def target_table(results: dict) -> tuple:
     lines.append("| | per iteration (ms, CPU) dcfr / pcfr_plus / OpenSpiel C++ CFR+ | " + " | ".join(
         " / ".join(f"{1e3 * results[label]['rows'][1e-4][key]['per_iteration']:.3f}"
                    for key in ("dcfr", "pcfr_plus", "OpenSpiel C++ CFR+")) for label in labels) + " |")
+    for method in dict.fromkeys(m for label in labels for m in results[label]["rows"][1e-4]):
+        cells = [results[label]["rows"][1e-4].get(method, {}).get("per_iteration", math.nan) for label in labels]
+        if not all(math.isnan(cell) for cell in cells):
+            lines.append(f"| per iteration (ms, CPU) | {method} | " + " | ".join(
+                "" if math.isnan(cell) else f"{1e3 * cell:.3f}" for cell in cells) + " |")
     lines.append("| | peak memory of solve_efg (tracemalloc, MB) | " + " | ".join(
         f"{results[label]['peak_mb']:.1f}" for label in labels) + " |")
     for label in labels:
@@ -328,7 +431,9 @@ def main(argv=None) -> int:
     parser.add_argument("--targets", nargs="*", choices=list(TARGET_GAMES), default=list(TARGET_GAMES),
                         help="the games of --time-to-target (default all four)")
     parser.add_argument("--cap", type=float, default=30.0, help="CPU seconds cap of a run (default 30)")
-    parser.add_argument("--no-python-peers", action="store_true", help="skip OpenSpiel's Python CFR+ and DCFR")
+    parser.add_argument("--no-python-peers", action="store_true",
+                        help="skip OpenSpiel's Python CFR+, DCFR and MMD")
+    parser.add_argument("--no-liteefg", action="store_true", help="skip LiteEFG's CFR+ and DCFR")
     parser.add_argument("--recipes", nargs="*", metavar="RECIPE",
                         help="the recipes --time-to-target times (default every extensive-form recipe); dcfr and "
                              "pcfr_plus are always timed (solve_efg's target is the better of the two alone)")
@@ -345,7 +450,7 @@ def main(argv=None) -> int:
         return 1
     if args.time_to_target:
         results = time_to_target(args.targets, args.cap, args.repeats if "--repeats" in (argv or sys.argv) else 1,
-                                 not args.no_python_peers, args.recipes)
+                                 not args.no_python_peers, args.recipes, not args.no_liteefg)
         text, failures = target_table(results)
         print("CPU seconds (wall in brackets) and iterations to the exploitability, one BLAS thread; "
               "'it' = iterations (solve_efg: both lanes')")

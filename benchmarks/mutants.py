@@ -113,6 +113,8 @@ _EFG_RECIPES = ("tests/test_efg_recipes.py",)
 _EFG_SOLVE = ("tests/test_efg_solve.py",)  # issue 33 (i33a)
 _EFG_FILES = ("tests/test_efg_files.py",)  # issue 33 (i33a)
 _DILATED = ("tests/test_dilated.py", "tests/test_dilated_recipes.py")
+_EFG_EXPLORER = ("tests/test_efg_explorer.py",)  # issue 33 (i33b): explore_efg
+_EFG_PEERS = ("tests/test_efg_peers.py",)  # issue 33 (i33b): the peers of benchmarks/efg.py
 
 MUTANTS = (
     # ---- the margin recipes (recipes/*perceptron*, nag_margin): published algorithms
@@ -901,6 +903,25 @@ MUTANTS = (
             "MMD's magnet pulls with alpha instead of eta alpha in the step's prior",
             "prior = (cache + (eta * self.alpha) * self._log_magnet) / scale",
             "prior = (cache + self.alpha * self._log_magnet) / scale", tests=_DILATED, reproduce=True),
+    # ---- issue 33 (i33b): the explorer over treeplex pairs (family "explorer")
+    _mutant("efg-explorer-last-is-average", "explorer", "gamedyn/paper/exploration.py",
+            "explore_efg's 'last' rows read the uniform averages instead of the round's plays (MMD's last iterate lost)",
+            "x, y = (state.w, state.p) if last else (state.w_sum / total[0], state.p_sum / total[0])",
+            "x, y = (state.w_sum / total[0], state.p_sum / total[0])", tests=_EFG_EXPLORER),
+    _mutant("efg-explorer-never-alternates", "explorer", "gamedyn/paper/exploration.py",
+            "explore_efg plays every pair simultaneously (CFR+, DCFR and PCFR+ declare alternating updates)",
+            'alternating=order == "alternating", observers=[each_round(record)])',
+            "alternating=False, observers=[each_round(record)])", tests=_EFG_EXPLORER),
+    # ---- issue 33 (i33b): the peers of benchmarks/efg.py --time-to-target (family "efg-peers")
+    _mutant("liteefg-full-gap-as-exploitability", "efg-peers", "benchmarks/efg.py",
+            "LiteEFG's summed best-response gains (the full Nash gap it prints as exploitability) taken as OpenSpiel's "
+            "exploitability (twice it: its time to a target over-stated)",
+            "return step, lambda: sum(env.exploitability(strategy(), kind_name)) / 2.0",
+            "return step, lambda: sum(env.exploitability(strategy(), kind_name))", tests=_EFG_PEERS),
+    _mutant("openspiel-mmd-stages-not-doubled", "efg-peers", "benchmarks/efg.py",
+            "OpenSpiel's MMD driven with stages of constant length (alpha halved every 20 rounds, not after 20, 40, "
+            "80, ...: not gamedyn's halving schedule)",
+            '            state["length"] *= 2\n', "", tests=_EFG_PEERS),
     _mutant("mmd-step-not-divided", "efg-dilated", "gamedyn/core/dilated.py",
             "MMD's step takes the loss with eta instead of eta / (1 + eta alpha) (the magnet's strength not in the "
             "step)", "return self._bottom_up(prior, (-eta / scale) * linear)",

@@ -66,6 +66,7 @@ def counterfactual_game(game, T, local_learners, alternating, output_weights, ru
             output="x = x_bar_T, y = y_bar_T (sequence form);  certified value bracket, Nash gap, exploitability"),
     parameters=(alternating_parameter(False), averaging_parameter("uniform")),
     page="extensive-form-games",
+    pair=("CFR (RM)", "CFR (RM)", "uniform", "simultaneous"),  # efg_learners' names
 )
 def cfr(game, T, *, alternating=False, averaging="uniform", **run_options) -> EFGResult:
     r"""Vanilla CFR self-play for T rounds on an extensive-form game (Zinkevich et al. 2007, simultaneous updates).

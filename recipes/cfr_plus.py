@@ -26,6 +26,7 @@ __all__ = ["cfr_plus"]
                    "exploitability"),
     parameters=(alternating_parameter(True), averaging_parameter("linear")),
     page="extensive-form-games",
+    pair=("CFR+ (RM+)", "CFR+ (RM+)", "linear", "alternating"),  # efg_learners' names
 )
 def cfr_plus(game, T, *, alternating=True, averaging="linear", **run_options) -> EFGResult:
     r"""CFR+ self-play, by default alternating with linear averaging (Tammelin 2014).

@@ -38,6 +38,7 @@ def _exponent(value, name: str, allow_infinite: bool) -> float:
                 Parameter("gamma", "the exponent of the averaging weights t^gamma", 2.0, cli=False),
                 alternating_parameter(True)),
     page="extensive-form-games",
+    pair=("DCFR (1.5, 0)", "DCFR (1.5, 0)", "quadratic", "alternating"),  # gamma = 2: output weights t^2
 )
 def dcfr(game, T, *, alpha=1.5, beta=0.0, gamma=2.0, alternating=True, **run_options) -> EFGResult:
     r"""Discounted CFR self-play, DCFR(3/2, 0, 2) by default (Brown & Sandholm 2019), alternating.

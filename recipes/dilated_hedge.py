@@ -64,6 +64,7 @@ def dilated_game(game, T, learner, run_options, steps):
             output="x = x_bar_T, y = y_bar_T (sequence form);  certified value bracket, Nash gap, exploitability"),
     parameters=(eta_parameter(1.0), weights_parameter()),
     page="extensive-form-games",
+    pair=("dilated Hedge", "dilated Hedge", "uniform", "simultaneous"),  # efg_learners' names
 )
 def dilated_hedge(game, T, *, eta=1.0, entropy_weights=None, **run_options) -> EFGResult:
     r"""Dilated Hedge self-play (FTRL with :class:`gamedyn.core.dilated.DilatedEntropy`) for T rounds.

@@ -105,6 +105,7 @@ def alpha_at(t: int, alpha: float, schedule: str, stage: int) -> float:
                 Parameter("mix_decay", "the moving schedule: the uniform share's factor per stage", 0.98),
                 weights_parameter()),
     page="extensive-form-games",
+    pair=("MMD (alpha 0.2)", "MMD (alpha 0.2)", "last", "simultaneous"),  # schedule='constant': one alpha, the last iterate
 )
 def mmd(game, T, *, eta=1.0, alpha=0.2, schedule="halving", stage=20, mix=0.01, mix_decay=0.98, entropy_weights=None,
         **run_options) -> EFGResult:

@@ -28,6 +28,7 @@ __all__ = ["optimistic_dilated_hedge"]
             output="x = x_bar_T, y = y_bar_T (sequence form);  certified value bracket, Nash gap, exploitability"),
     parameters=(eta_parameter(5.0), weights_parameter()),
     page="extensive-form-games",
+    pair=("optimistic dilated Hedge", "optimistic dilated Hedge", "uniform", "simultaneous"),  # efg_learners' names
 )
 def optimistic_dilated_hedge(game, T, *, eta=5.0, entropy_weights=None, **run_options) -> EFGResult:
     r"""Optimistic dilated Hedge self-play (OFTRL with :class:`gamedyn.core.dilated.DilatedEntropy`) for T rounds.

@@ -30,6 +30,7 @@ __all__ = ["pcfr_plus"]
                           choices=("counterfactual", "simple"), cli=False),
                 alternating_parameter(True), averaging_parameter("quadratic")),
     page="extensive-form-games",
+    pair=("PCFR+ (PRM+)", "PCFR+ (PRM+)", "quadratic", "alternating"),  # efg_learners' names
 )
 def pcfr_plus(game, T, *, prediction="counterfactual", alternating=True, averaging="quadratic",
               **run_options) -> EFGResult:

@@ -9,6 +9,7 @@ Commands::
     gamedyn reproduce [NAMES...] [--quick | --full] [--out DIR] [--no-figures]
     gamedyn figures [--out DIR] [--quick]
     gamedyn explore [--data FILE | --synthetic n,d,gamma] [--T N] [--eta E] [--markdown] [--figure PNG]
+    gamedyn explore --game kuhn_poker [--all-pairs] [--T N] [--markdown]   (treeplex pairs: the EFG recipes')
 
 ``run`` knows every recipe of every family (``gamedyn list``). For a matrix-game recipe it prints, at each
 reporting step, the averages' value, the certified value bracket [L_t, U_t] and the Nash gap; for a
@@ -207,6 +208,12 @@ def build_parser() -> argparse.ArgumentParser:
     source = explorer.add_mutually_exclusive_group()
     source.add_argument("--data", metavar="FILE", help="a data file, as for `gamedyn run`")
     source.add_argument("--synthetic", metavar="n,d,gamma", help=f"make_separable data (default {DEFAULT_SYNTHETIC})")
+    source.add_argument("--game", metavar="NAME",
+                        help="a built-in extensive-form game (kuhn_poker, leduc_poker, goofspiel(4), liars_dice(6)): "
+                             "the treeplex pairs of gamedyn.paper.exploration.efg_learners instead, ranked by the "
+                             "Nash gap of the averages (default: the extensive-form recipes' own pairs)")
+    explorer.add_argument("--all-pairs", action="store_true",
+                          help="with --game: every (x-learner, y-learner, averaging, order) combination (392 runs)")
     explorer.add_argument("--npy-layout", choices=("A", "Xy"), help="layout of a .npy file (see run)")
     explorer.add_argument("--seed", type=int, help="seed of the synthetic data (default 0; --synthetic only)")
     explorer.add_argument("--T", type=int, default=2000, metavar="N", help="rounds per seating (default 2000)")

@@ -626,11 +626,43 @@ def command_figures(args) -> int:
 # ------------------------------------------------------------------------------------- explore
 
 
+def _explore_efg(args) -> int:
+    """``gamedyn explore --game NAME``: the treeplex pairs (the extensive-form recipes', or every one)."""
+    from gamedyn.games.efg import load_game
+    from gamedyn.paper.exploration import efg_learners, efg_pairs, explore_efg
+
+    if args.figure is not None:
+        print("gamedyn explore: --figure draws the separator game's rate exponents; not with --game", file=sys.stderr)
+        return 2
+    try:
+        game = load_game(args.game)
+    except (KeyError, ValueError) as error:
+        print(f"gamedyn explore: {error}", file=sys.stderr)
+        return 2
+    pairs = None if args.all_pairs else efg_pairs()
+    total = len(efg_learners()) ** 2 * 2 * 4 if pairs is None else len(pairs)
+    with ProgressBar(total, "explore") as bar:
+        table = explore_efg(game, args.T, pairs=pairs, progress=lambda done, total, label: bar.update(done))
+    print(f"game: {game.name}; gap G_T: the certified Nash gap of the averages (NashConv = 2 x exploitability); "
+          "'first': the order")
+    if pairs is not None:
+        for x_name, y_name, averaging, order, label in pairs:
+            print(f"  {label}: {x_name} | {y_name} | {averaging} | {order}")
+    print(table.to_markdown() if args.markdown else table.format())
+    return 0
+
+
+
 def command_explore(args) -> int:
     """``gamedyn explore``: run the explorer's seatings and print their table; returns the exit status."""
     from gamedyn.engine.payoffs import RegularizedBilinear
     from gamedyn.paper.exploration import explore, seatings, separator_learners
 
+    if getattr(args, "game", None) is not None:
+        return _explore_efg(args)
+    if getattr(args, "all_pairs", False):
+        print("gamedyn explore: --all-pairs goes with --game (the treeplex pairs)", file=sys.stderr)
+        return 2
     if args.figure is not None:
         from gamedyn.plot import new_figure
 

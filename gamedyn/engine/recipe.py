@@ -158,7 +158,9 @@ class Recipe:
     the experiments make besides the default one.
     ``page`` is the docs page that shows the box (``docs/recipes/<page>.md``). ``pair`` names the
     recipe's seating in the explorer's terms, ``(w-learner, p-learner, weights, first)`` with the names of
-    :func:`gamedyn.paper.exploration.separator_learners` (the explorer's named pairs read it), or None.
+    :func:`gamedyn.paper.exploration.separator_learners` (the explorer's named pairs read it), or None; an
+    extensive-form recipe's is ``(x-learner, y-learner, averaging, order)`` with the names of
+    :func:`gamedyn.paper.exploration.efg_learners` (:func:`gamedyn.paper.exploration.efg_pairs` reads it).
     """
 
     name: str

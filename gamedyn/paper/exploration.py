@@ -44,9 +44,9 @@ from gamedyn.core.validation import check_count
 from gamedyn.engine.observers import each_round
 from gamedyn.engine.payoffs import Payoff
 
-__all__ = ["AVERAGING_SCHEMES", "EITHER", "Exploration", "ExplorationRow", "PAPER_PAIRS", "explore", "explore_matrix_game",
-           "fitted_exponent", "geometric_checkpoints", "matrix_game_learners", "paper_pairs", "seatings",
-           "separator_learners"]
+__all__ = ["AVERAGING_SCHEMES", "EFG_AVERAGING", "EITHER", "Exploration", "ExplorationRow", "PAPER_PAIRS", "efg_learners",
+           "efg_pairs", "explore", "explore_efg", "explore_matrix_game", "fitted_exponent", "geometric_checkpoints",
+           "matrix_game_learners", "paper_pairs", "seatings", "separator_learners"]
 
 
 EITHER = "either"  # the first mover of a pair in which neither learner sees its round's loss
@@ -434,14 +434,164 @@ def explore_matrix_game(M, T: int, *, learners=None, alternating=(False, True),
 def paper_pairs() -> tuple:
     """The seatings of the paper's recipes, read from their declarations (``Recipe.pair``):
     ``(w-learner, p-learner, weights, first, label)`` in the names of :func:`separator_learners`, one per
-    seating, labelled with the references of the recipes that play it (e.g. Propositions 1-2)."""
+    seating, labelled with the references of the recipes that play it (e.g. Propositions 1-2). The
+    extensive-form recipes' pairs are :func:`efg_pairs`'."""
+    from gamedyn.engine.recipe import EFG
     from gamedyn.recipes import RECIPES
 
     seatings: dict = {}
     for recipe in RECIPES.values():
-        if recipe.pair is not None:
+        if recipe.pair is not None and recipe.family is not EFG:
             seatings.setdefault(tuple(recipe.pair), []).append(f"{recipe.name} ({recipe.reference})")
     return tuple((*pair, " / ".join(labels)) for pair, labels in seatings.items())
+
+
+# ------------------------------------------------------------------------- extensive-form games (issue 33)
+
+#: The averaging schemes of the extensive-form table: :data:`AVERAGING_SCHEMES`' output weights, and ``"last"``
+#: (no average: the plays of round t, MMD's last iterate).
+EFG_AVERAGING = (*AVERAGING_SCHEMES, "last")
+
+
+def efg_learners() -> dict:
+    r"""The per-treeplex learners of the extensive-form table, ``{name: maker}`` (``maker(treeplex)`` returns a fresh
+    learner on that treeplex), at the extensive-form recipes' defaults: counterfactual regret with RM (CFR), RM+
+    (CFR+), discounted RM with :math:`(\alpha,\beta)=(1.5,0)` (DCFR) and PRM+ with the counterfactual prediction
+    (PCFR+); FTRL (dilated Hedge, :math:`\eta=1`) and OFTRL (optimistic dilated Hedge, :math:`\eta=5`) with the
+    dilated entropy; mirror descent with the dilated entropy and a uniform magnet of strength
+    :math:`\alpha=0.2`, :math:`\eta=1` (MMD, Sokota et al. 2023, eq. (3), at one constant alpha). The same list
+    serves either seat; :func:`efg_pairs` names the recipes' own seatings in these names."""
+    from gamedyn.core.counterfactual import CounterfactualRegret
+    from gamedyn.core.dilated import DilatedEntropy
+    from gamedyn.core.learners import FTRL, OFTRL, MirrorDescent
+
+    return {
+        "CFR (RM)": lambda treeplex: CounterfactualRegret(treeplex, "rm"),
+        "CFR+ (RM+)": lambda treeplex: CounterfactualRegret(treeplex, "rm+"),
+        "DCFR (1.5, 0)": lambda treeplex: CounterfactualRegret(treeplex, "dcfr", alpha=1.5, beta=0.0),
+        "PCFR+ (PRM+)": lambda treeplex: CounterfactualRegret(treeplex, "prm+", prediction="counterfactual"),
+        "dilated Hedge": lambda treeplex: FTRL(DilatedEntropy(treeplex), 1.0),
+        "optimistic dilated Hedge": lambda treeplex: OFTRL(DilatedEntropy(treeplex), 5.0),
+        "MMD (alpha 0.2)": lambda treeplex: MirrorDescent(DilatedEntropy(treeplex, alpha=0.2), 1.0),
+    }
+
+
+@functools.lru_cache(maxsize=1)
+def efg_pairs() -> tuple:
+    """The seatings of the extensive-form recipes, read from their declarations (``Recipe.pair`` of the EFG
+    family): ``(x-learner, y-learner, averaging, order, label)`` in the names of :func:`efg_learners`, the order
+    ``"simultaneous"`` or ``"alternating"``, labelled with the recipes that play them (``mmd``'s pair is its
+    constant schedule: the halving one plays several such runs, one alpha each)."""
+    from gamedyn.engine.recipe import EFG
+    from gamedyn.recipes import RECIPES
+
+    seatings: dict = {}
+    for recipe in RECIPES.values():
+        if recipe.pair is not None and recipe.family is EFG:
+            seatings.setdefault(tuple(recipe.pair), []).append(f"{recipe.name} ({recipe.reference})")
+    return tuple((*pair, " / ".join(labels)) for pair, labels in seatings.items())
+
+
+def explore_efg(game, T: int, *, learners=None, pairs=None, alternating=(False, True), averaging=EFG_AVERAGING,
+                checkpoints: int = 16, fit_from: int | None = None, progress=None) -> Exploration:
+    r"""Every pair (x-learner, y-learner) of per-treeplex learners on an extensive-form game, simultaneous and
+    alternating, with each averaging scheme: the Nash gap of the averages and its rate (the explorer over
+    treeplex pairs).
+
+    Each row is one run of :func:`gamedyn.play` on ``game.payoff()`` (the sequence-form bilinear game
+    :math:`x^\top Ay`, x maximising) with learner weights 1, output weights ``averaging`` (as
+    :func:`explore_matrix_game`; ``"last"``: the plays of round t, no average), player 0 first, simultaneous
+    or alternating (player 1's update of round t sees :math:`x_t`). The row's ``weights`` is the averaging,
+    its ``first`` the order; ``gap`` is the certified Nash gap :math:`G_t=\max_{x}x^\top A\bar y_t-\min_y\bar
+    x_t^\top Ay` (NashConv: twice OpenSpiel's exploitability) at T, ``gap_exponent`` its log-log slope over the
+    checkpoints :math:`t\ge` ``fit_from`` (default T/10); ``bound`` is not computed (``-``).
+
+    Parameters
+    ----------
+    game : ExtensiveFormGame or str
+        A :mod:`gamedyn.games.efg` game or a built-in name (``"kuhn_poker"``).
+    T : int
+        Rounds per run.
+    learners : dict, optional
+        ``{name: maker}``, ``maker(treeplex)`` a fresh learner; default :func:`efg_learners` (7 learners).
+    pairs : iterable, optional
+        The seatings to run, ``(x-learner, y-learner, averaging, order[, label])`` with the order
+        ``"simultaneous"`` or ``"alternating"`` (e.g. :func:`efg_pairs`, the recipes' own); default every
+        combination of ``learners``, ``alternating`` and ``averaging`` (7 x 7 x 2 x 4 = 392 runs).
+    alternating : tuple of bool
+        The orders of the default combinations.
+    averaging : tuple of str
+        The averagings of the default combinations, among :data:`EFG_AVERAGING`.
+    checkpoints, fit_from : int
+        As for :func:`explore`.
+
+    Returns
+    -------
+    Exploration
+        Ranked by the final Nash gap (``rank_by="gap"``).
+
+    Examples
+    --------
+    >>> table = explore_efg("kuhn_poker", 200, pairs=[("CFR+ (RM+)", "CFR+ (RM+)", "linear", "alternating"),
+    ...                                             ("CFR (RM)", "dilated Hedge", "uniform", "simultaneous")])
+    >>> [(row.w_name, row.p_name, row.status) for row in table.ranked()]
+    [('CFR+ (RM+)', 'CFR+ (RM+)', 'ok'), ('CFR (RM)', 'dilated Hedge', 'ok')]
+    """
+    from gamedyn.engine.runner import play
+    from gamedyn.recipes.cfr import check_game
+
+    game = check_game(game)
+    T = check_count(T, "T")
+    learners = efg_learners() if learners is None else dict(learners)
+    if not learners or not all(callable(maker) for maker in learners.values()):
+        raise ValueError("learners must be {name: maker} with maker(treeplex) a fresh learner (see efg_learners()).")
+    if pairs is None:
+        unknown = [name for name in averaging if name not in EFG_AVERAGING]
+        if unknown:
+            raise ValueError(f"averaging must be among {EFG_AVERAGING}, got {unknown!r}.")
+        if not alternating or not all(isinstance(flag, bool) for flag in alternating):
+            raise ValueError(f"alternating must be a tuple of True/False, got {alternating!r}.")
+        pairs = [(x_name, y_name, scheme, "alternating" if alternate else "simultaneous")
+                 for x_name in learners for y_name in learners for alternate in alternating for scheme in averaging]
+    seated = []
+    for pair in pairs:
+        x_name, y_name, scheme, order = tuple(pair)[:4]
+        missing = [name for name in (x_name, y_name) if name not in learners]
+        if missing or scheme not in EFG_AVERAGING or order not in ("simultaneous", "alternating"):
+            raise ValueError(f"pair {tuple(pair)!r}: the learners must be among {list(learners)} (unknown: {missing}), "
+                             f"the averaging among {EFG_AVERAGING}, the order 'simultaneous' or 'alternating'.")
+        seated.append((x_name, y_name, scheme, order))
+    grid = geometric_checkpoints(T, check_count(checkpoints, "checkpoints", minimum=2))
+    fit_from = max(1, T // 10) if fit_from is None else check_count(fit_from, "fit_from")
+    payoff = game.payoff()
+    rows = []
+    for index, (x_name, y_name, scheme, order) in enumerate(seated):
+        if progress is not None:
+            progress(index, len(seated), f"{x_name} | {y_name} | {scheme} | {order}")
+        last = scheme == "last"
+        weight = AVERAGING_SCHEMES["uniform" if last else scheme]
+        gaps: list[float] = []
+        wanted, total = set(grid), [0.0]
+
+        def record(state, weight=weight, wanted=wanted, gaps=gaps, total=total, last=last):
+            total[0] += weight(state.t)
+            if state.t in wanted:
+                x, y = (state.w, state.p) if last else (state.w_sum / total[0], state.p_sum / total[0])
+                gaps.append(float(game.nash_gap(np.asarray(x), np.asarray(y))))
+
+        start = time.process_time()
+        try:
+            play(payoff, learners[x_name](game.treeplexes[0]), learners[y_name](game.treeplexes[1]), T,
+                 weights="constant", output_weights="uniform" if last else scheme, first="w",
+                 alternating=order == "alternating", observers=[each_round(record)])
+        except (ValueError, TypeError, FloatingPointError) as error:
+            rows.append(ExplorationRow(x_name, y_name, scheme, order, "error", " ".join(str(error).split())[:160],
+                                       seconds=time.process_time() - start))
+            continue
+        rows.append(ExplorationRow(x_name, y_name, scheme, order, "ok", "", math.nan, gaps[-1], math.nan,
+                                   fitted_exponent(grid, gaps, fit_from), grid, (), tuple(gaps),
+                                   time.process_time() - start))
+    return Exploration(tuple(rows), T, fit_from, rank_by="gap")
 
 
 def __getattr__(name: str) -> Any:
