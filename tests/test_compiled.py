@@ -228,6 +228,27 @@ def test_exponential_within_two_ulps():
     assert np.all(compiled.exp_nonpositive(tail) == 0.0) and np.max(np.exp(tail)) < 3.3e-308
 
 
+def test_vectorised_exponential_within_two_ulps_and_equal_to_the_row_kernels():
+    """The row-block kernel's e^(x - m) (:func:`gamedyn.arrays.compiled.exp_shifted`: k by the rounding constant
+    1.5 * 2^52) against numpy's within 2 ulp on [-708, 32] after the shift, 0 below -708, and equal to the row
+    kernels' exponential but where y / ln 2 is a tie (none of these points); only the first ``count`` entries."""
+    shifted = compiled.kernels()["exp_shifted"]
+    x = np.concatenate([np.linspace(32.0, -708.0, 400_001), -np.logspace(-300, 2.8, 2000), [0.0, -0.0]])
+    for top in (0.0, 1000.0, -37.5):
+        got = x + top
+        difference = got - top  # the kernel's argument (x to rounding)
+        shifted(got, got.shape[0], top)
+        expected = np.exp(difference)
+        assert np.max(np.abs(got - expected) / np.spacing(expected)) <= 2.0
+        assert np.array_equal(got, compiled.exp_nonpositive(difference))
+    tail = np.linspace(-708.01, -800.0, 1000)
+    shifted(tail, tail.shape[0], 0.0)
+    assert np.all(tail == 0.0)
+    partial = np.array([-1.0, -2.0, 5.0, 7.0])
+    shifted(partial, 2, 0.0)
+    assert partial[2:].tolist() == [5.0, 7.0] and np.allclose(partial[:2], np.exp([-1.0, -2.0]), rtol=1e-15)
+
+
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 def test_logits_beyond_range_decline_the_merge(A, built):
     """Logits beyond float64 (eta = 1e308): the compiled step returns no A^T p, the learner's careful softmax
