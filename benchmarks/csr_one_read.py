@@ -9,11 +9,14 @@ entries: 1.2 MB, held in the last-level cache) it times, interleaved (CPU time, 
 * ``gather`` (numba): z = A w alone, the loop of :func:`gamedyn.arrays.compiled.csr_softmax` without the rest;
 * ``gather + scatter`` (numba): z = A w and v += z_i a_i row by row, both products in one pass, no softmax;
 * ``compiled pass``: :func:`gamedyn.arrays.compiled.csr_softmax`, the whole entropy-player pass;
-* ``recipe overhead``: the smooth perceptron's per-round cost on a 50-row dense A (the slope between 8 and 64
-  rounds), the Python work a round pays whatever its kernel.
+* ``round, two-pass``: the smooth perceptron's round on this A as it runs by default (two sparse products; the
+  slope between 4 and 32 rounds);
+* ``round, compiled``: the same with ``gamedyn.arrays.one_pass.COMPILED_CSR = True`` (the compiled pass a round);
+* ``round - pass``: the compiled round less its pass: the round's work outside A (the learner's own softmax over
+  the n rows, the sums of the losses and plays: O(n) numpy passes), which no kernel over A removes.
 
 A CSR A this size is read from cache, not memory, so "one read" saves no traffic: the round's floor is the
-arithmetic of both products (a gather and a scattered add per stored entry) plus the recipe's Python round.
+arithmetic of both products (a gather and a scattered add per stored entry) plus the round's O(n) work.
 """
 
 from __future__ import annotations
@@ -82,8 +85,19 @@ def main(argv=None) -> int:
             for k in range(indptr[i], indptr[i + 1]):
                 v[indices[k]] += s * data[k]
 
+    from gamedyn.arrays import one_pass
+
     kernel = compiled.kernels()["csr_softmax"]
-    small = np.ascontiguousarray(sparse_data(50, 100, density=0.2).toarray())
+
+    def recipe(A, rounds, compiled_csr):
+        def run():
+            before, one_pass.COMPILED_CSR = one_pass.COMPILED_CSR, compiled_csr
+            try:
+                recipes.smooth_perceptron(A, rounds)
+            finally:
+                one_pass.COMPILED_CSR = before
+        return run
+
     print("CSR, density 1 %, one thread; each / one scipy A @ x (CPU time, medians)")
     for n, d in ((20000, 500), (100000, 100)):
         A = sparse_data(n, d)
@@ -98,8 +112,8 @@ def main(argv=None) -> int:
             "gather + scatter": lambda A=A, w=w, z=z, v=v: gather_scatter(A.data, A.indices, A.indptr, w, z, v),
             "compiled pass": lambda A=A, w=w, base=base, z=z, v=v: kernel(A.data, A.indices, A.indptr, w, base, 1.0,
                                                                            2.0, centre, False, z, v, 0, n),
-            "recipe 8": lambda: recipes.smooth_perceptron(small, 8),
-            "recipe 64": lambda: recipes.smooth_perceptron(small, 64),
+            ("two-pass", 4): recipe(A, 4, False), ("two-pass", 32): recipe(A, 32, False),
+            ("compiled", 4): recipe(A, 4, True), ("compiled", 32): recipe(A, 32, True),
         }
         times = medians(functions, args.repeats)
         read = times["A @ x"]
@@ -107,8 +121,10 @@ def main(argv=None) -> int:
               f"A @ x {read * 1e6:.0f} us")
         for name in ("A.T @ p", "gather", "gather + scatter", "compiled pass"):
             print(f"  {name:18s} {times[name] / read:5.2f}")
-        overhead = (times["recipe 64"] - times["recipe 8"]) / 56
-        print(f"  {'recipe overhead':18s} {overhead / read:5.2f}   ({overhead * 1e6:.0f} us a round)")
+        rounds = {kind: (times[(kind, 32)] - times[(kind, 4)]) / 28 for kind in ("two-pass", "compiled")}
+        print(f"  {'round, two-pass':18s} {rounds['two-pass'] / read:5.2f}")
+        print(f"  {'round, compiled':18s} {rounds['compiled'] / read:5.2f}")
+        print(f"  {'round - pass':18s} {(rounds['compiled'] - times['compiled pass']) / read:5.2f}")
     return 0
 
 

@@ -157,6 +157,40 @@ def test_row_block_kernel_equals_the_float64_products_at_any_block(block, monkey
         assert r is None and relative_error(z, wide @ w) <= 1e-6
 
 
+def test_csr_kernel_equals_the_float64_products_and_declines_with_z_written(monkeypatch):
+    """The CSR kernel (one test a row on its common path) on 301 x 9 with empty rows, against numpy's products:
+    logits rising over ~2700 (m raised mid-run), -inf logits (weight 0) first and inside, all near -1800; a NaN
+    or +inf logit declines (r None) with every z_i still A w's."""
+    monkeypatch.setattr(compiled, "ENABLED", True)
+    rng = np.random.default_rng(23)
+    dense = np.where(rng.random((301, 9)) < 0.4, rng.normal(size=(301, 9)), 0.0)
+    dense[[0, 50, 51, 300]] = 0.0  # empty rows
+    A = sp.csr_matrix(dense)
+    w = rng.normal(size=9)
+    base = np.sort(rng.normal(size=301)) * -500.0
+    kernel = compiled.kernels()["csr_softmax"]
+
+    def step(base, centre=None):
+        z, v = np.empty(301), np.empty(9)
+        _, total, valid = kernel(A.data, A.indices, A.indptr, w, base, 1.7, 0.9,
+                                 np.zeros(1) if centre is None else centre, centre is not None, z, v, 0, 301)
+        return z, (v / total if valid else None)
+
+    centre = np.log(rng.dirichlet(np.ones(301)))
+    vanished = base.copy()
+    vanished[:3] = vanished[::17] = np.inf  # logit -inf: weight 0 (the first rows' too, while m is -inf)
+    for b, c in ((base, None), (base, centre), (base + 2000.0, None), (vanished, None)):
+        z, r = step(b, c)
+        logits = -0.9 * (b + 1.7 * (dense @ w)) + (0.0 if c is None else c)
+        p = np.exp(logits - logits.max())
+        assert relative_error(z, dense @ w) <= TOLERANCE and relative_error(r, dense.T @ (p / p.sum())) <= TOLERANCE
+    for bad in (np.nan, -np.inf):  # logit NaN, +inf
+        broken = base.copy()
+        broken[200] = bad
+        z, r = step(broken)
+        assert r is None and relative_error(z, dense @ w) <= TOLERANCE
+
+
 def test_block_rows_by_row_length():
     """16 rows a block for rows under 1 KiB, 64 above (the measured choice); never over the float32 flush (64)."""
     assert compiled.block_rows(400) == compiled.BLOCK_ROWS == 16

@@ -308,34 +308,40 @@ if _numba is not None:
 
     @_njit(fastmath={"contract"}, cache=True)  # (no reassociation: short rows run faster in order)
     def csr_softmax(data, indices, indptr, w, base, weight, eta, centre, use_centre, z, v, start, stop):
-        """Rows start..stop of a CSR A: as :func:`dense_softmax`."""
+        """Rows start..stop of a CSR A: as :func:`dense_softmax`, with one test a row on the common path (a
+        CSR row of a few entries pays for every branch): a logit within :data:`_SLACK` of m takes
+        e^(l - m) (0 for a -inf logit, whose l - m is -inf, or NaN while m is -inf: both give 0); any other
+        raises m (S and v rescaled) or, NaN or +inf, declines, z then finished alone."""
         for j in range(v.shape[0]):
             v[j] = 0.0
-        top, total, valid = -np.inf, 0.0, True
+        top, total, valid, stopped = -np.inf, 0.0, True, stop
         for i in range(start, stop):
             s = 0.0
             first, last = indptr[i], indptr[i + 1]
             for k in range(first, last):
                 s += data[k] * w[indices[k]]
             z[i] = s
-            if not valid:
-                continue
-            logit = _logit(s, base[i], weight, eta, centre, use_centre, i)
-            if not logit < np.inf:
-                valid = False
-                continue
-            if logit > top + _SLACK:
+            logit = (weight * s + base[i]) * -eta  # as _logit
+            if use_centre:
+                logit += centre[i]
+            if not logit <= top + _SLACK:  # rare: m raised, or a NaN / +inf logit
+                if not logit < np.inf:  # NaN or +inf: out of the merge's range (the careful path decides)
+                    valid, stopped = False, i + 1
+                    break
                 shrink = math.exp(top - logit)
                 total *= shrink
                 for j in range(v.shape[0]):
                     v[j] *= shrink
                 top = logit
-            if logit == -np.inf:
-                continue
             e = _exp_nonpositive(logit - top)
             total += e
             for k in range(first, last):
                 v[indices[k]] += e * data[k]
+        for i in range(stopped, stop):  # after a declined logit: z alone
+            s = 0.0
+            for k in range(indptr[i], indptr[i + 1]):
+                s += data[k] * w[indices[k]]
+            z[i] = s
         return top, total, valid
 
     @_njit(fastmath=_FAST, cache=True)
