@@ -145,6 +145,7 @@ class Treeplex:
     _depth: np.ndarray = attrs.field(init=False)
     _levels: tuple = attrs.field(init=False)
     _adders: tuple = attrs.field(init=False)  # per level: how bottom_up adds its values to the parent sequences
+    _dimension: int = attrs.field(init=False)  # starts[-1] as a Python int (read a few times a round)
     _offsets: np.ndarray = attrs.field(init=False)
     _key: str = attrs.field(init=False)
 
@@ -191,6 +192,7 @@ class Treeplex:
         derived = {"_starts": starts, "_infoset_of": infoset_of, "_sequence_parents": sequence_parents,
                    "_depth": depth, "_levels": tuple(levels), "_offsets": offsets,
                    "_adders": tuple(_parent_adder(level.parents) for level in levels),
+                   "_dimension": int(starts[-1]),
                    "_key": hashlib.sha256(parents.tobytes() + b"|" + sizes.tobytes()).hexdigest()}
         for name, value in derived.items():
             object.__setattr__(self, name, value)
@@ -240,7 +242,7 @@ class Treeplex:
     @property
     def dimension(self) -> int:
         """The number of sequences, the empty one included."""
-        return int(self._starts[-1])
+        return self._dimension
 
     @property
     def number_of_infosets(self) -> int:
