@@ -110,8 +110,8 @@ def main(argv=None) -> int:
             "A.T @ p": lambda A=A, p=p: A.T @ p,
             "gather": lambda A=A, w=w, z=z: gather(A.data, A.indices, A.indptr, w, z),
             "gather + scatter": lambda A=A, w=w, z=z, v=v: gather_scatter(A.data, A.indices, A.indptr, w, z, v),
-            "compiled pass": lambda A=A, w=w, base=base, z=z, v=v: kernel(A.data, A.indices, A.indptr, w, base, 1.0,
-                                                                           2.0, centre, False, z, v, 0, n),
+            "compiled pass": lambda A=A, w=w, base=base, z=z, v=v, centre=centre, n=n: kernel(
+                A.data, A.indices, A.indptr, w, base, 1.0, 2.0, centre, False, z, v, 0, n),
             ("two-pass", 4): recipe(A, 4, False), ("two-pass", 32): recipe(A, 32, False),
             ("compiled", 4): recipe(A, 4, True), ("compiled", 32): recipe(A, 32, True),
         }
