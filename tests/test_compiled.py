@@ -157,6 +157,40 @@ def test_row_block_kernel_equals_the_float64_products_at_any_block(block, monkey
         assert r is None and relative_error(z, wide @ w) <= 1e-6
 
 
+def test_csr_kernel_equals_the_float64_products_and_declines_with_z_written(monkeypatch):
+    """The CSR kernel (one test a row on its common path) on 301 x 9 with empty rows, against numpy's products:
+    logits rising over ~2700 (m raised mid-run), -inf logits (weight 0) first and inside, all near -1800; a NaN
+    or +inf logit declines (r None) with every z_i still A w's."""
+    monkeypatch.setattr(compiled, "ENABLED", True)
+    rng = np.random.default_rng(23)
+    dense = np.where(rng.random((301, 9)) < 0.4, rng.normal(size=(301, 9)), 0.0)
+    dense[[0, 50, 51, 300]] = 0.0  # empty rows
+    A = sp.csr_matrix(dense)
+    w = rng.normal(size=9)
+    base = np.sort(rng.normal(size=301)) * -500.0
+    kernel = compiled.kernels()["csr_softmax"]
+
+    def step(base, centre=None):
+        z, v = np.empty(301), np.empty(9)
+        _, total, valid = kernel(A.data, A.indices, A.indptr, w, base, 1.7, 0.9,
+                                 np.zeros(1) if centre is None else centre, centre is not None, z, v, 0, 301)
+        return z, (v / total if valid else None)
+
+    centre = np.log(rng.dirichlet(np.ones(301)))
+    vanished = base.copy()
+    vanished[:3] = vanished[::17] = np.inf  # logit -inf: weight 0 (the first rows' too, while m is -inf)
+    for b, c in ((base, None), (base, centre), (base + 2000.0, None), (vanished, None)):
+        z, r = step(b, c)
+        logits = -0.9 * (b + 1.7 * (dense @ w)) + (0.0 if c is None else c)
+        p = np.exp(logits - logits.max())
+        assert relative_error(z, dense @ w) <= TOLERANCE and relative_error(r, dense.T @ (p / p.sum())) <= TOLERANCE
+    for bad in (np.nan, -np.inf):  # logit NaN, +inf
+        broken = base.copy()
+        broken[200] = bad
+        z, r = step(broken)
+        assert r is None and relative_error(z, dense @ w) <= TOLERANCE
+
+
 def test_block_rows_by_row_length():
     """16 rows a block for rows under 1 KiB, 64 above (the measured choice); never over the float32 flush (64)."""
     assert compiled.block_rows(400) == compiled.BLOCK_ROWS == 16
@@ -226,6 +260,27 @@ def test_exponential_within_two_ulps():
     assert np.max(np.abs(got - expected) / np.spacing(expected)) <= 2.0
     tail = np.linspace(-708.01, -800.0, 1000)
     assert np.all(compiled.exp_nonpositive(tail) == 0.0) and np.max(np.exp(tail)) < 3.3e-308
+
+
+def test_vectorised_exponential_within_two_ulps_and_equal_to_the_row_kernels():
+    """The row-block kernel's e^(x - m) (:func:`gamedyn.arrays.compiled.exp_shifted`: k by the rounding constant
+    1.5 * 2^52) against numpy's within 2 ulp on [-708, 32] after the shift, 0 below -708, and equal to the row
+    kernels' exponential but where y / ln 2 is a tie (none of these points); only the first ``count`` entries."""
+    shifted = compiled.kernels()["exp_shifted"]
+    x = np.concatenate([np.linspace(32.0, -708.0, 400_001), -np.logspace(-300, 2.8, 2000), [0.0, -0.0]])
+    for top in (0.0, 1000.0, -37.5):
+        got = x + top
+        difference = got - top  # the kernel's argument (x to rounding)
+        shifted(got, got.shape[0], top)
+        expected = np.exp(difference)
+        assert np.max(np.abs(got - expected) / np.spacing(expected)) <= 2.0
+        assert np.array_equal(got, compiled.exp_nonpositive(difference))
+    tail = np.linspace(-708.01, -800.0, 1000)
+    shifted(tail, tail.shape[0], 0.0)
+    assert np.all(tail == 0.0)
+    partial = np.array([-1.0, -2.0, 5.0, 7.0])
+    shifted(partial, 2, 0.0)
+    assert partial[2:].tolist() == [5.0, 7.0] and np.allclose(partial[:2], np.exp([-1.0, -2.0]), rtol=1e-15)
 
 
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")

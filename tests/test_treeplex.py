@@ -167,3 +167,40 @@ def test_the_brute_force_is_refused_beyond_its_limit():
     treeplex = Treeplex([0] * 12, [3] * 12)  # 3^12 pure strategies
     with pytest.raises(ValueError, match="531441 pure strategies"):
         treeplex.pure_strategies()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_backward_pass_adds_as_np_add_at_bit_for_bit(data):
+    """bottom_up adds each level's values to its parents by one of three plans (one shared parent: its entry plus
+    each value in order; distinct parents: one gather and scatter; otherwise np.add.at): the same sums as
+    np.add.at level after level, bit for bit, on random trees (levels of each kind; values of mixed magnitudes
+    so that another order of the additions would round differently)."""
+    treeplex = data.draw(treeplexes())
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    values = rng.normal(size=treeplex.dimension) * 10.0 ** rng.integers(-8, 9, size=treeplex.dimension)
+    weights = rng.normal(size=treeplex.dimension) * 10.0 ** rng.integers(-8, 9, size=treeplex.dimension)
+
+    def local(level, q):
+        return np.add.reduceat(weights[level.sequences] * q, level.offsets)
+
+    expected = np.array(values)
+    for level in reversed(treeplex.levels):
+        np.add.at(expected, level.parents, local(level, expected[level.sequences]))
+    assert np.array_equal(treeplex.bottom_up(values, local), expected)
+
+
+def test_the_backward_pass_on_levels_of_every_plan():
+    """Shared parent (three infosets under the empty sequence), distinct parents, and a level of both (two
+    infosets under one action, one under another): bit for bit np.add.at's sums."""
+    treeplex = Treeplex(parents=[0, 0, 0, 1, 3, 3, 5], sizes=[2, 2, 2, 2, 2, 2, 2])
+    assert [level.parents.tolist() for level in treeplex.levels] == [[0, 0, 0], [1, 3, 3, 5]]
+    values = np.array([1e-9, 1e8, 3.0, -1e8, 7e-3, 1.0, 2.0, 5e7, -5e7, 1e-12, 3.3, 1e16, -1e16, 0.5, 0.25])
+
+    def local(level, q):
+        return np.add.reduceat(q, level.offsets) * 1.1
+
+    expected = np.array(values)
+    for level in reversed(treeplex.levels):
+        np.add.at(expected, level.parents, local(level, expected[level.sequences]))
+    assert np.array_equal(treeplex.bottom_up(values, local), expected)

@@ -15,13 +15,17 @@ at the cost of its own bytes.
 (its dot product's reduction, its logit, one serial exponential of ~20 ns on whose result the row's share
 waits): at 100000 x 100 the row-at-a-time pass took 2.0 reads of A. :func:`dense_softmax_blocks` runs a
 float32 A by blocks of :func:`block_rows` rows: the block's z_i, then its logits, their maximum and their
-exponentials in vectorised loops (no serial exponential), then its shares while its rows are in cache.
+exponentials in vectorised loops (no serial exponential: :func:`exp_shifted`, whose integer part is taken by a
+rounding constant, since AVX2 has no float-to-int64 conversion and :func:`_exp_nonpositive`'s stayed scalar), then
+its shares while its rows are in cache, four rows a sweep of the float32 partial sums (a quarter of their loads and
+stores: the sweep row by row cost as much as the dot products).
 Its float32 arithmetic is the row-at-a-time kernel's (the same float32 dot products, the weights e_i
 rounded to float32, float32 sums of shares over at most 64 rows flushed into float64), so the float32
 rounding bound is unchanged; only the reference maximum m (a block's, not a row's) and the order of the
-float64 additions differ (measured relative difference 3e-8..1e-7, well inside float32's 1e-6). Measured
-(``python benchmarks/float32_row_threshold.py``, one thread, pass / one float32 ``A @ x``): 1.1 at
-100000 x 100, 0.8 at 20000 x 500. For a float64 A the row-at-a-time kernel stays: the row-block one
+float64 additions differ (measured relative difference 3e-8..1e-7, well inside float32's 1e-6; the four-row
+sweep adds its four shares in float32 before the partial sum: another order of the same float32 additions). Measured
+(``python benchmarks/float32_row_threshold.py``, one thread, pass / one float32 ``A @ x``): 0.99 at
+100000 x 100, 0.77 at 20000 x 500 (1.1 and 0.8 before the vectorised exponential and the four-row sweep). For a float64 A the row-at-a-time kernel stays: the row-block one
 measured no faster there (0.86-0.98 against 0.74-0.85). (The products of :meth:`CompiledRows.products`, mirror prox's, widen
 every entry to float64.) Dense C-ordered float32 / float64 arrays and scipy CSR matrices (any index dtype) are supported.
 
@@ -89,6 +93,8 @@ _SINGLE_FLUSH = 64  # a float32 A's shares of A^T e are summed in float32 over a
 BLOCK_ROWS = 16  # the row-block kernel's rows a block for rows shorter than LONG_ROW_BYTES ...
 LONG_ROW_BLOCK_ROWS = 64  # ... and for longer rows (measured: see block_rows)
 LONG_ROW_BYTES = 1024
+_ROUNDER = 6755399441055744.0  # 1.5 * 2^52: y + _ROUNDER is rounded to an integer, read back from its low bits
+_ROUNDER_BITS = 0x4338000000000000  # the bits of _ROUNDER
 _EXP_FLOOR = -708.0  # below it e^x < 2^-1021: returned as 0 (a weight relative to the maximum's 1, absolute error < 3.3e-308)
 
 if _numba is not None:
@@ -103,6 +109,47 @@ if _numba is not None:
             return builder.bitcast(args[0], _ir.DoubleType())
 
         return signature, codegen
+
+    @_intrinsic
+    def _as_int(typingctx, value):
+        """The int64 whose bits are the float64 ``value`` (a bit cast, kept in SIMD lanes)."""
+        signature = _types.int64(_types.float64)
+
+        def codegen(context, builder, sig, args):
+            return builder.bitcast(args[0], _ir.IntType(64))
+
+        return signature, codegen
+
+    @_njit(fastmath={"contract"}, cache=True)  # never reassociated: (t - _ROUNDER) must stay a rounding
+    def exp_shifted(x, count, top):
+        """``x[k] = e^(x[k] - top)`` for k < count, in place (x[k] - top <= 32): :func:`_exp_nonpositive`'s
+        reduction and polynomial, with k = round(y / ln 2) taken by the rounding constant 1.5 * 2^52 (the
+        integer read from the sum's low bits) instead of a float-to-int64 conversion, which AVX2 lacks: the
+        loop runs in SIMD lanes (the row-block kernels' exponentials). Equal to :func:`_exp_nonpositive` but
+        at the ties of y / ln 2 (either k gives |r| <= ln 2 / 2 + ulp); not inlined, so that a caller's
+        reassociation (``_FAST``) cannot fold the rounding away."""
+        for i in range(count):
+            x_i = x[i] - top
+            y = max(x_i, _EXP_FLOOR)
+            t = y * _LOG2E + _ROUNDER  # k + 1.5 * 2^52, rounded to the integer k
+            k = t - _ROUNDER
+            r = y - k * _LN2_HI - k * _LN2_LO
+            q = 1.0 / 6227020800.0
+            q = q * r + 1.0 / 479001600.0
+            q = q * r + 1.0 / 39916800.0
+            q = q * r + 1.0 / 3628800.0
+            q = q * r + 1.0 / 362880.0
+            q = q * r + 1.0 / 40320.0
+            q = q * r + 1.0 / 5040.0
+            q = q * r + 1.0 / 720.0
+            q = q * r + 1.0 / 120.0
+            q = q * r + 1.0 / 24.0
+            q = q * r + 1.0 / 6.0
+            q = q * r + 0.5
+            q = q * r + 1.0
+            q = q * r + 1.0
+            value = q * _as_double((_as_int(t) - _ROUNDER_BITS + 1023) << 52)
+            x[i] = value if x_i >= _EXP_FLOOR else 0.0
 
     @_njit(inline="always", fastmath={"contract"}, cache=True)
     def _exp_nonpositive(x):
@@ -234,15 +281,21 @@ if _numba is not None:
                     partial[j] = 0.0
                 pending = 0
                 top = high
-            for k in range(count):  # vectorised: the polynomial exponential in SIMD lanes
-                logits[k] = _exp_nonpositive(logits[k] - top)
+            exp_shifted(logits, count, top)  # e^(l - m): the polynomial exponential in SIMD lanes
             for k in range(count):
                 total += logits[k]
                 shares[k] = logits[k]
-            for k in range(count):
+            k = 0
+            while k + 4 <= count:  # four rows' shares a sweep of the float32 partial sums (a quarter of its loads)
+                e0, e1, e2, e3, i = shares[k], shares[k + 1], shares[k + 2], shares[k + 3], first + k
+                for j in range(d):
+                    partial[j] += (e0 * A[i, j] + e1 * A[i + 1, j]) + (e2 * A[i + 2, j] + e3 * A[i + 3, j])
+                k += 4
+            while k < count:
                 e = shares[k]
                 for j in range(d):
                     partial[j] += e * A[first + k, j]
+                k += 1
             pending += count
             if pending + block > _SINGLE_FLUSH:
                 for j in range(d):
@@ -255,34 +308,40 @@ if _numba is not None:
 
     @_njit(fastmath={"contract"}, cache=True)  # (no reassociation: short rows run faster in order)
     def csr_softmax(data, indices, indptr, w, base, weight, eta, centre, use_centre, z, v, start, stop):
-        """Rows start..stop of a CSR A: as :func:`dense_softmax`."""
+        """Rows start..stop of a CSR A: as :func:`dense_softmax`, with one test a row on the common path (a
+        CSR row of a few entries pays for every branch): a logit within :data:`_SLACK` of m takes
+        e^(l - m) (0 for a -inf logit, whose l - m is -inf, or NaN while m is -inf: both give 0); any other
+        raises m (S and v rescaled) or, NaN or +inf, declines, z then finished alone."""
         for j in range(v.shape[0]):
             v[j] = 0.0
-        top, total, valid = -np.inf, 0.0, True
+        top, total, valid, stopped = -np.inf, 0.0, True, stop
         for i in range(start, stop):
             s = 0.0
             first, last = indptr[i], indptr[i + 1]
             for k in range(first, last):
                 s += data[k] * w[indices[k]]
             z[i] = s
-            if not valid:
-                continue
-            logit = _logit(s, base[i], weight, eta, centre, use_centre, i)
-            if not logit < np.inf:
-                valid = False
-                continue
-            if logit > top + _SLACK:
+            logit = (weight * s + base[i]) * -eta  # as _logit
+            if use_centre:
+                logit += centre[i]
+            if not logit <= top + _SLACK:  # rare: m raised, or a NaN / +inf logit
+                if not logit < np.inf:  # NaN or +inf: out of the merge's range (the careful path decides)
+                    valid, stopped = False, i + 1
+                    break
                 shrink = math.exp(top - logit)
                 total *= shrink
                 for j in range(v.shape[0]):
                     v[j] *= shrink
                 top = logit
-            if logit == -np.inf:
-                continue
             e = _exp_nonpositive(logit - top)
             total += e
             for k in range(first, last):
                 v[indices[k]] += e * data[k]
+        for i in range(stopped, stop):  # after a declined logit: z alone
+            s = 0.0
+            for k in range(indptr[i], indptr[i + 1]):
+                s += data[k] * w[indices[k]]
+            z[i] = s
         return top, total, valid
 
     @_njit(fastmath=_FAST, cache=True)
@@ -435,7 +494,7 @@ def _build() -> dict:
     """The kernels by name (compiled on first call, cached on disk by numba)."""
     return {"exp_array": exp_array, "dense_softmax": dense_softmax, "csr_softmax": csr_softmax,
             "dense_softmax_blocks": dense_softmax_blocks, "alternating_regret_matching": alternating_regret_matching,
-            "dense_softmax_blocks_chunks": dense_softmax_blocks_chunks,
+            "dense_softmax_blocks_chunks": dense_softmax_blocks_chunks, "exp_shifted": exp_shifted,
             "dense_products": dense_products, "csr_products": csr_products,
             "dense_softmax_chunks": dense_softmax_chunks, "csr_softmax_chunks": csr_softmax_chunks,
             "dense_products_chunks": dense_products_chunks, "csr_products_chunks": csr_products_chunks}

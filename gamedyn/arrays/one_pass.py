@@ -30,7 +30,10 @@ thread, two runs, a round's pass / one float32 ``A @ x``: compiled 2.57-2.86 aga
 1000000 x 10, 1.27-1.54 against 1.31-1.54 at 400000 x 25, 1.01-1.07 against 1.49-1.68 at 200000 x 50, 1.15
 against 1.86-1.98 at 100000 x 100, 0.84-0.88 against 1.53-1.69 at 50000 x 200). A CSR A keeps the two-pass round
 unless :data:`COMPILED_CSR` (two sparse products took 0.65-0.8 of the compiled pass at 1 % density,
-20000 x 500 and 100000 x 100: A is in cache there and each row's short loop costs more than its bytes).
+20000 x 500 and 100000 x 100: A is in cache there and each row's short loop costs more than its bytes; with the
+CSR kernel's one test a row, ``python benchmarks/csr_one_read.py``, one thread, / one scipy ``A @ x``: the pass
+2.30-3.74 against 2.00-2.28 for the two products, the smooth perceptron's round 3.33-4.63 compiled against
+2.83-2.97 two-pass, and the round's work outside A alone, its O(n) softmax and sums, 0.89-1.03).
 
 **The capability.** Any A may offer it (:class:`gamedyn.arrays.distributed.RowBlockedOperator` does):
 

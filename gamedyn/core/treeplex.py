@@ -69,6 +69,30 @@ class Level:
     sequence_parents: np.ndarray
 
 
+def _add_distinct(q, parents, values) -> None:
+    """``np.add.at(q, parents, values)`` for distinct parents: one gather and scatter (a third of add.at's cost)."""
+    q[parents] += values
+
+
+def _add_in_order(q, parents, values) -> None:
+    """``np.add.at(q, parents, values)`` for one shared parent: its entry plus each value in order (add.at's sums)."""
+    parent = int(parents[0])
+    total = float(q[parent])
+    for value in values.tolist():
+        total += value
+    q[parent] = total
+
+
+def _parent_adder(parents: np.ndarray):
+    """The add of a level's values to its parent sequences, the same sums as ``np.add.at`` (the backward pass's
+    fixed cost on a small game: Kuhn's levels have one shared parent or distinct ones)."""
+    if parents.size and np.all(parents == parents[0]):
+        return _add_in_order
+    if np.unique(parents).size == parents.size:
+        return _add_distinct
+    return np.add.at
+
+
 def _as_indices(values, name: str) -> np.ndarray:
     array = np.asarray(values)
     if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
@@ -120,6 +144,8 @@ class Treeplex:
     _sequence_parents: np.ndarray = attrs.field(init=False)
     _depth: np.ndarray = attrs.field(init=False)
     _levels: tuple = attrs.field(init=False)
+    _adders: tuple = attrs.field(init=False)  # per level: how bottom_up adds its values to the parent sequences
+    _dimension: int = attrs.field(init=False)  # starts[-1] as a Python int (read a few times a round)
     _offsets: np.ndarray = attrs.field(init=False)
     _key: str = attrs.field(init=False)
 
@@ -165,6 +191,8 @@ class Treeplex:
                                 sizes[lo:hi], parents[lo:hi], sequence_parents[first:last]))
         derived = {"_starts": starts, "_infoset_of": infoset_of, "_sequence_parents": sequence_parents,
                    "_depth": depth, "_levels": tuple(levels), "_offsets": offsets,
+                   "_adders": tuple(_parent_adder(level.parents) for level in levels),
+                   "_dimension": int(starts[-1]),
                    "_key": hashlib.sha256(parents.tobytes() + b"|" + sizes.tobytes()).hexdigest()}
         for name, value in derived.items():
             object.__setattr__(self, name, value)
@@ -214,7 +242,7 @@ class Treeplex:
     @property
     def dimension(self) -> int:
         """The number of sequences, the empty one included."""
-        return int(self._starts[-1])
+        return self._dimension
 
     @property
     def number_of_infosets(self) -> int:
@@ -260,8 +288,7 @@ class Treeplex:
         values (:class:`gamedyn.core.counterfactual.CounterfactualRegret`).
         """
         q = np.array(values, dtype=np.float64)
-        add_at = np.add.at
-        for level in reversed(self._levels):
+        for level, add_at in zip(reversed(self._levels), reversed(self._adders)):
             add_at(q, level.parents, local(level, q[level.sequences]))
         return q
 
