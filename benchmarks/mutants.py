@@ -463,9 +463,14 @@ MUTANTS = (
             "        biases[k] = -0.5 * (top - bottom)", "        biases[k] = 0.5 * (top - bottom)", tests=_TWO_HULLS),
     # ---- the 2-norm soft margin with a free bias (issue 29): wrong games and wrong brackets
     _mutant("squared-hinge-bias-in-the-norm", "estimator", "gamedyn/certify/squared_hinge.py",
-            "the bias penalised like w (LinearSVC's intercept): not the free-bias L2-SVM",
-            "            return 0.5 * float(w @ w) + penalty * float(xi @ xi), gradient\n",
-            "            gradient[dim] += v[dim]\n            return 0.5 * float(w @ w) + 0.5 * v[dim] ** 2 + penalty * float(xi @ xi), gradient\n",
+            "the bias penalised like w (LinearSVC's intercept) in the Newton path: not the free-bias L2-SVM",
+            (("            gradient[dim] = float(weights.sum())\n",
+              "            gradient[dim] = float(weights.sum()) + x[dim]\n"),
+             ("            H[dim, dim] = 2.0 * penalty * max(int(active.sum()), 1)\n",
+              "            H[dim, dim] = 2.0 * penalty * max(int(active.sum()), 1) + 1.0\n"),
+             ("        return 0.5 * float(v[:dim] @ v[:dim]) + penalty * float(xi @ xi), xi\n",
+              "        return 0.5 * float(v[:dim] @ v[:dim]) + (0.5 * v[dim] ** 2 if free_bias else 0.0)"
+              " + penalty * float(xi @ xi), xi\n")),
             tests=_SQUARED),
     _mutant("squared-hinge-slack-price", "estimator", "gamedyn/certify/squared_hinge.py",
             "the augmented coordinates at 1/sqrt(C) instead of 1/sqrt(2C) in the upper end",

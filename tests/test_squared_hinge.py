@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gamedyn.certify.squared_hinge import squared_hinge_margin
@@ -76,10 +76,20 @@ def rows_of(seed, n, d, ratio):
     return Z, s
 
 
-@settings(max_examples=30, deadline=None)
+@pytest.fixture(params=["newton", "lbfgs"])
+def solver_path(request, monkeypatch):
+    """Both solvers: semismooth Newton (small dense problems) and L-BFGS-B (the others), chosen by size."""
+    from gamedyn.certify import squared_hinge
+
+    if request.param == "lbfgs":
+        monkeypatch.setattr(squared_hinge, "NEWTON_MAX_FEATURES", 0)
+    return request.param
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])  # (a setting)
 @given(ratio=st.integers(1, 50), C=st.sampled_from([0.01, 0.1, 1.0, 10.0, 100.0, 1e4]),
        free_bias=st.booleans(), seed=st.integers(0, 2**16))
-def test_the_bracket_contains_the_exact_value(ratio, C, free_bias, seed):
+def test_the_bracket_contains_the_exact_value(solver_path, ratio, C, free_bias, seed):
     Z, s = rows_of(seed, 102, 4, ratio)
     found = squared_hinge_margin(Z, s[:, None], C, free_bias=free_bias, tol=1e-3)
     (low, high), _, _ = exact_l2_svm(Z, s, C, free_bias)
@@ -88,11 +98,17 @@ def test_the_bracket_contains_the_exact_value(ratio, C, free_bias, seed):
     assert found.relative_gap[0] <= 1e-3
 
 
+@pytest.mark.parametrize("layout", ["dense", "float32", "csr"])
 @pytest.mark.parametrize("free_bias", [True, False])
 @pytest.mark.parametrize("C", [0.1, 10.0])
-def test_the_solution_equals_the_exact_qp(C, free_bias):
+def test_the_solution_equals_the_exact_qp(solver_path, C, free_bias, layout):
+    import scipy.sparse
+
     Z, s = rows_of(3, 120, 5, 3)
-    found = squared_hinge_margin(Z, s[:, None], C, free_bias=free_bias, tol=1e-10, max_iter=5000)
+    if layout != "dense":
+        Z = Z.astype(np.float32).astype(np.float64)  # (the reference on the same values)
+    X = {"dense": Z, "float32": Z.astype(np.float32), "csr": scipy.sparse.csr_matrix(Z)}[layout]
+    found = squared_hinge_margin(X, s[:, None], C, free_bias=free_bias, tol=1e-10, max_iter=5000)
     _, w, bias = exact_l2_svm(Z, s, C, free_bias)
     # a relative gap of 1e-10 on the value puts (w, b) within about sqrt(1e-10) of the optimum (strong convexity)
     assert np.linalg.norm(found.w[:, 0] - w) <= 1e-4 * np.linalg.norm(w)
