@@ -32,6 +32,12 @@ def test_scikit_learn_conformance(estimator, check):
     check(estimator)
 
 
+# The default (the 2-norm soft margin, issue 29) with no warning filter: it never warns of overlap.
+@parametrize_with_checks([MarginClassifier()])
+def test_the_default_passes_scikit_learns_checks(estimator, check):
+    check(estimator)
+
+
 def digits_pair(first, second):
     digits = load_digits()
     keep = np.isin(digits.target, (first, second))
