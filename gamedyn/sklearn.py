@@ -871,6 +871,7 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
     coef_: np.ndarray
     intercept_: np.ndarray
     certificate_: list  # one Certificate per one-vs-rest game (a list of one for two classes)
+    _fitted_cap: tuple[Any, ...]  # what a warm start must match: the game and the data's size
 
     _parameter_constraints = {} if Interval is None else {
         "nu": [None, Interval(numbers.Real, 0, 1, closed="right")],

@@ -198,3 +198,21 @@ def test_bad_arguments_name_the_fix(arguments, words):
         MarginClassifier(**arguments).fit(Z, s)
     with pytest.raises(ValueError, match="penalty"):
         squared_hinge_margin(Z, s[:, None], -1.0)
+
+
+def test_the_default_on_noisy_data_warns_nothing_and_is_certified():
+    # issue 29: MarginClassifier() on make_classification 5000 x 40 with 10 % of labels flipped
+    pytest.importorskip("sklearn")
+    from sklearn.datasets import make_classification
+
+    from gamedyn.sklearn import DEFAULT_C, MarginClassifier
+
+    X, y = make_classification(n_samples=5000, n_features=40, flip_y=0.1, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = MarginClassifier().fit(X, y)
+    certificate = model.certificate_[0]
+    assert certificate.penalty == DEFAULT_C and certificate.separable is True and certificate.relative_gap <= 0.01
+    from sklearn.svm import LinearSVC
+
+    assert model.score(X, y) >= LinearSVC().fit(X, y).score(X, y) - 0.01  # (the same loss, on the training rows)
