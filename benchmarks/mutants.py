@@ -464,13 +464,13 @@ MUTANTS = (
     # ---- the 2-norm soft margin with a free bias (issue 29): wrong games and wrong brackets
     _mutant("squared-hinge-bias-in-the-norm", "estimator", "gamedyn/certify/squared_hinge.py",
             "the bias penalised like w (LinearSVC's intercept) in the Newton path: not the free-bias L2-SVM",
-            (("            gradient[dim] = float(weights.sum())\n",
-              "            gradient[dim] = float(weights.sum()) + x[dim]\n"),
+            (("            gradient[dim] = weights.sum(axis=0)\n",
+              "            gradient[dim] = weights.sum(axis=0) + V[dim]\n"),
              ("            H[dim, dim] = 2.0 * penalty * max(int(active.sum()), 1)\n",
               "            H[dim, dim] = 2.0 * penalty * max(int(active.sum()), 1) + 1.0\n"),
-             ("        return 0.5 * float(v[:dim] @ v[:dim]) + penalty * float(xi @ xi), xi\n",
-              "        return 0.5 * float(v[:dim] @ v[:dim]) + (0.5 * v[dim] ** 2 if free_bias else 0.0)"
-              " + penalty * float(xi @ xi), xi\n")),
+             ("        return 0.5 * np.sum(V[:dim] * V[:dim], axis=0) + penalty * np.sum(xi * xi, axis=0), xi\n",
+              "        return (0.5 * np.sum(V[:dim] * V[:dim], axis=0) + (0.5 * V[dim] ** 2 if free_bias else 0.0)"
+              " + penalty * np.sum(xi * xi, axis=0)), xi\n")),
             tests=_SQUARED),
     _mutant("squared-hinge-slack-price", "estimator", "gamedyn/certify/squared_hinge.py",
             "the augmented coordinates at 1/sqrt(C) instead of 1/sqrt(2C) in the upper end",

@@ -124,7 +124,8 @@ def _foreign_unit_rows(A, normalize: bool, norm: float, name: str):
 
 
 def row_norms(A, norm: float, top: float) -> np.ndarray:
-    """``||a_i|| / top`` for every row, in blocks of about 2^16 entries (O(n) extra memory, never a copy of A)."""
+    """``||a_i|| / top`` for every row, in blocks of about 2^16 entries and at most an eighth of A's rows where it
+    has eight (O(n) extra memory, never a copy of A)."""
     n, d = A.shape
     norms = np.empty(n)
     if sp.issparse(A) and A.format == "csr" and A.has_canonical_format:
@@ -144,10 +145,10 @@ def row_norms(A, norm: float, top: float) -> np.ndarray:
             sums = np.bincount(owner, weights=values, minlength=stop - start)
             norms[start:stop] = np.sqrt(sums) if norm == 2 else sums ** (1.0 / norm)
         return norms
-    step = max(1, (1 << 16) // d)
+    step = max(1, min(1 << 16, max(d, (n * d) // 8)) // d)  # (a block at most an eighth of A, as far as it can)
     for start in range(0, n, step):
         block = A[start:start + step]
-        block = (block.toarray() if sp.issparse(block) else np.asarray(block)).astype(np.float64) / top
+        block = np.divide(block.toarray() if sp.issparse(block) else np.asarray(block), top, dtype=np.float64)
         if norm == 2:  # one fused pass (a float power costs ~10x more)
             norms[start:start + step] = np.sqrt(np.einsum("ij,ij->i", block, block))
         else:

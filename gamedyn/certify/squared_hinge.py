@@ -71,15 +71,16 @@ JOINT_MAX_ENTRIES = 2**12
 #: evaluation on many more (iris 4 ms against LinearSVC's 1.3 ms).
 NEWTON_MAX_FEATURES = 256
 NEWTON_MAX_WORK = 2**26
-#: The rows of a block of the Newton Hessian's Gram sum (a block's active rows are its only copy of X).
-GRAM_ROWS = 4096
+#: The most rows of a block of the Newton Hessian's Gram sum (a block's active rows are its only copy of X;
+#: at most an eighth of X's rows, and at least 64).
+GRAM_ROWS = 1024
 
 
 def _transpose_times(X, v: np.ndarray) -> np.ndarray:
-    """``X^T v`` in float64 (float32 X summed over row blocks, as :class:`SignedRows` does)."""
+    """``X^T v`` in float64 (float32 X summed over row blocks, as :class:`SignedRows` does); v (n,) or (n, G)."""
     if X.dtype == np.float64:
         return np.asarray(X.T @ v, dtype=np.float64)
-    out = np.zeros(X.shape[1])
+    out = np.zeros((X.shape[1],) + v.shape[1:])
     for begin in range(0, X.shape[0], GRAM_ROWS):
         out += X[begin:begin + GRAM_ROWS].astype(np.float64).T @ v[begin:begin + GRAM_ROWS]
     return out
@@ -160,69 +161,84 @@ def _bracket(rows: GameRows, signs: np.ndarray, margins: np.ndarray, w: np.ndarr
     return lower, max(upper, lower), p
 
 
-def _newton(X, signs: np.ndarray, scale: float, penalty: float, free_bias: bool, x0: np.ndarray, max_iter: int,
-            settle) -> int:
-    """Semismooth Newton on one game's primal from ``x0 = (w, b)``, dense X: the generalised Hessian
-    ``[[I + 2C Z_A^T Z_A, 2C Z_A^T 1], [., 2C |A|]]`` on the rows ``A`` with margin below 1, the step by
-    backtracking (Armijo); ``settle(x)`` (the bracket, True once within tol) once a step leaves the rows
-    with a slack unchanged (or after 20 steps), and at the end. Returns the iterations.""" 
+def _newton(X, signs: np.ndarray, scale: float, penalty: float, free_bias: bool, start: np.ndarray, max_iter: int,
+            settles) -> np.ndarray:
+    """Semismooth Newton on G games' primals at once (columns of ``signs`` and of ``start``, shape (d + 1, G)),
+    dense X: per game the generalised Hessian ``[[I + 2C Z_A^T Z_A, 2C Z_A^T 1], [., 2C |A|]]`` on its rows
+    ``A`` with margin below 1, the steps by one batched solve and a backtracking (Armijo) search per game on
+    shared evaluations; ``settles[j](x)`` (game j's bracket, True once within tol) once a step leaves its
+    rows with a slack unchanged (or after 20 steps), and at the end. Returns the iterations per game."""
     n, dim = X.shape
+    G = signs.shape[1]
     size = dim + 1 if free_bias else dim
-    x = x0[:size].copy()
+    V = np.array(start[:size], dtype=np.float64)
+    rows = max(64, min(GRAM_ROWS, n // 8))  # (a Gram block at most an eighth of X, as far as it can)
 
-    def value(v):
-        margins = signs * (times_in_float64(X, v[:dim, None])[:, 0] / scale + (v[dim] if free_bias else 0.0))
-        xi = np.maximum(0.0, 1.0 - margins)
-        return 0.5 * float(v[:dim] @ v[:dim]) + penalty * float(xi @ xi), xi
+    def value(V):
+        M = times_in_float64(X, np.ascontiguousarray(V[:dim])) / scale
+        if free_bias:
+            M += V[dim]
+        xi = np.maximum(0.0, 1.0 - signs * M)
+        return 0.5 * np.sum(V[:dim] * V[:dim], axis=0) + penalty * np.sum(xi * xi, axis=0), xi
 
-    def gram(active):
-        """``(Z_A^T Z_A, Z_A^T 1)`` in float64 over row blocks: no copy of X beyond a block's active rows."""
+    def hessian(active):
+        """One game's ``[[I + 2C Z_A^T Z_A, 2C Z_A^T 1], [., 2C |A|]]``, the Gram sum over row blocks (no copy
+        of X beyond a block's active rows)."""
         square, sums = np.zeros((dim, dim)), np.zeros(dim)
-        for begin in range(0, n, GRAM_ROWS):
-            block = X[begin:begin + GRAM_ROWS][active[begin:begin + GRAM_ROWS]].astype(np.float64) / scale
+        for begin in range(0, n, rows):
+            block = X[begin:begin + rows][active[begin:begin + rows]].astype(np.float64, copy=False)
             square += block.T @ block
             sums += block.sum(axis=0)
-        return square, sums
+        H = np.empty((size, size))
+        H[:dim, :dim] = (2.0 * penalty / (scale * scale)) * square
+        H[:dim, :dim][np.diag_indices(dim)] += 1.0
+        if free_bias:
+            H[:dim, dim] = H[dim, :dim] = (2.0 * penalty / scale) * sums
+            H[dim, dim] = 2.0 * penalty * max(int(active.sum()), 1)
+        return H
 
-    f, xi = value(x)
+    def settle(j):
+        full = np.zeros(dim + 1)
+        full[:size] = V[:, j]
+        return settles[j](full)
+
+    f, xi = value(V)
+    still = np.ones(G, dtype=bool)
+    spent = np.full(G, max_iter, dtype=np.int64)
     previous = None
     for iteration in range(1, max_iter + 1):
         active = xi > 0
-        if previous is not None and (np.array_equal(active, previous) or iteration > 20):
-            full = np.zeros(dim + 1)  # the bracket once the rows with a slack settle (Newton's last steps)
-            full[:size] = x
-            if settle(full):
-                return iteration - 1
+        if previous is not None:
+            for j in np.flatnonzero(still):
+                if (np.array_equal(active[:, j], previous[:, j]) or iteration > 20) and settle(j):
+                    still[j], spent[j] = False, iteration - 1
+            if not still.any():
+                return spent
         previous = active
         weights = np.where(active, -2.0 * penalty * xi * signs, 0.0)
-        gradient = np.empty(size)
-        gradient[:dim] = x[:dim] + _transpose_times(X, weights) / scale
-        square, sums = gram(active)
-        H = np.empty((size, size))
-        H[:dim, :dim] = (2.0 * penalty) * square
-        H[:dim, :dim][np.diag_indices(dim)] += 1.0
+        gradient = np.empty((size, G))
+        gradient[:dim] = V[:dim] + _transpose_times(X, weights) / scale
         if free_bias:
-            gradient[dim] = float(weights.sum())
-            column = (2.0 * penalty) * sums
-            H[:dim, dim] = H[dim, :dim] = column
-            H[dim, dim] = 2.0 * penalty * max(int(active.sum()), 1)
+            gradient[dim] = weights.sum(axis=0)
+        H = np.stack([hessian(active[:, j]) if still[j] else np.eye(size) for j in range(G)])
         try:
-            step = -np.linalg.solve(H, gradient)
+            steps = -np.linalg.solve(H, gradient.T[:, :, None])[:, :, 0].T
         except np.linalg.LinAlgError:
-            step = -gradient
-        slope = float(gradient @ step)
-        t = 1.0
+            steps = -gradient
+        steps[:, ~still] = 0.0
+        slope = np.sum(gradient * steps, axis=0)
+        t = np.ones(G)
         while True:
-            candidate = x + t * step
+            candidate = V + t * steps
             f_new, xi_new = value(candidate)
-            if f_new <= f + 1e-4 * t * slope or t < 1e-10:
+            short = (f_new > f + 1e-4 * t * slope) & (t >= 1e-10)
+            if not short.any():
                 break
-            t *= 0.5
-        x, f, xi = candidate, f_new, xi_new
-    full = np.zeros(dim + 1)
-    full[:size] = x
-    settle(full)
-    return max_iter
+            t = np.where(short, 0.5 * t, t)
+        V, f, xi = candidate, f_new, xi_new
+    for j in np.flatnonzero(still):
+        settle(j)
+    return spent
 
 
 def _one_game_settle(group, group_signs, j, penalty, free_bias, bound, tol, best):
@@ -324,7 +340,7 @@ def squared_hinge_margin(X, signs: np.ndarray, penalty: float, *, scale: float =
     for games in groups:
         G = games.size
         group = rows.restricted(games)
-        group_signs = all_signs[:, games]
+        group_signs = all_signs if games.size == K else all_signs[:, games]  # (no copy for one group)
 
         def unpack(v, G=G):
             return v[:dim * G].reshape(dim, G), (v[dim * G:] if free_bias else np.zeros(G))
@@ -359,11 +375,9 @@ def squared_hinge_margin(X, signs: np.ndarray, penalty: float, *, scale: float =
         if start is not None and settle(x0):  # a warm start that already meets tol: iteration 0
             spent[games] = 0
         elif newton:
-            for j, k in enumerate(games):
-                one = np.concatenate([x0[:dim * G].reshape(dim, G)[:, j], x0[dim * G + j:dim * G + j + 1]])
-                settle_one = _one_game_settle(group, group_signs, j, penalty, free_bias, bound, tol, best)
-                spent[k] = _newton(X, group_signs[:, j], float(scale), penalty, free_bias, one, int(max_iter),
-                                   settle_one)
+            begin = np.zeros((dim + 1, G)) if start is None else np.asarray(start[:, games], dtype=np.float64)
+            settles = [_one_game_settle(group, group_signs, j, penalty, free_bias, bound, tol, best) for j in range(G)]
+            spent[games] = _newton(X, group_signs, float(scale), penalty, free_bias, begin, int(max_iter), settles)
         else:
             result = scipy.optimize.minimize(objective, x0, jac=True, method="L-BFGS-B", callback=watch,
                                              options={"maxiter": int(max_iter), "ftol": 1e-15, "gtol": 1e-12})
