@@ -62,8 +62,9 @@ __all__ = ["CHECK_EVERY", "GRAM_ROWS", "JOINT_MAX_ENTRIES", "NEWTON_MAX_FEATURES
 #: The bracket (two products) is computed every this many L-BFGS-B iterations, and at the end.
 CHECK_EVERY = 8
 #: Problems of at most this many entries (n d) solve their K games as one L-BFGS-B problem (scipy's
-#: per-evaluation overhead paid once for all classes); larger ones game by game (a shared line search
-#: slows the games that would stop first).
+#: per-evaluation overhead paid once for all classes), and Newton runs the K games at once while n K is at
+#: most this (its (n, K) work arrays); larger ones game by game (a shared line search slows the games that
+#: would stop first; the work arrays would outgrow X).
 JOINT_MAX_ENTRIES = 2**12
 #: Dense problems of at most this many features, and at most NEWTON_MAX_WORK = n d^2, are solved by the
 #: semismooth Newton method (the primal is piecewise quadratic: liblinear's TRON idea, Keerthi & DeCoste
@@ -241,7 +242,7 @@ def _newton(X, signs: np.ndarray, scale: float, penalty: float, free_bias: bool,
     return spent
 
 
-def _one_game_settle(group, group_signs, j, penalty, free_bias, bound, tol, best):
+def _one_game_settle(group, group_signs, j, penalty, free_bias, bound, tol, best, out):
     """``settle(x)`` for game j of a group: its bracket at ``x = (w, b)``, the best kept in ``best[j]``."""
     rows = group.restricted(np.array([j]))
 
@@ -250,7 +251,8 @@ def _one_game_settle(group, group_signs, j, penalty, free_bias, bound, tol, best
         margins = rows.times(w[:, None])[:, 0]
         low, high, p = _bracket(rows, group_signs[:, j], margins, w, b, penalty, free_bias, bound)
         if best[j] is None or high - low < best[j][1] - best[j][0]:
-            best[j] = (low, high, p, w.copy(), b)
+            out[:] = p  # (the best p goes straight to the result's column: no second copy per game)
+            best[j] = (low, high, out, w.copy(), b)
         return best[j][0] > 0 and best[j][1] - best[j][0] <= tol * best[j][1]
 
     return settle
@@ -363,7 +365,8 @@ def squared_hinge_margin(X, signs: np.ndarray, penalty: float, *, scale: float =
                 low, high, p = _bracket(group.restricted(np.array([j])), group_signs[:, j], margins[:, j], w[:, j],
                                         float(b[j]), penalty, free_bias, bound)
                 if best[j] is None or high - low < best[j][1] - best[j][0]:
-                    best[j] = (low, high, p, w[:, j].copy(), float(b[j]))
+                    P[:, games[j]] = p
+                    best[j] = (low, high, P[:, games[j]], w[:, j].copy(), float(b[j]))
                 met = met and best[j][0] > 0 and best[j][1] - best[j][0] <= tol * best[j][1]
             return met
 
@@ -376,13 +379,17 @@ def squared_hinge_margin(X, signs: np.ndarray, penalty: float, *, scale: float =
             spent[games] = 0
         elif newton:
             begin = np.zeros((dim + 1, G)) if start is None else np.asarray(start[:, games], dtype=np.float64)
-            settles = [_one_game_settle(group, group_signs, j, penalty, free_bias, bound, tol, best) for j in range(G)]
-            spent[games] = _newton(X, group_signs, float(scale), penalty, free_bias, begin, int(max_iter), settles)
+            settles = [_one_game_settle(group, group_signs, j, penalty, free_bias, bound, tol, best, P[:, k])
+                       for j, k in enumerate(games)]
+            # all the games in one Newton run when their (n, G) work arrays are small, else game by game (memory)
+            for part in ([np.arange(G)] if n * G <= JOINT_MAX_ENTRIES else [np.array([j]) for j in range(G)]):
+                spent[games[part]] = _newton(X, group_signs[:, part], float(scale), penalty, free_bias, begin[:, part],
+                                             int(max_iter), [settles[j] for j in part])
         else:
             result = scipy.optimize.minimize(objective, x0, jac=True, method="L-BFGS-B", callback=watch,
                                              options={"maxiter": int(max_iter), "ftol": 1e-15, "gtol": 1e-12})
             settle(result.x)
             spent[games] = max(int(result.nit), count[0])
         for j, k in enumerate(games):
-            lower[k], upper[k], P[:, k], W[:, k], B[k] = best[j]
+            lower[k], upper[k], _, W[:, k], B[k] = best[j]  # (P[:, k] holds its p already)
     return SquaredHingeSolution(w=W, b=B, lower=lower, upper=upper, p=P, iterations=spent)
