@@ -482,7 +482,8 @@ MUTANTS = (
             "    groups = (np.ones(n, dtype=bool),)\n", tests=_SQUARED),
     _mutant("squared-hinge-slack-sign", "estimator", "gamedyn/certify/squared_hinge.py",
             "the other class's slacks added to its scores in the lower end (the hulls' gap overstated)",
-            "np.max(scores[~positive] - xi[~positive]))", "np.max(scores[~positive] + xi[~positive]))",
+            "        bottom = float(np.max(scores[~positive] - xi[~positive]))\n",
+            "        bottom = float(np.max(scores[~positive] + xi[~positive]))\n",
             tests=_SQUARED),
     # ---- exact proofs on columns dependent up to rounding (issue 29: make_classification's redundant features)
     _mutant("resolved-columns-never", "certificates", "gamedyn/certify/gordan.py",

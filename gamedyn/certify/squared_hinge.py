@@ -135,8 +135,11 @@ def _bracket(rows: GameRows, signs: np.ndarray, margins: np.ndarray, w: np.ndarr
         scores = signs * margins  # <w, z_i>, exact sign flips
         if not positive.any() or positive.all():
             raise ValueError("the free bias needs both classes in every game (signs of both kinds).")
-        numerator = float(np.min(scores[positive] + xi[positive]) - np.max(scores[~positive] - xi[~positive]))
-        numerator -= 2.0 * error + abs(numerator) * 4 * UNIT64
+        top = float(np.min(scores[positive] + xi[positive]))
+        bottom = float(np.max(scores[~positive] - xi[~positive]))
+        numerator = top - bottom
+        # each extreme term's own sum rounds by u |term| (the bias, not in the numerator, can make them large)
+        numerator -= 2.0 * error + (abs(top) + abs(bottom) + abs(numerator)) * 4 * UNIT64
         denominator = 2.0 * scale
     else:
         numerator = float(np.min(margins + xi)) - error
