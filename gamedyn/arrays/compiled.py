@@ -120,6 +120,24 @@ if _numba is not None:
 
         return signature, codegen
 
+    @_njit(inline="always", fastmath={"contract"}, cache=True)
+    def _exp_reduced(r):
+        # e^r for |r| <= ln 2 / 2 + ulp: its Taylor polynomial of degree 13 (remainder < 2e-17 relative), Horner
+        q = 1.0 / 6227020800.0
+        q = q * r + 1.0 / 479001600.0
+        q = q * r + 1.0 / 39916800.0
+        q = q * r + 1.0 / 3628800.0
+        q = q * r + 1.0 / 362880.0
+        q = q * r + 1.0 / 40320.0
+        q = q * r + 1.0 / 5040.0
+        q = q * r + 1.0 / 720.0
+        q = q * r + 1.0 / 120.0
+        q = q * r + 1.0 / 24.0
+        q = q * r + 1.0 / 6.0
+        q = q * r + 0.5
+        q = q * r + 1.0
+        return q * r + 1.0
+
     @_njit(fastmath={"contract"}, cache=True)  # never reassociated: (t - _ROUNDER) must stay a rounding
     def exp_shifted(x, count, top):
         """``x[k] = e^(x[k] - top)`` for k < count, in place (x[k] - top <= 32): :func:`_exp_nonpositive`'s
@@ -134,20 +152,7 @@ if _numba is not None:
             t = y * _LOG2E + _ROUNDER  # k + 1.5 * 2^52, rounded to the integer k
             k = t - _ROUNDER
             r = y - k * _LN2_HI - k * _LN2_LO
-            q = 1.0 / 6227020800.0
-            q = q * r + 1.0 / 479001600.0
-            q = q * r + 1.0 / 39916800.0
-            q = q * r + 1.0 / 3628800.0
-            q = q * r + 1.0 / 362880.0
-            q = q * r + 1.0 / 40320.0
-            q = q * r + 1.0 / 5040.0
-            q = q * r + 1.0 / 720.0
-            q = q * r + 1.0 / 120.0
-            q = q * r + 1.0 / 24.0
-            q = q * r + 1.0 / 6.0
-            q = q * r + 0.5
-            q = q * r + 1.0
-            q = q * r + 1.0
+            q = _exp_reduced(r)
             value = q * _as_double((_as_int(t) - _ROUNDER_BITS + 1023) << 52)
             x[i] = value if x_i >= _EXP_FLOOR else 0.0
 
@@ -158,20 +163,7 @@ if _numba is not None:
         y = max(x, _EXP_FLOOR)
         k = math.floor(y * _LOG2E + 0.5)
         r = y - k * _LN2_HI - k * _LN2_LO
-        q = 1.0 / 6227020800.0
-        q = q * r + 1.0 / 479001600.0
-        q = q * r + 1.0 / 39916800.0
-        q = q * r + 1.0 / 3628800.0
-        q = q * r + 1.0 / 362880.0
-        q = q * r + 1.0 / 40320.0
-        q = q * r + 1.0 / 5040.0
-        q = q * r + 1.0 / 720.0
-        q = q * r + 1.0 / 120.0
-        q = q * r + 1.0 / 24.0
-        q = q * r + 1.0 / 6.0
-        q = q * r + 0.5
-        q = q * r + 1.0
-        q = q * r + 1.0
+        q = _exp_reduced(r)
         value = q * _as_double((np.int64(k) + 1023) << 52)
         return value if x >= _EXP_FLOOR else 0.0
 
