@@ -114,6 +114,7 @@ _EFG_SOLVE = ("tests/test_efg_solve.py",)  # issue 33 (i33a)
 _EFG_FILES = ("tests/test_efg_files.py",)  # issue 33 (i33a)
 _DILATED = ("tests/test_dilated.py", "tests/test_dilated_recipes.py")
 _EFG_EXPLORER = ("tests/test_efg_explorer.py",)  # issue 33 (i33b): explore_efg
+_OPTIMISTIC_MMD = ("tests/test_optimistic_mmd.py",)  # issue 33: the decreasing schedule
 _EFG_PEERS = ("tests/test_efg_peers.py",)  # issue 33 (i33b): the peers of benchmarks/efg.py
 
 MUTANTS = (
@@ -969,6 +970,20 @@ MUTANTS = (
             "MMD's moving magnet is the last iterate itself, not mixed with the uniform strategy",
             "            share = max(float(mix) * float(mix_decay) ** k, 1e-300)",
             "            share = 1e-300", tests=_DILATED),
+    # ---- issue 33: optimistic MMD, the decreasing schedule that reaches 1e-2 on Leduc (family "efg-dilated")
+    _mutant("optimistic-mmd-no-prediction", "efg-dilated", "recipes/optimistic_mmd.py",
+            "optimistic MMD without its prediction (MirrorDescent in OMD's place: MMD's plain step, which does not "
+            "settle at eta 4 as alpha falls)",
+            "from gamedyn.core import OMD\n", "from gamedyn.core import MirrorDescent as OMD\n", tests=_OPTIMISTIC_MMD),
+    _mutant("optimistic-mmd-alpha-not-halved", "efg-dilated", "recipes/optimistic_mmd.py",
+            "optimistic MMD keeps its first alpha in every stage (it stops at the alpha-QRE)",
+            "        strength = alpha * 0.5 ** k\n", "        strength = alpha\n", tests=_OPTIMISTIC_MMD),
+    _mutant("optimistic-mmd-restarts-uniform", "efg-dilated", "recipes/optimistic_mmd.py",
+            "optimistic MMD starts every stage at the uniform strategy instead of the last plays",
+            "        starts = [result.w_last, result.p_last]\n", "", tests=_OPTIMISTIC_MMD),
+    _mutant("stage-lengths-not-growing", "efg-dilated", "recipes/mmd.py",
+            "the stages keep their first length (growth ignored: the decreasing and halving schedules outrun their "
+            "QREs)", "        length *= growth\n", "", tests=_OPTIMISTIC_MMD),
 )
 
 

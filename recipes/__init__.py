@@ -13,7 +13,7 @@ parameters>, **run_options)``, and returns a :class:`RecipeResult` (``.game``, `
 - Fenchel games (an :class:`gamedyn.Objective`): frank_wolfe, accelerated_gradient, heavy_ball ->
   :class:`FenchelResult` (``x``, ``value``);
 - extensive-form games (a :mod:`gamedyn.games.efg` game): cfr, cfr_plus, dcfr, pcfr_plus, dilated_hedge,
-  optimistic_dilated_hedge, mmd ->
+  optimistic_dilated_hedge, mmd, optimistic_mmd ->
   :class:`EFGResult` (``x``, ``y``, ``lower``, ``upper``, ``nash_gap``, ``exploitability``, ``policy``).
 
 :data:`RECIPES` (name -> :class:`Recipe`) lists every recipe of every family, read from the
@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # the recipe functions, named for type checkers (at run time 
     )
     from gamedyn.recipes.mmd import mmd as mmd
     from gamedyn.recipes.nag_margin import nag_margin as nag_margin
+    from gamedyn.recipes.optimistic_mmd import optimistic_mmd as optimistic_mmd
     from gamedyn.recipes.optimistic_dilated_hedge import (
         optimistic_dilated_hedge as optimistic_dilated_hedge,
     )
@@ -72,7 +73,7 @@ _FAMILY_ORDER = tuple(FAMILIES)  # margin, matrix, fenchel, efg
 _ORDER = ("smooth_perceptron", "accelerated_perceptron", "mirror_prox_perceptron", "nag_margin", "pnorm_perceptron",
           "hedge", "optimistic_hedge", "fictitious_play", "regret_matching", "regret_matching_plus",
           "predictive_regret_matching_plus", "ada_hedge", "frank_wolfe", "accelerated_gradient", "heavy_ball",
-          "cfr", "cfr_plus", "dcfr", "pcfr_plus", "dilated_hedge", "optimistic_dilated_hedge", "mmd")
+          "cfr", "cfr_plus", "dcfr", "pcfr_plus", "dilated_hedge", "optimistic_dilated_hedge", "mmd", "optimistic_mmd")
 
 
 def _declared_recipes() -> dict:

@@ -50,9 +50,14 @@ bias it adds (a fixed share of 0.01 stops at exploitability 0.0058 on Leduc). Me
 settings stays at its QRE (0.43 at 2,000 rounds). With the defaults (alpha 0.2, eta 1,
 stage 20) Kuhn poker is at 0.0013 after 1,000 rounds, but Leduc stays near 0.1: the settings scale with the
 payoffs (a smaller alpha, a longer stage).
+
+**Alpha decreasing to a Nash equilibrium** is :func:`gamedyn.recipes.optimistic_mmd`: the same magnetic step with
+the last loss as a prediction (:class:`gamedyn.OMD`), whose step need not shrink with :math:`\alpha`.
 """
 
 from __future__ import annotations
+
+import math
 
 from gamedyn.core import MirrorDescent
 from gamedyn.core.dilated import DilatedEntropy
@@ -64,7 +69,7 @@ from gamedyn.games.efg.result import EFGResult
 from gamedyn.recipes.cfr import PAYOFF, check_game
 from gamedyn.recipes.dilated_hedge import eta_parameter, weights_parameter
 
-__all__ = ["alpha_at", "mmd", "moved_magnet"]
+__all__ = ["alpha_at", "mmd", "moved_magnet", "stage_lengths"]
 
 SCHEDULES = ("constant", "halving", "moving")
 
@@ -149,7 +154,7 @@ def mmd(game, T, *, eta=1.0, alpha=0.2, schedule="halving", stage=20, mix=0.01, 
         raise ValueError(f"T must be a positive integer, got {T!r}.")
     payoff = game.payoff()
     starts = [treeplex.default_centre(treeplex.dimension) for treeplex in game.treeplexes]
-    lengths = [T] if schedule == "constant" else _stage_lengths(T, stage, doubling=schedule == "halving")
+    lengths = [T] if schedule == "constant" else stage_lengths(T, stage, 2.0 if schedule == "halving" else 1.0)
     if len(lengths) > 1 and any(declared(observer, "saves_run") for observer in run_options.get("observers", ())):
         raise ValueError(f"mmd's {schedule} schedule plays its {len(lengths)} stages as separate runs, and a checkpoint "
                          f"cannot span them: pass schedule='constant' (one run) to checkpoint or resume, or "
@@ -182,14 +187,15 @@ def moved_magnet(treeplex, x, share: float):
     return treeplex.to_sequence((1.0 - share) * treeplex.to_behavioural(x) + share * uniform)
 
 
-def _stage_lengths(T: int, stage: int, doubling: bool = True) -> list:
-    """The lengths of the stages in T rounds: stage, 2 stage, 4 stage, ... (halving) or stage, stage, ... (moving);
-    the last one cut."""
-    lengths, done, length = [], 0, stage
+def stage_lengths(T: int, stage: int, growth: float) -> list:
+    r"""The lengths of the stages in T rounds: :math:`\lceil\text{stage}\cdot\text{growth}^k\rceil` for stage k
+    (growth 2: the halving schedule; 1: the moving one), the last one cut so that they add up to T."""
+    lengths, done, length = [], 0, float(stage)
     while done < T:
-        lengths.append(min(length, T - done))
-        done += length
-        length *= 2 if doubling else 1
+        rounds = min(math.ceil(length - 1e-9), T - done)
+        lengths.append(rounds)
+        done += rounds
+        length *= growth
     return lengths
 
 

@@ -22,7 +22,8 @@ def test_list_shows_the_extensive_form_recipes(capsys):
     block = out.split("Extensive-form recipes", 1)[1].split("\n\n", 1)[0]
     names = [line.split()[0] for line in block.splitlines()[1:] if line.startswith("  ") and not line.split()[0].endswith(":")]
     assert code == 0 and names == [entry.name for entry in recipe_entries("efg")] == ["cfr", "cfr_plus", "dcfr", "pcfr_plus",
-                                                                          "dilated_hedge", "optimistic_dilated_hedge", "mmd"]
+                                                                          "dilated_hedge", "optimistic_dilated_hedge", "mmd",
+                                                                          "optimistic_mmd"]
     assert "--game kuhn_poker|leduc_poker" in block
 
 

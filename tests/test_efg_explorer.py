@@ -40,6 +40,8 @@ def test_each_recipe_row_is_the_recipes_own_run():
         name = _recipe_name(label)
         if name == "mmd":  # the recipe returns x_{T+1}: the plays after T steps; the row's last plays are x_T
             result = RECIPES["mmd"].function(game, T - 1, schedule="constant")
+        elif name == "optimistic_mmd":  # the recipe returns the last plays x_T; its declared pair is one alpha
+            result = RECIPES[name].function(game, T, schedule="constant")
         else:
             result = RECIPES[name].function(game, T)
         row = table.row(x_name, y_name, averaging, order)

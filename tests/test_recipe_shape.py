@@ -47,6 +47,7 @@ PROBLEMS = {
     # issue 32: the extensive-form family (Kuhn poker; its value is -1/18)
     "cfr": (KUHN, {}), "cfr_plus": (KUHN, {}), "dcfr": (KUHN, {}), "pcfr_plus": (KUHN, {}),
     "dilated_hedge": (KUHN, {}), "optimistic_dilated_hedge": (KUHN, {}), "mmd": (KUHN, {}),
+    "optimistic_mmd": (KUHN, {}),
 }
 
 
@@ -96,7 +97,7 @@ def test_every_result_shares_one_base(name):
         assert result.certificate is result.game.certificate and result.certificate.lower <= result.certificate.upper
     elif family == "matrix":
         assert result.certificate.contains(solve_matrix_game(M).value)
-    elif family == "efg" and name == "mmd":  # MMD's output is its last iterate: its own certificate
+    elif family == "efg" and name in ("mmd", "optimistic_mmd"):  # the last iterate: its own certificate
         assert result.certificate == result.efg.bracket(result.x, result.y) and result.certificate.contains(-1 / 18)
     elif family == "efg":
         assert result.certificate is result.game.certificate and result.certificate.contains(-1 / 18)

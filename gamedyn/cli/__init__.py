@@ -213,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "the treeplex pairs of gamedyn.paper.exploration.efg_learners instead, ranked by the "
                              "Nash gap of the averages (default: the extensive-form recipes' own pairs)")
     explorer.add_argument("--all-pairs", action="store_true",
-                          help="with --game: every (x-learner, y-learner, averaging, order) combination (392 runs)")
+                          help="with --game: every (x-learner, y-learner, averaging, order) combination (512 runs)")
     explorer.add_argument("--npy-layout", choices=("A", "Xy"), help="layout of a .npy file (see run)")
     explorer.add_argument("--seed", type=int, help="seed of the synthetic data (default 0; --synthetic only)")
     explorer.add_argument("--T", type=int, default=2000, metavar="N", help="rounds per seating (default 2000)")

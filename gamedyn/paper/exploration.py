@@ -459,11 +459,12 @@ def efg_learners() -> dict:
     (CFR+), discounted RM with :math:`(\alpha,\beta)=(1.5,0)` (DCFR) and PRM+ with the counterfactual prediction
     (PCFR+); FTRL (dilated Hedge, :math:`\eta=1`) and OFTRL (optimistic dilated Hedge, :math:`\eta=5`) with the
     dilated entropy; mirror descent with the dilated entropy and a uniform magnet of strength
-    :math:`\alpha=0.2`, :math:`\eta=1` (MMD, Sokota et al. 2023, eq. (3), at one constant alpha). The same list
+    :math:`\alpha=0.2`, :math:`\eta=1` (MMD, Sokota et al. 2023, eq. (3), at one constant alpha), and optimistic
+    mirror descent with the same magnet, :math:`\eta=4` (optimistic MMD, :func:`gamedyn.recipes.optimistic_mmd`). The same list
     serves either seat; :func:`efg_pairs` names the recipes' own seatings in these names."""
     from gamedyn.core.counterfactual import CounterfactualRegret
     from gamedyn.core.dilated import DilatedEntropy
-    from gamedyn.core.learners import FTRL, OFTRL, MirrorDescent
+    from gamedyn.core.learners import FTRL, OFTRL, OMD, MirrorDescent
 
     return {
         "CFR (RM)": lambda treeplex: CounterfactualRegret(treeplex, "rm"),
@@ -473,6 +474,7 @@ def efg_learners() -> dict:
         "dilated Hedge": lambda treeplex: FTRL(DilatedEntropy(treeplex), 1.0),
         "optimistic dilated Hedge": lambda treeplex: OFTRL(DilatedEntropy(treeplex), 5.0),
         "MMD (alpha 0.2)": lambda treeplex: MirrorDescent(DilatedEntropy(treeplex, alpha=0.2), 1.0),
+        "optimistic MMD (alpha 0.2)": lambda treeplex: OMD(DilatedEntropy(treeplex, alpha=0.2), 4.0),
     }
 
 
@@ -513,11 +515,11 @@ def explore_efg(game, T: int, *, learners=None, pairs=None, alternating=(False, 
     T : int
         Rounds per run.
     learners : dict, optional
-        ``{name: maker}``, ``maker(treeplex)`` a fresh learner; default :func:`efg_learners` (7 learners).
+        ``{name: maker}``, ``maker(treeplex)`` a fresh learner; default :func:`efg_learners` (8 learners).
     pairs : iterable, optional
         The seatings to run, ``(x-learner, y-learner, averaging, order[, label])`` with the order
         ``"simultaneous"`` or ``"alternating"`` (e.g. :func:`efg_pairs`, the recipes' own); default every
-        combination of ``learners``, ``alternating`` and ``averaging`` (7 x 7 x 2 x 4 = 392 runs).
+        combination of ``learners``, ``alternating`` and ``averaging`` (8 x 8 x 2 x 4 = 512 runs).
     alternating : tuple of bool
         The orders of the default combinations.
     averaging : tuple of str

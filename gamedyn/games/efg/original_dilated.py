@@ -30,7 +30,11 @@ C(I, a) the player's next infosets below (I, a), by recursion from the top. The 
   against the opponent's start;
 * MMD (Sokota et al. 2023): :math:`x_{t+1}` with :math:`\ell=\eta\ell_t-\eta\alpha_t\nabla R(\rho)-\nabla R(x_t)`,
   :math:`s=1+\eta\alpha_t` (the argmin of :math:`\eta(\langle\ell_t,x\rangle+\alpha_tD_R(x,\rho))+D_R(x,x_t)`);
-  with a moving magnet, :math:`\rho` is replaced every ``stage`` rounds (see :func:`dilated`).
+  with a moving magnet, :math:`\rho` is replaced every ``stage`` rounds (see :func:`dilated`);
+* optimistic MMD: secondaries :math:`z_t` (:math:`z_0` the start), the play :math:`x_t` with
+  :math:`\ell=\eta\ell_{t-1}-\eta\alpha_t\nabla R(\rho)-\nabla R(z_{t-1})` and :math:`z_t` with
+  :math:`\ell_t` in its place, both with :math:`s=1+\eta\alpha_t`; after a round where a new stage begins
+  (``restart``) the secondary is replaced by the play.
 
 Both players update simultaneously; the starts and the magnet (until it moves) are the uniform strategies.
 """
@@ -46,7 +50,7 @@ from gamedyn.games.efg.rules import CHANCE, TERMINAL
 
 __all__ = ["DilatedPath", "dilated", "qre_fixed_point"]
 
-METHODS = ("ftrl", "oftrl", "mmd")
+METHODS = ("ftrl", "oftrl", "mmd", "ommd")
 
 
 class _Structure:
@@ -155,7 +159,8 @@ def _uniform(structure: _Structure) -> dict:
 @attrs.frozen
 class DilatedPath:
     """What :func:`dilated` returns: ``x``, ``y`` the uniform averages of the plays, ``plays`` per round ``(x_t, y_t)``,
-    ``last`` the iterates after T steps (``(x_{T+1}, y_{T+1})``), all as ``{(infoset, action id): value}``."""
+    ``last`` the iterates after T steps (``(x_{T+1}, y_{T+1})``; optimistic MMD: the plays of round T), all as
+    ``{(infoset, action id): value}``."""
 
     x: dict
     y: dict
@@ -163,13 +168,16 @@ class DilatedPath:
     last: tuple
 
 
-def dilated(tree_or_rules, T: int, *, method: str, eta: float, alpha=0.0, beta=None, moving=None) -> DilatedPath:
-    r"""Run T rounds of ``method`` (``"ftrl"``, ``"oftrl"`` or ``"mmd"``) with step ``eta`` (see the module docstring).
+def dilated(tree_or_rules, T: int, *, method: str, eta: float, alpha=0.0, beta=None, moving=None,
+            restart=None) -> DilatedPath:
+    r"""Run T rounds of ``method`` (``"ftrl"``, ``"oftrl"``, ``"mmd"`` or ``"ommd"``) with step ``eta`` (see the
+    module docstring).
 
     ``alpha``: MMD's magnet strength, a number or a function of the round t (1-based) -> :math:`\alpha_t`;
     ``beta``: the weights, a function of the information state (default 1); ``moving``: MMD's moving magnet,
     ``(stage, mix, mix_decay)``: after round t = (k + 1) stage the magnet becomes the next iterate's behavioural
-    strategy mixed with the uniform one, :math:`(1-\epsilon_k)b+\epsilon_k/|A_I|`, :math:`\epsilon_k` = mix mix_decay^k.
+    strategy mixed with the uniform one, :math:`(1-\epsilon_k)b+\epsilon_k/|A_I|`, :math:`\epsilon_k` = mix mix_decay^k;
+    ``restart``: optimistic MMD's stages, a function of the round t -> True when a new stage begins after it.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}.")
@@ -182,6 +190,7 @@ def dilated(tree_or_rules, T: int, *, method: str, eta: float, alpha=0.0, beta=N
     sums: list = [{}, {}]  # the running loss sums (FTRL, OFTRL)
     last_losses = [_losses(tree, 0, starts[1]), _losses(tree, 1, starts[0])]  # l_0 against the opponent's start
     current = list(starts)
+    secondaries = list(starts)  # optimistic MMD's z_t
     plays: list = []
     averages: list = [{}, {}]
     for t in range(1, T + 1):
@@ -191,6 +200,10 @@ def dilated(tree_or_rules, T: int, *, method: str, eta: float, alpha=0.0, beta=N
                 linear = {key: eta * (sums[p].get(key, 0.0) + (last_losses[p].get(key, 0.0) if method == "oftrl" else 0.0))
                           - keys[key] for key in keys}
                 current[p] = _prox(structures[p], linear, 1.0, weight)
+        if method == "ommd":  # the play: the magnetic step from z_{t-1} with the last loss
+            a = strength(t)
+            current = [_magnetic_step(structures[p], last_losses[p], secondaries[p], centre_gradients[p], eta, a, weight)
+                       for p in (0, 1)]
         forms = [_sequence_form(structures[p], current[p]) for p in (0, 1)]
         plays.append(tuple(forms))
         for p in (0, 1):
@@ -212,12 +225,17 @@ def dilated(tree_or_rules, T: int, *, method: str, eta: float, alpha=0.0, beta=N
                     magnet = {infoset: [(1.0 - share) * b + share / len(probabilities) for b in probabilities]
                               for infoset, probabilities in current[p].items()}
                     centre_gradients[p] = _gradient(structures[p], magnet, weight)
+        elif method == "ommd":  # the secondary: the same step with the round's own loss
+            secondaries = [_magnetic_step(structures[p], losses[p], secondaries[p], centre_gradients[p], eta, a, weight)
+                           for p in (0, 1)]
+            if restart is not None and restart(t):
+                secondaries = list(current)
         else:
             for p in (0, 1):
                 for key, value in losses[p].items():
                     sums[p][key] = sums[p].get(key, 0.0) + value
         last_losses = losses
-    if method != "mmd":  # the next play of FTRL / OFTRL
+    if method in ("ftrl", "oftrl"):  # the next play of FTRL / OFTRL
         for p in (0, 1):
             keys = centre_gradients[p]
             linear = {key: eta * (sums[p].get(key, 0.0) + (last_losses[p].get(key, 0.0) if method == "oftrl" else 0.0))
@@ -225,6 +243,15 @@ def dilated(tree_or_rules, T: int, *, method: str, eta: float, alpha=0.0, beta=N
             current[p] = _prox(structures[p], linear, 1.0, weight)
     last = tuple(_sequence_form(structures[p], current[p]) for p in (0, 1))
     return DilatedPath(averages[0], averages[1], plays, last)
+
+
+def _magnetic_step(structure: _Structure, loss: dict, centre: dict, magnet_gradient: dict, eta: float, a: float,
+                   weight) -> dict:
+    r"""argmin of :math:`\eta(\langle\ell,x\rangle+aD_R(x,\rho))+D_R(x,c)`: the recursion with
+    :math:`\eta\ell-\eta a\nabla R(\rho)-\nabla R(c)` and :math:`s=1+\eta a`."""
+    own = _gradient(structure, centre, weight)
+    linear = {key: eta * loss.get(key, 0.0) - eta * a * magnet_gradient[key] - own[key] for key in own}
+    return _prox(structure, linear, 1.0 + eta * a, weight)
 
 
 def qre_fixed_point(tree_or_rules, alpha: float, *, damping: float = 0.5, tolerance: float = 1e-13,

@@ -1,7 +1,7 @@
 r"""The dilated-entropy recipes' rows of ``gamedyn reproduce`` (group ``extensive-form games``; issue 33).
 
-* **Equivalences** (one row per recipe): :func:`gamedyn.recipes.dilated_hedge`, ``optimistic_dilated_hedge``
-  and ``mmd`` (its halving schedule) against their original loops
+* **Equivalences** (one row per recipe): :func:`gamedyn.recipes.dilated_hedge`, ``optimistic_dilated_hedge``,
+  ``mmd`` (its halving schedule) and ``optimistic_mmd`` (its decreasing schedule) against their original loops
   (:func:`gamedyn.games.efg.original_dilated.dilated`: behavioural tables keyed by information state, the
   prox as Hoda et al.'s recursion with the full gradient of R): the largest relative error of the averages and
   plays (of the last iterates for MMD), against 1e-10.
@@ -19,9 +19,11 @@ DILATED_FORMS: dict[str, tuple[str, dict]] = {  # recipe -> (the original loop's
     "dilated_hedge": ("ftrl", dict(eta=2.0)),
     "optimistic_dilated_hedge": ("oftrl", dict(eta=2.0)),
     "mmd": ("mmd", dict(eta=2.0, alpha=0.3, schedule="halving", stage=4)),
+    "optimistic_mmd": ("ommd", dict(eta=2.0, alpha=0.3, schedule="decreasing", stage=3, growth=1.5)),
 }
 REFERENCES = {"dilated_hedge": "Hoda, Gilpin, Peña & Sandholm 2010", "optimistic_dilated_hedge": "Farina, Kroer & "
-              "Sandholm 2019", "mmd": "Sokota et al. 2023"}
+              "Sandholm 2019", "mmd": "Sokota et al. 2023",
+              "optimistic_mmd": "Sokota et al. 2023; Rakhlin & Sridharan 2013"}
 GAMES = {"quick": (("kuhn_poker", 10), ("leduc_poker", 2)),
          "default": (("kuhn_poker", 40), ("goofspiel(3)", 12), ("liars_dice(2)", 12), ("leduc_poker", 4)),
          "full": (("kuhn_poker", 200), ("goofspiel(4)", 30), ("liars_dice(3)", 30), ("leduc_poker", 10))}
@@ -50,14 +52,29 @@ def dilated_equivalence_error(recipe: str, game_name: str, T: int) -> float:
     game = load_game(game_name)
     method, options = DILATED_FORMS[recipe]
     alpha = (lambda t: alpha_at(t, options["alpha"], options["schedule"], options["stage"])) if method == "mmd" else 0.0
-    path = original_dilated.dilated(game.rules, T, method=method, eta=options["eta"], alpha=alpha)
+    restart = None
+    if method == "ommd":
+        alpha, restart = _decreasing_schedule(T, options["alpha"], options["stage"], options["growth"])
+    path = original_dilated.dilated(game.rules, T, method=method, eta=options["eta"], alpha=alpha, restart=restart)
     result = getattr(recipes, recipe)(game, T, record=True, **options)
-    if method == "mmd":
+    if method in ("mmd", "ommd"):
         return max(_relative(result.x, _vector(game, 0, path.last[0])), _relative(result.y, _vector(game, 1, path.last[1])))
     errors = [_relative(result.x, _vector(game, 0, path.x)), _relative(result.y, _vector(game, 1, path.y))]
     for player, seat in ((0, "w"), (1, "p")):
         errors.append(_relative(result.game.trace[seat], [_vector(game, player, forms[player]) for forms in path.plays]))
     return max(errors)
+
+
+def _decreasing_schedule(T: int, alpha: float, stage: int, growth: float) -> tuple:
+    """Optimistic MMD's schedule for the original loop: alpha_t (alpha 2^-k in stage k) and whether a stage ends at t."""
+    from gamedyn.recipes.mmd import stage_lengths
+
+    alphas: list = []
+    ends = set()
+    for k, rounds in enumerate(stage_lengths(T, stage, growth)):
+        alphas += [alpha * 0.5 ** k] * rounds
+        ends.add(len(alphas))
+    return (lambda t: alphas[t - 1]), (lambda t: t in ends)
 
 
 def _equivalence_check(recipe: str):
