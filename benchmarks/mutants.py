@@ -469,9 +469,11 @@ MUTANTS = (
               "            gradient[dim] = weights.sum(axis=0) + V[dim]\n"),
              ("            H[dim, dim] = 2.0 * penalty * max(int(active.sum()), 1)\n",
               "            H[dim, dim] = 2.0 * penalty * max(int(active.sum()), 1) + 1.0\n"),
-             ("        return 0.5 * np.sum(V[:dim] * V[:dim], axis=0) + penalty * np.sum(xi * xi, axis=0), xi\n",
-              "        return (0.5 * np.sum(V[:dim] * V[:dim], axis=0) + (0.5 * V[dim] ** 2 if free_bias else 0.0)"
-              " + penalty * np.sum(xi * xi, axis=0)), xi\n")),
+             ("                H[:, dim, dim] *= 2.0 * penalty\n",
+              "                H[:, dim, dim] = H[:, dim, dim] * 2.0 * penalty + 1.0\n"),
+             ('        return 0.5 * np.einsum("ij,ij->j", V[:dim], V[:dim]) + penalty * np.einsum("ij,ij->j", xi, xi), xi\n',
+              '        return (0.5 * np.einsum("ij,ij->j", V[:dim], V[:dim]) + (0.5 * V[dim] ** 2 if free_bias else 0.0)'
+              ' + penalty * np.einsum("ij,ij->j", xi, xi)), xi\n')),
             tests=_SQUARED),
     _mutant("squared-hinge-slack-price", "estimator", "gamedyn/certify/squared_hinge.py",
             "the augmented coordinates at 1/sqrt(C) instead of 1/sqrt(2C) in the upper end",

@@ -308,6 +308,9 @@ def _dask_operator(X, fit_intercept, intercept_scaling, normalize, client):
 # waits for a core (that product: 8.2 ms of CPU and 41 ms of wall time with 2 threads on a loaded
 # 2-core machine, against 0.11 ms and 1.1 ms with one). Larger products keep the BLAS setting.
 ONE_THREAD_WORK = 1 << 21
+# Products of at most this many entries never wake BLAS threads (OpenBLAS threads a product from about
+# 10^4 multiply-adds on), so no limit is set for them: iris's fit would pay threadpoolctl more than its solve.
+UNTHREADED_WORK = 1 << 12
 _THREADPOOL_CONTROLLER = None
 
 
@@ -315,7 +318,7 @@ def _blas_threads_for(work: int, distributed: bool):
     """One BLAS thread (threadpoolctl, a dependency of scikit-learn) while a fit's products are small;
     a no-op for larger ones, for dask (the products run on the workers) or without threadpoolctl."""
     global _THREADPOOL_CONTROLLER
-    if distributed or work > ONE_THREAD_WORK:
+    if distributed or work > ONE_THREAD_WORK or work <= UNTHREADED_WORK:
         return contextlib.nullcontext()
     if _THREADPOOL_CONTROLLER is None:
         try:
@@ -1123,7 +1126,8 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         else:
             _refuse_text(X)
             X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
-        check_classification_targets(y)
+        if not (isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "biu"):
+            check_classification_targets(y)  # (1-D integer or boolean labels are binary or multiclass: nothing to check)
         classes = np.unique(y)
         if classes.size < 2:
             raise ValueError(f"y has only one class ({classes.tolist()}); a classifier needs at least two classes.")

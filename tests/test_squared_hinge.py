@@ -76,13 +76,16 @@ def rows_of(seed, n, d, ratio):
     return Z, s
 
 
-@pytest.fixture(params=["newton", "lbfgs"])
+@pytest.fixture(params=["newton", "newton-row-blocks", "lbfgs"])
 def solver_path(request, monkeypatch):
-    """Both solvers: semismooth Newton (small dense problems) and L-BFGS-B (the others), chosen by size."""
+    """Both solvers: semismooth Newton (small dense problems; its Hessians in one product per game on tiny X, else
+    summed over row blocks) and L-BFGS-B (the others), chosen by size."""
     from gamedyn.certify import squared_hinge
 
     if request.param == "lbfgs":
         monkeypatch.setattr(squared_hinge, "NEWTON_MAX_FEATURES", 0)
+    if request.param == "newton-row-blocks":
+        monkeypatch.setattr(squared_hinge, "SMALL_ENTRIES", 0)
     return request.param
 
 

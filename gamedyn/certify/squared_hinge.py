@@ -56,7 +56,8 @@ import scipy.sparse as sp
 from gamedyn.certify.dual import GameRows, SignedRows, times_in_float64
 from gamedyn.core.numerics import UNIT64, rounding_factor
 
-__all__ = ["CHECK_EVERY", "GRAM_ROWS", "JOINT_MAX_ENTRIES", "NEWTON_MAX_FEATURES", "NEWTON_MAX_WORK", "SquaredHingeSolution",
+__all__ = ["CHECK_EVERY", "GRAM_ROWS", "JOINT_MAX_ENTRIES", "NEWTON_MAX_FEATURES", "NEWTON_MAX_WORK", "SMALL_ENTRIES",
+           "SquaredHingeSolution",
            "squared_hinge_margin"]
 
 #: The bracket (two products) is computed every this many L-BFGS-B iterations, and at the end.
@@ -75,6 +76,9 @@ NEWTON_MAX_WORK = 2**26
 #: The most rows of a block of the Newton Hessian's Gram sum (a block's active rows are its only copy of X;
 #: at most an eighth of X's rows, and at least 64).
 GRAM_ROWS = 1024
+#: Newton's Hessians are one Gram product per game (its active rows at once, no row blocks) while X is
+#: float64 and n d K is at most this (iris, wine: the per-block loop costs more than the arithmetic there).
+SMALL_ENTRIES = 2**13
 
 
 def _transpose_times(X, v: np.ndarray) -> np.ndarray:
@@ -177,13 +181,16 @@ def _newton(X, signs: np.ndarray, scale: float, penalty: float, free_bias: bool,
     size = dim + 1 if free_bias else dim
     V = np.array(start[:size], dtype=np.float64)
     rows = max(64, min(GRAM_ROWS, n // 8))  # (a Gram block at most an eighth of X, as far as it can)
+    X64 = X if n * dim * G <= SMALL_ENTRIES and isinstance(X, np.ndarray) and X.dtype == np.float64 else None
+    identity = np.eye(dim)
 
     def value(V):
-        M = times_in_float64(X, np.ascontiguousarray(V[:dim])) / scale
+        M = X64 @ (V[:dim] / scale) if X64 is not None else times_in_float64(X, np.ascontiguousarray(V[:dim])) / scale
         if free_bias:
             M += V[dim]
-        xi = np.maximum(0.0, 1.0 - signs * M)
-        return 0.5 * np.sum(V[:dim] * V[:dim], axis=0) + penalty * np.sum(xi * xi, axis=0), xi
+        xi = 1.0 - signs * M
+        np.maximum(xi, 0.0, out=xi)
+        return 0.5 * np.einsum("ij,ij->j", V[:dim], V[:dim]) + penalty * np.einsum("ij,ij->j", xi, xi), xi
 
     def hessian(active):
         """One game's ``[[I + 2C Z_A^T Z_A, 2C Z_A^T 1], [., 2C |A|]]``, the Gram sum over row blocks (no copy
@@ -219,18 +226,35 @@ def _newton(X, signs: np.ndarray, scale: float, penalty: float, free_bias: bool,
             if not still.any():
                 return spent
         previous = active
-        weights = np.where(active, -2.0 * penalty * xi * signs, 0.0)
+        weights = (-2.0 * penalty) * xi * signs  # (0 off the active rows: xi is)
         gradient = np.empty((size, G))
         gradient[:dim] = V[:dim] + _transpose_times(X, weights) / scale
         if free_bias:
             gradient[dim] = weights.sum(axis=0)
-        H = np.stack([hessian(active[:, j]) if still[j] else np.eye(size) for j in range(G)])
+        if X64 is not None:  # tiny X: one Gram product per game, the scalings on all games at once
+            H = np.zeros((G, size, size))
+            for j in np.flatnonzero(still):
+                block = X64[active[:, j]]
+                H[j, :dim, :dim] = block.T @ block
+                if free_bias:
+                    H[j, :dim, dim] = block.sum(axis=0)
+                    H[j, dim, dim] = max(block.shape[0], 1)
+            H[:, :dim, :dim] *= 2.0 * penalty / (scale * scale)
+            H[:, :dim, :dim] += identity
+            if free_bias:
+                H[:, :dim, dim] *= 2.0 * penalty / scale
+                H[:, dim, :dim] = H[:, :dim, dim]
+                H[:, dim, dim] *= 2.0 * penalty
+            if not still.all():
+                H[~still] = np.eye(size)
+        else:
+            H = np.stack([hessian(active[:, j]) if still[j] else np.eye(size) for j in range(G)])
         try:
             steps = -np.linalg.solve(H, gradient.T[:, :, None])[:, :, 0].T
         except np.linalg.LinAlgError:
             steps = -gradient
         steps[:, ~still] = 0.0
-        slope = np.sum(gradient * steps, axis=0)
+        slope = np.einsum("ij,ij->j", gradient, steps)
         t = np.ones(G)
         while True:
             candidate = V + t * steps
