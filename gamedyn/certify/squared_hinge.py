@@ -220,8 +220,9 @@ def _newton(X, signs: np.ndarray, scale: float, penalty: float, free_bias: bool,
     for iteration in range(1, max_iter + 1):
         active = xi > 0
         if previous is not None:
-            for j in np.flatnonzero(still):
-                if (np.array_equal(active[:, j], previous[:, j]) or iteration > 20) and settle(j):
+            unchanged = ~np.any(active != previous, axis=0) | (iteration > 20)
+            for j in np.flatnonzero(still & unchanged):
+                if settle(j):
                     still[j], spent[j] = False, iteration - 1
             if not still.any():
                 return spent
