@@ -254,9 +254,9 @@ def test_every_recipe_module_declares_itself_once():
     modules = [info.name for info in pkgutil.iter_modules(gamedyn.recipes.__path__) if not info.name.startswith("_")]
     assert sorted(gamedyn.recipes.RECIPES) == sorted(modules)  # every declaration found, nothing else
     assert {recipe.family.name for recipe in gamedyn.recipes.RECIPES.values()} == {"margin", "matrix", "fenchel", "efg"}
-    # 5 margin, 7 matrix (issue 18: regret matching x 3, AdaHedge), 3 Fenchel, 7 extensive-form (issue 32: the CFR
-    # family x 4; issue 33: dilated Hedge, optimistic dilated Hedge, MMD)
-    assert len(modules) == 22
+    # 5 margin, 7 matrix (issue 18: regret matching x 3, AdaHedge), 3 Fenchel, 8 extensive-form (issue 32: the CFR
+    # family x 4; issue 33: dilated Hedge, optimistic dilated Hedge, MMD, optimistic MMD)
+    assert len(modules) == 23
     for name in modules:
         declaration = getattr(importlib.import_module(f"gamedyn.recipes.{name}"), name).recipe
         assert isinstance(declaration, Recipe)
