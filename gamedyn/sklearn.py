@@ -742,8 +742,9 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         standard sets (benchmarks/soft_head_to_head.py). ``None`` (with ``nu=None``): the hard margin, the
         certified max-margin separator, or a proof that there is none. Larger C is closer to the hard margin:
         on separable data the default is still a soft margin, not the hard one. The dynamics (a recipe
-        ``solver``), the exact oracle, a dask client and ``multi_class="weston_watkins"`` play the other games:
-        with them the default C steps aside (the hard margin, or ``nu``) and any other C is an error.
+        ``solver``), the exact oracle and a dask client play the other games: with them the default C steps
+        aside (the hard margin, or ``nu``) and any other C is an error. ``multi_class="weston_watkins"`` with
+        C plays the Weston-Watkins 2-norm soft margin (see ``multi_class``).
     solver : str, default="auto"
         ``"auto"`` (with ``C`` and ``nu=None``, in memory, one-vs-rest: L-BFGS-B on the 2-norm soft margin; with
         ``nu``: ``"lbfgs"``; else the exact oracle when ``min(n, d) <=
@@ -756,7 +757,10 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         one game for all K classes on the ``n (K - 1)`` pairs ``(i, j != y_i)``, whose margin is how far
         class ``y_i`` scores above class ``j`` (Weston & Watkins 1999, in nu-form:
         :class:`gamedyn.certify.dual.PairRows`; ``nu`` then bounds the fraction of pairs that are margin
-        errors, ``c = 1 / (nu n (K - 1))``). Solver ``"auto"`` or ``"lbfgs"``, in memory. For two classes
+        errors, ``c = 1 / (nu n (K - 1))``). With ``C`` (the default, ``nu=None``): the Weston-Watkins
+        squared hinge ``1/2 ||W||^2 + C sum_i sum_{k != y_i} xi_ik^2`` with a free bias per class
+        (:func:`gamedyn.certify.squared_hinge.weston_watkins_margin`), certified on the augmented pair rows
+        (one certificate, upper end from a circulation of the pairs' multipliers). Solver ``"auto"`` or ``"lbfgs"``, in memory. For two classes
         both are the one binary game (the same rows up to a factor sqrt 2).
     tol : float in (0, 1), default=0.01
         Certified relative margin gap (U - L)/U at which the solver stops; it bounds
@@ -1134,7 +1138,9 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         n_rows = X.shape[0]
         if self.C is not None and self.nu is None:
             pairs = self.multi_class == "weston_watkins" and classes.size > 2
-            if solver in ("auto", "lbfgs") and not distributed and not pairs:
+            if solver in ("auto", "lbfgs") and not distributed:
+                if pairs:
+                    return self._fit_weston_watkins(X, y, classes, normalize, tol, max_iter)
                 return self._fit_squared_hinge(X, y, classes, normalize, tol, max_iter)
             if self.C != DEFAULT_C:  # (the default C steps aside for the games only the others play)
                 raise ValueError(f"C={self.C!r} (the 2-norm soft margin) is solved by L-BFGS on X in memory, one game "
@@ -1325,6 +1331,43 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
         self.intercept_ = np.asarray(found.b, dtype=np.float64).copy()
         self.certificate_ = certificates
         self.n_iter_ = np.asarray(found.iterations, dtype=np.int64)
+        self._fitted_cap = fitted
+        return self
+
+    def _fit_weston_watkins(self, X, y, classes, normalize, tol, max_iter):
+        """The Weston-Watkins 2-norm soft margin (``C``): :func:`gamedyn.certify.squared_hinge.weston_watkins_margin`
+        on the rows ``x_i / m``, X never copied; one certificate on the pair rows."""
+        from gamedyn.certify.squared_hinge import weston_watkins_margin
+
+        penalty = float(self.C)
+        _, scale, row_scale, feature_scale, _ = self._folded_scales(X, normalize, with_column=False)
+        codes = np.searchsorted(classes, np.asarray(y))
+        K = classes.size
+        free_bias = bool(self.fit_intercept)
+        n = X.shape[0]
+        fitted = ("C-pairs", penalty, n, free_bias, scale)
+        start = None
+        if (self.warm_start and getattr(self, "_fitted_cap", None) == fitted
+                and np.array_equal(getattr(self, "classes_", []), classes) and self.coef_.shape[1] == X.shape[1]):
+            start = np.vstack([self.coef_.T * scale, self.intercept_[None, :]])
+        with _blas_threads_for(n * X.shape[1], False):
+            found = weston_watkins_margin(X, codes, K, penalty, scale=scale, free_bias=free_bias, tol=tol,
+                                          max_iter=max_iter, start=start)
+        certificates = [Certificate(lower=float(found.lower), upper=float(found.upper),
+                                    separable=True if found.lower > 0 else None, p=found.alpha.ravel(),
+                                    rounds=int(found.iterations), hulls=0, penalty=penalty)]
+        names = [f"the {K} classes' pairs (multi_class='weston_watkins')"]
+        warning = _fit_warning(names, certificates, [int(found.iterations)], tol, max_iter)
+        if warning is not None:
+            warnings.warn(warning[1], warning[0], stacklevel=4)
+        self.classes_ = classes
+        self.solver_ = "lbfgs"
+        self.feature_scale_ = float(feature_scale)
+        self.row_scale_ = float(row_scale)
+        self.coef_ = np.ascontiguousarray(found.W.T / scale, dtype=np.float64)
+        self.intercept_ = np.asarray(found.b, dtype=np.float64).copy()
+        self.certificate_ = certificates
+        self.n_iter_ = np.asarray([found.iterations], dtype=np.int64)
         self._fitted_cap = fitted
         return self
 

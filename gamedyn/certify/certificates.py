@@ -227,7 +227,9 @@ class Certificate:
             then on gamma_C*, the hard margin of the augmented rows ``(z_i, s_i e_i / sqrt(2C))`` (between the
             two classes' hulls when ``hulls`` is 2), positive for any data; ``separable`` True: its lower end is
             positive (a statement about the augmented rows, not a separator of the data); ``p`` the
-            multipliers normalised per class.
+            multipliers normalised per class. ``hulls`` 0 with a penalty: the Weston-Watkins game
+            (:func:`gamedyn.certify.squared_hinge.weston_watkins_margin`) on the pair rows, ``p`` the pairs'
+            circulation (n K entries, row by row, 0 at each row's own class).
 
     >>> import numpy as np
     >>> certificate = Certificate(lower=0.5, upper=0.6, separable=True, p=np.array([0.5, 0.5]))
@@ -260,7 +262,8 @@ class Certificate:
     def verdict(self) -> str:
         """One line for a person: separable with its bracket, not separable with the proof, or undecided."""
         if self.penalty is not None:
-            where = "between the two classes' augmented hulls" if self.hulls == 2 else "of the augmented rows"
+            where = {2: "between the two classes' augmented hulls",
+                     0: "of the Weston-Watkins augmented pair rows"}.get(self.hulls, "of the augmented rows")
             return (f"2-norm soft margin (C = {self.penalty:g}): the margin {where} {self.lower:.6g} <= gamma_C* <= "
                     f"{self.upper:.6g} (certified relative gap {self.relative_gap:.3g})")
         if self.cap is not None:
