@@ -687,9 +687,14 @@ def weston_watkins_margin(X, labels: np.ndarray, K: int, penalty: float, *, scal
     if start is not None and settle(x0):
         spent = 0
     else:
-        result = scipy.optimize.minimize(objective, x0, jac=True, method="L-BFGS-B", callback=_watcher(settle, count),
-                                         options={"maxiter": int(max_iter), "ftol": 1e-15, "gtol": 1e-12})
-        settle(result.x)
-        spent = max(int(result.nit), count[0])
+        spent, watch = 0, _watcher(settle, count)
+        for _ in range(8):  # L-BFGS-B can stop on its ftol short of tol (large C): restarted from its end point
+            result = scipy.optimize.minimize(objective, x0, jac=True, method="L-BFGS-B", callback=watch,
+                                             options={"maxiter": int(max_iter) - spent, "ftol": 1e-15, "gtol": 1e-12})
+            spent += int(result.nit)
+            if settle(result.x) or spent >= int(max_iter) or int(result.nit) == 0:
+                break
+            x0 = result.x
+        spent = max(spent, count[0])
     low, high, alpha, W, b = best[0]
     return WestonWatkinsSolution(W=W, b=b, lower=low, upper=high, alpha=alpha, iterations=spent)
