@@ -102,6 +102,7 @@ _SOFT = ("tests/test_soft_margin_game.py",)
 _TWO_HULLS = ("tests/test_two_hulls.py",)
 _RESOLVED = ("tests/test_resolved_columns.py",)
 _SQUARED = ("tests/test_squared_hinge.py",)
+_PAIRS = ("tests/test_squared_hinge_pairs.py",)
 _BACKEND_MATRIX = ("tests/test_backends.py", "-k", "matrix or solve_game")
 _BACKEND_FENCHEL = ("tests/test_backends.py", "-k", "fenchel")
 _BACKEND_CHECKPOINTS = ("tests/test_backends.py", "-k", "checkpoint")
@@ -488,6 +489,23 @@ MUTANTS = (
             "        bottom = float(np.max(scores[~positive] - xi[~positive]))\n",
             "        bottom = float(np.max(scores[~positive] + xi[~positive]))\n",
             tests=_SQUARED),
+    # ---- the Weston-Watkins 2-norm soft margin with a free bias (issue 29): wrong game, wrong upper end
+    _mutant("squared-hinge-pairs-bias-in-the-norm", "squared-hinge-pairs", "gamedyn/certify/squared_hinge.py",
+            "the Weston-Watkins biases penalised like W: not the free-bias game",
+            (("                                   D.sum(axis=0) if free_bias else np.zeros(0)])\n",
+              "                                   D.sum(axis=0) + b if free_bias else np.zeros(0)])\n"),
+             ("        return 0.5 * float(np.sum(W * W)) + penalty * float(np.sum(xi * xi)), gradient\n",
+              "        return 0.5 * float(np.sum(W * W) + np.sum(b * b)) + penalty * float(np.sum(xi * xi)), gradient\n")),
+            tests=_PAIRS),
+    _mutant("squared-hinge-pairs-no-circulation", "squared-hinge-pairs", "gamedyn/certify/squared_hinge.py",
+            "the circulation LP skipped: the raw KKT multipliers, normalised, give the upper end with a free bias",
+            "    if free_bias:\n        # group (c, k)", "    if False:\n        # group (c, k)", tests=_PAIRS),
+    _mutant("squared-hinge-pairs-sign", "squared-hinge-pairs", "gamedyn/certify/squared_hinge.py",
+            "the pair rows' sign flipped (e_k - e_{y_i}) in the primal and the lower end",
+            (("        xi = np.maximum(0.0, 1.0 - (own[:, None] - (M + b[None, :])))\n",
+              "        xi = np.maximum(0.0, 1.0 - ((M + b[None, :]) - own[:, None]))\n"),
+             ("    pair = own[:, None] - M + bias\n", "    pair = M - own[:, None] - bias\n")),
+            tests=_PAIRS),
     # ---- exact proofs on columns dependent up to rounding (issue 29: make_classification's redundant features)
     _mutant("resolved-columns-never", "certificates", "gamedyn/certify/gordan.py",
             "no second LP on the resolved columns: the proofs one row short stay undecided",

@@ -155,3 +155,15 @@ def test_sparse_and_float32_rows_agree():
                                       tol=1e-10, max_iter=20000)
         assert found.lower <= exact.upper and found.upper >= exact.lower and found.relative_gap <= 1e-8
     assert dense.relative_gap <= 1e-10
+
+
+@pytest.mark.parametrize("max_iter", [1, 2, 3])
+def test_upper_end_holds_far_from_the_optimum(max_iter):
+    """Early stops from a start with lopsided biases: the raw multipliers are far from a circulation there, and
+    only the circulation keeps the upper end above the value."""
+    Z, y = rows_of(11, 36, 3, 4)
+    gamma, _, _ = exact_ww(Z, y, 4, 10.0)
+    start = np.zeros((4, 4))
+    start[3] = [3.0, -2.0, 0.5, -1.5]
+    found = weston_watkins_margin(Z, y, 4, 10.0, tol=1e-12, max_iter=max_iter, start=start)
+    assert found.lower <= gamma * (1 + 1e-9) and found.upper >= gamma * (1 - 1e-9)
