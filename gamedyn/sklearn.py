@@ -1143,10 +1143,10 @@ class MarginClassifier(LinearClassifierMixin, BaseEstimator):
                     return self._fit_weston_watkins(X, y, classes, normalize, tol, max_iter)
                 return self._fit_squared_hinge(X, y, classes, normalize, tol, max_iter)
             if self.C != DEFAULT_C:  # (the default C steps aside for the games only the others play)
-                raise ValueError(f"C={self.C!r} (the 2-norm soft margin) is solved by L-BFGS on X in memory, one game "
-                                 f"per class: use solver='auto' and multi_class='ovr' without a dask client or array; "
-                                 f"got solver={solver!r}, multi_class={self.multi_class!r}"
-                                 f"{' and dask' if distributed else ''}. For the dynamics, dask or the pair game use "
+                raise ValueError(f"C={self.C!r} (the 2-norm soft margin) is solved by L-BFGS on X in memory (one game "
+                                 f"per class, or one on the pairs with multi_class='weston_watkins'): use solver='auto' "
+                                 f"without a dask client or array; got solver={solver!r}, multi_class={self.multi_class!r}"
+                                 f"{' and dask' if distributed else ''}. For the dynamics or dask use "
                                  "nu=... or C=None (the hard margin).")
         nu = None if self.nu is None else float(self.nu)
         cap = None
