@@ -136,7 +136,8 @@ def test_warm_start_and_other_c():
 
 
 @pytest.mark.parametrize("kwargs, name", [({"penalty": -1.0}, "penalty"), ({"tol": 2.0}, "tol"),
-                                          ({"max_iter": 0}, "max_iter"), ({"K": 1}, "K"), ({"K": 2}, "labels")])
+                                          ({"max_iter": 0}, "max_iter"), ({"K": 1}, "K"), ({"K": 2}, "labels"),
+                                          ({"K": 4}, "every class"), ({"start": np.zeros((2, 3))}, "start")])
 def test_bad_input(kwargs, name):
     Z, y = rows_of(1, 20, 2, 3)
     arguments = {"penalty": 1.0, "K": 3} | kwargs

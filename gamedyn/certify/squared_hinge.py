@@ -600,7 +600,8 @@ def weston_watkins_margin(X, labels: np.ndarray, K: int, penalty: float, *, scal
     ------
     ValueError
         ``penalty`` not a positive finite number, ``tol`` outside (0, 1), ``max_iter < 1``, ``K < 2``,
-        labels outside ``0..K-1`` or of another length, a ``start`` of another shape.
+        labels outside ``0..K-1`` or of another length, a class without rows under ``free_bias``, a ``start``
+        of another shape.
 
     Notes
     -----
@@ -648,6 +649,9 @@ def weston_watkins_margin(X, labels: np.ndarray, K: int, penalty: float, *, scal
         raise ValueError(f"labels must be integer class codes in 0..K-1 = 0..{K - 1}, one per row of X "
                          f"({X.shape[0]}); got {labels.dtype} of shape {labels.shape}.")
     labels = labels.astype(np.intp)
+    if free_bias and np.unique(labels).size < K:
+        raise ValueError(f"labels must use every class 0..K-1 = 0..{K - 1} with free_bias (a class without rows "
+                         "leaves its bias unbounded); pass K = the number of classes present, or free_bias=False.")
     bound = float(SignedRows(X, np.ones((X.shape[0], 1)), None, float(scale)).largest_row_norm())
     n, dim = X.shape
     if start is not None and np.shape(start) != (dim + 1, K):
