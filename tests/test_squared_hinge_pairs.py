@@ -168,3 +168,16 @@ def test_upper_end_holds_far_from_the_optimum(max_iter):
     start[3] = [3.0, -2.0, 0.5, -1.5]
     found = weston_watkins_margin(Z, y, 4, 10.0, tol=1e-12, max_iter=max_iter, start=start)
     assert found.lower <= gamma * (1 + 1e-9) and found.upper >= gamma * (1 - 1e-9)
+
+
+def test_estimator_without_intercept_matches_the_reference_without_bias():
+    from gamedyn.sklearn import MarginClassifier
+
+    Z, y = rows_of(9, 40, 3, 3)
+    _, W, _ = exact_ww(Z, y, 3, 2.0, free_bias=False)
+    model = MarginClassifier(multi_class="weston_watkins", C=2.0, fit_intercept=False, tol=1e-10,
+                             max_iter=20000).fit(Z, y)
+    assert np.all(model.intercept_ == 0.0)
+    assert np.array_equal(model.predict(Z), np.argmax(Z @ W, axis=1))
+    # (the largest row has norm 1, so the estimator's rows x_i / max ||x_j|| are Z itself)
+    assert np.allclose(model.coef_.T, W, atol=1e-6 * max(1.0, np.abs(W).max()))
