@@ -6,7 +6,9 @@ Two protocols. ``--defaults`` (issue 29, item 5): every model with its default p
 80 % split (random_state 0) and scored on the other 20 %; fit CPU (``time.process_time``) and wall
 time, medians over ``--repeats`` interleaved repeats (the models' order rotates), and peak memory
 beyond X (``tracemalloc``'s peak during one more ``fit``, untimed, in units of X's bytes: numpy's buffers are traced,
-liblinear's C allocations are not, so the scikit-learn models' figure is a lower bound). Sets: those
+liblinear's C allocations are not, so the scikit-learn models' figure is a lower bound). A fourth row,
+"validation floor", is scikit-learn's input validation and the fitted arrays alone (``ValidationFloor``:
+it learns nothing; its accuracy is the majority class's): the time and memory no estimator avoids. Sets: those
 of the grid protocol plus ``iris``, ``seven`` (issue 29's 7-class set), ``binary-5000x40`` (flip_y 0.1),
 ``binary-1e5x100`` (flip_y 0.05) and ``sparse-50000x20000`` (CSR, 0.2 % density, a planted linear rule,
 2 % of labels flipped):
@@ -171,6 +173,33 @@ def fit_once(model, X, y, traced=False):
     return cpu, wall, len(caught)
 
 
+def _floor_class():
+    from sklearn.base import BaseEstimator
+
+    return type("ValidationFloor", (ValidationFloor, BaseEstimator), {})
+
+
+class ValidationFloor:
+    """The floor of every scikit-learn fit: ``validate_data`` (X in float64, y checked), the classes, and
+    ``coef_`` / ``intercept_`` allocated; it learns nothing (it predicts the most frequent class). Its row
+    is the CPU time and memory that no conforming estimator avoids (on iris that is already above 1x X)."""
+
+    def fit(self, X, y):
+        from sklearn.utils.multiclass import check_classification_targets
+        from sklearn.utils.validation import validate_data
+
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, counts = np.unique(y, return_counts=True)
+        rows = 1 if self.classes_.size == 2 else self.classes_.size
+        self.coef_, self.intercept_ = np.zeros((rows, X.shape[1])), np.zeros(rows)
+        self.majority_ = self.classes_[np.argmax(counts)]
+        return self
+
+    def score(self, X, y):
+        return float(np.mean(np.asarray(y) == self.majority_))
+
+
 def nbytes(X):
     return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes if hasattr(X, "indptr") else X.nbytes
 
@@ -190,7 +219,7 @@ def defaults(sets, nus, repeats, out):
         X, y = load(name)
         X_train, X_test, y_train, y_test = train_test_split(X, y, train_size=0.8, stratify=y, random_state=0)
         candidates = {"MarginClassifier()": MarginClassifier(), "LinearSVC()": LinearSVC(),
-                      "LogisticRegression()": LogisticRegression()}
+                      "LogisticRegression()": LogisticRegression(), "validation floor": _floor_class()()}
         candidates.update({f"MarginClassifier(nu={nu:g})": MarginClassifier(nu=nu) for nu in nus})
         names = list(candidates)
         runs = {label: [] for label in names}
