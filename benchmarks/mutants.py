@@ -568,6 +568,18 @@ MUTANTS = (
             "a batch of a device X keeps its labels on the host (every round mixes a numpy array into the products)",
             "                           else self.backend.asarray(labels, dtype=self.X.dtype))",
             "                           else labels.astype(np.float64))", tests=_BACKEND_BATCHED),
+    _mutant("soft-active-set-one-tau", "soft margin", "gamedyn/certify/soft_margin.py",
+            "the two-hull active set's multipliers against one common value of g over both classes' free rows "
+            "(each class's sum has its own multiplier)",
+            "                tau = float(np.mean(g[free_rows]))\n",
+            "                tau = float(np.mean(g[state == _FREE]))\n",
+            tests=("tests/test_two_hulls.py", "-k", "active_set")),
+    _mutant("soft-active-set-one-sum", "soft margin", "gamedyn/certify/soft_margin.py",
+            "the two-hull active set's steps keep the sum over both classes, not each class's (mass moves between "
+            "the hulls)",
+            "            groups = [np.flatnonzero(blocks[free] == blocks[rows[0]]) for rows in members]\n",
+            "            groups = [np.arange(free.size)]\n",
+            tests=("tests/test_two_hulls.py", "-k", "active_set")),
     _mutant("soft-lbfgs-scalar-first-hessian", "soft margin", "gamedyn/certify/dual.py",
             "L-BFGS on the smoothed primal with a scalar first Hessian (the constant feature's coordinate "
             "not rescaled): the estimator's ill-conditioned direction is back",

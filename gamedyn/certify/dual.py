@@ -617,6 +617,12 @@ class DualDomain(Protocol):
         """The largest cap of the game's domain (``Certificate.cap``)."""
         ...
 
+    def blocks(self, game: int) -> tuple[np.ndarray, np.ndarray, float]:
+        """``(blocks, caps, mass)``: the game's domain as a product of capped simplices, each row's block
+        (ints) and cap in its block's simplex of mass 1, and the mass each block carries in the domain
+        (:func:`gamedyn.certify.soft_margin.reduced_hulls_point` solves the game's QP in that form)."""
+        ...
+
 
 @attrs.frozen
 class CappedColumns:
@@ -669,6 +675,10 @@ class CappedColumns:
     def largest_cap(self, game):
         """``c``."""
         return self.cap
+
+    def blocks(self, game):
+        """One block of all N rows, each capped at ``c``, of mass 1."""
+        return np.zeros(self.n, dtype=np.int64), np.full(self.n, self.cap), 1.0
 
 
 @attrs.frozen
@@ -781,6 +791,11 @@ class TwoHulls:
     def largest_cap(self, game):
         """The larger of the two classes' caps."""
         return float(np.max(self.caps[:, game]))
+
+    def blocks(self, game):
+        """The two classes (block 0 the first), each capped at its class's cap, of mass one half each."""
+        positive = self.positive[:, game]
+        return (~positive).astype(np.int64), np.where(positive, self.caps[0, game], self.caps[1, game]), 0.5
 
 
 def _constant_column_ratio(X, column: float) -> float:

@@ -66,7 +66,7 @@ from gamedyn.core.capped_simplex import (
 from gamedyn.core.numerics import safe_norm
 from gamedyn.core.validation import real_array
 
-__all__ = ["SoftMargin", "reduced_hull_proof", "soft_margin", "weak_duality_bracket"]
+__all__ = ["SoftMargin", "reduced_hull_proof", "reduced_hulls_point", "soft_margin", "weak_duality_bracket"]
 
 # the exact proof's budget: rows times columns of the rational system it solves (beyond: undecided)
 EXACT_HULL_SIZE_CAP = 200_000
@@ -186,22 +186,34 @@ def _householder_basis_products(B: np.ndarray):
     return BN, apply
 
 
-def _active_set(A: np.ndarray, cap: float, max_iter: int):
-    """Primal active-set method for ``min (1/2)||A^T p||^2`` over Delta_cap.
+def _active_set(A: np.ndarray, cap, max_iter: int, blocks: np.ndarray | None = None, start: np.ndarray | None = None):
+    """Primal active-set method for ``min (1/2)||A^T p||^2`` over Delta_cap, or over a product of capped
+    simplices: ``blocks`` (ints, one per row) splits the rows, each block's weights summing to 1 under its
+    rows' caps (``cap`` a number, or one per row).
 
     The working set fixes coordinates at 0 or at the cap; on the free set ``F`` the equality-constrained
-    subproblem ``min ||A^T p + A_F^T s||`` s.t. ``sum s = 0`` is a least-squares problem in a basis
-    of ``{sum s = 0}`` (its minimum-norm solution when the free rows are affinely dependent). A step
-    to its minimiser stops at the first bound it meets (which joins the working set); at a
-    subproblem minimiser the multipliers ``g_i - tau`` (``g = A A^T p``, ``tau`` the common value of
-    ``g`` on ``F``) decide: a coordinate at 0 with ``g_i < tau`` or at the cap with ``g_i > tau``
-    is released (the most violated first). Stops when none is violated beyond rounding.
+    subproblem ``min ||A^T p + A_F^T s||`` s.t. ``sum s = 0`` on each block is a least-squares problem in a
+    basis of those sums' null space (a Householder basis per block; its minimum-norm solution when the free
+    rows are affinely dependent). A step to its minimiser stops at the first bound it meets (which joins the
+    working set); at a subproblem minimiser the multipliers ``g_i - tau_b`` (``g = A A^T p``, ``tau_b`` the
+    common value of ``g`` on the block's free rows) decide: a coordinate at 0 with ``g_i < tau_b`` or at the
+    cap with ``g_i > tau_b`` is released (the most violated first; a block with no free row releases its
+    largest ``g`` at the cap and its smallest at 0 when they are out of order). Stops when none is violated
+    beyond rounding. ``start``: a first point of the domain (its rows strictly inside free), default each
+    block's centre.
     """
     n, d = A.shape
-    p = np.full(n, 1.0 / n)
+    caps = np.broadcast_to(np.asarray(cap, dtype=np.float64), (n,))
+    blocks = np.zeros(n, dtype=np.int64) if blocks is None else np.asarray(blocks)
+    members = [np.flatnonzero(blocks == b) for b in np.unique(blocks)]
+    if start is None:
+        p = np.empty(n)
+        for rows in members:
+            p[rows] = 1.0 / rows.size
+    else:
+        p = np.clip(np.asarray(start, dtype=np.float64), 0.0, caps)
     state = np.full(n, _FREE)
-    if 1.0 / n == cap:  # the single point
-        state[:] = _CAP
+    state[p <= 0.0], state[p >= caps] = _ZERO, _CAP
     solved = False
     iterations = 0
     converged = False
@@ -209,61 +221,61 @@ def _active_set(A: np.ndarray, cap: float, max_iter: int):
         z = A.T @ p
         free = np.flatnonzero(state == _FREE)
         if not solved:
-            if free.size >= 2:
-                BN, apply = _householder_basis_products(A[free].T)
-                y = np.linalg.lstsq(BN, -z, rcond=None)[0]
-                step = apply(y)
-            else:
-                step = np.zeros(free.size)
-            if free.size < 2 or np.max(np.abs(step)) <= 4 * _EPS * max(cap, float(np.max(p[free]))):
+            step = np.zeros(free.size)
+            groups = [np.flatnonzero(blocks[free] == blocks[rows[0]]) for rows in members]
+            groups = [group for group in groups if group.size >= 2]
+            if groups:
+                bases = [_householder_basis_products(A[free[group]].T) for group in groups]
+                y = np.linalg.lstsq(np.hstack([basis for basis, _ in bases]), -z, rcond=None)[0]
+                offset = 0
+                for group, (basis, apply) in zip(groups, bases):
+                    step[group] = apply(y[offset:offset + basis.shape[1]])
+                    offset += basis.shape[1]
+            if not groups or np.max(np.abs(step)) <= 4 * _EPS * max(float(np.max(caps[free])), float(np.max(p[free]))):
                 solved = True
                 continue
             current = p[free]
             ratios = np.full(free.size, np.inf)
             down, up = step < 0, step > 0
             ratios[down] = current[down] / -step[down]
-            ratios[up] = (cap - current[up]) / step[up]
+            ratios[up] = (caps[free][up] - current[up]) / step[up]
             blocking = int(np.argmin(ratios))
             alpha = min(1.0, float(ratios[blocking]))
-            p[free] = np.clip(current + alpha * step, 0.0, cap)
+            p[free] = np.clip(current + alpha * step, 0.0, caps[free])
             if alpha < 1.0:
                 index = free[blocking]
                 if step[blocking] < 0:
                     p[index], state[index] = 0.0, _ZERO
                 else:
-                    p[index], state[index] = cap, _CAP
+                    p[index], state[index] = caps[index], _CAP
                 solved = False
             else:
                 solved = True
-            _snap(p, state, cap)
-            _restore_sum(p, state, cap)
+            _snap(p, state, caps)
+            _restore_sum(p, state, caps, members)
             continue
-        # a subproblem minimiser: check the multipliers
+        # a subproblem minimiser: check the multipliers, block by block
         g = A @ z
         scale = float(np.linalg.norm(z)) + _EPS
         tolerance = 8 * (d + 2) * _EPS * scale
-        zeros, caps = np.flatnonzero(state == _ZERO), np.flatnonzero(state == _CAP)
-        if free.size:
-            tau = float(np.mean(g[free]))
-            violation_zero = tau - g[zeros]  # > 0: raising p_i from 0 lowers the objective
-            violation_cap = g[caps] - tau  # > 0: lowering p_i from c lowers it
-            worst_zero = float(np.max(violation_zero)) if zeros.size else -np.inf
-            worst_cap = float(np.max(violation_cap)) if caps.size else -np.inf
-            if max(worst_zero, worst_cap) <= tolerance:
-                converged = True
-                break
-            if worst_zero >= worst_cap:
-                state[zeros[int(np.argmax(violation_zero))]] = _FREE
-            else:
-                state[caps[int(np.argmax(violation_cap))]] = _FREE
-        else:  # a vertex with every coordinate at a bound: optimal iff max g on the cap <= min g at 0
-            high = float(np.max(g[caps])) if caps.size else -np.inf
-            low = float(np.min(g[zeros])) if zeros.size else np.inf
-            if high <= low + tolerance:
-                converged = True
-                break
-            state[caps[int(np.argmax(g[caps]))]] = _FREE
-            state[zeros[int(np.argmin(g[zeros]))]] = _FREE
+        worst, release = tolerance, None
+        for rows in members:
+            free_rows = rows[state[rows] == _FREE]
+            zeros, at_caps = rows[state[rows] == _ZERO], rows[state[rows] == _CAP]
+            if free_rows.size:
+                tau = float(np.mean(g[free_rows]))
+                if zeros.size and tau - float(np.min(g[zeros])) > worst:  # raising p_i from 0 lowers the objective
+                    worst, release = tau - float(np.min(g[zeros])), [zeros[int(np.argmin(g[zeros]))]]
+                if at_caps.size and float(np.max(g[at_caps])) - tau > worst:  # lowering p_i from c lowers it
+                    worst, release = float(np.max(g[at_caps])) - tau, [at_caps[int(np.argmax(g[at_caps]))]]
+            elif zeros.size and at_caps.size:  # a vertex of the block: optimal iff max g at the cap <= min g at 0
+                gap = float(np.max(g[at_caps])) - float(np.min(g[zeros]))
+                if gap > worst:
+                    worst, release = gap, [at_caps[int(np.argmax(g[at_caps]))], zeros[int(np.argmin(g[zeros]))]]
+        if release is None:
+            converged = True
+            break
+        state[release] = _FREE
         solved = False
     return p, iterations, converged
 
@@ -318,17 +330,17 @@ def _complete_vertex(A: np.ndarray, cap: float, p: np.ndarray) -> np.ndarray:
     return p
 
 
-def _snap(p: np.ndarray, state: np.ndarray, cap: float) -> None:
+def _snap(p: np.ndarray, state: np.ndarray, caps: np.ndarray) -> None:
     """Free coordinates within rounding of a bound join it: a step that blocks on one coordinate
     can take others to a bound too in exact arithmetic (at c = 1 reaching the cap empties the rest)."""
     free = np.flatnonzero(state == _FREE)
     if free.size == 0:
         return
-    level = 8 * _EPS * max(cap, float(np.max(p[free])))
+    level = 8 * _EPS * max(float(np.max(caps[free])), float(np.max(p[free])))
     low = free[p[free] <= level]
-    high = free[p[free] >= cap - level]
+    high = free[p[free] >= caps[free] - level]
     p[low], state[low] = 0.0, _ZERO
-    p[high], state[high] = cap, _CAP
+    p[high], state[high] = caps[high], _CAP
 
 
 def _polished_directions(A: np.ndarray, cap: float, p: np.ndarray) -> list:
@@ -361,14 +373,15 @@ def _polished_directions(A: np.ndarray, cap: float, p: np.ndarray) -> list:
         return [u, (b - Q @ qb) + tau * u]
 
 
-def _restore_sum(p: np.ndarray, state: np.ndarray, cap: float) -> None:
-    """Spread the rounding drift of ``sum p`` over the free coordinates, staying in [0, cap]."""
-    free = np.flatnonzero(state == _FREE)
-    if free.size == 0:
-        return
-    drift = math.fsum(p) - 1.0
-    if drift != 0.0:
-        p[free] = np.clip(p[free] - drift / free.size, 0.0, cap)
+def _restore_sum(p: np.ndarray, state: np.ndarray, caps: np.ndarray, members: list) -> None:
+    """Spread the rounding drift of each block's sum over its free coordinates, staying in [0, cap]."""
+    for rows in members:
+        free = rows[state[rows] == _FREE]
+        if free.size == 0:
+            continue
+        drift = math.fsum(p[rows]) - 1.0
+        if drift != 0.0:
+            p[free] = np.clip(p[free] - drift / free.size, 0.0, caps[free])
 
 
 def soft_margin(A, nu=None, *, cap=None, max_iter: int | None = None) -> SoftMargin:
@@ -475,6 +488,69 @@ def soft_margin(A, nu=None, *, cap=None, max_iter: int | None = None) -> SoftMar
         cvar_margin=math.ldexp(value, exponent), direction=direction, dual=dual,
         verdict=verdict, iterations=iterations, converged=converged,
     )
+
+
+def reduced_hulls_point(A, caps, blocks=None, *, start=None, max_iter: int | None = None) -> np.ndarray:
+    r"""The minimiser ``p`` of ``||A^T p||`` over a product of capped simplices, by :func:`soft_margin`'s
+    active-set method: float64 and uncertified, a start for a solver whose bracket is the proof.
+
+    With ``blocks`` the two classes of a game's signed rows this is the nu-SVM with a free bias, the
+    distance between the classes' reduced hulls (:class:`gamedyn.certify.dual.TwoHulls`, whose points
+    are this ``p`` halved); without, the one reduced hull of :func:`soft_margin`.
+
+    Parameters
+    ----------
+    A : array_like or scipy sparse, shape (n, d)
+        Signed rows (densified; scaled by a power of two inside, which leaves the minimiser unchanged).
+    caps : float or array_like, shape (n,)
+        Each row's cap, at least ``1 / (its block's rows)`` and at most 1.
+    blocks : array_like of int, shape (n,), optional
+        The block of each row (default one block); each block's weights sum to 1.
+    start : array_like, shape (n,), optional
+        A first point of the domain (e.g. an iterative solver's); default each block's centre.
+    max_iter : int, optional
+        Active-set iterations (default ``20 (n + d) + 100``).
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        The point (each block summing to 1 up to rounding, each entry in ``[0, cap]``).
+
+    Raises
+    ------
+    ValueError
+        For non-finite or empty ``A``, caps out of range for their blocks, shapes that do not match.
+
+    Examples
+    --------
+    Two classes on a line, ``x = 1, 2`` against ``x = -1``: the hulls' nearest points are 1 and -1.
+
+    >>> import numpy as np
+    >>> p = reduced_hulls_point([[1.0], [2.0], [1.0]], 1.0, blocks=[0, 0, 1])
+    >>> p.round(12).tolist()
+    [1.0, 0.0, 1.0]
+    """
+    A = _dense_rows(A)
+    n, d = A.shape
+    caps = np.broadcast_to(np.asarray(caps, dtype=np.float64), (n,)).copy()
+    blocks = np.zeros(n, dtype=np.int64) if blocks is None else np.asarray(blocks)
+    if blocks.shape != (n,) or blocks.dtype.kind not in "iub":
+        raise ValueError(f"blocks must hold one integer per row, shape ({n},); got {blocks.dtype} {blocks.shape}.")
+    for block in np.unique(blocks):
+        rows = blocks == block
+        if not np.all((caps[rows] * np.count_nonzero(rows) >= 1 - 4 * _EPS) & (caps[rows] <= 1.0)):
+            raise ValueError(f"block {block}'s caps must be in [1 / {np.count_nonzero(rows)}, 1] (1 / its rows); got "
+                             f"{np.unique(caps[rows]).tolist()}.")
+        caps[rows] = np.maximum(caps[rows], 1.0 / np.count_nonzero(rows))
+    if start is not None:
+        start = np.asarray(start, dtype=np.float64)
+        if start.shape != (n,) or not np.all(np.isfinite(start)):
+            raise ValueError(f"start must be a finite point of shape ({n},); got shape {start.shape}.")
+    scaled, exponent = _scaled_rows(A)
+    if exponent is None:  # A = 0: every point is a minimiser
+        return np.array([1.0 / np.count_nonzero(blocks == block) for block in blocks])
+    point, _, _ = _active_set(scaled, caps, 20 * (n + d) + 100 if max_iter is None else int(max_iter), blocks, start)
+    return point
 
 
 def _ldexp_rounded(value: float, exponent: int, direction: int) -> float:
