@@ -418,6 +418,12 @@ MUTANTS = (
             "    if not float(np.min(x)) > error:\n        return None",
             "    if not float(np.min(x)) > 0.0:\n        return None",
             tests=_CERTIFICATES + ("tests/test_false_certificates.py",)),
+    _mutant("stops-infeasible-proves-anyway", "stops", "gamedyn/certify/stops.py",
+            "infeasible(eps, prove=False) still asks for Gordan's proof (the estimator proves twice: the oracle's "
+            "proof, then the run's)",
+            '    return _Rule(f"infeasible({eps:g})", verdicts, {"confirm_infeasible": [eps]} if prove else {})\n',
+            '    return _Rule(f"infeasible({eps:g})", verdicts, {"confirm_infeasible": [eps]})\n',
+            tests=("tests/test_certificates.py", "tests/test_sklearn.py", "-k", "without_the_proof or sought_twice")),
     _mutant("stops-infeasible-lower", "stops", "gamedyn/certify/stops.py",
             "infeasible(eps) fires on the lower end L_t <= eps instead of the upper end U_t <= eps",
             "return _each(tracker.upper <= seen[1])", "return _each(tracker.lower <= seen[1])",

@@ -91,8 +91,9 @@ from gamedyn.certify.certificates import (
     certify_not_separable,
     margin_is_certified,
 )
-from gamedyn.certify.margins import max_margin
+from gamedyn.certify.margins import NotSeparableError, max_margin
 from gamedyn.core import capped_simplex
+from gamedyn.core.numerics import safe_norm
 
 __all__ = ["DEFAULT_C", "MarginClassifier", "NotSeparableWarning"]
 
@@ -128,7 +129,8 @@ def _signed_rows(X, signs):
 
 def _exact(A, tol=0.0, signs=None):
     """The exact oracle on a working set of rows, stopped at a certified relative gap ``tol``;
-    ``(direction, certificate, passes)``, or None if not separable.
+    ``(direction, certificate, passes)``; when not separable, Gordan's proof on all the rows (the
+    distribution, zero off the working set, that the oracle proved exactly), or None without one.
 
     Working-set certificate: the max margin gamma_S of a subset S of the rows is >= gamma* (fewer
     constraints), and its dual, zero outside S, is a distribution on all rows with
@@ -167,6 +169,12 @@ def _exact(A, tol=0.0, signs=None):
         passes += 1
         try:
             oracle = max_margin(signed if signed is not None and chosen.size == n else rows(chosen), tol=tol)
+        except NotSeparableError as error:  # proved on rows(chosen), the same floats as the whole set's rows
+            if error.dual is None:
+                return None
+            proof = np.zeros(n)
+            proof[chosen] = error.dual
+            return proof
         except ValueError:
             return None
         values = times(oracle.direction)
@@ -189,8 +197,8 @@ def _exact(A, tol=0.0, signs=None):
 _BATCHED_RECIPES = ("smooth_perceptron", "accelerated_perceptron", "nag_margin")
 
 
-def _stop_rule(tol):
-    return stops.any_of(stops.margin_within(tol), stops.infeasible(INFEASIBLE_BELOW))
+def _stop_rule(tol, prove=True):
+    return stops.any_of(stops.margin_within(tol), stops.infeasible(INFEASIBLE_BELOW, prove=prove))
 
 
 def _direction(w):
@@ -363,16 +371,21 @@ def _solve_one(A, recipe, tol, max_iter, previous, signs=None, options=None):
         return direction, Certificate(lower=lower, upper=max(oracle.upper, lower), separable=separable,
                                       p=oracle.dual, rounds=oracle.iterations,
                                       cap=None if cap == 1.0 else cap), oracle.iterations
+    proof = None
     if recipe == "exact":
         found = _exact(A, tol, signs)
-        if found is not None:
+        if isinstance(found, tuple):
             return found
-        recipe = "smooth_perceptron"  # not separable: the dynamics give the certificate and a direction
+        proof = found  # Gordan's proof, or None
+        recipe = "smooth_perceptron"  # not separable: the dynamics give a direction (and, without a proof, one)
     if signs is not None:
         A = _signed_rows(A, signs)
-    result = _recipes()[recipe](A, max_iter, stop=_stop_rule(tol), **options)
+    result = _recipes()[recipe](A, max_iter, stop=_stop_rule(tol, prove=proof is None), **options)
     certificate = result.certificate
-    if certificate.separable is None and certificate.cap is None:
+    if proof is not None:  # (the oracle's proof: not looked for twice)
+        certificate = attrs.evolve(certificate, upper=safe_norm(np.asarray(A.T @ proof, dtype=np.float64).ravel()),
+                                   separable=False, p=proof)
+    elif certificate.separable is None and certificate.cap is None:
         certificate = certify_not_separable(A, certificate)
     return _direction(result.w), certificate, result.game.rounds
 

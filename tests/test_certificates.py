@@ -193,6 +193,18 @@ def test_any_of_sees_every_round_and_names_the_rule():
     assert result.certificate.separable is False
 
 
+def test_infeasible_without_the_proof_stops_at_the_same_round_and_proves_nothing():
+    # prove=False (a caller that holds Gordan's proof already): the same stop, no LP, no verdict of its own.
+    A = flipped_labels()
+    proved = recipes.smooth_perceptron(A, 5000, stop=stops.infeasible(0.05))
+    plain = recipes.smooth_perceptron(A, 5000, stop=stops.infeasible(0.05, prove=False))
+    assert plain.game.stopped_early and plain.game.rounds == proved.game.rounds
+    assert proved.certificate.separable is False and plain.certificate.separable is None
+    assert plain.certificate.upper <= 0.05 and plain.certificate.lower < 0
+    with pytest.raises(TypeError, match="prove must be True or False"):
+        stops.infeasible(0.05, prove=1)
+
+
 # ------------------------------------------------------------------------------------------ runner
 
 

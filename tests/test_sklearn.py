@@ -162,10 +162,16 @@ def test_working_set_certificate_is_a_true_bracket_and_stops_at_tol(seed, tol):
 def test_working_set_oracle_reports_non_separable_rows():
     from gamedyn.sklearn import _exact
 
+    from gamedyn.certify.gordan import gordan_proof
+
     X, y = make_separable(4000, 6, 0.01, 4)
     y = y.copy()
     y[::50] *= -1
-    assert _exact(signed_rows(X, y)) is None
+    A = signed_rows(X, y)
+    proof = _exact(A)  # not separable: Gordan's proof on all the rows, zero off the working set
+    assert isinstance(proof, np.ndarray) and proof.shape == (4000,) and abs(np.sum(proof) - 1.0) <= 1e-12
+    support = np.flatnonzero(proof > 0)
+    assert gordan_proof(A[support], proof[support]) is not None  # (exact: 0 in the hull of those rows)
 
 
 @pytest.mark.parametrize("recipe", ["smooth_perceptron", "nag_margin"])
@@ -404,6 +410,28 @@ def test_not_separable_warning_only_with_a_proof_and_once_per_fit():
     assert "versicolor" in proven
     for label in model.classes_:  # the message names exactly the classes with a proof
         assert (f"class '{label}' against the rest" in str(caught[0].message)) == (label in proven)
+
+
+def test_the_exact_oracles_proof_is_the_certificate_and_is_not_sought_twice(monkeypatch):
+    # The hard margin on noisy data: the exact oracle proves Gordan's alternative once; the dynamics that follow
+    # give coef_ (the best direction) and do not look for the proof again (before: a second find_witness, a
+    # third of the fit's time on 5000 x 40). The certificate's p is that proof, a distribution on few rows.
+    from sklearn.datasets import make_classification
+
+    import gamedyn.certify.gordan as gordan
+
+    X, y = make_classification(n_samples=600, n_features=10, flip_y=0.2, random_state=0)
+    calls = []
+    original = gordan.find_witness
+    monkeypatch.setattr(gordan, "find_witness", lambda *args: calls.append(1) or original(*args))
+    with pytest.warns(NotSeparableWarning, match="not separable"):
+        model = MarginClassifier(C=None).fit(X, y)
+    certificate = model.certificate_[0]
+    assert certificate.separable is False and len(calls) == 1
+    p = certificate.p
+    support = np.flatnonzero(p > 0)
+    assert abs(np.sum(p) - 1.0) <= 1e-12 and support.size <= X.shape[1] + 2
+    assert certificate.upper <= 1e-12  # ||A^T p|| for the float64 p: rounding only
 
 
 def test_binary_not_separable_names_the_other_class():

@@ -175,7 +175,7 @@ def margin_within(eps, *, every: int = 1, sharpen_every: int | None = None):
     return _Rule(f"margin_within({eps:g})", verdicts, requests)
 
 
-def infeasible(eps):
+def infeasible(eps, *, prove: bool = True):
     """Stop once U_t <= ``eps`` max_i ||a_i||_{q*} (0 < eps < 1): no direction has normalised margin
     above eps times the largest row norm (at most eps for the recipes' rows, of norm <= 1).
 
@@ -191,6 +191,9 @@ def infeasible(eps):
     ----------
     eps : float
         The fraction of the largest row norm, in (0, 1).
+    prove : bool, default True
+        Look for Gordan's proof when the rule fires; False when the caller already holds one (the
+        estimator's exact oracle found it before the run: the run then only gives the best direction).
 
     Returns
     -------
@@ -201,9 +204,11 @@ def infeasible(eps):
     Raises
     ------
     TypeError, ValueError
-        If ``eps`` is not a number in (0, 1).
+        If ``eps`` is not a number in (0, 1), or ``prove`` is not a bool.
     """
     eps = _check_epsilon(eps, "eps", "a fraction of the largest row norm")
+    if not isinstance(prove, bool):
+        raise TypeError(f"prove must be True or False, got {prove!r}.")
     seen: list[Any] = [None, 0.0]  # a weak reference to the current run's tracker, and eps * its largest row norm
 
     def verdicts(round_state) -> np.ndarray:
@@ -212,7 +217,7 @@ def infeasible(eps):
             seen[0], seen[1] = weakref.ref(tracker), eps * tracker.row_norm_max
         return _each(tracker.upper <= seen[1])
 
-    return _Rule(f"infeasible({eps:g})", verdicts, {"confirm_infeasible": [eps]})
+    return _Rule(f"infeasible({eps:g})", verdicts, {"confirm_infeasible": [eps]} if prove else {})
 
 
 def any_of(*rules):
