@@ -49,19 +49,25 @@ def caps_of(positive, nu):
     return [min(1.0, max(2.0 / (nu * n), capped_simplex.smallest_cap(size))) for size in sizes]
 
 
+def imbalanced_classes(ratio, shift, exponent, seed):
+    """``(rng, X, positive)``: about 100 rows in 3 dimensions, classes 1 : ``ratio``, the minority shifted by
+    ``shift``, X scaled by ``2^exponent`` (the generator returned for the test's further draws)."""
+    rng = np.random.default_rng(seed)
+    minority = max(2, 102 // (ratio + 1))
+    n = minority * (ratio + 1)
+    X = rng.normal(size=(n, 3))
+    positive = np.zeros(n, dtype=bool)
+    positive[rng.choice(n, minority, replace=False)] = True
+    X[positive] += shift
+    return rng, np.ldexp(X, exponent), positive
+
+
 @settings(max_examples=40, deadline=None)
 @given(ratio=st.integers(1, 50), nu=st.sampled_from([0.05, 0.1, 0.2, 0.4, 0.7, 1.0]),
        exponent=st.integers(-40, 40), shift=st.floats(0.0, 3.0), seed=st.integers(0, 2**16))
 def test_the_bracket_contains_the_exact_value_of_the_two_hull_game(ratio, nu, exponent, shift, seed):
     # Imbalanced classes (1:1 to 1:50), any nu, rows at scales 2^-40 .. 2^40: lower <= value <= upper.
-    rng = np.random.default_rng(seed)
-    minority = max(2, 102 // (ratio + 1))
-    n, d = minority * (ratio + 1), 3
-    X = rng.normal(size=(n, d))
-    positive = np.zeros(n, dtype=bool)
-    positive[rng.choice(n, minority, replace=False)] = True
-    X[positive] += shift
-    X = np.ldexp(X, exponent)
+    _, X, positive = imbalanced_classes(ratio, shift, exponent, seed)
     caps = caps_of(positive, nu)
     signs = np.where(positive, 1.0, -1.0)[:, None]
     # (60 iterations: the bracket holds at every iteration; overlapping hulls with equal caps are proved 0 at
@@ -177,20 +183,13 @@ def test_the_active_set_point_is_the_exact_qp_of_the_two_hulls(ratio, nu, expone
     # centres or from any point of the domain; imbalanced 1:1 to 1:50, scales 2^-40 .. 2^40.
     from gamedyn.certify.soft_margin import reduced_hulls_point
 
-    rng = np.random.default_rng(seed)
-    minority = max(2, 102 // (ratio + 1))
-    n, d = minority * (ratio + 1), 3
-    X = rng.normal(size=(n, d))
-    positive = np.zeros(n, dtype=bool)
-    positive[rng.choice(n, minority, replace=False)] = True
-    X[positive] += shift
-    X = np.ldexp(X, exponent)
+    rng, X, positive = imbalanced_classes(ratio, shift, exponent, seed)
     caps = caps_of(positive, nu)
     A = np.where(positive, 1.0, -1.0)[:, None] * X
     row_caps = np.where(positive, caps[0], caps[1])
     start = None
     if started:  # a point of the domain: each block's centre moved towards a random point of it
-        start = np.empty(n)
+        start = np.empty(X.shape[0])
         for block, cap in ((positive, caps[0]), (~positive, caps[1])):
             start[block] = capped_simplex.project(rng.dirichlet(np.ones(block.sum())), cap)
     p = reduced_hulls_point(A, row_caps, (~positive).astype(int), start=start)
