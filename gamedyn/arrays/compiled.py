@@ -67,14 +67,14 @@ ENABLED = os.environ.get("GAMEDYN_NUMBA", "1") != "0"  # False: the numpy kernel
 _numba: Any = None
 _ir: Any = None
 _intrinsic: Any = None
-try:  # the optional extra: numba (pip install 'gamedyn[numba]')
+try:  # the optional extra: numba (pip install 'gamedyn[numba]'); the same types whether it is installed or not
     import llvmlite.ir
-    import numba as _numba
+    import numba
     import numba.extending
 
-    _ir, _intrinsic = llvmlite.ir, numba.extending.intrinsic
+    _numba, _ir, _intrinsic = numba, llvmlite.ir, numba.extending.intrinsic
 except ImportError:  # pragma: no cover - the extra is missing: every caller takes the numpy path
-    _numba = None
+    pass
 
 
 def available() -> bool:

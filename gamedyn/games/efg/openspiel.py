@@ -26,7 +26,7 @@ __all__ = ["OpenSpielRules", "from_openspiel", "to_tabular_policy"]
 
 def _pyspiel():
     try:
-        import pyspiel  # type: ignore[import-not-found]
+        import pyspiel
     except ImportError:  # pragma: no cover - the optional extra
         raise ImportError("from_openspiel needs OpenSpiel: pip install gamedyn[openspiel] (open_spiel).") from None
     return pyspiel
@@ -221,7 +221,7 @@ def to_tabular_policy(efg: ExtensiveFormGame, x, y, game=None):
     play uniformly, as :meth:`gamedyn.games.efg.ExtensiveFormGame.policy` does.
     """
     pyspiel = _pyspiel()
-    from open_spiel.python import policy as policy_module  # type: ignore[import-untyped]
+    from open_spiel.python import policy as policy_module
 
     if game is None:
         rules = getattr(efg, "rules", None)
