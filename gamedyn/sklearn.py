@@ -426,7 +426,10 @@ def _suggested_nu(smallest: float) -> float:
     return min(1.0, math.ceil(smallest * 10 ** digits * (1 - 1e-12)) / 10 ** digits)
 
 
-# L-BFGS iterations after which an unsettled class of a larger problem is checked for overlap (an exact proof).
+# L-BFGS iterations after which an unsettled class of a larger problem is checked for overlap (an exact proof, for
+# games of at most EXACT_HULL_SIZE_CAP numbers, the rational solve's budget). Below EXACT_START_SIZE the QP's active
+# set restarts the unsettled classes first and the proof comes after the run; the early check serves games between
+# the two sizes (none while both are 200,000, as today; a test sets EXACT_START_SIZE = 0 to run L-BFGS alone).
 PROOF_AFTER = 200
 
 # Rows times features up to which a soft-margin game L-BFGS has not settled in ACTIVE_SET_AFTER iterations is
@@ -452,6 +455,7 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
     :func:`gamedyn.certify.soft_margin.reduced_hull_proof`), else None.
     """
     from gamedyn.certify.dual import CappedColumns, DualDomain, soft_margin_lbfgs
+    from gamedyn.certify.soft_margin import EXACT_HULL_SIZE_CAP, reduced_hull_proof
 
     n, dim = rows.shape
     K = rows.games
@@ -473,9 +477,7 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
     if unsettled and max_iter > first:
         # Overlap (0 in the reduced hull) makes L-BFGS crawl towards U = 0: on small problems look for
         # the exact proof first, and go on only with the classes it does not settle.
-        if cap is not None and domain is None and n * dim <= 200_000 and not small:
-            from gamedyn.certify.soft_margin import reduced_hull_proof
-
+        if cap is not None and domain is None and n * dim <= EXACT_HULL_SIZE_CAP and not small:
             for k in unsettled:
                 if not found.lower[k] > 0:
                     proofs[k] = reduced_hull_proof(_exact_rows(rows, k), cap)
@@ -512,15 +514,13 @@ def _solve_lbfgs(rows, cap, tol, max_iter, previous):
             separable = False
         if proofs[k] is not None:
             separable, p = False, np.asarray(proofs[k], dtype=np.float64)
-        elif separable is None and high <= INFEASIBLE_BELOW and n * dim <= 200_000 and domain is None:
+        elif separable is None and high <= INFEASIBLE_BELOW and n * dim <= EXACT_HULL_SIZE_CAP and domain is None:
             A = _exact_rows(rows, k)
             if cap is None:
                 certificate = certify_not_separable(A, Certificate(lower=low, upper=high, separable=None, p=p,
                                                                    rounds=int(found.iterations[k])))
                 separable, p = certificate.separable, certificate.p
             else:
-                from gamedyn.certify.soft_margin import reduced_hull_proof
-
                 proof = reduced_hull_proof(A, cap)
                 if proof is not None:
                     separable, p = False, np.asarray(proof, dtype=np.float64)
